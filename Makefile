@@ -1,0 +1,52 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Both idempotent:
+# the venv is (re)installed only when pyproject.toml changes.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+BUILD  := build
+
+.PHONY: demo test quick lint bench docs clean chromium
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[plot]'
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[plot,test]'
+	touch $@ $(VENV)/.installed-run
+
+## demo: the seeds' case studies measured live on this machine (tables, JSON and HTML in build/)
+demo: $(VENV)/.installed-run
+	$(BIN)/jitscope demo --json $(BUILD)/demo.json --html $(BUILD)/demo.html
+
+## quick: the demo in under 30 s
+quick: $(VENV)/.installed-run
+	$(BIN)/jitscope demo --quick
+
+## test: the whole suite (real JAX on CPU, real subprocesses, headless chromium)
+test: $(VENV)/.installed-test chromium
+	JAX_PLATFORMS=cpu $(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+## chromium: Debian's chromium for the HTML report tests (root installs it; others need it installed)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "warning: could not install chromium; browser tests will be skipped"; \
+	  else echo "warning: chromium not found and not root; browser tests will be skipped"; fi; }
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks
+
+docs: $(VENV)/.installed-run
+	$(BIN)/python -m jitscope rules --markdown > docs/rules.md
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/seed_tables.py
+
+clean:
+	rm -rf $(VENV) $(BUILD) .pytest_cache

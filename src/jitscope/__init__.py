@@ -1,0 +1,35 @@
+"""jitscope: see what jax.jit does to your program, and what to do about it.
+
+The public API is exactly the names below; everything else is private.
+"""
+
+__version__ = "0.1.0"
+
+from ._compare import compare as compare
+from ._demo import demo as demo
+from ._inspect import inspect as inspect
+from ._scale import scale as scale
+from ._watch import no_recompile as no_recompile
+from ._watch import watch as watch
+from .errors import JitscopeError as JitscopeError
+from .errors import UsageError as UsageError
+from .lint import lint as lint
+from .model import ArgSignature as ArgSignature
+from .model import CompileEvent as CompileEvent
+from .model import Environment as Environment
+from .model import Finding as Finding
+from .model import Fix as Fix
+from .model import LeafSpec as LeafSpec
+from .model import Location as Location
+from .model import Reason as Reason
+from .model import Timing as Timing
+from .results import FORMAT_VERSION as FORMAT_VERSION
+from .results import Result as Result
+from .results import load_result as load_result
+from .results.compare import CompareResult as CompareResult
+from .results.demo import DemoResult as DemoResult
+from .results.inspect import InspectResult as InspectResult
+from .results.lint import LintResult as LintResult
+from .results.scale import ScaleResult as ScaleResult
+from .results.watch import WatchResult as WatchResult
+from .targets import parse_arg_spec as parse_arg_spec

@@ -1,0 +1,4 @@
+"""Stub: to be implemented."""
+
+def compare(*args, **kwargs):
+    raise NotImplementedError("compare")

@@ -1,0 +1,4 @@
+"""Stub: to be implemented."""
+
+def demo(*args, **kwargs):
+    raise NotImplementedError("demo")

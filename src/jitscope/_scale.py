@@ -1,0 +1,4 @@
+"""Stub: to be implemented."""
+
+def scale(*args, **kwargs):
+    raise NotImplementedError("scale")

@@ -1,0 +1,93 @@
+"""Dataclass <-> plain-JSON conversion shared by every record and result.
+
+A ``Record`` is a dataclass whose fields are JSON scalars, other Records, or
+lists / tuples / dicts / optionals of those. ``to_dict`` emits only JSON types;
+``from_dict`` rebuilds nested Records from the field type hints, so every record
+survives a JSON round trip without per-class code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound="Record")
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert a value made of Records, containers and scalars to JSON types."""
+    if isinstance(value, Record):
+        return value.to_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, float):
+        # JSON has no NaN/inf; None is the honest "no value".
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if hasattr(value, "item") and callable(value.item):  # numpy / jax scalars
+        return to_jsonable(value.item())
+    return str(value)
+
+
+def _from_jsonable(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        non_none = [a for a in args if a is not type(None)]
+        for cand in non_none:
+            if isinstance(cand, type) and issubclass(cand, Record) and isinstance(value, dict):
+                return cand.from_dict(value)
+        if len(non_none) == 1:
+            return _from_jsonable(non_none[0], value)
+        return value
+    if isinstance(tp, type) and issubclass(tp, Record):
+        return tp.from_dict(value)
+    if origin in (list, typing.List):
+        (item,) = args or (Any,)
+        return [_from_jsonable(item, v) for v in value]
+    if origin in (tuple, typing.Tuple):
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_jsonable(args[0], v) for v in value)
+        if args:
+            return tuple(_from_jsonable(a, v) for a, v in zip(args, value))
+        return tuple(value)
+    if origin in (dict, typing.Dict):
+        vt = args[1] if len(args) == 2 else Any
+        return {k: _from_jsonable(vt, v) for k, v in value.items()}
+    if tp is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+class Record:
+    """Mixin for dataclasses: ``to_dict`` / ``from_dict`` with nested records."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: to_jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_dict(cls: type[T], data: dict[str, Any]) -> T:
+        hints = _hints(cls)
+        kwargs = {}
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if f.name in data and f.init:
+                kwargs[f.name] = _from_jsonable(hints[f.name], data[f.name])
+        return cls(**kwargs)

@@ -1,0 +1,1 @@
+"""Analyzers: pure functions over collected records (reasons, IR stats, bloat, break-even, scaling)."""

@@ -1,0 +1,16 @@
+"""`jitscope watch` (not implemented yet)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import JitscopeError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("watch", help="(not implemented yet)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise JitscopeError("'watch' is not implemented yet")

@@ -1,0 +1,1 @@
+"""Collectors: record what happens (timings, compile events, script runs). No rendering here."""

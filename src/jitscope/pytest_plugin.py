@@ -1,0 +1,1 @@
+"""pytest plugin (stub until the watch issue fills it in)."""

@@ -1,0 +1,40 @@
+"""Terminal renderers, one module per result kind: ``render/console/<kind>.py`` with
+``render(result, console) -> None``. ``render(result)`` dispatches by ``result.kind``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ...results import Result
+
+
+def make_console(file: TextIO | None = None, width: int | None = None) -> Console:
+    """A rich Console; plain (no colour codes) when not writing to a terminal."""
+    from rich.console import Console
+
+    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False)
+
+
+def render(result: Result, console: Console | None = None) -> None:
+    """Print ``result`` with the console renderer for its kind."""
+    module: Any = importlib.import_module(f"{__name__}.{result.kind}")
+    module.render(result, console or make_console())
+
+
+def fmt_seconds(s: float | None) -> str:
+    """Human time with a sensible unit: 1.23 s, 45.6 ms, 789 µs, 12.3 ns."""
+    if s is None:
+        return "-"
+    a = abs(s)
+    if a >= 1:
+        return f"{s:.2f} s"
+    if a >= 1e-3:
+        return f"{s * 1e3:.3g} ms"
+    if a >= 1e-6:
+        return f"{s * 1e6:.3g} µs"
+    return f"{s * 1e9:.3g} ns"

@@ -1,0 +1,95 @@
+"""The Result base class: a Record plus a kind, a format version, save and load."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from .._serde import Record
+from ..errors import UsageError
+
+FORMAT_VERSION = 1
+
+_REGISTRY: dict[str, type[Result]] = {}
+R = TypeVar("R", bound="Result")
+
+
+class Result(Record):
+    """Base for command results. Subclasses are dataclasses that set ``kind``.
+
+    Subclasses register themselves, so ``load_result`` can rebuild any saved file.
+    The saved JSON has ``format_version`` and ``kind`` at top level, then the fields.
+    """
+
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if cls.kind:
+            _REGISTRY[cls.kind] = cls
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format_version": FORMAT_VERSION, "kind": self.kind, **super().to_dict()}
+
+    @classmethod
+    def from_dict(cls: type[R], data: dict[str, Any]) -> R:
+        data = {k: v for k, v in data.items() if k not in ("format_version", "kind")}
+        return super().from_dict(data)  # type: ignore[misc]
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the whole result as JSON (atomically: a crash never leaves half a file)."""
+        p = Path(path)
+        if p.parent and not p.parent.exists():
+            p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
+        os.replace(tmp, p)
+
+    @classmethod
+    def load(cls: type[R], path: str | os.PathLike[str]) -> R:
+        result = load_result(path)
+        if not isinstance(result, cls):
+            raise UsageError(f"{path}: holds a '{result.kind}' result, not '{cls.kind}'")
+        return result
+
+
+def result_class(kind: str) -> type[Result]:
+    """The Result subclass registered for ``kind``."""
+    _import_all()
+    try:
+        return _REGISTRY[kind]
+    except KeyError:
+        raise UsageError(f"unknown result kind '{kind}' (known: {', '.join(sorted(_REGISTRY))})") from None
+
+
+def load_result(path: str | os.PathLike[str]) -> Result:
+    """Read a saved result of any kind."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise UsageError(f"{path}: not a jitscope JSON result ({e})") from None
+    if not isinstance(data, dict) or "kind" not in data:
+        raise UsageError(f"{path}: not a jitscope JSON result (no 'kind' field)")
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        raise UsageError(f"{path}: format_version {version} is not supported (this jitscope reads {FORMAT_VERSION})")
+    return result_class(data["kind"]).from_dict(data)
+
+
+def _import_all() -> None:
+    # Result modules register on import; import every one that exists.
+    import importlib
+    import pkgutil
+
+    from .. import results as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")

@@ -1,0 +1,214 @@
+"""Resolve user targets (``pkg.mod:fn`` or ``path/to/file.py:fn``) and build call arguments.
+
+Shared by compare, inspect and scale. Arg specs use jaxpr notation::
+
+    f32[1000,1000]   a float32 array of that shape, random normal (seeded)
+    i32[]            an int32 scalar array, random in [0, 10)
+    bool[8]          random booleans
+    3, 2.5, True     Python scalars (weakly typed under jit)
+
+Every failure raises ``UsageError`` with a one-line cause.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+from .errors import UsageError
+from .model import DTYPE_LONG
+
+_SPEC_RE = re.compile(r"^\s*~?([a-z]+[0-9]*)\[\s*([0-9,\s]*)\]\s*$")
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """A parsed ``f32[3,4]`` spec: dtype name (numpy spelling) and shape."""
+
+    dtype: str
+    shape: tuple[int, ...]
+
+    def __str__(self) -> str:
+        from .model import DTYPE_SHORT
+
+        return f"{DTYPE_SHORT.get(self.dtype, self.dtype)}[{','.join(map(str, self.shape))}]"
+
+
+def parse_arg_spec(text: str) -> ArraySpec | Any:
+    """Parse one ``--arg`` value: an array spec like ``f32[1000,1000]`` or a Python literal.
+
+    Example:
+        >>> parse_arg_spec("f32[2,3]")
+        ArraySpec(dtype='float32', shape=(2, 3))
+        >>> parse_arg_spec("3")
+        3
+    """
+    m = _SPEC_RE.match(text)
+    if m:
+        short, dims = m.groups()
+        dtype = DTYPE_LONG.get(short)
+        if dtype is None:
+            known = ", ".join(sorted(DTYPE_LONG))
+            raise UsageError(f"arg spec '{text}': unknown dtype '{short}' (known: {known})")
+        shape = tuple(int(d) for d in dims.replace(" ", "").split(",") if d)
+        return ArraySpec(dtype, shape)
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise UsageError(
+            f"arg spec '{text}' does not parse: expected e.g. 'f32[1000,1000]', 'i32[]' or a Python literal"
+        ) from None
+
+
+def parse_static(items: list[str] | None) -> dict[str, Any]:
+    """Parse ``--static name=value`` items; values are Python literals, else strings."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise UsageError(f"--static '{item}': expected name=value, e.g. --static n=100")
+        try:
+            out[name.strip()] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[name.strip()] = value
+    return out
+
+
+def make_args(specs: list[Any], seed: int = 0) -> tuple[Any, ...]:
+    """Concrete arguments for parsed specs: seeded random arrays, literals passed through."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for spec in specs:
+        if not isinstance(spec, ArraySpec):
+            out.append(spec)
+            continue
+        dt = np.dtype(spec.dtype) if spec.dtype != "bfloat16" else None
+        if spec.dtype in ("float64", "int64", "uint64", "complex128") and not jax.config.jax_enable_x64:
+            raise UsageError(f"arg spec '{spec}' needs 64-bit types: set JAX_ENABLE_X64=1")
+        if spec.dtype == "bool":
+            arr = rng.random(spec.shape) < 0.5
+        elif spec.dtype.startswith(("int", "uint")):
+            arr = rng.integers(0, 10, size=spec.shape).astype(dt)
+        elif spec.dtype.startswith("complex"):
+            arr = (rng.standard_normal(spec.shape) + 1j * rng.standard_normal(spec.shape)).astype(dt)
+        else:
+            arr = rng.standard_normal(spec.shape).astype(np.float32)
+        out.append(jnp.asarray(arr, dtype=spec.dtype))
+    return tuple(out)
+
+
+def _import_module(name: str) -> ModuleType:
+    if name.endswith(".py") or os.sep in name or "/" in name:
+        path = Path(name)
+        if not path.is_file():
+            raise UsageError(f"cannot import '{name}': no such file")
+        mod_name = f"_jitscope_target_{path.stem}"
+        if mod_name in sys.modules:
+            return sys.modules[mod_name]
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        if spec is None or spec.loader is None:
+            raise UsageError(f"cannot import '{name}': not a Python file")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        parent = str(path.resolve().parent)
+        if parent not in sys.path:
+            sys.path.insert(0, parent)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as e:
+            del sys.modules[mod_name]
+            raise UsageError(f"importing '{name}' raised {type(e).__name__}: {e}") from None
+        return module
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        raise UsageError(f"cannot import module '{name}': {e}") from None
+    except Exception as e:
+        raise UsageError(f"importing module '{name}' raised {type(e).__name__}: {e}") from None
+
+
+@dataclass
+class Target:
+    """A resolved ``module:attr`` target: the module, the attribute path and the object."""
+
+    module: ModuleType
+    attr: str
+    obj: Any
+
+    @property
+    def name(self) -> str:
+        return f"{self.module.__name__}:{self.attr}"
+
+
+def resolve_target(text: str) -> Target:
+    """Import ``pkg.mod:fn`` (or ``file.py:fn``; dotted attrs like ``mod:Cls.method`` work)."""
+    mod_name, sep, attr = text.rpartition(":")
+    if not sep or not mod_name or not attr:
+        raise UsageError(f"target '{text}': expected module:function, e.g. mypkg.model:loss")
+    module = _import_module(mod_name)
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UsageError(f"module '{mod_name}' has no attribute '{attr}'") from None
+    return Target(module, attr, obj)
+
+
+def resolve_callable(text: str) -> Callable[..., Any]:
+    """Like ``resolve_target`` but the object must be callable."""
+    target = resolve_target(text)
+    if not callable(target.obj):
+        raise UsageError(f"'{text}' is a {type(target.obj).__name__}, not a function")
+    return target.obj
+
+
+def args_from(text: str, seed: int = 0) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Call an ``--args-from`` factory. It may take ``seed`` or nothing, and return
+    a tuple of args, a dict of kwargs, or ``(args, kwargs)``."""
+    factory = resolve_callable(text)
+    import inspect
+
+    try:
+        takes_seed = "seed" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    try:
+        value = factory(seed=seed) if takes_seed else factory()
+    except Exception as e:
+        raise UsageError(f"--args-from '{text}' raised {type(e).__name__}: {e}") from None
+    if isinstance(value, dict):
+        return (), value
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict) and isinstance(value[0], (tuple, list)):
+        return tuple(value[0]), value[1]
+    if isinstance(value, (tuple, list)):
+        return tuple(value), {}
+    return (value,), {}
+
+
+def build_call(
+    arg_specs: list[str] | None, static: list[str] | None, args_from_target: str | None, seed: int = 0
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Turn the shared CLI options (--arg, --static, --args-from, --seed) into (args, kwargs)."""
+    if args_from_target and arg_specs:
+        raise UsageError("use either --arg or --args-from, not both")
+    if args_from_target:
+        args, kwargs = args_from(args_from_target, seed)
+    else:
+        args, kwargs = make_args([parse_arg_spec(s) for s in arg_specs or []], seed), {}
+    kwargs = {**kwargs, **parse_static(static)}
+    return args, kwargs

@@ -1,0 +1,53 @@
+"""Arg specs, static values and target resolution: the inputs shared by compare/inspect/scale."""
+
+from __future__ import annotations
+
+import pytest
+
+from jitscope.errors import UsageError
+from jitscope.targets import ArraySpec, build_call, parse_arg_spec, parse_static, resolve_target
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("f32[1000,1000]", ArraySpec("float32", (1000, 1000))),
+        ("i32[]", ArraySpec("int32", ())),
+        ("bool[ 8 ]", ArraySpec("bool", (8,))),
+        ("3", 3),
+        ("2.5", 2.5),
+    ],
+)
+def test_parse_arg_spec(text, expected):
+    assert parse_arg_spec(text) == expected
+
+
+@pytest.mark.parametrize("text", ["f33[3]", "float[3", "f32[a]", "lambda: 1"])
+def test_bad_arg_spec_is_a_usage_error_naming_it(text):
+    with pytest.raises(UsageError, match="arg spec"):
+        parse_arg_spec(text)
+
+
+def test_static_values_are_literals_or_strings():
+    assert parse_static(["n=3", "mode=fast", "shape=(2, 3)"]) == {"n": 3, "mode": "fast", "shape": (2, 3)}
+    with pytest.raises(UsageError, match="name=value"):
+        parse_static(["oops"])
+
+
+def test_build_call_is_seeded_and_typed():
+    a1, _ = build_call(["f32[4]", "i32[2]"], ["n=2"], None, seed=1)
+    a2, kw = build_call(["f32[4]", "i32[2]"], ["n=2"], None, seed=1)
+    assert a1[0].dtype == "float32" and a1[1].dtype == "int32"
+    assert (a1[0] == a2[0]).all() and kw == {"n": 2}
+
+
+def test_unknown_module_and_attribute(tmp_path):
+    with pytest.raises(UsageError, match="cannot import module 'no_such_mod_xyz'"):
+        resolve_target("no_such_mod_xyz:f")
+    with pytest.raises(UsageError, match="has no attribute 'nope'"):
+        resolve_target("json:nope")
+    with pytest.raises(UsageError, match="expected module:function"):
+        resolve_target("json")
+    f = tmp_path / "m.py"
+    f.write_text("def g(x):\n    return x\n")
+    assert resolve_target(f"{f}:g").obj(3) == 3
