@@ -9,10 +9,15 @@ from ._compare import compare as compare
 from ._demo import demo as demo
 from ._inspect import inspect as inspect
 from ._scale import scale as scale
+from ._watch import RecompileError as RecompileError
+from ._watch import RecompileWarning as RecompileWarning
 from ._watch import no_recompile as no_recompile
 from ._watch import watch as watch
+from .collect.variants import Variant as Variant
+from .collect.variants import scope_variants as scope_variants
 from .errors import JitscopeError as JitscopeError
 from .errors import UsageError as UsageError
+from .ipython import load_ipython_extension as load_ipython_extension
 from .lint import lint as lint
 from .model import ArgSignature as ArgSignature
 from .model import CompileEvent as CompileEvent

@@ -10,5 +10,170 @@ from __future__ import annotations
 TESTED_JAX = (">=0.10.0", "<0.11")
 
 # --- watch: compile-event capture -------------------------------------------
+# Checked on JAX 0.10.2. jax.monitoring tells *that* a trace/lower/compile happened and
+# its duration and ``fun_name``, but not which function object or which arguments. Those
+# come from wrapping ``jax._src.pjit._infer_params(fun, jit_info, args, kwargs)``: the
+# Python slow path of every jitted call (a C++ dispatch-cache miss) and of ``.trace()`` /
+# ``.lower()``. Warm calls that hit the C++ cache never reach it, so they are untouched.
+
+# The monitoring event names (jax._src.dispatch.*_EVENT); their value is checked by a test.
+TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+# Logger that carries ``jax_explain_cache_misses`` text ("TRACING CACHE MISS at ...").
+EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+# Loggers that explain mode raises to WARNING for persistent-cache misses/writes.
+EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+
+
+def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
+    """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
+    ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
+
+    Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
+    the user passed to ``jax.jit`` (possibly a ``functools.partial``).
+    """
+    from jax._src import pjit
+
+    _hide_this_file_from_jax()
+    original = pjit._infer_params
+
+    def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
+        token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
+        try:
+            return original(fun, ji, args, kwargs)
+        finally:
+            on_exit(token)
+
+    pjit._infer_params = _infer_params
+
+    def uninstall() -> None:
+        if pjit._infer_params is _infer_params:
+            pjit._infer_params = original
+
+    return uninstall
+
+
+_HIDDEN: list[bool] = []
+
+
+def _hide_this_file_from_jax() -> None:
+    """Keep the hook's frame out of JAX's user call sites and filtered tracebacks (this file only:
+    jitscope's gallery programs are user code for ``inspect``)."""
+    if _HIDDEN:
+        return
+    from jax._src import source_info_util, traceback_util
+
+    source_info_util.register_exclusion(__file__)
+    traceback_util.register_exclusion(__file__)
+    _HIDDEN.append(True)
+
+
+def array_committed(x: object) -> bool:
+    """Whether a jax.Array is committed to its device(s) (then jit keys on its sharding)."""
+    return bool(getattr(x, "_committed", True))
 
 # --- inspect: jaxpr source info ---------------------------------------------
+# Checked on JAX 0.10.2. ``jax.extend.source_info_util`` is public but does not export
+# the user-frame filter, so the filter (``is_user_filename``) comes from jax._src.
+
+_JITSCOPE_DIR = __file__.rsplit("/", 1)[0] if "/" in __file__ else ""
+_USER_FILE_CACHE: dict[str, bool] = {}
+
+
+def _is_user_file(filename: str) -> bool:
+    """True for the user's files: not JAX, not the standard library, not jitscope itself."""
+    known = _USER_FILE_CACHE.get(filename)
+    if known is None:
+        from jax._src import source_info_util
+
+        known = bool(source_info_util.is_user_filename(filename)) and not filename.startswith(_JITSCOPE_DIR)
+        known = known and not filename.startswith("<frozen ")
+        _USER_FILE_CACHE[filename] = known
+    return known
+
+
+class StackCache:
+    """User call stacks of jaxpr equations, cached per traceback.
+
+    ``stack(eqn)`` is a tuple of frames ``(file, function, line, column, end_line, end_column)``,
+    outermost first, holding only user frames. When ``entry_code`` (the traced function's code
+    object) appears in the stack, frames outside it (the caller of jit, jitscope) are dropped,
+    so ``stack[0]`` is the line of the traced function that produced the equation.
+    Equal tracebacks (every iteration of a Python loop) hit the cache, which keeps the
+    bloat detector linear and cheap on 100k-equation jaxprs.
+    """
+
+    def __init__(self, entry_code: object = None) -> None:
+        self.entry_code = entry_code
+        self._by_tb: dict[object, tuple] = {}
+        self._by_frame: dict[tuple[object, int], tuple] = {}
+
+    def stack(self, eqn: object) -> tuple:
+        tb = getattr(getattr(eqn, "source_info", None), "traceback", None)
+        if tb is None:
+            return ()
+        try:
+            hit = self._by_tb.get(tb)
+        except TypeError:  # unhashable traceback on some version: no cache
+            hit = None
+        if hit is not None:
+            return hit
+        out = self._compute(tb)
+        try:
+            self._by_tb[tb] = out
+        except TypeError:
+            pass
+        return out
+
+    def _compute(self, tb: object) -> tuple:
+        codes, lastis = tb.raw_frames()  # type: ignore[attr-defined]  # innermost first
+        frames = []
+        for code, lasti in zip(codes, lastis, strict=False):
+            if not _is_user_file(code.co_filename):
+                continue
+            key = (code, lasti)
+            fr = self._by_frame.get(key)
+            if fr is None:
+                start, col, end, end_col = tb.code_addr2location(code, lasti)  # type: ignore[attr-defined]
+                fr = (code.co_filename, code.co_qualname, start, col, end, end_col)
+                self._by_frame[key] = fr
+            frames.append(fr)
+            if self.entry_code is not None and code is self.entry_code:
+                break
+        frames.reverse()
+        return tuple(frames)
+
+
+def exception_user_frames(exc: BaseException) -> list[tuple[str, str, int]]:
+    """User frames ``(file, function, line)`` of an exception's traceback, outermost first.
+
+    JAX filters its own frames from tracebacks it re-raises; this also walks the
+    ``__cause__``/``__context__`` chain, where JAX keeps the unfiltered stack.
+    """
+    import traceback as _tb
+
+    seen: set[int] = set()
+    best: list[tuple[str, str, int]] = []
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        frames = [(f.filename, f.name, f.lineno or 0) for f in _tb.extract_tb(e.__traceback__)
+                  if _is_user_file(f.filename)]
+        if len(frames) > len(best):
+            best = frames
+        e = e.__cause__ or e.__context__
+    return best
+
+
+def unwrap_jit(fn: object) -> tuple[object, tuple[int, ...], tuple[str, ...]] | None:
+    """For a ``jax.jit`` object: (wrapped function, static_argnums, static_argnames); else None.
+
+    Checked on JAX 0.10.2, where the jit object keeps its options in the private ``_jit_info``.
+    """
+    info = getattr(fn, "_jit_info", None)
+    wrapped = getattr(fn, "__wrapped__", None)
+    if info is None or wrapped is None:
+        return None
+    return (wrapped, tuple(getattr(info, "static_argnums", ()) or ()),
+            tuple(getattr(info, "static_argnames", ()) or ()))

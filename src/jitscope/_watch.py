@@ -1,7 +1,198 @@
-"""Stub: to be implemented."""
+"""``jitscope.watch`` and ``jitscope.no_recompile``: the Python API of the watch command."""
 
-def watch(*args, **kwargs):
-    raise NotImplementedError("watch")
+from __future__ import annotations
 
-def no_recompile(*args, **kwargs):
-    raise NotImplementedError("no_recompile")
+import functools
+import os
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+from .collect.watch import WatchCollector, describe
+from .errors import JitscopeError, UsageError
+from .model import CompileEvent
+from .results.watch import WatchResult
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class RecompileError(JitscopeError):
+    """Raised by ``no_recompile`` at the first forbidden compile; ``.event`` is the CompileEvent."""
+
+    def __init__(self, message: str, event: CompileEvent) -> None:
+        super().__init__(message)
+        self.event = event
+
+
+class RecompileWarning(UserWarning):
+    """Warned by ``no_recompile(on_compile="warn")`` for each forbidden compile."""
+
+
+class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w``
+    """Record every compile of your jitted functions inside a block, a function, or a test.
+
+    Context manager::
+
+        with jitscope.watch() as w:
+            train(steps=100)
+        print(w.summary)              # the rich terminal summary, as text
+        w.result().save("run.json")   # the WatchResult (events, per-function totals, fixes)
+
+    Decorator: ``@jitscope.watch()`` watches every call of the function, accumulating into
+    the same session, reachable as ``fn.jitscope_watch``::
+
+        @jitscope.watch()
+        def train(): ...
+        train(); train()
+        train.jitscope_watch.events
+
+    Args:
+        events: write each compile as a JSON line to this path as it happens (flushed per line).
+        explain: turn on ``jax_explain_cache_misses`` while watching and keep JAX's text in each
+            event's ``reason.explanation`` (its log lines are captured, not printed).
+        print_summary: print the summary when the block or decorated call ends.
+        max_compiles / fail_on_recompile: budgets recorded in the result's ``violations``.
+    """
+
+    def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
+                 print_summary: bool = False, max_compiles: int | None = None,
+                 fail_on_recompile: bool = False, program: str = "") -> None:
+        if max_compiles is not None and max_compiles < 0:
+            raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
+        self._collector = WatchCollector(events_path=events, explain=explain)
+        self.print_summary = print_summary
+        self.max_compiles = max_compiles
+        self.fail_on_recompile = fail_on_recompile
+        self.program = program or "<python block>"
+        self._depth = 0
+        self._lock = threading.Lock()
+        self._final: WatchResult | None = None
+
+    def __enter__(self) -> watch:
+        with self._lock:
+            self._depth += 1
+            if self._depth == 1:
+                self._final = None
+                self._collector.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth:
+                return
+            self._collector.stop()
+            self._final = self._make_result()
+        if self.print_summary:
+            from .render.console import make_console, render
+
+            render(self._final, make_console())
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+
+        wrapper.jitscope_watch = self  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    def _make_result(self) -> WatchResult:
+        return self._collector.result(program=self.program, max_compiles=self.max_compiles,
+                                      fail_on_recompile=self.fail_on_recompile)
+
+    @property
+    def events(self) -> list[CompileEvent]:
+        """The compiles recorded so far (live while watching)."""
+        return list(self._collector.events)
+
+    def result(self) -> WatchResult:
+        """The ``WatchResult``: final after the block, a snapshot while still watching."""
+        return self._final if self._final is not None and not self._depth else self._make_result()
+
+    @property
+    def summary(self) -> str:
+        """The terminal summary as plain text."""
+        import io
+
+        from .render.console import make_console, render
+
+        buf = io.StringIO()
+        render(self.result(), make_console(file=buf, width=120))
+        return buf.getvalue()
+
+
+class no_recompile:  # noqa: N801
+    """Fail (or warn) at the first compile of a user's jitted function inside the block.
+
+    Like PyTorch's ``set_stance("fail_on_recompile")``, for a region: a training loop after
+    warm-up, a serving path. Only functions the *user* jitted count: JAX compiles small
+    internal programs for eager ops (``jnp.ones(3)`` outside jit) and for its own jitted
+    ``jnp`` routines; those are defined inside the jax package and are ignored.
+
+    Semantics: every compile of a user function inside the block is forbidden. With
+    ``allow_first=True`` a function's first compile *as known to jitscope* is allowed (for a
+    block that includes warm-up); compiles seen by an enclosing ``watch`` (or ``jitscope watch``,
+    or the pytest plugin) count as known, so a function warmed up there and recompiling here fails.
+
+    Usable as a context manager or a decorator::
+
+        step(x)                         # warm-up
+        with jitscope.no_recompile():
+            for batch in data:
+                step(batch)             # RecompileError here if a batch has a new shape
+
+    Args:
+        on_compile: ``"raise"`` (``RecompileError`` from the jitted call that compiled, after
+            the compile) or ``"warn"`` (``RecompileWarning`` per compile; the program continues).
+        allow_first: allow each function's first compile.
+    """
+
+    def __init__(self, on_compile: Literal["raise", "warn"] = "raise", allow_first: bool = False) -> None:
+        if on_compile not in ("raise", "warn"):
+            raise UsageError(f"on_compile must be 'raise' or 'warn', not {on_compile!r}")
+        self.on_compile = on_compile
+        self.allow_first = allow_first
+        self._collector: WatchCollector | None = None
+        self.violations: list[CompileEvent] = []
+
+    def _check(self, event: CompileEvent) -> None:
+        cat = event.reason.category if event.reason else "other"
+        if self.allow_first and cat == "first_compile":
+            return
+        self.violations.append(event)
+        hint = "" if self.allow_first or cat != "first_compile" else "; pass allow_first=True to allow warm-up"
+        msg = f"no_recompile: {describe(event)}{hint}"
+        if self.on_compile == "raise":
+            raise RecompileError(msg, event)
+        site = event.call_site
+        if site is not None:
+            warnings.warn_explicit(msg, RecompileWarning, site.file, site.line)
+        else:
+            warnings.warn(msg, RecompileWarning, stacklevel=2)
+
+    def __enter__(self) -> no_recompile:
+        from .collect import monitoring
+
+        self.violations = []
+        c = WatchCollector(listeners=[self._check])
+        # Seed the history with what enclosing watches saw, so reasons compare with earlier compiles.
+        for sub in monitoring.active_subscribers():
+            if isinstance(sub, WatchCollector):
+                c.seed_history(sub.events)
+        self._collector = c.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._collector is not None:
+            self._collector.stop()
+            self._collector = None
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with no_recompile(self.on_compile, self.allow_first):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]

@@ -55,6 +55,7 @@ class LeafSpec(Record):
     shape: tuple[int, ...]
     dtype: str
     weak_type: bool = False
+    sharding: str | None = None  # committed jax.Array only: jit keys its cache on it
 
     def short(self) -> str:
         """Jaxpr notation, e.g. ``f32[1000,1000]``; weak types get a ``~`` prefix like ``~f32[]``."""
@@ -155,6 +156,8 @@ class CompileEvent(Record):
     cache_hit: bool | None = None  # persistent compilation cache
     timestamp: float = 0.0  # seconds since the collector started
     index: int = 0
+    function_id: int | None = None  # one number per Python function object (watch: new-object detection)
+    phase_starts: dict[str, float] = field(default_factory=dict)  # phase -> start, seconds since collector start
 
     @property
     def total_seconds(self) -> float:

@@ -1,1 +1,97 @@
-"""pytest plugin (stub until the watch issue fills it in)."""
+"""pytest plugin: compile budgets per test, and a compile summary per test.
+
+Registered through the ``pytest11`` entry point, so it is active wherever jitscope is
+installed; it imports nothing heavy (no JAX) until a test asks for it.
+
+* ``pytest --jitscope``: watch every test and print, at the end of the session, each
+  test's compiles, compile seconds and recompiles with their reasons.
+* ``@pytest.mark.jitscope(max_compiles=N, fail_on_recompile=False)``: watch this test and
+  fail it if its body compiles the user's jitted functions more than N times (or recompiles
+  any of them). The failure message lists every compile with its reason and call site.
+
+Only the test function's call phase is watched (compiles in fixtures, e.g. a warm-up
+fixture, are not counted). JAX's own eager-op compiles never count. Works under
+pytest-xdist: per-test data travels in ``report.user_properties``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+_KEY = "jitscope"
+_ROWS: list[tuple[str, dict[str, Any]]] = []  # (nodeid, row) collected on the controller
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("jitscope", "jitscope: jit compile budgets")
+    group.addoption("--jitscope", action="store_true", default=False,
+                    help="watch every test's jit compiles and print a per-test compile summary")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "jitscope(max_compiles=None, fail_on_recompile=False): fail the test if its body compiles "
+        "jitted functions more than max_compiles times (or recompiles any, with fail_on_recompile)")
+    _ROWS.clear()
+
+
+def _budget(marker: Any) -> tuple[int | None, bool]:
+    if marker is None:
+        return None, False
+    if marker.args:
+        raise pytest.UsageError("@pytest.mark.jitscope takes keyword arguments: max_compiles=, fail_on_recompile=")
+    unknown = set(marker.kwargs) - {"max_compiles", "fail_on_recompile"}
+    if unknown:
+        raise pytest.UsageError(f"@pytest.mark.jitscope: unknown argument(s) {', '.join(sorted(unknown))}")
+    return marker.kwargs.get("max_compiles"), bool(marker.kwargs.get("fail_on_recompile", False))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    marker = item.get_closest_marker("jitscope")
+    if marker is None and not item.config.getoption("jitscope"):
+        return (yield)
+    max_compiles, fail_on_recompile = _budget(marker)
+    from .collect.watch import WatchCollector, budget_violations, describe
+
+    collector = WatchCollector().start()
+    try:
+        result = yield
+    finally:
+        collector.stop()
+        events = collector.events
+        item.user_properties.append((_KEY, json.dumps({
+            "compiles": len(events),
+            "seconds": sum(e.total_seconds for e in events),
+            "recompiles": [describe(e) for e in events if e.reason and e.reason.category != "first_compile"],
+        })))
+    violations = budget_violations(events, max_compiles, fail_on_recompile)
+    if violations:
+        lines = [f"jitscope: compile budget exceeded: {'; '.join(violations[:1])}"]
+        lines += [f"  #{e.index} {describe(e)}" for e in events]
+        pytest.fail("\n".join(lines), pytrace=False)
+    return result
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when != "call":
+        return
+    for name, value in report.user_properties:
+        if name == _KEY:
+            _ROWS.append((report.nodeid, json.loads(value)))
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if not config.getoption("jitscope") or not _ROWS:
+        return
+    tr = terminalreporter
+    tr.section("jitscope: compiles per test")
+    for nodeid, row in sorted(_ROWS, key=lambda r: (-r[1]["compiles"], -r[1]["seconds"])):
+        tr.write_line(f"{row['compiles']:4d} compiles {row['seconds'] * 1e3:9.1f} ms  {nodeid}")
+        for line in row["recompiles"][:10]:
+            tr.write_line(f"       recompile: {line}")
+    _ROWS.clear()

@@ -1,16 +1,85 @@
-"""`jitscope watch` (not implemented yet)."""
+"""`jitscope watch [options] script.py [args...]` / `jitscope watch [options] -m module [args...]`."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..errors import JitscopeError
+from ..errors import EXIT_BUDGET, UsageError
+from ._common import add_json_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("watch", help="(not implemented yet)")
+    p = sub.add_parser(
+        "watch", help="run a program and record every jit trace/compile: why, cost, fix",
+        description="Run a Python program as `python` would and record every trace, lowering and compile of "
+                    "its jitted functions: where, why (reason for each recompile), what it cost, and how to "
+                    "fix it. Options go before the script; everything after the script (or -m MODULE) is "
+                    "passed to the program.")
+    p.add_argument("--events", metavar="PATH", help="write each compile as a JSON line, as it happens")
+    p.add_argument("--trace", metavar="PATH", help="write a Chrome/Perfetto trace JSON of the compiles")
+    add_json_option(p)
+    p.add_argument("--max-compiles", type=int, metavar="N",
+                   help="exit 3 if the program compiles its jitted functions more than N times")
+    p.add_argument("--fail-on-recompile", action="store_true",
+                   help="exit 3 if any function compiles more than once (lists the recompiles)")
+    p.add_argument("--no-explain", action="store_true",
+                   help="do not turn on jax_explain_cache_misses (drops JAX's own explanation text)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
+    p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
+                   help="run a module as `python -m MODULE [args...]`")
+    p.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]",
+                   help="the program and its arguments")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise JitscopeError("'watch' is not implemented yet")
+    if args.target and args.target[0] == "--":
+        args.target = args.target[1:]
+    if args.module:
+        target, prog_args, is_module = args.module[0], list(args.module[1:]), True
+    elif args.target:
+        if args.target[0].startswith("-"):
+            raise UsageError(f"watch: unknown option {args.target[0]} (options go before the script)")
+        target, prog_args, is_module = args.target[0], list(args.target[1:]), False
+    else:
+        raise UsageError("watch: give a script (jitscope watch script.py) or a module (jitscope watch -m pkg.mod)")
+    if args.max_compiles is not None and args.max_compiles < 0:
+        raise UsageError(f"--max-compiles must be >= 0, got {args.max_compiles}")
+
+    from ..collect.runner import check_target, run_program
+    from ..collect.watch import WatchCollector
+
+    check_target(target, is_module)
+    program = f"-m {target}" if is_module else target
+    collector = WatchCollector(events_path=args.events, explain=not args.no_explain).start()
+    try:
+        code = run_program(target, prog_args, module=is_module)
+    finally:
+        collector.stop()
+    result = collector.result(program=program, argv=[target, *prog_args], exit_code=code,
+                              max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
+    _write_outputs(result, args)
+    if not args.quiet:
+        from ..render.console import make_console, render
+
+        render(result, make_console(file=sys.stderr))
+    if code:
+        return code
+    if result.violations:
+        for v in result.violations:
+            print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
+        return EXIT_BUDGET
+    return 0
+
+
+def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+    from ..render import trace
+
+    for path, write in ((args.json, result.save), (args.trace, lambda p: trace.write(result, p))):
+        if not path:
+            continue
+        try:
+            write(path)
+        except OSError as e:
+            print(f"jitscope: cannot write {path}: {e.strerror or e}", file=sys.stderr)

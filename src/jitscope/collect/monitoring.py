@@ -1,0 +1,328 @@
+"""The capture engine: turns JAX's compile signals into one raw record per compile.
+
+Signals, all on the compiling thread:
+
+* ``jax.monitoring`` time-span events for trace / lower (``jaxpr_to_mlir_module``) /
+  backend compile, each carrying ``fun_name``; persistent-cache events (hits, requests,
+  seconds saved).
+* the jit slow-path hook from ``_jaxcompat.install_jit_call_hook``: which function object
+  and which arguments the current (C++-cache-missing) jit call has.
+* the ``jax_explain_cache_misses`` log record, when enabled: JAX's own explanation.
+
+How they are joined: a trace event fires inside the slow-path call whose hook frame is on
+top of this thread's stack (nested jits traced inside an outer trace fire no event), so
+it opens a *pending* record for that call. The lower and compile events that follow carry
+``jit(<fun_name>)`` and close it. A compile with no trace (a recompile for a new device
+or sharding, where JAX reuses the trace) is joined to the last slow-path call on the
+thread with the same name. Anything else (JAX's own eager-op and ``jnp`` internals) is
+*internal*: counted and timed, never reported as the user's compile.
+
+The engine is process-global (JAX's hooks are); collectors subscribe and unsubscribe.
+The hook and the listeners are installed when the first collector starts and removed
+when the last stops, so an idle jitscope costs nothing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .. import _jaxcompat as compat
+from ..model import ArgSignature, Location
+from . import watch_signature as sig
+
+
+@dataclass
+class RawCompile:
+    """One trace/lower/compile of one function, before a collector numbers and explains it."""
+
+    function: str
+    module_name: str
+    user: bool
+    function_id: int | None = None
+    definition: Location | None = None
+    call_site: Location | None = None
+    signature: ArgSignature | None = None
+    phases: dict[str, float] = field(default_factory=dict)
+    phase_starts: dict[str, float] = field(default_factory=dict)  # absolute time.time()
+    cache_hit: bool | None = None
+    explanation: str = ""
+    traced: bool = False
+    transformed: bool = False  # compiled for grad/vmap/... of the jitted function (tracer arguments)
+
+
+class Subscriber(Protocol):
+    def on_compile(self, raw: RawCompile) -> None: ...
+    def on_cache_saving(self, seconds: float) -> None: ...
+
+
+class _Call:
+    __slots__ = ("fun", "static_argnums", "static_argnames", "args", "kwargs", "pending", "explanation")
+
+    def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> None:
+        self.fun, self.static_argnums, self.static_argnames = fun, sn, sna
+        self.args, self.kwargs = args, kwargs
+        self.pending: RawCompile | None = None
+        self.explanation = ""
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.calls: list[_Call] = []
+        self.open: RawCompile | None = None
+        self.last_call: _Call | None = None  # kept until the next slow-path call on this thread
+        self.cache_flag: bool | None = None
+
+
+_state = _State()
+_lock = threading.RLock()
+_subscribers: list[Subscriber] = []
+_open_records: dict[int, RawCompile] = {}  # pending, not yet emitted (any thread)
+_uninstall: list[Any] = []
+_fun_ids: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_fun_ids_strong: dict[Any, int] = {}
+_next_fun_id = [0]
+
+
+def function_serial(fun: Any) -> int:
+    """A number unique to the callable JAX keys its caches on, for the life of the process.
+
+    ``id()`` is not enough: a garbage-collected lambda's id is reused by the next one. Bound
+    methods are recreated on every attribute access but JAX treats equal ones as the same
+    function, so they are keyed by (instance id, function).
+    """
+    with _lock:
+        if inspect.ismethod(fun):
+            key: Any = (id(fun.__self__), fun.__func__)
+            n = _fun_ids_strong.get(key)
+        else:
+            try:
+                n = _fun_ids.get(fun)
+            except TypeError:
+                key = id(fun)
+                n = _fun_ids_strong.get(key)
+        if n is None:
+            _next_fun_id[0] += 1
+            n = _next_fun_id[0]
+            if inspect.ismethod(fun):
+                _fun_ids_strong[key] = n
+            else:
+                try:
+                    _fun_ids[fun] = n
+                except TypeError:
+                    _fun_ids_strong[id(fun)] = n
+        return n
+
+
+# --- hook callbacks (the jit slow path) -------------------------------------
+
+def _on_enter(fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> _Call:
+    call = _Call(fun, sn, sna, args, kwargs)
+    _state.calls.append(call)
+    _state.last_call = None
+    return call
+
+
+def _on_exit(call: _Call) -> None:
+    calls = _state.calls
+    if calls and calls[-1] is call:
+        calls.pop()
+    if call.pending is None:
+        _state.last_call = call  # a compile may follow without a trace (new device/sharding)
+
+
+def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
+    fun = call.fun
+    raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
+                     user=sig.is_user_function(fun), traced=traced)
+    if raw.user:
+        raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
+        raw.definition = sig.definition_site(fun)
+        raw.call_site = sig.user_call_site()
+        try:
+            raw.signature = sig.call_signature(fun, tuple(call.static_argnums or ()),
+                                               tuple(call.static_argnames or ()), call.args, call.kwargs)
+        except Exception:  # an exotic argument must not break the user's program
+            raw.signature = None
+        raw.explanation = call.explanation
+        try:
+            raw.transformed = sig.has_tracers(call.args, call.kwargs)
+        except Exception:
+            pass
+    return raw
+
+
+def _open_record(raw: RawCompile) -> None:
+    prev = _state.open
+    if prev is not None:
+        _emit(prev)
+    _state.open = raw
+    with _lock:
+        _open_records[id(raw)] = raw
+
+
+def _emit(raw: RawCompile) -> None:
+    if _state.open is raw:
+        _state.open = None
+    with _lock:
+        if _open_records.pop(id(raw), None) is None:
+            return
+        subs = list(_subscribers)
+    for s in subs:
+        s.on_compile(raw)
+
+
+# --- monitoring listeners ---------------------------------------------------
+
+def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
+    if event == compat.TRACE_EVENT:
+        name = str(kw.get("fun_name", "?"))
+        call = _state.calls[-1] if _state.calls else None
+        if call is not None and call.pending is None:
+            raw = _record_from_call(call, name, traced=True)
+            call.pending = raw
+        else:
+            raw = RawCompile(function=name, module_name=f"jit({name})", user=False, traced=True)
+        raw.phases["trace"] = end - start
+        raw.phase_starts["trace"] = start
+        _open_record(raw)
+    elif event in (compat.LOWER_EVENT, compat.COMPILE_EVENT):
+        name = str(kw.get("fun_name", "?"))
+        phase = "lower" if event == compat.LOWER_EVENT else "compile"
+        raw = _state.open
+        if raw is None or raw.module_name != name or phase in raw.phases:
+            last = _state.last_call
+            if last is not None and f"jit({sig.function_name(last.fun).rsplit('.', 1)[-1]})" == name:
+                raw = _record_from_call(last, name[4:-1], traced=False)
+            else:
+                raw = RawCompile(function=name, module_name=name, user=False)
+            _open_record(raw)
+        raw.phases[phase] = end - start
+        raw.phase_starts[phase] = start
+        if phase == "compile":
+            raw.cache_hit = _state.cache_flag if _persistent_cache_dir() else None
+            _state.cache_flag = None
+            _state.last_call = None
+            _emit(raw)
+
+
+def _on_event(event: str, **kw: Any) -> None:
+    if event == "/jax/compilation_cache/compile_requests_use_cache":
+        _state.cache_flag = False
+    elif event == "/jax/compilation_cache/cache_hits":
+        _state.cache_flag = True
+
+
+def _on_duration(event: str, seconds: float, **kw: Any) -> None:
+    if event == "/jax/compilation_cache/compile_time_saved_sec":
+        with _lock:
+            subs = list(_subscribers)
+        for s in subs:
+            s.on_cache_saving(seconds)
+
+
+class _ExplainHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        call = _state.calls[-1] if _state.calls else None
+        if call is not None:
+            try:
+                call.explanation = record.getMessage()
+            except Exception:
+                pass
+
+
+_explain_handler = _ExplainHandler(level=logging.WARNING)
+_explain_saved: list[Any] = []
+_null_handler = logging.NullHandler()
+
+
+def _persistent_cache_dir() -> str | None:
+    import jax
+
+    return jax.config.jax_compilation_cache_dir if jax.config.jax_enable_compilation_cache else None
+
+
+# --- subscription -----------------------------------------------------------
+
+def subscribe(sub: Subscriber, explain: bool = True) -> None:
+    """Start delivering compiles to ``sub``; installs the hooks for the first subscriber."""
+    import jax
+    from jax import monitoring
+
+    with _lock:
+        _subscribers.append(sub)
+        if len(_subscribers) > 1:
+            return
+        _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit))
+        monitoring.register_event_time_span_listener(_on_span)
+        monitoring.register_event_listener(_on_event)
+        monitoring.register_event_duration_secs_listener(_on_duration)
+        if explain:
+            logger = logging.getLogger(compat.EXPLAIN_LOGGER)
+            was_on = bool(jax.config.jax_explain_cache_misses)
+            _explain_saved[:] = [was_on, logger.propagate]
+            logger.addHandler(_explain_handler)
+            if not was_on:
+                # Our handler takes the text; don't spray the user's stderr with it (nor with the
+                # persistent-cache lines explain mode promotes to WARNING).
+                logger.propagate = False
+                for name in compat.EXPLAIN_NOISY_LOGGERS:
+                    noisy = logging.getLogger(name)
+                    _explain_saved.append((noisy, noisy.propagate))
+                    noisy.propagate = False
+                    noisy.addHandler(_null_handler)  # else logging's lastResort prints to stderr
+                jax.config.update("jax_explain_cache_misses", True)
+
+
+def active_subscribers() -> list[Subscriber]:
+    """The collectors currently receiving compiles, outermost first."""
+    with _lock:
+        return list(_subscribers)
+
+
+def unsubscribe(sub: Subscriber) -> None:
+    """Stop delivering to ``sub``: first emits every still-pending record, then, for the last
+    subscriber, removes the hooks and restores ``jax_explain_cache_misses``."""
+    import jax
+    from jax import monitoring
+
+    with _lock:
+        pending = list(_open_records.values())
+    for raw in pending:
+        _emit(raw)
+    with _lock:
+        if sub in _subscribers:
+            _subscribers.remove(sub)
+        if _subscribers:
+            return
+        while _uninstall:
+            _uninstall.pop()()
+        for unreg, cb in ((monitoring.unregister_event_time_span_listener, _on_span),
+                          (monitoring.unregister_event_listener, _on_event),
+                          (monitoring.unregister_event_duration_listener, _on_duration)):
+            try:
+                unreg(cb)
+            except (AssertionError, ValueError):
+                pass
+        logger = logging.getLogger(compat.EXPLAIN_LOGGER)
+        if _explain_handler in logger.handlers:
+            logger.removeHandler(_explain_handler)
+            was_on, propagate, *noisy = _explain_saved
+            logger.propagate = propagate
+            for noisy_logger, noisy_propagate in noisy:
+                noisy_logger.propagate = noisy_propagate
+                noisy_logger.removeHandler(_null_handler)
+            if not was_on:
+                jax.config.update("jax_explain_cache_misses", False)
+        _state.open = None
+        _state.last_call = None
+
+
+def now() -> float:
+    """The clock monitoring spans use (``time.time``)."""
+    return time.time()

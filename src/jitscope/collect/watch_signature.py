@@ -1,0 +1,205 @@
+"""What a jitted call looked like: its argument signature, where the function was defined,
+and where in the user's code it was called from.
+
+Everything here runs only on a compile (never on a warm call), while the call's
+arguments are still alive, and uses public APIs only (``jax.tree_util``, ``jax.dtypes``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import sysconfig
+from types import FrameType
+from typing import Any
+
+from ..model import ArgSignature, LeafSpec, Location
+
+_IDENTITY_MARK = "hashed by identity"
+
+
+def _package_dir(name: str) -> str | None:
+    mod = sys.modules.get(name)
+    f = getattr(mod, "__file__", None)
+    return os.path.dirname(os.path.abspath(f)) + os.sep if f else None
+
+
+def _skip_prefixes() -> tuple[str, ...]:
+    out = [os.path.dirname(os.path.abspath(__file__)).rsplit(os.sep, 1)[0] + os.sep]  # jitscope
+    for name in ("jax", "jaxlib"):
+        d = _package_dir(name)
+        if d:
+            out.append(d)
+    for key in ("stdlib", "platstdlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            out.append(os.path.abspath(p) + os.sep)
+    return tuple(out)
+
+
+_SKIP: tuple[str, ...] | None = None
+_USER_CACHE: dict[str, bool] = {}
+
+
+def is_user_file(filename: str) -> bool:
+    """True unless ``filename`` is inside JAX, jaxlib, jitscope, the standard library or frozen code."""
+    known = _USER_CACHE.get(filename)
+    if known is None:
+        global _SKIP
+        if _SKIP is None:
+            _SKIP = _skip_prefixes()
+        if filename.startswith("<frozen"):
+            known = False
+        elif filename.startswith("<"):
+            known = True  # <stdin>, <string>, IPython cells
+        else:
+            known = not os.path.abspath(filename).startswith(_SKIP)
+        _USER_CACHE[filename] = known
+    return known
+
+
+def user_call_site(frame: FrameType | None = None) -> Location | None:
+    """The innermost frame of the current stack that is in user code."""
+    f = frame or sys._getframe(1)
+    while f is not None:
+        code = f.f_code
+        if is_user_file(code.co_filename):
+            return Location(code.co_filename, f.f_lineno or code.co_firstlineno,
+                            function=getattr(code, "co_qualname", code.co_name))
+        f = f.f_back
+    return None
+
+
+def unwrap_function(fun: Any) -> Any:
+    """The plain Python function under partials and ``functools.wraps`` layers."""
+    for _ in range(20):
+        if isinstance(fun, functools.partial):
+            fun = fun.func
+        elif getattr(fun, "__wrapped__", None) is not None:
+            fun = fun.__wrapped__
+        else:
+            break
+    return fun
+
+
+def function_name(fun: Any) -> str:
+    """The qualified name of a jitted function, as a user would write it."""
+    f = unwrap_function(fun)
+    return str(getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__)
+
+
+def definition_site(fun: Any) -> Location | None:
+    """Where the jitted function was defined (its code object's file and first line)."""
+    f = unwrap_function(fun)
+    code = getattr(f, "__code__", None)
+    if code is None:
+        code = getattr(vars(type(f)).get("__call__"), "__code__", None)  # a callable object
+    if code is None:
+        return None
+    return Location(code.co_filename, code.co_firstlineno, function=function_name(fun))
+
+
+def is_user_function(fun: Any) -> bool:
+    """A function the user jitted (not one JAX jits internally for an eager op or a jnp routine)."""
+    f = unwrap_function(fun)
+    if getattr(f, "_apply_primitive", False):
+        return False
+    loc = definition_site(fun)
+    if loc is not None:
+        return is_user_file(loc.file)
+    mod = getattr(f, "__module__", "") or ""
+    return not (mod.startswith("jax.") or mod.startswith("jaxlib") or mod == "jax")
+
+
+def static_repr(value: Any) -> str:
+    """How a static argument is shown; objects hashed by identity say so (the analyzer reads it)."""
+    t = type(value)
+    if t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__:
+        return f"<{t.__qualname__} object at {hex(id(value))}, {_IDENTITY_MARK}>"
+    try:
+        r = repr(value)
+    except Exception:  # a broken __repr__ must not break the user's program
+        r = f"<{t.__qualname__}>"
+    return r if len(r) <= 200 else r[:197] + "..."
+
+
+def is_identity_hashed(static_value: str) -> bool:
+    """Whether a static value string from ``static_repr`` is an object hashed by identity."""
+    return static_value.endswith(_IDENTITY_MARK + ">")
+
+
+def _param_names(fun: Any, n: int) -> list[str]:
+    names: list[str] = []
+    try:
+        for p in inspect.signature(fun).parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                names.append(p.name)
+            elif p.kind is p.VAR_POSITIONAL:
+                names.extend(f"{p.name}[{i}]" for i in range(n - len(names)))
+                break
+    except (TypeError, ValueError):
+        pass
+    return names + [f"arg{i}" for i in range(len(names), n)]
+
+
+def _leaf(path: str, leaf: Any) -> LeafSpec:
+    import jax
+    import numpy as np
+
+    from .._jaxcompat import array_committed
+
+    if isinstance(leaf, jax.core.Tracer):  # called inside a transformation (grad, vmap, ...)
+        aval = jax.typeof(leaf)
+        return LeafSpec(path, tuple(int(d) for d in aval.shape), str(np.dtype(aval.dtype)),
+                        bool(getattr(aval, "weak_type", False)))
+    if isinstance(leaf, jax.Array):
+        sharding = str(leaf.sharding) if array_committed(leaf) else None
+        return LeafSpec(path, tuple(int(d) for d in leaf.shape), str(np.dtype(leaf.dtype)),
+                        bool(getattr(leaf, "weak_type", False)), sharding)
+    if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):  # numpy arrays and scalars
+        dt = jax.dtypes.canonicalize_dtype(leaf.dtype)
+        return LeafSpec(path, tuple(int(d) for d in leaf.shape), str(np.dtype(dt)))
+    if isinstance(leaf, (bool, int, float, complex)):
+        # Python scalars trace as weakly typed 0-d arrays of the default width.
+        dt = jax.dtypes.canonicalize_dtype(np.dtype(type(leaf)))
+        return LeafSpec(path, (), str(np.dtype(dt)), weak_type=type(leaf) is not bool)
+    return LeafSpec(path, (), type(leaf).__name__)
+
+
+def has_tracers(args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Whether a jitted call got tracers: it runs inside grad/vmap/... of the jitted function."""
+    import jax
+
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs)))
+
+
+def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
+                   args: tuple, kwargs: dict[str, Any]) -> ArgSignature:
+    """The signature jit keys its cache on, with argument names for paths (``x``, ``params['w']``)."""
+    import jax
+
+    names = _param_names(fun, len(args))
+    static_pos = {i % len(args) for i in static_argnums} if args else set()
+    leaves: list[LeafSpec] = []
+    static: dict[str, str] = {}
+    trees: list[str] = []
+
+    def add(name: str, value: Any) -> None:
+        flat, tree = jax.tree_util.tree_flatten_with_path(value)
+        trees.append(f"{name}: {tree}")
+        for path, leaf in flat:
+            leaves.append(_leaf(name + jax.tree_util.keystr(path), leaf))
+
+    for i, a in enumerate(args):
+        if i in static_pos:
+            static[names[i]] = static_repr(a)
+        else:
+            add(names[i], a)
+    for k, v in kwargs.items():
+        if k in static_argnames:
+            static[k] = static_repr(v)
+        else:
+            add(k, v)
+    return ArgSignature(tuple(leaves), static, "\n".join(trees))

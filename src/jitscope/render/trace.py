@@ -1,0 +1,71 @@
+"""Chrome / Perfetto trace JSON of a watch run: one slice per compile, its phases nested inside.
+
+Open the file in https://ui.perfetto.dev or chrome://tracing. Format: the Trace Event
+Format's JSON object form, ``{"traceEvents": [...], "displayTimeUnit": "ms"}``, with
+complete events (``"ph": "X"``, ``ts``/``dur`` in microseconds since the watch started).
+Each compile is a slice named after the function (args: reason, detail, call site,
+signature, persistent-cache hit) containing ``trace`` / ``lower`` / ``compile`` slices.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..results.watch import WatchResult
+
+PID, TID = 1, 1
+PHASES = ("trace", "lower", "compile")
+
+
+def trace_events(result: WatchResult) -> list[dict[str, Any]]:
+    """The trace events (metadata first, then one parent slice plus phase slices per compile)."""
+    out: list[dict[str, Any]] = [
+        {"ph": "M", "pid": PID, "name": "process_name", "args": {"name": f"jitscope watch {result.program}"}},
+        {"ph": "M", "pid": PID, "tid": TID, "name": "thread_name", "args": {"name": "compiles"}},
+    ]
+    for e in result.events:
+        spans = []
+        cursor = e.timestamp
+        for ph in PHASES:
+            if ph not in e.phases:
+                continue
+            start = e.phase_starts.get(ph, cursor)
+            spans.append((ph, start, e.phases[ph]))
+            cursor = start + e.phases[ph]
+        if not spans:
+            continue
+        t0 = min(s for _, s, _ in spans)
+        t1 = max(s + d for _, s, d in spans)
+        r = e.reason
+        out.append({
+            "ph": "X", "pid": PID, "tid": TID, "name": e.function, "cat": r.category if r else "compile",
+            "ts": round(t0 * 1e6, 3), "dur": round(max(t1 - t0, 0.0) * 1e6, 3),
+            "args": {
+                "index": e.index,
+                "reason": r.category if r else None,
+                "detail": r.detail if r else "",
+                "call_site": f"{e.call_site.file}:{e.call_site.line}" if e.call_site else None,
+                "defined_at": f"{e.definition.file}:{e.definition.line}" if e.definition else None,
+                "signature": e.signature.short() if e.signature else None,
+                "cache_hit": e.cache_hit,
+            },
+        })
+        for ph, s, d in spans:
+            out.append({"ph": "X", "pid": PID, "tid": TID, "name": ph, "cat": "phase",
+                        "ts": round(s * 1e6, 3), "dur": round(d * 1e6, 3), "args": {"function": e.function}})
+    return out
+
+
+def render(result: WatchResult) -> str:
+    """The whole trace file as a JSON string."""
+    return json.dumps({"traceEvents": trace_events(result), "displayTimeUnit": "ms",
+                       "otherData": {"jitscope": result.env.jitscope, "jax": result.env.jax}}, indent=1)
+
+
+def write(result: WatchResult, path: str | os.PathLike[str]) -> None:
+    """Write the trace JSON to ``path``."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(render(result) + "\n")

@@ -1,0 +1,74 @@
+"""The watch section of _jaxcompat on the installed JAX: event names, the jit slow-path hook,
+the explain logger, and the committed-array check. An upgrade that moves any of these fails here."""
+
+from __future__ import annotations
+
+import logging
+
+import jax
+import jax.numpy as jnp
+
+from jitscope import _jaxcompat as compat
+
+
+def test_monitoring_event_names_match_jax():
+    from jax._src import dispatch
+
+    assert compat.TRACE_EVENT == dispatch.JAXPR_TRACE_EVENT
+    assert compat.LOWER_EVENT == dispatch.JAXPR_TO_MLIR_MODULE_EVENT
+    assert compat.COMPILE_EVENT == dispatch.BACKEND_COMPILE_EVENT
+
+
+def test_jit_call_hook_sees_function_and_arguments_only_on_slow_path():
+    from jax._src import pjit
+
+    seen, exits = [], []
+    before = pjit._infer_params
+    uninstall = compat.install_jit_call_hook(
+        lambda fun, sn, sna, args, kwargs: seen.append((fun, sn, sna, args, kwargs)) or len(seen),
+        exits.append)
+    try:
+        def f(x, n):
+            return x * n
+
+        g = jax.jit(f, static_argnums=1)
+        x = jnp.ones(2)
+        g(x, 3)
+        g(x, 3)  # warm: the C++ fast path never reaches the hook
+    finally:
+        uninstall()
+    assert pjit._infer_params is before
+    mine = [s for s in seen if s[0] is f]
+    assert len(mine) == 1
+    fun, sn, sna, args, kwargs = mine[0]
+    assert sn == (1,) and args[1] == 3 and args[0] is x and kwargs == {}
+    assert len(exits) == len(seen)
+
+
+def test_explain_logger_carries_cache_miss_text():
+    records = []
+
+    class H(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    logger = logging.getLogger(compat.EXPLAIN_LOGGER)
+    h = H()
+    logger.addHandler(h)
+    prev = jax.config.jax_explain_cache_misses
+    propagate = logger.propagate
+    logger.propagate = False
+    jax.config.update("jax_explain_cache_misses", True)
+    try:
+        jax.jit(lambda v: v + 1)(jnp.ones(3))
+    finally:
+        jax.config.update("jax_explain_cache_misses", prev)
+        logger.removeHandler(h)
+        logger.propagate = propagate
+    assert any("TRACING CACHE MISS" in r for r in records)
+
+
+def test_array_committed():
+    x = jnp.ones(2)
+    assert compat.array_committed(x) is False
+    assert compat.array_committed(jax.device_put(x, jax.devices()[0])) is True

@@ -1,0 +1,73 @@
+"""The pure analyzers: reason classification and fixes priced from records (no JAX needed)."""
+
+from __future__ import annotations
+
+from jitscope.analyze.reasons import classify, explain_all, signature_diffs
+from jitscope.analyze.watch_summary import persistent_cache_info, suggest_fixes, summarize_functions
+from jitscope.model import ArgSignature, CompileEvent, LeafSpec, Location, Reason
+
+DEF = Location("prog.py", 3, function="f")
+
+
+def ev(i, *leaves, static=None, tree="x: PyTreeDef(*)", fid=1, secs=0.1, fn="f", compile_s=None):
+    sig = ArgSignature(tuple(leaves), static or {}, tree)
+    phases = {"trace": secs / 2, "compile": compile_s if compile_s is not None else secs / 2}
+    return CompileEvent(fn, DEF, Location("prog.py", 10 + i), sig, phases, index=i, function_id=fid)
+
+
+def leaf(shape, dtype="float32", weak=False, path="x", sharding=None):
+    return LeafSpec(path, tuple(shape), dtype, weak, sharding)
+
+
+def test_precedence_and_detail_lists_every_difference():
+    a = ArgSignature((leaf([3]), leaf([2], path="y")), {"n": "2"}, "x: *\ny: *")
+    b = ArgSignature((leaf([4]), leaf([2], "int32", path="y")), {"n": "2"}, "x: *\ny: *")
+    d = signature_diffs(a, b)
+    assert d == {"shape_change": ["x: f32[3] -> f32[4]"], "dtype_change": ["y: f32[2] -> i32[2]"]}
+    r = classify(CompileEvent("f", DEF, signature=b, index=1, function_id=1),
+                 [CompileEvent("f", DEF, signature=a, index=0, function_id=1)])
+    assert r.category == "shape_change" and r.detail == "x: f32[3] -> f32[4]; also y: f32[2] -> i32[2]"
+
+
+def test_compares_with_the_closest_previous_signature():
+    events = [ev(0, leaf([3])), ev(1, leaf([3], weak=True)), ev(2, leaf([3], sharding="dev1"))]
+    reasons = explain_all(events)
+    assert [r.category for r in reasons] == ["first_compile", "weak_type_change", "sharding_change"]
+    assert reasons[2].detail == "x: uncommitted -> dev1"
+
+
+def test_new_object_identity_hash_and_other_keep_jax_text():
+    e0, e1 = ev(0, leaf([3])), ev(1, leaf([3]), fid=2)
+    assert classify(e1, [e0]).category == "new_function_object"
+    s0 = ev(0, leaf([3]), static={"cfg": "<C object at 0x1, hashed by identity>"})
+    s1 = ev(1, leaf([3]), static={"cfg": "<C object at 0x2, hashed by identity>"})
+    assert classify(s1, [s0]).category == "static_unhashable"
+    again = ev(1, leaf([3]))
+    again.reason = Reason("other", "", "TRACING CACHE MISS ... Tracing context doesn't match")
+    r = classify(again, [e0])
+    assert r.category == "other" and "tracing context" in r.detail and r.explanation.startswith("TRACING")
+
+
+def test_shape_fix_buckets_and_saving():
+    sizes = [3, 5, 6, 7, 9, 12, 17]
+    events = [ev(i, leaf([n, 8]), secs=0.2) for i, n in enumerate(sizes)]
+    for e, r in zip(events, explain_all(events), strict=True):
+        e.reason = r
+    fixes = suggest_fixes(events)
+    pad = next(f for f in fixes if f.title.startswith("Pad"))
+    # buckets 4, 8, 16, 32 cover the 7 sizes: 4 compiles instead of 7
+    assert "4 compiles instead of 7" in pad.title and "{4, 8, 16, 32}" in pad.description
+    assert "axis 1" not in pad.description  # the fixed axis is left alone
+    assert pad.saving_compiles == 3 and abs(pad.saving_seconds - 3 * 0.2) < 1e-9
+
+
+def test_function_summary_and_cache_rerun_estimate():
+    events = [ev(0, leaf([1]), secs=1.0, compile_s=2.0), ev(1, leaf([2]), secs=0.2),
+              ev(2, leaf([1]), fn="g", secs=0.1)]
+    for e, r in zip(events, explain_all(events), strict=True):
+        e.reason = r
+    fs = summarize_functions(events, wall_seconds=10.0)
+    assert [f.function for f in fs] == ["f", "g"] and fs[0].compiles == 2
+    assert fs[0].reasons == {"first_compile": 1, "shape_change": 1} and abs(fs[0].share_of_wall - 0.27) < 1e-9
+    info = persistent_cache_info(events, enabled=False, directory=None, min_compile_seconds=1.0, seconds_saved=0.0)
+    assert info.rerun_cacheable_compiles == 1 and info.rerun_saving_seconds == 2.0
