@@ -145,7 +145,7 @@ def suggest_fixes(events: Sequence[CompileEvent]) -> list[Fix]:
         f = evs[0].function
         if "shape_change" in by_cat:
             fx = _shape_fix(evs)
-            if fx:
+            if fx and fx.saving_compiles:  # bucketing that saves nothing is no fix
                 fixes.append(fx)
         for cat, (title, desc) in _ADVICE.items():
             hit = by_cat.get(cat)
