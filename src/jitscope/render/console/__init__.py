@@ -30,6 +30,8 @@ def fmt_seconds(s: float | None) -> str:
     """Human time with a sensible unit: 1.23 s, 45.6 ms, 789 µs, 12.3 ns."""
     if s is None:
         return "-"
+    if s == 0:
+        return "0 s"
     a = abs(s)
     if a >= 1:
         return f"{s:.2f} s"

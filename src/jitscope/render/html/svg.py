@@ -27,7 +27,7 @@ def _fmt(v: float, unit: str) -> str:
 def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, unit: str = "s", title: str = "",
               log: bool = False, width: int = 640) -> str:
     """Horizontal bars, one per label; ``None`` values are drawn as 'n/a'."""
-    row_h, label_w, pad = 26, min(260, 10 + 7 * max((len(s) for s in labels), default=4)), 8
+    row_h, label_w, pad = 26, min(260, 16 + 8 * max((len(s) for s in labels), default=4)), 8
     height = pad * 2 + row_h * len(labels) + (22 if title else 0)
     top = pad + (22 if title else 0)
     present = [v for v in values if v is not None and v > 0]
@@ -117,5 +117,37 @@ def loglog_chart(series: dict[str, Sequence[tuple[float, float]]], *, xlabel: st
         ly_ = top + 10 + 18 * i
         parts.append(f'<rect x="{left + pw + 12}" y="{ly_ - 8}" width="12" height="4" fill="{color}"/>'
                      f'<text x="{left + pw + 30}" y="{ly_}" class="chart-label">{escape(name)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def timeline(rows: Sequence[str], spans: Sequence[tuple[int, float, float, str]], *, total: float,
+             title: str = "", width: int = 900) -> str:
+    """Spans on a time axis, one lane per row: ``(row_index, start_s, duration_s, tooltip)``."""
+    row_h, label_w, pad = 22, min(220, 16 + 8 * max((len(r) for r in rows), default=4)), 8
+    top = pad + (22 if title else 0)
+    height = top + row_h * len(rows) + 30
+    plot_w = width - label_w - 20
+    total = max(total, max((s + d for _, s, d, _ in spans), default=0.0), 1e-9)
+    parts = [f'<svg class="chart" role="img" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}">']
+    if title:
+        parts.append(f'<text x="{pad}" y="{pad + 12}" class="chart-title">{escape(title)}</text>')
+    for i, name in enumerate(rows):
+        y = top + i * row_h
+        parts.append(f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end" class="chart-label">{escape(name)}</text>'
+                     f'<line x1="{label_w}" x2="{label_w + plot_w}" y1="{y + row_h - 1}" y2="{y + row_h - 1}" '
+                     f'class="chart-grid"/>')
+    for row, start, dur, tip in spans:
+        x = label_w + plot_w * start / total
+        w = max(2.0, plot_w * dur / total)
+        y = top + row * row_h
+        parts.append(f'<rect x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="{row_h - 8}" '
+                     f'fill="{PALETTE[row % len(PALETTE)]}" opacity="0.85"><title>{escape(tip)}</title></rect>')
+    axis_y = top + row_h * len(rows) + 14
+    for k in range(6):
+        t = total * k / 5
+        parts.append(f'<text x="{label_w + plot_w * k / 5:.1f}" y="{axis_y}" text-anchor="middle" '
+                     f'class="chart-tick">{escape(_fmt(t, "s"))}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -1,0 +1,109 @@
+"""Console renderer for ``CompareResult``: one table of variants, then numerics and the recommendation."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...analyze.compare import BreakEven, fmt_ratio
+from . import fmt_seconds
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ...results.compare import CompareResult, VariantResult
+
+
+def _phases(v: VariantResult) -> str:
+    if not v.phases:
+        return "-"
+    return " / ".join(fmt_seconds(v.phases.get(k)) for k in ("trace", "lower", "compile"))
+
+
+def _range(v: VariantResult) -> str:
+    if v.steady is None or v.steady.median is None:
+        return "-"
+    return f"{fmt_seconds(v.steady.min)}-{fmt_seconds(v.steady.max)}"
+
+
+def break_even_cell(name: str, reference: str | None, table: list[BreakEven]) -> str:
+    """How ``name`` fares against the reference over a growing number of calls, in a few words."""
+    if reference is None or name == reference:
+        return "-"
+    for be in table:
+        if {be.faster, be.slower} != {name, reference}:
+            continue
+        if be.faster == name:
+            return "wins from call 1" if be.break_even_calls is None else f"wins from call {be.faster_from_call:,}"
+        if be.break_even_calls is None:
+            return "never wins"
+        return f"loses from call {be.faster_from_call:,}"
+    return "-"
+
+
+def variants_table(result: CompareResult, title: str | None = None) -> Table:
+    """The rich Table of variants (used by the compare and demo renderers)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    ref = result.reference or "reference"
+    table = Table(title=title, title_justify="left", show_lines=False)
+    table.add_column("variant", style="bold", no_wrap=True)
+    table.add_column("first call", justify="right", no_wrap=True)
+    table.add_column("trace / lower / compile", justify="right")
+    table.add_column("steady median", justify="right", no_wrap=True)
+    table.add_column("(min-max)", justify="right")
+    table.add_column(f"speedup vs {ref}", justify="right")
+    table.add_column("compiles first / per call", justify="right")
+    table.add_column(f"break-even vs {ref}", justify="right")
+    for v in result.variants:
+        if v.error is not None and v.first_call is None:
+            table.add_row(escape(v.name), f"[red]failed: {escape(v.error)}[/red]", "", "", "", "", "", "")
+            continue
+        compiles = "-"
+        if v.compiles_first_call is not None:
+            per = "-" if v.compiles_per_call is None else f"{v.compiles_per_call:.3g}"
+            compiles = f"{v.compiles_first_call} / {per}"
+        if v.error is None:
+            steady = fmt_seconds(v.steady.median if v.steady else None)
+        else:
+            steady = f"[red]failed: {escape(v.error)}[/red]"
+        table.add_row(escape(v.name), fmt_seconds(v.first_call.median if v.first_call else None), _phases(v),
+                      steady, _range(v), fmt_ratio(v.speedup), compiles,
+                      break_even_cell(v.name, result.reference, result.break_even))
+    return table
+
+
+def numerics_lines(result: CompareResult) -> list[str]:
+    """One line per output that is not equal to the reference's."""
+    lines = []
+    for d in result.numerics:
+        if d.status == "differs":
+            lines.append(f"{d.candidate} differs from {d.reference}: max abs error {d.max_abs_error:.3g}, "
+                         f"max rel error {d.max_rel_error:.3g} (tolerance rtol={d.rtol:g}, atol={d.atol:g})")
+        elif d.status == "mismatch":
+            lines.append(f"{d.candidate} does not match {d.reference}: {d.detail}")
+    return lines
+
+
+def render(result: CompareResult, console: Console) -> None:
+    """Print the variants table, notes, numerical differences, errors and the recommendation."""
+    from rich.markup import escape
+
+    sig = ""
+    if result.signature and result.signature.leaves:
+        sig = " on " + ", ".join(leaf.short() for leaf in result.signature.leaves)
+    title = (result.title or "jitscope compare") + sig
+    console.print(variants_table(result, escape(title)))
+    for v in result.variants:
+        for note in v.notes:
+            console.print(f"note: {escape(v.name)}: {escape(note)}")
+    lines = numerics_lines(result)
+    for line in lines:
+        console.print(f"[yellow]numerics:[/yellow] {escape(line)}")
+    if result.numerics and not lines:
+        console.print(f"numerics: all compared outputs equal {escape(result.reference or '')} within tolerance")
+    for err in result.errors:
+        console.print(f"[red]error:[/red] {escape(err)}")
+    if result.recommendation is not None:
+        console.print(f"[bold]recommendation:[/bold] {escape(result.recommendation.text)}")

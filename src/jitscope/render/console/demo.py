@@ -1,0 +1,75 @@
+"""Console renderer for ``DemoResult``: per case study, its table and the lesson computed from it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...analyze.compare import fmt_ratio
+from . import fmt_seconds
+from .compare import numerics_lines, variants_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ...results.demo import CaseStudy, Column, DemoResult
+
+
+def fmt_value(value: Any, unit: str) -> str:
+    """Format one cell of a case study table by its column's unit."""
+    if value is None:
+        return "-"
+    if unit == "s":
+        return fmt_seconds(value)
+    if unit == "x":
+        return fmt_ratio(value)
+    if unit == "int":
+        return f"{int(value):,}"
+    if unit == "float":
+        return f"{value:.3g}"
+    return str(value)
+
+
+def case_table(columns: list[Column], rows: list[dict[str, Any]], title: str | None = None) -> Any:
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col in columns:
+        table.add_column(escape(col.title), justify="left" if col.unit == "" else "right")
+    for row in rows:
+        table.add_row(*(escape(fmt_value(row.get(c.key), c.unit)) for c in columns))
+    return table
+
+
+def render_case(case: CaseStudy, console: Console, index: int | None = None) -> None:
+    """Print one case study: heading, tables, numerics, the lesson (or the error)."""
+    from rich.markup import escape
+
+    num = f"{index}. " if index is not None else ""
+    console.print()
+    console.print(f"[bold]{num}{escape(case.title)}[/bold]  [dim](seed {escape(case.seed[:3])}: "
+                  f"{escape(case.published)})[/dim]")
+    if case.error is not None:
+        console.print(f"[red]failed:[/red] {escape(case.error)}")
+        return
+    if case.compare is not None:
+        console.print(variants_table(case.compare, escape(case.compare.title)))
+        for line in numerics_lines(case.compare):
+            console.print(f"[yellow]numerics:[/yellow] {escape(line)}")
+    if case.columns and case.rows:
+        console.print(case_table(case.columns, case.rows))
+    console.print(f"[bold green]LESSON:[/bold green] {escape(case.lesson)}")
+
+
+def render(result: DemoResult, console: Console) -> None:
+    """Print every case study, then a one-line summary."""
+    for i, case in enumerate(result.cases, 1):
+        render_case(case, console, i)
+    failed = [c.name for c in result.cases if c.error is not None]
+    console.print()
+    summary = (f"{len(result.cases)} case stud{'y' if len(result.cases) == 1 else 'ies'} in "
+               f"{result.seconds:.1f} s{' (quick)' if result.quick else ''} on {result.env.backend or '?'} "
+               f"({result.env.cpu_count} CPUs, jax {result.env.jax})")
+    if failed:
+        summary += f"; failed: {', '.join(failed)}"
+    console.print(summary)

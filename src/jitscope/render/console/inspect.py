@@ -1,0 +1,160 @@
+"""Console rendering of an ``InspectResult`` (works on a loaded result: plain data only)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from rich.markup import escape as esc
+
+from . import fmt_seconds
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ...results.inspect import InspectResult
+
+_TIMING_ORDER = ("trace", "lower", "compile", "first_run", "steady_run", "eager_run")
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "-"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def _bytes(n: float | None) -> str:
+    if n is None:
+        return "-"
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} B"
+
+
+def render(result: InspectResult, console: Console) -> None:
+    """Print the sections of an inspect result: timings, jaxpr, bloat, HLO, cost, findings."""
+    from rich.table import Table
+
+    console.print(f"[bold]jitscope inspect[/bold] {esc(result.target)}({esc(_signature(result))})")
+    if result.status != "ok":
+        _render_trace_error(result, console)
+        return
+    if result.timings:
+        t = Table(title="stages", title_justify="left", show_edge=False)
+        for name in _TIMING_ORDER:
+            if name in result.timings:
+                t.add_column(name.replace("_", " "), justify="right")
+        t.add_row(*[fmt_seconds(result.timings[n].median) for n in _TIMING_ORDER if n in result.timings])
+        console.print(t)
+    if result.jaxpr:
+        _render_jaxpr(result, console)
+    if result.bloat:
+        console.print("[bold]graph bloat[/bold] (repeated equation patterns):")
+        for r in result.bloat:
+            where = f"{r.location.file.rsplit('/', 1)[-1]}:{r.location.line}" if r.location else "?"
+            body = f" in {r.body} body" if r.body else ""
+            console.print(esc(f"  {where}{body}: {r.construct} {r.repeats} x {r.pattern_size} equations = "
+                              f"{r.equations} ({r.share:.0%} of the program); fix: {r.fix.title if r.fix else '-'}"),
+                          soft_wrap=True)
+            if r.source:
+                console.print(f"      {esc(r.source)}", soft_wrap=True)
+    if result.hlo:
+        _render_hlo(result, console)
+    if result.numerics is not None:
+        n = result.numerics
+        state = "equal within tolerance" if n.ok else f"[yellow]{n.status}[/yellow]: {esc(n.detail)}"
+        console.print(f"jit vs eager: {esc(state) if n.ok else state} (max abs error {n.max_abs_error:.3g}, max rel error "
+                      f"{n.max_rel_error:.3g})")
+    _render_findings(result, console)
+    if result.dump_files:
+        console.print(esc(f"dump: {len(result.dump_files)} files in {result.dump_files[0].rsplit('/', 1)[0]}"))
+
+
+def _signature(result: InspectResult) -> str:
+    """``arg0=f32[3], n=5``: leaf paths of the (args, kwargs) tree shown as argument names."""
+    if not result.signature:
+        return ""
+    parts = []
+    for leaf in result.signature.leaves:
+        m = re.match(r"^\[0\]\[(\d+)\](.*)$", leaf.path) or re.match(r"^\[1\]\['([^']+)'\](.*)$", leaf.path)
+        name = (f"arg{m.group(1)}" if leaf.path.startswith("[0]") else m.group(1)) + m.group(2) if m else leaf.path
+        parts.append(f"{name}={leaf.short()}")
+    parts += [f"{k}={v}" for k, v in result.signature.static.items()]
+    return ", ".join(parts)
+
+
+def _render_jaxpr(result: InspectResult, console: Console) -> None:
+    j = result.jaxpr
+    assert j is not None
+    prims = ", ".join(f"{p} {n}" for p, n in list(j.by_primitive.items())[:8])
+    more = f", +{len(j.by_primitive) - 8} more" if len(j.by_primitive) > 8 else ""
+    console.print(f"[bold]jaxpr[/bold]: {j.equations} equations ({j.top_level_equations} top level): "
+                  f"{esc(prims)}{more}")
+    if j.nested:
+        bodies = ", ".join(f"{b.path} ({b.equations} eqns{f' x{b.uses}' if b.uses > 1 else ''})" for b in j.nested[:6])
+        console.print(f"  nested bodies: {esc(bodies)}")
+    console.print(esc(f"  inputs: {', '.join(j.inputs) or '-'}; outputs: {', '.join(j.outputs) or '-'}"))
+    console.print(f"  constants: {j.constants} ({_bytes(j.constant_bytes)})")
+    for c in j.captured:
+        if c.in_jaxpr or c.kind == "scalar":
+            line = f" line {c.location.line}" if c.location else ""
+            console.print(f"    {c.source} [bold]{esc(c.name)}[/bold] = {esc(c.type)} {esc(c.value)}{line}")
+
+
+def _render_hlo(result: InspectResult, console: Console) -> None:
+    h = result.hlo
+    assert h is not None
+    console.print(f"[bold]HLO[/bold]: {h.stablehlo_ops} StableHLO ops -> {h.hlo_before_ops} HLO ops before "
+                  f"optimisation -> {h.hlo_after_ops} after ({h.fusion_count} fusion{'s' if h.fusion_count != 1 else ''}"
+                  f" holding {h.fused_ops} ops)")
+    for f in h.fusions[:8]:
+        ops = ", ".join(f"{op}{f' x{n}' if n > 1 else ''}" for op, n in list(f.by_op.items())[:6])
+        console.print(esc(f"  {f.name} ({f.kind}, {f.ops} ops -> {f.output}): {ops}"))
+    if len(h.fusions) > 8:
+        console.print(f"  ... {len(h.fusions) - 8} more fusions")
+    ai = f"{h.arithmetic_intensity:.3g} flops/byte" if h.arithmetic_intensity is not None else "-"
+    console.print(f"  cost: {_num(h.flops)} flops, {_bytes(h.bytes_accessed)} accessed, "
+                  f"{_num(h.transcendentals)} transcendentals; arithmetic intensity {ai}")
+    if h.memory:
+        mem = ", ".join(f"{k.replace('_size', '')} {_bytes(v)}" for k, v in h.memory.items()
+                        if v and not k.startswith("host_"))
+        console.print(esc(f"  memory: {mem or 'all zero'}"))
+
+
+def _render_findings(result: InspectResult, console: Console) -> None:
+    if not result.findings:
+        console.print("findings: none")
+        return
+    console.print(f"[bold]findings[/bold] ({len(result.findings)}):")
+    for f in result.findings:
+        style = _SEVERITY_STYLE.get(f.severity, "")
+        console.print(f"  [{style}]{f.severity}[/{style}] {f.code}: {esc(f.message)}", soft_wrap=True)
+        if f.fix:
+            console.print(esc(f"      fix: {f.fix.title}" + (f" -> {f.fix.replacement}" if f.fix.replacement else "")),
+                          soft_wrap=True)
+
+
+def _render_trace_error(result: InspectResult, console: Console) -> None:
+    for f in result.findings:
+        console.print(f"[bold red]{esc(str(f.details.get('error', f.code)))}[/bold red] while tracing", soft_wrap=True)
+        lines = []
+        if f.location:
+            lines.append(f"  at {f.location}")
+        if f.details.get("source"):
+            lines.append(f"    {f.details['source']}")
+        if f.details.get("what"):
+            lines.append(f"  what happened: {f.details['what']}")
+        if f.details.get("traced"):
+            lines.append(f"  traced value: {f.details['traced']}")
+        if f.details.get("argument"):
+            lines.append(f"  depends on argument: {f.details['argument']}")
+        if f.fix:
+            lines += [f"  fix: {f.fix.title}", f"       {f.fix.description}"]
+        lines.append(f"  JAX said: {f.details.get('jax_message', '') or f.message}")
+        for line in lines:
+            console.print(esc(line), soft_wrap=True)

@@ -1,0 +1,73 @@
+"""The self-contained HTML report, rendered from real results and checked in headless chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import jitscope
+from jitscope.render.html import render
+from jitscope.render.html.svg import bar_chart, loglog_chart
+
+from .browser import dump_dom, screenshot
+
+
+@pytest.fixture(scope="module")
+def watch_result():
+    @jax.jit
+    def step(x):
+        return x * 2 + jnp.sin(x)
+
+    with jitscope.watch(print_summary=False) as w:
+        for n in (3, 4, 5):
+            step(jnp.ones(n))
+    return w.result()
+
+
+def test_html_is_self_contained_and_embeds_the_numbers(watch_result):
+    html = render(watch_result)
+    assert html.startswith("<!DOCTYPE html>")
+    # Nothing is fetched: no external scripts, stylesheets, images or fonts.
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
+    assert "<script src" not in html and "@import" not in html
+    data = json.loads(re.search(r'<script type="application/json" id="jitscope-data">(.*?)</script>',
+                                html, re.S).group(1).replace("<\\/", "</"))
+    assert data["kind"] == "watch" and len(data["events"]) == 3
+
+
+def test_browser_renders_sections_and_one_span_per_compile(watch_result, tmp_path):
+    page = tmp_path / "watch.html"
+    page.write_text(render(watch_result))
+    dom = dump_dom(page)
+    for title in ("Compiles per function", "Timeline", "Recompiles"):
+        assert title in dom
+    timeline = dom.split('id="timeline"', 1)[1].split("</section>", 1)[0]
+    assert timeline.count("<rect") == len(watch_result.events) == 3
+    assert "shape change" in dom and "x: f32[3] -&gt; f32[4]" in dom
+    png = screenshot(page, tmp_path / "watch.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_command_converts_saved_json(watch_result, tmp_path, cli):
+    saved = tmp_path / "w.json"
+    watch_result.save(saved)
+    proc = cli("report", str(saved), "-o", str(tmp_path / "w.html"))
+    assert proc.returncode == 0, proc.stderr
+    assert "Compiles per function" in (tmp_path / "w.html").read_text()
+    proc = cli("report", str(saved))
+    assert proc.returncode == 0 and "3 compiles" in proc.stdout
+    proc = cli("report", str(saved), "--format", "json")
+    assert json.loads(proc.stdout) == watch_result.to_dict()
+
+
+def test_charts_scale_bars_and_drop_nonpositive_points():
+    svg = bar_chart(["a", "b"], [1.0, 2.0])
+    widths = [float(w) for w in re.findall(r'<rect x="\d+" y="[\d.]+" width="([\d.]+)"', svg)]
+    assert len(widths) == 2 and widths[1] == pytest.approx(2 * widths[0], rel=1e-3)
+    assert "n/a" in bar_chart(["a"], [None])
+    svg = loglog_chart({"s": [(100, 1.0), (200, 4.0), (400, 0.0)]})
+    assert svg.count("<circle") == 2
