@@ -1,4 +1,176 @@
-"""Stub: to be implemented."""
+"""``jitscope.compare``: measure named variants of one computation and say which to use.
 
-def compare(*args, **kwargs):
-    raise NotImplementedError("compare")
+Collect (``collect/variants.py``: cold first call, AOT phases, steady state), analyze
+(``analyze/compare.py``: break-even, recommendation; ``analyze/numerics.py``: outputs),
+and return a ``CompareResult`` that any renderer can show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .analyze.compare import Costs, break_even_table, recommend
+from .analyze.numerics import compare_outputs
+from .collect.variants import Variant, measure_variant
+from .model import ArgSignature, Environment
+from .results.compare import CompareResult, VariantResult
+
+
+def _as_variants(variants: Mapping[str, Any] | Sequence[Variant]) -> list[Variant]:
+    if isinstance(variants, Mapping):
+        out = []
+        for name, fn in variants.items():
+            if isinstance(fn, Variant):
+                out.append(fn)
+            else:
+                out.append(Variant(str(name), fn))
+        return out
+    out = list(variants)
+    for v in out:
+        if not isinstance(v, Variant):
+            raise TypeError(f"variants must be a mapping name -> callable or a list of Variant, got {type(v).__name__}")
+    return out
+
+
+def _pick_reference(result: CompareResult, variants: list[Variant], requested: str | None) -> str | None:
+    names = [v.name for v in variants]
+    if requested is not None and requested not in names:
+        raise ValueError(f"reference '{requested}' is not one of the variants ({', '.join(names)})")
+    ok = {v.name for v in result.variants if v.ok}
+    candidates = [requested] if requested else []
+    candidates += [v.name for v in variants if not v.is_jitted and v.check_output]
+    candidates += [v.name for v in variants if v.check_output]
+    for name in candidates:
+        if name in ok:
+            return name
+    return None
+
+
+def run_compare(
+    variants: Mapping[str, Any] | Sequence[Variant],
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    calls: int | None = None,
+    budget_s: float = 0.5,
+    min_samples: int = 5,
+    reference: str | None = None,
+    phases: bool = True,
+    title: str = "",
+    static: Sequence[str] = (),
+    on_variant: Callable[[str], None] | None = None,
+    keep_partial_on_interrupt: bool = False,
+) -> tuple[CompareResult, dict[str, Any]]:
+    """Like ``compare`` but also return each successful variant's first output (for callers that
+    need the values, e.g. the demo's numerics case study). With ``keep_partial_on_interrupt``, Ctrl-C
+    stops measuring and returns what was measured (``result.interrupted``) instead of raising."""
+    vs = _as_variants(variants)
+    if not vs:
+        raise ValueError("compare needs at least one variant")
+    if calls is not None and calls < 1:
+        raise ValueError(f"calls must be >= 1, got {calls}")
+    args, kw = tuple(args), dict(kwargs or {})
+    result = CompareResult(calls=calls, budget_s=budget_s, min_samples=min_samples, title=title,
+                           env=Environment.capture())
+    try:
+        result.signature = ArgSignature.of(args, {k: v for k, v in kw.items() if k not in static},
+                                           {k: v for k, v in kw.items() if k in static})
+    except Exception:  # a signature is a description; never let it stop a measurement
+        result.signature = None
+    outputs: dict[str, Any] = {}
+    for v in vs:
+        if result.interrupted:
+            result.variants.append(VariantResult(v.name, v.is_jitted, v.description, error="interrupted",
+                                                 error_stage="resolve"))
+            continue
+        if on_variant is not None:
+            on_variant(v.name)
+        try:
+            rec, out = measure_variant(v, args, kw, budget_s=budget_s, min_samples=min_samples, phases=phases)
+        except KeyboardInterrupt:
+            if not keep_partial_on_interrupt:
+                raise
+            # Keep what was measured: the caller still saves and shows it.
+            result.interrupted = True
+            result.errors.append(f"interrupted while measuring variant '{v.name}'")
+            result.variants.append(VariantResult(v.name, v.is_jitted, v.description, error="interrupted",
+                                                 error_stage="first_call"))
+            continue
+        result.variants.append(rec)
+        if rec.error is not None:
+            result.errors.append(f"variant '{v.name}' failed ({rec.error_stage}): {rec.error}")
+        elif rec.first_call is not None:
+            outputs[v.name] = out
+
+    result.reference = _pick_reference(result, vs, reference)
+    mismatched: set[str] = set()
+    if result.reference is not None:
+        ref_out = outputs[result.reference]
+        for v in vs:
+            if v.name == result.reference or not v.check_output or v.name not in outputs:
+                continue
+            diff = compare_outputs(ref_out, outputs[v.name], result.reference, v.name)
+            result.numerics.append(diff)
+            if diff.status == "mismatch":
+                mismatched.add(v.name)
+                result.errors.append(f"variant '{v.name}' output does not match '{result.reference}': {diff.detail}")
+
+    ok = [r for r in result.variants if r.ok and r.name not in mismatched]
+    costs = [Costs(r.name, r.first_call.median, r.steady.median) for r in ok]  # type: ignore[union-attr]
+    ref = next((r for r in ok if r.name == result.reference), None)
+    for r in ok:
+        if ref is not None and r.steady.median:  # type: ignore[union-attr]
+            r.speedup = ref.steady.median / r.steady.median  # type: ignore[union-attr,operator]
+    result.break_even = break_even_table(costs)
+    result.recommendation = recommend(costs, calls)
+    return result, outputs
+
+
+def compare(
+    variants: Mapping[str, Any] | Sequence[Variant],
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    calls: int | None = None,
+    budget_s: float = 0.5,
+    min_samples: int = 5,
+    reference: str | None = None,
+    phases: bool = True,
+    title: str = "",
+    static: Sequence[str] = (),
+) -> CompareResult:
+    """Measure variants of one computation and recommend one for a workload of ``calls`` calls.
+
+    For every variant: the first call from a cold cache (``jax.clear_caches()``; includes trace and
+    compile), the trace / lower / compile split for jitted variants (ahead-of-time stages), and
+    the steady per-call time (median, min, max; at least ``min_samples`` samples and about
+    ``budget_s`` seconds). Outputs are compared with ``reference`` (default: the first eager
+    variant); break-even call counts are computed for every pair. A variant that raises is
+    recorded with its error and the others are still measured.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> def selu(x):
+        ...     return 1.05 * jnp.where(x > 0, x, 1.67 * jnp.exp(x) - 1.67)
+        >>> r = compare({"eager": selu, "jit": jax.jit(selu)}, (jnp.ones(1000),), calls=100)
+        >>> r.recommendation.best in ("eager", "jit")
+        True
+
+    Args:
+        variants: ``{"name": callable}`` or a list of ``Variant`` (for rebinding, see
+            ``jitscope.scope_variants``). A ``jax.jit`` object counts as jitted.
+        args, kwargs: the call arguments, the same for every variant.
+        calls: the workload length for the recommendation; None recommends by steady state.
+        budget_s, min_samples: steady-state sampling budget per variant.
+        reference: the variant outputs and speedups are compared with.
+        phases: measure the trace/lower/compile split of jitted variants (costs one extra compile).
+        title: a label carried into the result.
+        static: names of ``kwargs`` that the jitted variants take as static arguments (recorded as
+            static values in the result's signature; jit the variants with ``static_argnames`` yourself).
+
+    Returns:
+        A ``CompareResult``; ``result.errors`` lists failed variants and output mismatches.
+    """
+    return run_compare(variants, args, kwargs, calls=calls, budget_s=budget_s, min_samples=min_samples,
+                       reference=reference, phases=phases, title=title, static=static)[0]

@@ -1,16 +1,86 @@
-"""`jitscope demo` (not implemented yet)."""
+"""`jitscope demo`: the seeds' case studies measured live, each with a lesson computed from its numbers.
+
+Exit codes: 0 every case study ran; 1 a case study failed (the others are still shown and
+written); 2 usage error (unknown --only name, HTML renderer unavailable).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..errors import JitscopeError
+from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from ._common import add_json_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="(not implemented yet)")
+    from ..gallery import CASES
+
+    p = sub.add_parser("demo", help="the seeds' case studies measured live on this machine",
+                       description="Run the seeds' case studies (" + ", ".join(CASES) + ") with the compare "
+                                   "engine and print each table with a lesson computed from the numbers.")
+    p.add_argument("--quick", action="store_true", help="smaller inputs and budgets (whole demo under 30 s)")
+    p.add_argument("--only", metavar="NAME[,NAME]", help="run only these case studies: " + ", ".join(CASES))
+    p.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report to PATH")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_json_option(p)
     p.set_defaults(func=run)
 
 
+def _html_renderer():
+    try:
+        from ..render import html
+    except ImportError:
+        raise UsageError("--html: the HTML renderer (jitscope.render.html) is not available in this build") from None
+    return html.render
+
+
 def run(args: argparse.Namespace) -> int:
-    raise JitscopeError("'demo' is not implemented yet")
+    from .._demo import demo, parse_only
+    from ..render.console import make_console, render
+
+    names = parse_only(args.only)
+    html_render = _html_renderer() if args.html else None
+    show = not args.no_progress and sys.stderr.isatty()
+    if show:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True) as bar:
+            task = bar.add_task("jitscope demo", total=len(names))
+            seen: list[str] = []
+
+            def on_case(name: str, title: str) -> None:
+                if seen:
+                    bar.advance(task)
+                seen.append(name)
+                bar.update(task, description=title)
+
+            result = demo(names, quick=args.quick, on_case=on_case)
+            bar.advance(task)
+    else:
+        result = demo(names, quick=args.quick)
+    if args.json:
+        result.save(args.json)
+    html_error = None
+    if html_render is not None:
+        from pathlib import Path
+
+        try:
+            page = html_render(result)
+            Path(args.html).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.html).write_text(page, encoding="utf-8")
+        except Exception as e:  # the tables and the JSON are still delivered
+            html_error = f"--html {args.html}: {type(e).__name__}: {e}"
+    render(result, make_console())
+    if html_error is not None:
+        print(f"jitscope: {html_error}", file=sys.stderr)
+        return EXIT_FINDINGS
+    for case in result.cases:
+        if case.error is not None:
+            print(f"jitscope: case study '{case.name}' failed: {case.error}", file=sys.stderr)
+    if result.interrupted:
+        print("jitscope: interrupted", file=sys.stderr)
+        return 130
+    return EXIT_OK if result.ok else EXIT_FINDINGS

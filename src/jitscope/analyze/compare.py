@@ -1,0 +1,203 @@
+"""Pure arithmetic over measured variants: totals, break-even call counts, a recommendation.
+
+Each variant is summarised by two numbers: its first call (trace + compile + run, from a
+cold cache) and its steady per-call time (the median). Over a workload of ``n`` calls a
+variant costs ``first + (n - 1) * steady``. Two variants cost the same at
+
+    n* = 1 + (first_a - first_b) / (steady_b - steady_a)
+
+calls; the variant with the lower steady time wins every workload longer than that. These
+functions take plain numbers (or Timing records) and never run anything, so they are tested
+on constructed records.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .._serde import Record
+
+
+@dataclass(frozen=True)
+class Costs:
+    """The two numbers the workload model needs for one variant, in seconds."""
+
+    name: str
+    first: float
+    steady: float
+
+
+@dataclass
+class BreakEven(Record):
+    """How two variants trade first-call cost against per-call cost.
+
+    ``faster`` has the lower steady per-call time, ``slower`` the higher. ``break_even_calls`` is
+    the (fractional) workload length at which their totals are equal; ``faster_from_call`` is the
+    first whole call count from which ``faster`` has the lower total. When ``faster`` also has
+    the cheaper (or equal) first call it wins from call 1 and ``break_even_calls`` is None.
+    When the steady times are equal the one with the cheaper first call always wins
+    (``faster_from_call`` is 1 for it, ``break_even_calls`` None).
+    """
+
+    faster: str
+    slower: str
+    break_even_calls: float | None = None
+    faster_from_call: int = 1
+    first_call_penalty_s: float = 0.0  # first(faster) - first(slower); > 0 means faster pays up front
+    per_call_saving_s: float = 0.0  # steady(slower) - steady(faster)
+
+
+@dataclass
+class Recommendation(Record):
+    """The variant with the lowest total time for a workload of ``calls`` calls, and by how much.
+
+    ``calls`` is None for a steady-state recommendation (an unbounded workload): then ``best``
+    is the variant with the lowest per-call time. ``best_from_call``/``best_until_call`` bound
+    the workload lengths over which ``best`` stays the best (``best_until_call`` None = forever).
+    ``text`` is a sentence built from these numbers.
+    """
+
+    best: str
+    calls: int | None = None
+    runner_up: str | None = None
+    best_total_s: float | None = None
+    runner_up_total_s: float | None = None
+    saving_s: float | None = None
+    ratio: float | None = None  # runner-up total / best total (per-call times when calls is None)
+    best_from_call: int = 1
+    best_until_call: int | None = None
+    overtaken_by: str | None = None  # the variant that is cheaper from best_until_call + 1 on
+    totals_s: dict[str, float] = field(default_factory=dict)
+    text: str = ""
+
+
+def total_time(first: float, steady: float, calls: int) -> float:
+    """Seconds for ``calls`` calls: the first call, then ``calls - 1`` steady calls."""
+    if calls < 1:
+        raise ValueError(f"calls must be >= 1, got {calls}")
+    return first + (calls - 1) * steady
+
+
+def break_even(a: Costs, b: Costs) -> BreakEven:
+    """Break-even between two variants (order does not matter)."""
+    fast, slow = (a, b) if (a.steady, a.first) <= (b.steady, b.first) else (b, a)
+    penalty = fast.first - slow.first
+    saving = slow.steady - fast.steady
+    if penalty <= 0 or saving <= 0:
+        # The faster-per-call variant is no worse up front (or they tie per call and it is
+        # cheaper up front, by the sort order): it wins from call 1.
+        return BreakEven(fast.name, slow.name, None, 1, penalty, max(saving, 0.0))
+    crossing = 1.0 + penalty / saving
+    # Smallest whole n with total(fast, n) < total(slow, n), i.e. n - 1 > penalty / saving.
+    from_call = math.floor(penalty / saving) + 2
+    return BreakEven(fast.name, slow.name, crossing, from_call, penalty, saving)
+
+
+def break_even_table(costs: list[Costs]) -> list[BreakEven]:
+    """Break-even for every pair, in the order the variants were given."""
+    return [break_even(a, b) for i, a in enumerate(costs) for b in costs[i + 1:]]
+
+
+def _best_range(best: Costs, others: list[Costs]) -> tuple[int, int | None, str | None]:
+    """Whole call counts [from, until] over which ``best`` has the lowest total of all, and the
+    variant that overtakes it first (None if none does)."""
+    lo, hi, by = 1, None, None
+    for o in others:
+        be = break_even(best, o)
+        if be.faster == best.name:
+            lo = max(lo, be.faster_from_call)
+        elif be.break_even_calls is not None:
+            # ``o`` is faster per call and overtakes ``best`` from be.faster_from_call on.
+            until = be.faster_from_call - 1
+            if hi is None or until < hi:
+                hi, by = until, o.name
+    return lo, hi, by
+
+
+def recommend(costs: list[Costs], calls: int | None = None) -> Recommendation | None:
+    """Pick the variant with the least total time for ``calls`` calls (None: per-call, steady state)."""
+    if not costs:
+        return None
+    if calls is None:
+        totals = {c.name: c.steady for c in costs}
+    else:
+        totals = {c.name: total_time(c.first, c.steady, calls) for c in costs}
+    ranked = sorted(costs, key=lambda c: (totals[c.name], c.first))
+    best = ranked[0]
+    rec = Recommendation(best.name, calls, totals_s=totals, best_total_s=totals[best.name])
+    rec.best_from_call, rec.best_until_call, rec.overtaken_by = _best_range(best, ranked[1:])
+    if len(ranked) > 1:
+        runner = ranked[1]
+        rec.runner_up = runner.name
+        rec.runner_up_total_s = totals[runner.name]
+        rec.saving_s = totals[runner.name] - totals[best.name]
+        rec.ratio = totals[runner.name] / totals[best.name] if totals[best.name] > 0 else None
+    rec.text = recommendation_text(rec)
+    return rec
+
+
+def _fmt(s: float | None) -> str:
+    if s is None:
+        return "-"
+    a = abs(s)
+    if a >= 1:
+        return f"{s:.2f} s"
+    if a >= 1e-3:
+        return f"{s * 1e3:.3g} ms"
+    return f"{s * 1e6:.3g} µs"
+
+
+def fmt_ratio(r: float | None) -> str:
+    """``3.2x`` style ratio, with enough digits to tell 1.04x from 1.4x."""
+    if r is None or not math.isfinite(r):
+        return "-"
+    return f"{r:.3g}x" if r < 100 else f"{r:,.0f}x"
+
+
+def recommendation_text(rec: Recommendation) -> str:
+    """One sentence built from a Recommendation's numbers."""
+    if rec.runner_up is None:
+        return f"only {rec.best} was measured successfully"
+    if rec.calls is None:
+        s = (f"steady state: {rec.best} is fastest per call ({_fmt(rec.best_total_s)}), "
+             f"{fmt_ratio(rec.ratio)} faster than {rec.runner_up} ({_fmt(rec.runner_up_total_s)})")
+        if rec.best_from_call > 1:
+            s += f"; counting its first call it is the best choice from call {rec.best_from_call} on"
+        return s
+    s = (f"for {rec.calls} call{'s' if rec.calls != 1 else ''}: use {rec.best} "
+         f"({_fmt(rec.best_total_s)} in total), {fmt_ratio(rec.ratio)} less than {rec.runner_up} "
+         f"({_fmt(rec.runner_up_total_s)}, {_fmt(rec.saving_s)} more)")
+    if rec.best_from_call > 1 and rec.best_until_call is not None:
+        s += (f"; {rec.best} is the best choice for {rec.best_from_call} to {rec.best_until_call} calls, "
+              f"{rec.overtaken_by} beyond")
+    elif rec.best_from_call > 1:
+        s += f"; {rec.best} is the best choice from call {rec.best_from_call} on"
+    elif rec.best_until_call is not None:
+        n = rec.best_until_call
+        s += f"; beyond {n} call{'s' if n != 1 else ''} {rec.overtaken_by} wins"
+    else:
+        s += f"; {rec.best} wins from the first call"
+    return s
+
+
+def speedups(steady: Mapping[str, float], reference: str) -> dict[str, float]:
+    """Reference steady time / each variant's steady time (> 1 means faster than the reference)."""
+    ref = steady.get(reference)
+    if not ref:
+        return {}
+    return {name: ref / t for name, t in steady.items() if t and t > 0}
+
+
+def fit_exponent(xs: list[float], ys: list[float]) -> float | None:
+    """Least-squares slope of log(y) against log(x): y ~ x**slope. None with fewer than 2 usable points."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x and y and x > 0 and y > 0]
+    if len(pts) < 2:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if sxx == 0:
+        return None
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx

@@ -1,0 +1,261 @@
+"""Build and measure variants of a computation: eager, jitted, jitted at different scopes.
+
+A ``Variant`` is a named callable plus what must be true while it runs (module globals
+rebound, e.g. ``mod.f = jax.jit(f)`` so that an un-jitted ``g`` calls a jitted ``f``).
+``measure_variant`` records, from a cold cache (``jax.clear_caches()``):
+
+1. for jitted variants, the ahead-of-time split ``fn.trace(...)``, ``.lower()``, ``.compile()``;
+2. the first call (trace + compile + run), counting XLA backend compiles via ``jax.monitoring``;
+3. the steady state with ``clock.measure`` (blocking on every output leaf).
+
+Nothing here decides anything; ``analyze/compare.py`` does the arithmetic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from ..model import Timing
+from ..results.compare import VariantResult
+from .clock import block, measure
+
+BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+# Enough for a stable median of a microsecond call; keeps a saved result small.
+MAX_SAMPLES = 2000
+
+
+@dataclass
+class Binding:
+    """Set ``namespace.name = value`` (a module or a globals dict) while a variant runs."""
+
+    namespace: Any
+    name: str
+    value: Any
+
+
+@dataclass
+class Variant:
+    """A named way of computing the same thing.
+
+    ``jitted`` None means "detect": a ``jax.jit`` object (it has ``.trace`` and ``.lower``) is
+    jitted. ``bindings`` are applied around every call of the variant and restored afterwards.
+    ``check_output=False`` skips the numerical comparison (e.g. a NumPy variant drawing
+    different random numbers). ``error`` marks a variant that could not be built; it is
+    reported as failed without running.
+    """
+
+    name: str
+    fn: Callable[..., Any] | None
+    jitted: bool | None = None
+    description: str = ""
+    bindings: list[Binding] = field(default_factory=list)
+    check_output: bool = True
+    error: str | None = None
+    inner_calls: list[int] | None = None  # counter shared with a rebound inner function
+
+    @property
+    def is_jitted(self) -> bool:
+        """Declared jitted, or (when ``jitted`` is None) a ``jax.jit`` object."""
+        if self.jitted is not None:
+            return self.jitted
+        return is_jit_object(self.fn)
+
+
+def is_jit_object(fn: Any) -> bool:
+    """True for ``jax.jit``-wrapped callables (they offer the AOT ``trace``/``lower`` stages)."""
+    return fn is not None and hasattr(fn, "lower") and hasattr(fn, "trace")
+
+
+def unwrap_jit(fn: Any) -> Any:
+    """The Python function under a ``jax.jit`` wrapper (``fn`` itself if it is not one)."""
+    return getattr(fn, "__wrapped__", fn) if is_jit_object(fn) else fn
+
+
+@contextlib.contextmanager
+def rebind(bindings: list[Binding]) -> Iterator[None]:
+    """Apply ``bindings`` for the duration of the block; always restore the old values."""
+    missing = object()
+    saved: list[tuple[Binding, Any]] = []
+    try:
+        for b in bindings:
+            if isinstance(b.namespace, dict):
+                saved.append((b, b.namespace.get(b.name, missing)))
+                b.namespace[b.name] = b.value
+            else:
+                saved.append((b, getattr(b.namespace, b.name, missing)))
+                setattr(b.namespace, b.name, b.value)
+        yield
+    finally:
+        for b, old in reversed(saved):
+            if isinstance(b.namespace, dict):
+                if old is missing:
+                    b.namespace.pop(b.name, None)
+                else:
+                    b.namespace[b.name] = old
+            elif old is missing:
+                delattr(b.namespace, b.name)
+            else:
+                setattr(b.namespace, b.name, old)
+
+
+def _label(fn: Any) -> str:
+    return getattr(unwrap_jit(fn), "__name__", None) or type(fn).__name__
+
+
+def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, inner_name: str,
+                   static_argnames: tuple[str, ...] = ()) -> list[Variant]:
+    """Eager, jit(inner), jit(outer) and jit(both) for an outer function that calls an inner one.
+
+    The inner function is looked up as ``inner_module.inner_name`` and, while each variant runs,
+    rebound there (and in ``outer``'s own globals when it holds the same object) to the plain
+    or the jitted inner function. ``outer`` and the inner function may themselves be jitted in
+    the source; they are unwrapped first so "eager" really is eager.
+    """
+    import jax
+
+    outer_fn = unwrap_jit(outer)
+    ns_get = inner_module.get if isinstance(inner_module, dict) else functools.partial(getattr, inner_module)
+    original = ns_get(inner_name, None)
+    if original is None:
+        raise KeyError(inner_name)
+    inner_fn = unwrap_jit(original)
+    f, g = _label(inner_fn), _label(outer_fn)
+    namespaces: list[Any] = [inner_module]
+    outer_globals = getattr(outer_fn, "__globals__", None)
+    inner_globals = inner_module if isinstance(inner_module, dict) else vars(inner_module)
+    if outer_globals is not None and outer_globals is not inner_globals and outer_globals.get(inner_name) is original:
+        namespaces.append(outer_globals)
+
+    def bound(value: Any) -> list[Binding]:
+        return [Binding(ns, inner_name, value) for ns in namespaces]
+
+    def counted(fn: Callable[..., Any], counter: list[int]) -> Callable[..., Any]:
+        @functools.wraps(inner_fn)
+        def call(*a: Any, **k: Any) -> Any:
+            counter[0] += 1
+            return fn(*a, **k)
+        return call
+
+    jf_calls, both_calls = [0], [0]
+    static = tuple(static_argnames)
+    return [
+        Variant("eager", outer_fn, False, f"{g} and {f} run op by op", bound(inner_fn)),
+        Variant(f"jit({f})", outer_fn, False, f"{g} in Python calls jax.jit({f})",
+                bound(counted(jax.jit(inner_fn), jf_calls)), inner_calls=jf_calls),
+        Variant(f"jit({g})", jax.jit(outer_fn, static_argnames=static), True,
+                f"jax.jit({g}); {f} traced inline", bound(inner_fn)),
+        Variant("jit(both)", jax.jit(outer_fn, static_argnames=static), True,
+                f"jax.jit({g}) calling jax.jit({f}): the inner jit is inlined",
+                bound(counted(jax.jit(inner_fn), both_calls)), inner_calls=both_calls),
+    ]
+
+
+class CompileCounter:
+    """Counts XLA backend compiles (and their seconds) reported through ``jax.monitoring``."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+
+    def __call__(self, event: str, duration_secs: float, **kwargs: Any) -> None:
+        if event == BACKEND_COMPILE_EVENT:
+            self.count += 1
+            self.seconds += duration_secs
+
+    def __enter__(self) -> CompileCounter:
+        import jax.monitoring
+
+        jax.monitoring.register_event_duration_secs_listener(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import jax.monitoring
+
+        jax.monitoring.unregister_event_duration_listener(self)
+
+
+def error_line(e: BaseException) -> str:
+    """``Type: first line of the message`` (JAX errors run to many lines)."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
+    """Seconds for ``fn.trace(*args, **kwargs)``, ``.lower()`` and ``.compile()`` (cold caches)."""
+    import jax
+
+    jax.clear_caches()
+    t0 = time.perf_counter()
+    traced = fn.trace(*args, **kwargs)
+    t1 = time.perf_counter()
+    lowered = traced.lower()
+    t2 = time.perf_counter()
+    lowered.compile()
+    t3 = time.perf_counter()
+    return {"trace": t1 - t0, "lower": t2 - t1, "compile": t3 - t2}
+
+
+def describe_output(out: Any) -> str:
+    """Short jaxpr-style description of an output pytree: ``f32[1000]``, ``(f32[], i32[3])``."""
+    from ..model import ArgSignature
+
+    try:
+        sig = ArgSignature.of((out,))
+    except Exception:  # an output jax cannot flatten is still an output
+        return type(out).__name__
+    parts = [leaf.short() for leaf in sig.leaves]
+    return parts[0] if len(parts) == 1 else f"({', '.join(parts)})"
+
+
+def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float = 0.5,
+                    min_samples: int = 5, phases: bool = True) -> tuple[VariantResult, Any]:
+    """Measure one variant from a cold cache; return its record and its first output (None on error)."""
+    import jax
+
+    res = VariantResult(variant.name, variant.is_jitted, variant.description)
+    if variant.error is not None or variant.fn is None:
+        res.error, res.error_stage = variant.error or "no function", "resolve"
+        return res, None
+    fn = variant.fn
+    with rebind(variant.bindings):
+        if phases and res.jitted and is_jit_object(fn):
+            try:
+                res.phases = aot_phases(fn, args, kwargs)
+            except Exception as e:  # the first call below reports the real failure, if any
+                res.notes.append(f"trace/lower/compile split unavailable: {error_line(e)}")
+        jax.clear_caches()
+        if variant.inner_calls is not None:
+            variant.inner_calls[0] = 0
+        try:
+            with CompileCounter() as cc:
+                first_s, out = _time_call(fn, args, kwargs)
+        except Exception as e:
+            res.error, res.error_stage = error_line(e), "first_call"
+            return res, None
+        res.first_call = Timing.single(first_s)
+        res.compiles_first_call, res.compile_seconds_first_call = cc.count, cc.seconds
+        res.output = describe_output(out)
+        if variant.inner_calls is not None and variant.inner_calls[0] == 0:
+            res.notes.append("the rebound inner function was never called: this variant equals its un-rebound twin")
+        try:
+            warmup = 1 if first_s < 0.05 else 0  # the first call already warmed a slow variant
+            with CompileCounter() as cc:
+                res.steady = measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
+                                     max_samples=max(MAX_SAMPLES, min_samples), warmup=warmup)
+            res.compiles_per_call = cc.count / (len(res.steady.samples) + warmup)
+        except Exception as e:
+            res.error, res.error_stage = error_line(e), "steady"
+            return res, out
+    return res, out
+
+
+def _time_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = block(fn(*args, **kwargs))
+    return time.perf_counter() - t0, out

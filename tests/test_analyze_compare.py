@@ -1,0 +1,134 @@
+"""Break-even and recommendation arithmetic on constructed numbers (no JAX needed)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from jitscope.analyze.compare import (
+    BreakEven,
+    Costs,
+    Recommendation,
+    break_even,
+    break_even_table,
+    fit_exponent,
+    recommend,
+    speedups,
+    total_time,
+)
+from jitscope.model import Timing
+
+
+def costs(name: str, first: list[float], steady: list[float]) -> Costs:
+    """Costs from Timing records, as the engine builds them (medians)."""
+    return Costs(name, Timing(first).median, Timing(steady).median)
+
+
+def test_total_time():
+    assert total_time(0.5, 0.005, 1) == 0.5
+    assert total_time(0.5, 0.005, 101) == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        total_time(1.0, 1.0, 0)
+
+
+def test_break_even_seed_000_numbers():
+    # Seed 000: jit(g) 0.5 s first then 0.005 s; no jit 0.3 s every call.
+    jit_g = costs("jit(g)", [0.5], [0.005, 0.004, 0.006])
+    eager = costs("eager", [0.3], [0.3, 0.31, 0.29])
+    be = break_even(eager, jit_g)
+    assert (be.faster, be.slower) == ("jit(g)", "eager")
+    # totals equal at n = 1 + 0.2 / 0.295
+    assert be.break_even_calls == pytest.approx(1 + 0.2 / 0.295)
+    assert be.faster_from_call == 2
+    assert total_time(0.5, 0.005, 2) < total_time(0.3, 0.3, 2)
+    assert total_time(0.5, 0.005, 1) > total_time(0.3, 0.3, 1)
+    assert be.first_call_penalty_s == pytest.approx(0.2)
+    assert be.per_call_saving_s == pytest.approx(0.295)
+
+
+@pytest.mark.parametrize("first_a,steady_a,first_b,steady_b", [
+    (10.0, 1.0, 1.0, 2.0), (3.0, 0.5, 1.0, 1.5), (100.0, 0.1, 0.0, 0.2), (2.0, 1.0, 1.0, 1.5),
+])
+def test_faster_from_call_is_the_first_whole_call_count_that_wins(first_a, steady_a, first_b, steady_b):
+    be = break_even(Costs("a", first_a, steady_a), Costs("b", first_b, steady_b))
+    assert be.faster == "a"
+    n = be.faster_from_call
+    assert total_time(first_a, steady_a, n) < total_time(first_b, steady_b, n)
+    assert total_time(first_a, steady_a, n - 1) >= total_time(first_b, steady_b, n - 1)
+    assert n - 1 <= be.break_even_calls <= n
+
+
+def test_dominating_variant_wins_from_call_one():
+    be = break_even(Costs("slow", 2.0, 1.0), Costs("fast", 1.0, 0.5))
+    assert be == BreakEven("fast", "slow", None, 1, -1.0, 0.5)
+
+
+def test_equal_steady_cheaper_first_call_wins():
+    be = break_even(Costs("a", 2.0, 1.0), Costs("b", 1.0, 1.0))
+    assert be.faster == "b" and be.break_even_calls is None and be.faster_from_call == 1
+
+
+def test_break_even_table_has_every_pair_once():
+    cs = [Costs("a", 1, 1), Costs("b", 2, 0.5), Costs("c", 3, 0.1)]
+    table = break_even_table(cs)
+    assert len(table) == 3
+    assert {frozenset((b.faster, b.slower)) for b in table} == {frozenset("ab"), frozenset("ac"), frozenset("bc")}
+
+
+def test_recommend_short_workload_prefers_cheap_first_call():
+    eager, jit = Costs("eager", 0.3, 0.3), Costs("jit", 0.5, 0.005)
+    one = recommend([eager, jit], calls=1)
+    assert one.best == "eager" and one.runner_up == "jit"
+    assert one.best_until_call == 1 and one.overtaken_by == "jit"  # jit overtakes from call 2
+    assert "beyond 1 call jit wins" in one.text
+    assert one.saving_s == pytest.approx(0.2)
+    assert "eager" in one.text and "1 call" in one.text
+    many = recommend([eager, jit], calls=100)
+    assert many.best == "jit"
+    assert many.totals_s["jit"] == pytest.approx(0.5 + 99 * 0.005)
+    assert many.ratio == pytest.approx(many.totals_s["eager"] / many.totals_s["jit"])
+    assert many.best_from_call == 2 and many.best_until_call is None
+    assert "from call 2" in many.text
+
+
+def test_recommend_text_changes_with_numbers():
+    a = recommend([Costs("x", 1, 1), Costs("y", 5, 0.1)], calls=10).text
+    b = recommend([Costs("x", 1, 0.01), Costs("y", 5, 0.1)], calls=10).text
+    assert a != b
+    assert a.startswith("for 10 calls: use y") and b.startswith("for 10 calls: use x")
+
+
+def test_recommend_steady_state():
+    rec = recommend([Costs("eager", 0.01, 0.3), Costs("jit", 0.5, 0.1)])
+    assert rec.calls is None and rec.best == "jit"
+    assert rec.ratio == pytest.approx(3.0)
+    assert rec.best_from_call == 4  # 0.5 + (n-1)0.1 < 0.01 + (n-1)0.3  <=>  n - 1 > 2.45
+    assert "steady state" in rec.text and "3x" in rec.text
+
+
+def test_recommend_single_and_empty():
+    assert recommend([]) is None
+    only = recommend([Costs("a", 1, 1)], calls=3)
+    assert only.best == "a" and only.runner_up is None and "only a" in only.text
+
+
+def test_records_round_trip():
+    rec = recommend([Costs("a", 1, 1), Costs("b", 2, 0.5)], calls=5)
+    assert Recommendation.from_dict(rec.to_dict()) == rec
+    be = break_even(Costs("a", 1, 1), Costs("b", 2, 0.5))
+    assert BreakEven.from_dict(be.to_dict()) == be
+
+
+def test_speedups():
+    assert speedups({"eager": 1.0, "jit": 0.25}, "eager") == {"eager": 1.0, "jit": 4.0}
+    assert speedups({"jit": 0.25}, "eager") == {}
+
+
+def test_fit_exponent():
+    ns = [100, 200, 400, 800]
+    assert fit_exponent(ns, [n ** 2 * 3.0 for n in ns]) == pytest.approx(2.0)
+    assert fit_exponent(ns, [5.0] * 4) == pytest.approx(0.0)
+    assert fit_exponent([1], [1]) is None
+    assert fit_exponent([2, 2], [1, 3]) is None
+    assert math.isclose(fit_exponent(ns, [n * 1.0 for n in ns]), 1.0)

@@ -1,0 +1,176 @@
+"""`jitscope demo`: the gallery case studies run live; every lesson agrees with its own numbers."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from jitscope import demo
+from jitscope.errors import UsageError
+from jitscope.gallery import CASES, case_module
+from jitscope.render.console import make_console, render
+from jitscope.results import load_result
+from jitscope.schema import validate
+
+
+def steady(case, name):
+    return case.compare.variant(name).steady.median
+
+
+def fastest_name(case):
+    ok = [v for v in case.compare.variants if v.ok]
+    return min(ok, key=lambda v: v.steady.median).name
+
+
+def test_cli_quick_only_two_cases(cli, tmp_path):
+    out = tmp_path / "demo.json"
+    p = cli("demo", "--quick", "--only", "selu,lambda_cache", "--json", str(out), "--no-progress")
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    data = json.loads(out.read_text())
+    validate(data)
+    result = load_result(out)
+    assert [c.name for c in result.cases] == ["selu", "lambda_cache"]
+    assert result.quick and result.seconds > 0
+    # each table and lesson is printed
+    assert p.stdout.count("LESSON:") == 2
+    flat = " ".join(p.stdout.split())
+    for case in result.cases:
+        assert case.title in p.stdout
+        assert " ".join(case.lesson.split())[:60] in flat
+        for v in case.compare.variants:
+            assert v.name in p.stdout
+
+    selu = result.case("selu")
+    best = fastest_name(selu)
+    assert selu.lesson.startswith(f"{best} wins")
+    speedup = steady(selu, "eager") / steady(selu, "jit(selu)")
+    assert selu.facts["speedup_jit_vs_eager"] == pytest.approx(speedup)
+    word = "faster" if speedup >= 1 else "slower"
+    assert re.search(rf"runs [0-9.,]+x {word} than eager", selu.lesson)
+
+    lam = result.case("lambda_cache")
+    fresh, cached = lam.compare.variant("fresh lambda"), lam.compare.variant("cached function")
+    # jit caches by function identity: the fresh lambda recompiles every iteration, the cached one never
+    assert fresh.compiles_per_call == pytest.approx(20.0)
+    assert cached.compiles_per_call == 0
+    assert f"it compiled {fresh.compiles_per_call:.3g} times per loop vs {cached.compiles_per_call:.3g}" in lam.lesson
+    ratio = fresh.steady.median / cached.steady.median
+    assert ("slower" if ratio >= 1 else "faster") in lam.lesson
+
+    # the console renderer works on the loaded result (no live objects)
+    buf = io.StringIO()
+    render(result, make_console(file=buf, width=200))
+    assert buf.getvalue().count("LESSON:") == 2
+
+
+def test_scope_numerics_and_scaling_cases_agree_with_their_numbers(tmp_path):
+    result = demo(only=["jit_scope", "float_simplify", "builtin_sum"], quick=True)
+    assert result.ok, [c.error for c in result.cases]
+    validate(result.to_dict())
+
+    scope = result.case("jit_scope")
+    assert [v.name for v in scope.compare.variants] == ["eager", "jit(f)", "jit(g)", "jit(both)"]
+    best = fastest_name(scope)
+    assert scope.lesson.startswith(f"{best} is fastest per call")
+    assert scope.facts["jit_both_over_jit_g"] == pytest.approx(steady(scope, "jit(both)") / steady(scope, "jit(g)"))
+    assert f"{scope.facts['jit_both_over_jit_g']:.2f}x jit(g)'s time" in scope.lesson
+    assert ("as the seed advises" in scope.lesson) == (best in ("jit(g)", "jit(both)"))
+
+    fs = result.case("float_simplify")
+    diff = fs.compare.numerics[0]
+    assert fs.facts["identical"] == (diff.max_abs_error == 0.0)
+    if fs.facts["identical"]:
+        assert "agree bit for bit" in fs.lesson
+    else:
+        assert "jit differs from eager" in fs.lesson
+    rows = {r["variant"]: r for r in fs.rows}
+    assert rows["eager"]["max_rel_vs_y"] > 0  # float32 x + y - x really loses y for x up to 1e6
+
+    bs = result.case("builtin_sum")
+    ns = [r["n"] for r in bs.rows]
+    assert ns == sorted(ns) and len(ns) >= 3
+    # builtin sum unrolls: equations grow linearly with N; jnp.sum is one reduce_sum whatever N
+    assert 0.9 < bs.facts["exponent_eqns_builtin"] < 1.1
+    assert abs(bs.facts["exponent_eqns_jnp"]) < 0.05
+    assert all(r["eqns_builtin"] > r["eqns_jnp"] for r in bs.rows)
+    assert f"N^{bs.facts['exponent_eqns_builtin']:.2f}" in bs.lesson
+    assert f"{bs.rows[-1]['eqns_builtin']:,} equations" in bs.lesson
+
+    path = tmp_path / "d.json"
+    result.save(path)
+    assert load_result(path).to_dict() == result.to_dict()
+
+
+def test_random_walk_lesson_names_the_fastest():
+    case = case_module("random_walk").run(quick=True)
+    assert case.lesson.startswith(f"{fastest_name(case)} is fastest")
+    jt, py = steady(case, "jit(scan+vmap)"), steady(case, "python loops")
+    assert case.facts["speedup_jit_vs_python"] == pytest.approx(py / jt)
+    # the JAX variants draw the same numbers from the same key
+    assert {d.candidate: d.status for d in case.compare.numerics} == {"scan+vmap": "equal", "jit(scan+vmap)": "equal"}
+
+
+def test_gallery_functions_are_importable():
+    from jitscope.gallery import jit_scope, lambda_cache, random_walk, selu
+
+    assert jit_scope.f(1.0) == pytest.approx(2 + 0.8414709848)
+    assert lambda_cache.g_inner_jitted_normal(1.0) == 21
+    assert random_walk.gaussian_random_walk_python(2, 3).shape == (2, 3)
+    assert float(selu.selu(-1.0)) < 0
+    assert CASES[0] == "selu" and len(CASES) == 6
+
+
+def test_failed_case_is_recorded_and_others_run(monkeypatch):
+    mod = case_module("float_simplify")
+
+    def broken(quick=False):
+        raise RuntimeError("case exploded\nmore")
+
+    monkeypatch.setattr(mod, "run", broken)
+    seen = []
+    result = demo(only="float_simplify,selu", quick=True, on_case=lambda name, title: seen.append(name))
+    assert [c.name for c in result.cases] == ["selu", "float_simplify"] == seen
+    assert result.case("float_simplify").error == "RuntimeError: case exploded"
+    assert result.case("selu").error is None and not result.ok
+    validate(result.to_dict())
+
+
+def test_unknown_case_is_a_usage_error(cli):
+    with pytest.raises(UsageError, match="unknown case study 'nope'"):
+        demo(only="selu,nope")
+    p = cli("demo", "--only", "nope")
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert "jitscope: unknown case study 'nope' (known: selu," in p.stderr
+
+
+def test_html_option(cli, tmp_path):
+    try:
+        from jitscope.render import html  # noqa: F401
+    except ImportError:
+        p = cli("demo", "--quick", "--only", "float_simplify", "--html", str(tmp_path / "d.html"))
+        assert p.returncode == 2 and "HTML renderer" in p.stderr
+        return
+    out = tmp_path / "d.html"
+    p = cli("demo", "--quick", "--only", "float_simplify", "--html", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "x + y - x" in out.read_text(encoding="utf-8")
+
+
+def test_interrupt_keeps_finished_cases(monkeypatch):
+    def stop(quick=False):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(case_module("selu"), "run", stop)
+    result = demo(only="float_simplify,selu,lambda_cache", quick=True)
+    assert result.interrupted
+    assert [c.name for c in result.cases] == []  # selu runs first in demo order
+    monkeypatch.undo()
+    monkeypatch.setattr(case_module("lambda_cache"), "run", stop)
+    result = demo(only="float_simplify,selu,lambda_cache", quick=True)
+    assert result.interrupted and [c.name for c in result.cases] == ["selu"]
+    validate(result.to_dict())
