@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import pytest
 
 import jitscope
+from jitscope.render.console import fmt_seconds
 from jitscope.render.html import render
 from jitscope.render.html.svg import bar_chart, loglog_chart
 
@@ -71,3 +72,35 @@ def test_charts_scale_bars_and_drop_nonpositive_points():
     assert "n/a" in bar_chart(["a"], [None])
     svg = loglog_chart({"s": [(100, 1.0), (200, 4.0), (400, 0.0)]})
     assert svg.count("<circle") == 2
+
+
+def test_compare_and_demo_layouts_in_the_browser(tmp_path):
+    import numpy as np
+
+    from jitscope.model import Environment
+    from jitscope.results.demo import CaseStudy, Column, DemoResult
+
+    def f(x):
+        return jnp.sin(x) * 2 + x
+
+    x = jnp.linspace(0, 1, 1000)
+    cmp = jitscope.compare({"eager": f, "jit": jax.jit(f)}, (x,), budget_s=0.05, min_samples=3)
+    rows = [{"n": n, "eqns": 3 * n, "secs": 1e-4 * n} for n in (10, 20, 40)]
+    case = CaseStudy("growth", "Growth", seed="003", published="grows", lesson="grew as measured",
+                     compare=cmp, columns=[Column("n", "N", "int"), Column("eqns", "eqns", "int"),
+                                           Column("secs", "seconds", "s")], rows=rows)
+    demo = DemoResult(cases=[case], env=Environment.capture())
+    page = tmp_path / "demo.html"
+    page.write_text(render(demo))
+    dom = dump_dom(page)
+    assert "1. Growth" in dom and "Lesson (from this run's numbers): grew as measured" in dom
+    # Two bar charts (steady, first call) of two variants, two log-log charts of 3 points (seconds, count).
+    section = dom.split('id="1-growth"', 1)[1]
+    assert section.count("Steady-state time per call") == 1
+    assert section.count("<circle") == 6
+    eager = cmp.variant("eager").steady.median
+    assert fmt_seconds(eager) in dom
+    assert np.isfinite(eager)
+    page2 = tmp_path / "compare.html"
+    page2.write_text(render(cmp))
+    assert "Recommendation" in dump_dom(page2)

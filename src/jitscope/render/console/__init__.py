@@ -15,9 +15,14 @@ if TYPE_CHECKING:
 
 def make_console(file: TextIO | None = None, width: int | None = None) -> Console:
     """A rich Console; plain (no colour codes) when not writing to a terminal."""
+    import os
+
     from rich.console import Console
 
-    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False)
+    file = file or sys.stdout
+    if width is None and not os.environ.get("COLUMNS") and not (hasattr(file, "isatty") and file.isatty()):
+        width = 120  # a log file or pipe: rich's 80-column default squeezes the tables unreadably
+    return Console(file=file, width=width, highlight=False, soft_wrap=False)
 
 
 def render(result: Result, console: Console | None = None) -> None:

@@ -52,10 +52,12 @@ def variants_table(result: CompareResult, title: str | None = None) -> Table:
     table.add_column("first call", justify="right", no_wrap=True)
     table.add_column("trace / lower / compile", justify="right")
     table.add_column("steady median", justify="right", no_wrap=True)
-    table.add_column("(min-max)", justify="right")
-    table.add_column(f"speedup vs {ref}", justify="right")
-    table.add_column("compiles first / per call", justify="right")
+    table.add_column("min-max", justify="right")
+    table.add_column(f"vs {ref}", justify="right", no_wrap=True)
+    table.add_column("compiles", justify="right", no_wrap=True)
     table.add_column(f"break-even vs {ref}", justify="right")
+    table.caption = "compiles: at the first call / per steady call"
+    table.caption_justify = "left"
     for v in result.variants:
         if v.error is not None and v.first_call is None:
             table.add_row(escape(v.name), f"[red]failed: {escape(v.error)}[/red]", "", "", "", "", "", "")

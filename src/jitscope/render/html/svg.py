@@ -69,7 +69,7 @@ def loglog_chart(series: dict[str, Sequence[tuple[float, float]]], *, xlabel: st
     """Lines with markers on log-log axes; one entry of ``series`` per line. Non-positive points are dropped."""
     clean = {name: [(x, y) for x, y in pts if x and y and x > 0 and y > 0] for name, pts in series.items()}
     pts_all = [p for pts in clean.values() for p in pts]
-    left, right, top, bottom = 70, 150, 30 if title else 12, 46
+    left, right, top, bottom = 70, 210, 30 if title else 12, 46
     pw, ph = width - left - right, height - top - bottom
     parts = [f'<svg class="chart" role="img" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}">']
