@@ -1,4 +1,235 @@
-"""Stub: to be implemented."""
+"""``jitscope.inspect``: the anatomy of one jitted function, traced to the user's source lines.
 
-def inspect(*args, **kwargs):
-    raise NotImplementedError("inspect")
+Pipeline: collect (``collect.lowering`` stages and timings, ``collect.trace_effects`` side
+effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``tracer_errors``,
+``side_effects``, ``numerics``) -> an ``InspectResult`` (plain data, rendered later).
+"""
+
+from __future__ import annotations
+
+import inspect as _pyinspect
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .model import ArgSignature, Environment, Finding, Fix, Timing
+from .results.inspect import InspectResult
+
+
+def _name_of(fn: Any) -> str:
+    mod = getattr(fn, "__module__", None) or ""
+    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    return f"{mod}:{qual}" if mod else qual
+
+
+def _check_call(fn: Callable[..., Any], args: tuple, kwargs: dict, name: str) -> None:
+    """Wrong argument count or names is a usage error, not a tracing error."""
+    try:
+        sig = _pyinspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as e:
+        params = ", ".join(sig.parameters)
+        raise UsageError(f"wrong arguments for {name}({params}): {e}") from None
+
+
+def _static_positions(fn: Any, static_argnames: tuple[str, ...]) -> list[str]:
+    try:
+        return [p for p in _pyinspect.signature(fn).parameters if p not in static_argnames]
+    except (TypeError, ValueError):
+        return []
+
+
+def entry_code(fn: Any) -> Any:
+    """The code object where the traced function starts (functions, partials, callable objects)."""
+    import functools
+
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if isinstance(fn, types.FunctionType):
+        return fn.__code__
+    call = type(fn).__dict__.get("__call__") or getattr(type(fn), "__call__", None)  # noqa: B004
+    return getattr(call, "__code__", None)
+
+
+def _signature(args: tuple, kwargs: dict, static: dict) -> ArgSignature:
+    """``ArgSignature.of``, tolerant of leaves numpy cannot name (typed PRNG keys: ``key<fry>``)."""
+    try:
+        return ArgSignature.of(args, kwargs, static)
+    except TypeError:
+        import jax
+
+        from .model import LeafSpec
+
+        flat, treedef = jax.tree_util.tree_flatten_with_path((tuple(args), kwargs))
+        leaves = tuple(LeafSpec(jax.tree_util.keystr(p), tuple(getattr(v, "shape", ())),
+                                str(getattr(v, "dtype", type(v).__name__))) for p, v in flat)
+        return ArgSignature(leaves, {k: repr(v) for k, v in static.items()}, str(treedef))
+
+
+def _arg_label(path: str) -> str:
+    """``[0][1]['w']`` (the (args, kwargs) tree path) -> ``arg1['w']``; ``[1]['n']`` -> ``n``."""
+    import re
+
+    m = re.match(r"^\[0\]\[(\d+)\](.*)$", path)
+    if m:
+        return f"arg{m.group(1)}{m.group(2)}"
+    m = re.match(r"^\[1\]\['([^']+)'\](.*)$", path)
+    return f"{m.group(1)}{m.group(2)}" if m else path
+
+
+def _bloat_findings(runs: list, total: int) -> list[Finding]:
+    out = []
+    for r in runs:
+        where = f" at {r.location.file}:{r.location.line}" if r.location else ""
+        pattern = ", ".join(r.pattern[:6]) + (", ..." if len(r.pattern) > 6 else "")
+        message = (f"{r.construct}{where} unrolls into {r.repeats} repeats of a {r.pattern_size}-equation "
+                   f"pattern ({pattern}): {r.equations} of {total} equations ({r.share:.0%})")
+        out.append(Finding("bloat", message, "warning", r.location, name=r.kind, fix=r.fix,
+                           details={"repeats": r.repeats, "pattern_size": r.pattern_size,
+                                    "equations": r.equations, "source": r.source}))
+    return out
+
+
+def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...] | list[str] = (),
+            static_argnums: tuple[int, ...] | list[int] = (), run: bool = True, numerics: bool = True,
+            side_effects: bool = True, dump: str | Path | None = None, budget_s: float = 0.3,
+            target: str | None = None, **kwargs: Any) -> InspectResult:
+    """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit and explain what happened.
+
+    Static arguments are declared like ``jax.jit`` does: ``static_argnames=("n",)`` /
+    ``static_argnums=(1,)``. If ``fn`` is already a ``jax.jit`` object, its wrapped function
+    and its static arguments are used. The keyword names of this function's options
+    (``static_argnames``, ``static_argnums``, ``run``, ``numerics``, ``side_effects``,
+    ``dump``, ``budget_s``, ``target``) cannot be passed through to ``fn``.
+
+    Example:
+        >>> import jax.numpy as jnp, jitscope
+        >>> def f(x):
+        ...     return sum(x * 2)          # builtin sum: one slice/squeeze/add per element
+        >>> res = jitscope.inspect(f, jnp.ones(64))
+        >>> res.bloat[0].repeats, res.bloat[0].fix.title
+        (64, 'use jnp.sum')
+
+    Args:
+        fn: the function (or ``jax.jit`` object) to inspect.
+        *args, **kwargs: the call's arguments (arrays, scalars, pytrees).
+        static_argnames, static_argnums: which arguments are static, as for ``jax.jit``.
+        run: run the compiled function (first and steady-state timings). ``numerics`` also
+            runs it eagerly and compares outputs. ``side_effects`` traces once more with
+            watchers for print / logging / global mutation.
+        dump: a directory for the stage files (``01_jaxpr.txt`` ... ``05_fusions.dot``).
+        budget_s: seconds to spend sampling the steady-state run time.
+        target: the name shown in reports (default ``module:qualname``).
+
+    Returns:
+        An ``InspectResult``. A tracing failure is reported in it (``status="trace_error"``,
+        a ``tracer-error`` or ``trace-failed`` finding), not raised.
+
+    Raises:
+        UsageError: ``fn`` is not callable, or the arguments do not fit its signature.
+    """
+    from ._jaxcompat import unwrap_jit
+
+    static_argnames, static_argnums = tuple(static_argnames), tuple(static_argnums)
+    unwrapped = unwrap_jit(fn)
+    if unwrapped is not None:
+        fn, nums, names = unwrapped  # type: ignore[assignment]
+        static_argnums, static_argnames = tuple(sorted(set(static_argnums) | set(nums))), tuple(
+            dict.fromkeys(static_argnames + names))
+    if not callable(fn):
+        raise UsageError(f"{target or repr(fn)} is a {type(fn).__name__}, not a function")
+    name = target or _name_of(fn)
+    _check_call(fn, args, kwargs, name)
+
+    from .collect.lowering import collect_stages, dynamic_call_args
+
+    dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, static_argnames, static_argnums)
+    static_values = {k: v for k, v in kwargs.items() if k in static_argnames}
+    static_values.update({f"arg{i}": a for i, a in enumerate(args) if i in static_argnums})
+    result = InspectResult(target=name, signature=_signature(dyn_args, dyn_kwargs, static_values),
+                           env=Environment.capture())
+    try:
+        st = collect_stages(fn, args, kwargs, static_argnames=static_argnames, static_argnums=static_argnums,
+                            run=run, budget_s=budget_s)
+    except Exception as e:  # noqa: BLE001 - any exception while tracing is the user's, explain it
+        from .analyze.tracer_errors import explain
+
+        result.status = "trace_error"
+        result.findings.append(explain(e, _static_positions(fn, static_argnames)))
+        return result
+    _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
+    if dump is not None:
+        from .collect.dump import write_dump
+
+        try:
+            result.dump_files = write_dump(st, dump, name)
+        except (UsageError, OSError) as e:  # keep everything measured; say what was not written
+            result.stage_errors["dump"] = str(e)
+            result.findings.append(Finding("stage-failed", f"dump failed: {e}", "error", name="dump"))
+    return result
+
+
+def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict, static_argnames: tuple,
+             static_argnums: tuple, numerics: bool, side_effects: bool) -> None:
+    from .analyze.bloat import detect_bloat
+    from .analyze.hlo import hlo_stats
+    from .analyze.jaxpr_stats import captured_values, jaxpr_stats
+    from .analyze.side_effects import captured_findings, side_effect_findings
+
+    result.timings = dict(st.timings)
+    result.trace_output = st.trace_stdout[:10_000]  # keep the JSON small when a trace prints a lot
+    result.stage_errors = dict(st.errors)
+    paths = [_arg_label(leaf.path) for leaf in result.signature.leaves] if result.signature else []
+    stats = jaxpr_stats(st.closed_jaxpr, paths)
+    stats.captured = captured_values(fn, st.closed_jaxpr)
+    result.jaxpr = stats
+    entry = entry_code(fn)
+    result.bloat = detect_bloat(st.closed_jaxpr, entry)
+    result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
+    findings = _bloat_findings(result.bloat, stats.equations)
+    findings += captured_findings(stats.captured)
+    if side_effects:
+        from .collect.trace_effects import trace_with_effects
+
+        try:
+            events, _ = trace_with_effects(fn, args, kwargs, static_argnames=static_argnames,
+                                           static_argnums=static_argnums)
+            findings += side_effect_findings(events)
+        except Exception as e:  # noqa: BLE001 - a function that traced once but not twice is itself news
+            findings.append(Finding("trace-side-effect", f"a second trace raised {type(e).__name__}: {e}",
+                                    "warning", name="retrace-failed"))
+    for text in stats.weak_typed_inputs:
+        findings.append(Finding(
+            "weak-typed-input", f"input {text} is weakly typed (a Python scalar); calling later with a typed array "
+            "of the same shape retraces and recompiles", "info", name=text.split(":")[0],
+            fix=Fix("pass a typed array, e.g. jnp.float32(x)", "weak_type is part of jit's cache key.")))
+    for stage, message in st.errors.items():
+        findings.append(Finding("stage-failed", f"{stage} failed: {message}", "error", name=stage))
+    if numerics and st.output is not None:
+        findings += _numerics(result, fn, args, kwargs, st.output)
+    result.findings = findings
+
+
+def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any) -> list[Finding]:
+    from .analyze.numerics import compare_outputs
+    from .collect.lowering import run_eager
+
+    try:
+        eager_out, seconds = run_eager(fn, args, kwargs)
+    except Exception as e:  # noqa: BLE001 - jit-only code (e.g. uses lax.cond with tracers) may not run eagerly
+        return [Finding("numerics-differ", f"eager run raised {type(e).__name__}: {e}", "info", name="eager-failed")]
+    result.timings["eager_run"] = Timing.single(seconds)
+    diff = compare_outputs(eager_out, jit_out, "eager", "jit")
+    result.numerics = diff
+    if diff.ok:
+        return []
+    return [Finding("numerics-differ", f"jit and eager outputs differ: {diff.detail}", "warning", name=diff.status,
+                    fix=Fix("expect reassociation under jit", "XLA may simplify or reorder floating point under jit "
+                            "(seed 002: x + y - x); compare with a tolerance, or use float64 for the reference."),
+                    details={"max_abs_error": diff.max_abs_error, "max_rel_error": diff.max_rel_error})]
+

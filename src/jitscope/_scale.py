@@ -1,4 +1,176 @@
-"""Stub: to be implemented."""
+"""``jitscope.scale``: how trace / compile / run time and jaxpr size grow with problem size.
 
-def scale(*args, **kwargs):
-    raise NotImplementedError("scale")
+For a factory ``make(n) -> (fn, args)`` (or ``(fn, args, kwargs)``), every size gets a cold
+trace, lower and compile (a fresh function object each repeat, so no cache is hit), a
+steady-state run, the jaxpr size and the bloat detector's largest run. Growth exponents come
+from ``analyze.scaling.fit_growth``; findings name superlinear compile growth and the bloat
+that causes it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .errors import UsageError
+from .model import Environment, Finding, Fix, Timing
+from .results.scale import ScalePoint, ScaleResult
+
+#: ``compile-growth`` is reported from this compile exponent, when the fit explains at least
+#: ``COMPILE_GROWTH_MIN_R2`` of the variance (noise around a flat line has a low r2).
+COMPILE_GROWTH_MIN = 0.3
+COMPILE_GROWTH_MIN_R2 = 0.6
+
+
+def _unpack(made: Any, n: int, name: str) -> tuple[Callable[..., Any], tuple, dict]:
+    if isinstance(made, tuple) and len(made) in (2, 3) and callable(made[0]):
+        fn, args = made[0], made[1]
+        kwargs = made[2] if len(made) == 3 else {}
+        if not isinstance(args, (tuple, list)):
+            args = (args,)
+        if not isinstance(kwargs, dict):
+            raise UsageError(f"{name}({n}) returned kwargs of type {type(kwargs).__name__}, expected a dict")
+        return fn, tuple(args), dict(kwargs)
+    raise UsageError(f"{name}({n}) must return (fn, args) or (fn, args, kwargs), got {type(made).__name__}")
+
+
+def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, run: bool,
+                  budget_s: float) -> tuple[ScalePoint, Any, Any]:
+    """One size: returns the point, the last ClosedJaxpr and the traced function (for bloat)."""
+    from ._jaxcompat import unwrap_jit
+    from .analyze.hlo import hlo_stats
+    from .analyze.jaxpr_stats import walk_bodies
+    from .collect.clock import block, measure
+    from .collect.lowering import dynamic_call_args, trace
+
+    point = ScalePoint(n)
+    try:
+        made = make(n)
+    except Exception as e:  # noqa: BLE001 - the user's factory failed: a usage problem, one line
+        raise UsageError(f"{name}({n}) raised {type(e).__name__}: {e}") from None
+    fn, args, kwargs = _unpack(made, n, name)
+    names: tuple[str, ...] = ()
+    nums: tuple[int, ...] = ()
+    unwrapped = unwrap_jit(fn)
+    if unwrapped is not None:
+        fn, nums, names = unwrapped  # type: ignore[assignment]
+    samples: dict[str, list[float]] = {"trace": [], "lower": [], "compile": []}
+    closed = compiled = None
+    try:
+        for _ in range(repeats):
+            traced, seconds, _ = trace(fn, args, kwargs, names, nums)
+            samples["trace"].append(seconds)
+            t0 = time.perf_counter()
+            lowered = traced.lower()
+            samples["lower"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            compiled = lowered.compile()
+            samples["compile"].append(time.perf_counter() - t0)
+            closed = traced.jaxpr
+        point.timings = {k: Timing(v) for k, v in samples.items()}
+        bodies = list(walk_bodies(closed.jaxpr))
+        point.equations = sum(len(jx.eqns) * uses for _, jx, uses in bodies)
+        point.top_level_equations = len(closed.jaxpr.eqns)
+        point.hlo_ops = hlo_stats(hlo_after_text=compiled.as_text() or "").hlo_after_ops
+        if run:
+            dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, names, nums)
+            block(compiled(*dyn_args, **dyn_kwargs))
+            point.timings["run"] = measure(lambda: compiled(*dyn_args, **dyn_kwargs), budget_s=budget_s,
+                                           min_samples=3, max_samples=50, warmup=0)
+    except Exception as e:  # noqa: BLE001 - record the failure for this size and keep going
+        text = str(e).strip().splitlines()
+        point.error = f"{type(e).__name__}: {text[0] if text else ''}"
+        point.timings = {k: Timing(v) for k, v in samples.items() if v}
+    return point, closed, fn
+
+
+def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800, 1600), *, repeats: int = 1,
+          run: bool = True, budget_s: float = 0.1, target: str | None = None) -> ScaleResult:
+    """Measure trace / lower / compile / run time and jaxpr size of ``make(n)`` for each size.
+
+    Example:
+        >>> import jax.numpy as jnp, jitscope
+        >>> def make(n):
+        ...     return (lambda x: sum(x)), (jnp.ones(n),)   # builtin sum: unrolls n times
+        >>> res = jitscope.scale(make, [50, 100, 200])
+        >>> res.fit("equations").growth
+        'linear'
+
+    Args:
+        make: a factory ``make(n)`` returning ``(fn, args)`` or ``(fn, args, kwargs)``; ``fn``
+            may be a ``jax.jit`` object (its static arguments are used).
+        sizes: at least two distinct positive sizes.
+        repeats: cold trace/lower/compile repeats per size; the minimum is used for the fit.
+        run: also time the steady-state run of the compiled function (``budget_s`` each).
+        target: the name shown in reports.
+
+    Returns:
+        A ``ScaleResult``; a size that fails to trace or compile is recorded in its point
+        (``error``) and a ``size-failed`` finding, and the other sizes still run.
+
+    Raises:
+        UsageError: bad sizes, or ``make`` fails or returns the wrong shape.
+    """
+    from ._inspect import entry_code
+    from .analyze.bloat import detect_bloat
+    from .analyze.scaling import fit_growth
+
+    sizes = [int(s) for s in sizes]
+    if any(s <= 0 for s in sizes) or len(set(sizes)) < 2:
+        raise UsageError(f"sizes {sizes}: need at least two distinct positive sizes")
+    if repeats < 1:
+        raise UsageError(f"repeats {repeats}: must be at least 1")
+    name = target or f"{getattr(make, '__module__', '')}:{getattr(make, '__qualname__', repr(make))}"
+    result = ScaleResult(target=name, sizes=sorted(set(sizes)), repeats=repeats, env=Environment.capture())
+    largest = None
+    for n in result.sizes:
+        point, closed, fn = _measure_size(make, n, name, repeats, run, budget_s)
+        result.points.append(point)
+        if point.error:
+            result.findings.append(Finding("size-failed", f"n={n}: {point.error}", "error", name=str(n)))
+            continue
+        runs = detect_bloat(closed, entry_code(fn))
+        point.bloat_repeats = runs[0].repeats if runs else 0
+        largest = runs
+    ok = [p for p in result.points if not p.error]
+    ns = [p.n for p in ok]
+    for metric in ("trace", "lower", "compile", "run"):
+        result.fits[metric] = fit_growth(metric, ns, [p.seconds(metric) for p in ok])
+    result.fits["equations"] = fit_growth("equations", ns, [p.equations for p in ok])
+    result.fits["bloat_repeats"] = fit_growth("bloat_repeats", ns, [p.bloat_repeats for p in ok])
+    result.bloat = largest or []
+    result.findings += _findings(result)
+    return result
+
+
+def _findings(result: ScaleResult) -> list[Finding]:
+    out: list[Finding] = []
+    comp, eqns = result.fits.get("compile"), result.fits.get("equations")
+    top = result.bloat[0] if result.bloat else None
+    if comp and comp.exponent is not None and (comp.growth == "superlinear" or (
+            comp.exponent >= COMPILE_GROWTH_MIN and (comp.r2 or 0) >= COMPILE_GROWTH_MIN_R2)):
+        n_max = max(p.n for p in result.points if not p.error)
+        at10 = comp.predict(10 * n_max)
+        cause = ""
+        if eqns and eqns.exponent is not None and eqns.exponent >= COMPILE_GROWTH_MIN:
+            cause = f"; the jaxpr grows as n^{eqns.exponent:.2f}"
+            if top is not None and top.location is not None:
+                cause += (f": {top.construct} at {top.location.file}:{top.location.line} unrolls into "
+                          f"{top.repeats} repeats at n={n_max}")
+        message = (f"compile time grows as n^{comp.exponent:.2f} ({comp.growth}, r2={comp.r2:.2f}){cause}; "
+                   f"fitted compile time at n={10 * n_max}: {at10:.3g} s")
+        fix = top.fix if top is not None else Fix(
+            "keep the traced program size independent of n",
+            "use lax.scan / lax.fori_loop / vmap instead of Python loops over the problem size.")
+        out.append(Finding("compile-growth", message, "warning" if comp.growth != "superlinear" else "error",
+                           top.location if top else None, name=comp.growth, fix=fix,
+                           details={"exponent": comp.exponent, "superlinear": comp.growth == "superlinear",
+                                    "equations_exponent": eqns.exponent if eqns else None}))
+    if top is not None:
+        reps = result.fits.get("bloat_repeats")
+        grows = f", repeats grow as n^{reps.exponent:.2f}" if reps and reps.exponent is not None else ""
+        where = f" at {top.location.file}:{top.location.line}" if top.location else ""
+        out.append(Finding("bloat", f"{top.construct}{where}: {top.repeats} repeats of a {top.pattern_size}-equation "
+                           f"pattern at the largest size{grows}", "warning", top.location, name=top.kind, fix=top.fix))
+    return out

@@ -1,16 +1,59 @@
-"""`jitscope inspect` (not implemented yet)."""
+"""`jitscope inspect`: parse, call ``jitscope.inspect``, render, exit (1 when tracing failed)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..errors import JitscopeError
+from ._common import add_call_options, add_json_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("inspect", help="(not implemented yet)")
+    p = sub.add_parser(
+        "inspect", help="anatomy of one jitted function: jaxpr, bloat, HLO, fusions, cost, tracer errors",
+        description="Trace, lower, compile and run one function under jit; show its jaxpr, graph bloat traced "
+                    "to source lines, HLO fusions, cost, captured globals, trace-time side effects and "
+                    "tracer errors explained.")
+    p.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. mypkg.model:loss or path/to/file.py:f")
+    add_call_options(p)
+    add_json_option(p)
+    p.add_argument("--dump", metavar="DIR", help="write 01_jaxpr.txt, 02_stablehlo.mlir, 03_hlo.before.txt, "
+                                                 "04_hlo.after.txt, 05_fusions.dot (+ .svg with graphviz)")
+    p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
+    p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
+    p.add_argument("--budget", type=float, default=0.3, metavar="SECONDS",
+                   help="time spent sampling the steady-state run (default 0.3)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise JitscopeError("'inspect' is not implemented yet")
+    from .. import _inspect
+    from ..errors import EXIT_FINDINGS, UsageError
+    from ..render.console import render
+    from ..targets import build_call, parse_static, resolve_target
+
+    if args.budget <= 0:
+        raise UsageError(f"--budget {args.budget}: must be positive")
+    if args.dump:
+        from pathlib import Path
+
+        try:  # fail before measuring, not after
+            Path(args.dump).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"--dump {args.dump}: cannot create directory ({e.strerror})") from None
+    target = resolve_target(args.target)
+    if not callable(target.obj):
+        raise UsageError(f"'{args.target}' is a {type(target.obj).__name__}, not a function")
+    call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
+    static_names = tuple(parse_static(args.static))
+    result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
+                              numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
+                              target=args.target, **call_kwargs)
+    if args.json:
+        result.save(args.json)
+    render(result)
+    if result.status != "ok":
+        finding = result.findings[0]
+        print(f"jitscope: tracing {args.target} failed: {finding.message}", file=sys.stderr)
+        return EXIT_FINDINGS
+    return 0

@@ -1,16 +1,66 @@
-"""`jitscope scale` (not implemented yet)."""
+"""`jitscope scale`: parse, call ``jitscope.scale``, plot, render, exit (1 when a size failed)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..errors import JitscopeError
+from ._common import add_json_option
+
+
+def _sizes(text: str) -> list[int]:
+    from ..errors import UsageError
+
+    try:
+        sizes = [int(s) for s in text.replace(" ", "").split(",") if s]
+    except ValueError:
+        raise UsageError(f"--sizes '{text}': expected comma-separated integers, e.g. 100,200,400") from None
+    return sizes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("scale", help="(not implemented yet)")
+    p = sub.add_parser(
+        "scale", help="how trace / compile / run time and jaxpr size grow with problem size",
+        description="Call FACTORY(n) -> (fn, args) for each size, measure a cold trace/lower/compile and the "
+                    "steady run, fit growth exponents (log-log), and name the graph bloat behind superlinear "
+                    "compile growth.")
+    p.add_argument("target", metavar="MODULE:FACTORY", help="make(n) returning (fn, args) or (fn, args, kwargs)")
+    p.add_argument("--sizes", default="100,200,400,800,1600", help="comma-separated sizes (default 100,...,1600)")
+    p.add_argument("--repeats", type=int, default=1, help="cold compiles per size; the minimum is used (default 1)")
+    p.add_argument("--no-run", action="store_true", help="do not time the compiled function's run")
+    p.add_argument("--budget", type=float, default=0.1, metavar="SECONDS",
+                   help="time spent sampling each size's steady run (default 0.1)")
+    p.add_argument("--plot", metavar="PREFIX", help="write a log-log plot to PREFIX.png and PREFIX.svg (matplotlib)")
+    add_json_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise JitscopeError("'scale' is not implemented yet")
+    from .. import _scale
+    from ..errors import EXIT_FINDINGS, UsageError
+    from ..render.console import render
+    from ..targets import resolve_callable
+
+    if args.budget <= 0:
+        raise UsageError(f"--budget {args.budget}: must be positive")
+    sizes = _sizes(args.sizes)
+    if args.plot:
+        from ..render.plot import _pyplot
+
+        _pyplot()  # fail before measuring when matplotlib is missing
+    make = resolve_callable(args.target)
+    result = _scale.scale(make, sizes, repeats=args.repeats, run=not args.no_run, budget_s=args.budget,
+                          target=args.target)
+    plot_error = None
+    if args.plot:
+        from ..render.plot import plot_scale
+
+        try:
+            result.plot_files = plot_scale(result, args.plot)
+        except (OSError, ValueError) as e:  # keep the measurements; report the plot failure last
+            plot_error = f"--plot {args.plot}: cannot write the plot ({e})"
+    if args.json:
+        result.save(args.json)
+    render(result)
+    if plot_error:
+        raise UsageError(plot_error)
+    return EXIT_FINDINGS if any(p.error for p in result.points) else 0

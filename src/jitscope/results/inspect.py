@@ -1,12 +1,46 @@
-"""Stub: to be implemented."""
+"""The result of ``jitscope inspect``: the anatomy of one jitted function."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..analyze.bloat import BloatRun
+from ..analyze.hlo import HloStats
+from ..analyze.jaxpr_stats import JaxprStats
+from ..analyze.numerics import NumericDiff
+from ..model import ArgSignature, Environment, Finding, Timing
 from ._base import Result
+
+#: Finding codes ``inspect`` emits (documented in docs/inspect.md; never reused for something else).
+INSPECT_CODES = ("bloat", "stale-global", "captured-closure", "trace-side-effect", "tracer-error",
+                 "trace-failed", "numerics-differ", "weak-typed-input", "stage-failed")
 
 
 @dataclass
 class InspectResult(Result):
+    """Everything ``inspect`` measured about one function on one set of arguments.
+
+    ``status`` is ``"ok"`` or ``"trace_error"`` (tracing failed; ``findings`` explains it and
+    the remaining fields are empty). ``timings`` has ``trace``, ``lower``, ``compile``,
+    ``first_run``, ``steady_run`` and ``eager_run`` where they ran.
+    """
+
     kind = "inspect"
+
+    target: str = ""
+    signature: ArgSignature | None = None
+    status: str = "ok"
+    timings: dict[str, Timing] = field(default_factory=dict)
+    jaxpr: JaxprStats | None = None
+    bloat: list[BloatRun] = field(default_factory=list)
+    hlo: HloStats | None = None
+    numerics: NumericDiff | None = None
+    findings: list[Finding] = field(default_factory=list)
+    stage_errors: dict[str, str] = field(default_factory=dict)
+    trace_output: str = ""  # what the function printed while it was traced
+    dump_files: list[str] = field(default_factory=list)
+    env: Environment = field(default_factory=Environment)
+
+    def findings_by_code(self, code: str) -> list[Finding]:
+        """The findings with ``code`` (e.g. ``"bloat"``)."""
+        return [f for f in self.findings if f.code == code]

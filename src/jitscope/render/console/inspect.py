@@ -71,6 +71,10 @@ def render(result: InspectResult, console: Console) -> None:
         console.print(f"jit vs eager: {esc(state) if n.ok else state} (max abs error {n.max_abs_error:.3g}, max rel error "
                       f"{n.max_rel_error:.3g})")
     _render_findings(result, console)
+    if result.trace_output.strip():
+        lines = result.trace_output.strip().splitlines()
+        more = f" (+{len(lines) - 3} more lines)" if len(lines) > 3 else ""
+        console.print(esc(f"printed while tracing{more}: " + " | ".join(lines[:3])), soft_wrap=True)
     if result.dump_files:
         console.print(esc(f"dump: {len(result.dump_files)} files in {result.dump_files[0].rsplit('/', 1)[0]}"))
 

@@ -1,0 +1,64 @@
+"""Turn trace-time side effects (``collect.trace_effects``) into findings.
+
+Each distinct (kind, line, detail) becomes one ``trace-side-effect`` finding that says what
+ran, how many times during one trace, and what to use instead. Captured values from
+``analyze.jaxpr_stats.captured_values`` become ``stale-global`` / ``captured-closure``
+findings: the value jit baked in at trace time and where the function reads it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..model import Finding, Fix, Location
+from .jaxpr_stats import CapturedValue
+
+_ADVICE = {
+    "print": ("use jax.debug.print", "print() runs only while JAX traces (it shows tracers, not values) and never "
+              "when the compiled function runs; jax.debug.print('x = {}', x) prints on every call."),
+    "logging": ("log outside the jitted function, or use jax.debug.callback",
+                "logging calls run only while tracing; the compiled function never logs."),
+    "container": ("return the values instead of mutating outer state",
+                  "the mutation happens once per trace, not per call, and stores tracers (leaked tracers)."),
+    "global": ("return the value instead of assigning a global",
+               "the assignment runs only while tracing; later calls of the compiled function skip it."),
+}
+
+
+def side_effect_findings(events: list, traces: int = 1) -> list[Finding]:
+    """One finding per distinct side effect seen during ``traces`` instrumented trace(s)."""
+    counts = Counter((e.kind, e.file, e.line, e.function, e.detail) for e in events)
+    findings = []
+    for (kind, file, line, function, detail), n in counts.items():
+        loc = Location(file, line, function=function or None) if file and line else None
+        title, why = _ADVICE[kind]
+        what = {"print": "print()", "logging": detail, "container": f"mutation of {detail}",
+                "global": f"assignment to global '{detail}'"}[kind]
+        where = f" at {file}:{line}" if loc else ""
+        message = f"{what}{where} runs only while tracing ({n} time{'s' if n != 1 else ''} per trace, 0 per call)"
+        findings.append(Finding("trace-side-effect", message, "warning", loc, name=kind,
+                                fix=Fix(title, why, "advice", location=loc),
+                                details={"kind": kind, "detail": detail, "count_per_trace": n / max(traces, 1)}))
+    return findings
+
+
+def captured_findings(captured: list[CapturedValue]) -> list[Finding]:
+    """``stale-global`` for module globals baked in at trace time, ``captured-closure`` for closures."""
+    findings = []
+    for c in captured:
+        if not c.in_jaxpr and c.kind == "array":
+            continue  # read but not part of the program (e.g. only its shape was used)
+        code = "stale-global" if c.source == "global" else "captured-closure"
+        where = f" (read at line {c.location.line})" if c.location else ""
+        size = f", {c.bytes} bytes" if c.bytes else ""
+        baked = "as a constant" if c.in_jaxpr else "as a Python value"
+        message = (f"{c.source} '{c.name}' ({c.type} {c.value}{size}) is baked into the compiled function "
+                   f"{baked}{where}; changing it later has no effect until jit retraces")
+        fix = Fix(f"pass '{c.name}' as an argument", "jit reads globals and closures once, at trace time (seed 002: "
+                  "the global g stayed 0.0 until a new shape forced a retrace). An argument is read on every call; "
+                  "use static_argnames if it must stay a Python value.", "advice", location=c.location)
+        severity = "warning" if c.source == "global" and c.in_jaxpr else "info"
+        findings.append(Finding(code, message, severity, c.location, name=c.name, fix=fix,
+                                details={"kind": c.kind, "type": c.type, "value": c.value, "bytes": c.bytes,
+                                         "in_jaxpr": c.in_jaxpr}))
+    return findings

@@ -1,0 +1,146 @@
+"""Tracer errors explained: the user's line, what was traced, and the fix, instead of a traceback.
+
+``explain(exc, static_hint)`` turns an exception raised while tracing into a ``Finding`` with
+code ``tracer-error`` (a JAX tracer error) or ``trace-failed`` (any other exception: the
+function is not traceable as written). The location is the deepest frame of the user's code
+in the traceback (``_jaxcompat.exception_user_frames``); the argument the value depends on is
+read from JAX's message ("depends on the value of the argument x"); the advice is chosen by
+error class and refined by the source line (a ``print`` gets ``jax.debug.print``).
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+from typing import Any
+
+from ..model import Finding, Fix, Location
+
+_ARG_RE = re.compile(r"depends on the value of the arguments? ['`]?([A-Za-z_][\w\[\]'\.]*)")
+_BUILTIN_RE = re.compile(r"(?<![\w.])(max|min|any|all|sorted)\s*\(")
+_SHAPE_RE = re.compile(r"(traced array with shape \S+|got \S+\[[^\]]*\]|JitTracer\([^)]*\))")
+
+# error class name -> (what happened, advice title, advice text). {arg} is the argument name.
+ADVICE: dict[str, tuple[str, str, str]] = {
+    "TracerBoolConversionError": (
+        "Python control flow (if / while / and / or / bool()) on a traced value",
+        "branch with jnp.where / lax.cond, or make {arg} static",
+        "Under jit {arg} is an abstract tracer, so Python cannot decide the branch. For a data-dependent "
+        "choice use jnp.where(cond, a, b) or lax.cond(cond, f_true, f_false, ...) (lax.while_loop for loops); "
+        "if {arg} is a configuration value, mark it static: jax.jit(f, static_argnames=('{arg}',)).",
+    ),
+    "TracerIntegerConversionError": (
+        "a traced value used as a Python int (range(), list index, int())",
+        "make {arg} static, or use lax.fori_loop / lax.dynamic_slice / jnp.take",
+        "Python needs a concrete integer here. If {arg} sets a size or trip count, mark it static: "
+        "jax.jit(f, static_argnames=('{arg}',)); to index with a traced value use jnp.take or "
+        "lax.dynamic_slice; to loop a traced number of times use lax.fori_loop.",
+    ),
+    "TracerArrayConversionError": (
+        "a traced value converted to a NumPy array (np.asarray / a numpy function)",
+        "use jax.numpy instead of numpy inside jit",
+        "NumPy needs concrete data. Replace np.* with the jnp.* equivalent; for code that must run on the "
+        "host use jax.pure_callback.",
+    ),
+    "NonConcreteBooleanIndexError": (
+        "boolean-mask indexing x[mask]: the result's shape depends on the data",
+        "use jnp.where, or give the size with a size= argument",
+        "jit needs static shapes (seed 004). Keep the shape: jnp.where(mask, x, 0), or select a fixed number "
+        "of elements with jnp.nonzero(mask, size=K, fill_value=0) / x[jnp.nonzero(mask, size=K)].",
+    ),
+    "ConcretizationTypeError": (
+        "a concrete Python value was needed from a traced value",
+        "make {arg} static, or keep the value as an array",
+        "If {arg} decides a shape or a Python-level choice, mark it static: "
+        "jax.jit(f, static_argnames=('{arg}',)). To convert a dtype use x.astype(...); to see a value "
+        "while it runs use jax.debug.print.",
+    ),
+    "UnexpectedTracerError": (
+        "a tracer leaked out of its trace (stored in a global, a closure or an object)",
+        "return values instead of storing them",
+        "A value from one trace was kept (in a global list, self.attr, a closure) and used later. Return it "
+        "from the function instead; set jax.config.update('jax_check_tracer_leaks', True) to find the leak.",
+    ),
+    "KeyReuseError": (
+        "a PRNG key was used twice",
+        "split the key with jax.random.split before each use",
+        "Reusing a key gives correlated random numbers; split it: key, sub = jax.random.split(key).",
+    ),
+    "ShapeFromTracer": (
+        "a shape built from a traced value",
+        "make {arg} static",
+        "Array shapes must be known when tracing. Mark the size argument static: "
+        "jax.jit(f, static_argnames=('{arg}',)), or compute the shape from x.shape.",
+    ),
+}
+
+_TRACER_ERRORS = ("TracerBoolConversionError", "TracerIntegerConversionError", "TracerArrayConversionError",
+                  "NonConcreteBooleanIndexError", "UnexpectedTracerError", "KeyReuseError",
+                  "ConcretizationTypeError")
+
+
+def error_class(exc: BaseException) -> str:
+    """The ADVICE key for ``exc`` (most specific JAX error class first), or '' for other errors."""
+    names = [c.__name__ for c in type(exc).__mro__]
+    for name in _TRACER_ERRORS:
+        if name in names:
+            return name
+    if isinstance(exc, TypeError) and "Shapes must be 1D sequences of concrete values" in str(exc):
+        return "ShapeFromTracer"
+    return ""
+
+
+def user_location(exc: BaseException) -> Location | None:
+    """The deepest frame of the user's code in the exception's traceback."""
+    from .._jaxcompat import exception_user_frames
+
+    frames = exception_user_frames(exc)
+    if not frames:
+        return None
+    file, func, line = frames[-1]
+    return Location(file, line, function=func)
+
+
+def explain(exc: BaseException, static_params: list[str] | None = None) -> Finding:
+    """A one-finding explanation of an exception raised while tracing.
+
+    ``static_params`` are parameter names of the traced function, used to name the argument
+    when JAX's message does not.
+    """
+    cls = error_class(exc)
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    loc = user_location(exc)
+    source = linecache.getline(loc.file, loc.line).strip() if loc else ""
+    m = _ARG_RE.search(text)
+    arg = m.group(1).strip("'`.") if m else ""
+    if not arg and static_params and len(static_params) == 1:
+        arg = static_params[0]
+    shape = _SHAPE_RE.search(text)
+    traced = shape.group(1) if shape else ""
+    where = f" at {loc.file}:{loc.line}" if loc else ""
+    details: dict[str, Any] = {"error": type(exc).__name__, "jax_message": first, "source": source,
+                               "argument": arg, "traced": traced}
+    if not cls:
+        return Finding("trace-failed", f"tracing raised {type(exc).__name__}: {first}{where}", "error", loc,
+                       name="trace-failed", details=details)
+    what, title, advice = ADVICE[cls]
+    argname = arg or "the argument"
+    advice = advice.format(arg=argname)
+    title = title.format(arg=argname)
+    if re.search(r"\bprint\s*\(", source) and cls in ("ConcretizationTypeError", "TracerArrayConversionError",
+                                                      "TracerBoolConversionError"):
+        title = "use jax.debug.print to see traced values"
+        advice = ("print() and f-strings need concrete values; jax.debug.print('x = {}', x) prints the runtime "
+                  "value from inside the compiled function. " + advice)
+    builtin = _BUILTIN_RE.search(source)
+    if builtin and cls == "TracerBoolConversionError":
+        name = builtin.group(1)
+        repl = {"sorted": "jnp.sort"}.get(name, f"jnp.{name}")
+        title = f"use {repl} instead of builtin {name}()"
+        advice = (f"builtin {name}() compares elements with Python's bool(), which a traced value cannot "
+                  f"answer; {repl} computes it inside the program. " + advice)
+    depends = f" (depends on argument '{arg}')" if arg else ""
+    message = f"{type(exc).__name__}: {what}{depends}{where}"
+    return Finding("tracer-error", message, "error", loc, name=cls,
+                   fix=Fix(title, advice, "advice", location=loc), details={**details, "what": what})

@@ -1,0 +1,46 @@
+"""``inspect --dump DIR``: the program at every stage, as numbered, readable files.
+
+Like seed 004's ``JAX_DUMP_IR_TO`` / XLA dumps, but one function, fixed names, in stage order:
+``01_jaxpr.txt``, ``02_stablehlo.mlir``, ``03_hlo.before.txt``, ``04_hlo.after.txt``,
+``05_fusions.dot`` and ``06_fusions.svg`` (only where Graphviz ``dot`` is on PATH).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..analyze.hlo import fusion_dot
+from ..errors import UsageError
+from .lowering import Stages
+
+
+def write_dump(stages: Stages, directory: str | Path, title: str = "") -> list[str]:
+    """Write the stage files into ``directory`` (created); return the paths written."""
+    out = Path(directory)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--dump {directory}: cannot create directory ({e.strerror})") from None
+    files = [("01_jaxpr.txt", stages.jaxpr_text), ("02_stablehlo.mlir", stages.stablehlo_text),
+             ("03_hlo.before.txt", stages.hlo_before_text), ("04_hlo.after.txt", stages.hlo_after_text)]
+    if stages.hlo_after_text:
+        files.append(("05_fusions.dot", fusion_dot(stages.hlo_after_text, f"{title} optimised HLO".strip())))
+    written = []
+    for name, text in files:
+        if not text:
+            continue
+        path = out / name
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        written.append(str(path))
+    dot = shutil.which("dot")
+    if dot and (out / "05_fusions.dot").exists():
+        svg = out / "06_fusions.svg"
+        try:
+            subprocess.run([dot, "-Tsvg", str(out / "05_fusions.dot"), "-o", str(svg)], check=True,
+                           capture_output=True, timeout=60)
+            written.append(str(svg))
+        except (subprocess.SubprocessError, OSError):
+            pass  # the DOT file is still there; SVG is a convenience
+    return written

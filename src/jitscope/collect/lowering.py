@@ -1,0 +1,170 @@
+"""Walk one function through jit's AOT stages and time each: trace, lower, compile, run.
+
+Uses only the public staged API: ``jax.jit(f).trace(*args)`` -> ``.jaxpr``, ``.lower()`` ->
+``.as_text()`` (StableHLO and pre-optimisation HLO), ``.compile()`` -> ``.as_text()`` (optimised
+HLO), ``.cost_analysis()``, ``.memory_analysis()``. Every trace goes through a fresh wrapper
+function so JAX's trace cache never hides a trace (a second ``jax.jit(f).trace`` of the same
+function with the same arguments would otherwise not run Python again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Timing
+from .clock import block, measure
+
+
+@dataclass
+class Stages:
+    """Live artifacts of one function's trip through jit (not serialised; analyzers read it)."""
+
+    traced: Any = None
+    lowered: Any = None
+    compiled: Any = None
+    closed_jaxpr: Any = None
+    jaxpr_text: str = ""
+    stablehlo_text: str = ""
+    hlo_before_text: str = ""
+    hlo_after_text: str = ""
+    cost: dict[str, float] = field(default_factory=dict)
+    memory: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, Timing] = field(default_factory=dict)
+    output: Any = None
+    trace_stdout: str = ""
+    errors: dict[str, str] = field(default_factory=dict)  # stage -> one-line failure
+
+
+def fresh_entry(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A new function object that calls ``fn``: jit's trace cache keys on identity, so this retraces."""
+
+    @functools.wraps(fn)
+    def _jitscope_entry(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return _jitscope_entry
+
+
+def trace(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tuple[str, ...] = (),
+          static_argnums: tuple[int, ...] = ()) -> tuple[Any, float, str]:
+    """Trace ``fn`` once under jit; return (Traced, seconds, what it printed to stdout)."""
+    import jax
+
+    jitted = jax.jit(fresh_entry(fn), static_argnames=static_argnames or None,
+                     static_argnums=static_argnums or None)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        t0 = time.perf_counter()
+        traced = jitted.trace(*args, **kwargs)
+        seconds = time.perf_counter() - t0
+    return traced, seconds, buf.getvalue()
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"
+
+
+def cost_dict(compiled: Any) -> dict[str, float]:
+    """``compiled.cost_analysis()`` as a flat dict of the totals (flops, bytes accessed, ...)."""
+    cost = compiled.cost_analysis()
+    if isinstance(cost, (list, tuple)):  # older JAX returned one dict per device
+        cost = cost[0] if cost else {}
+    out: dict[str, float] = {}
+    for key, value in (cost or {}).items():
+        # Per-operand entries look like 'bytes accessed0{}'; keep the totals only.
+        if "{" in key or not isinstance(value, (int, float)):
+            continue
+        out[key] = float(value)
+    return out
+
+
+def memory_dict(compiled: Any) -> dict[str, int]:
+    """``compiled.memory_analysis()`` as ``{field: bytes}`` (fields ending in ``_in_bytes``)."""
+    mem = compiled.memory_analysis()
+    if mem is None:
+        return {}
+    out = {}
+    for name in dir(mem):
+        if name.endswith("_in_bytes") and not name.startswith("_"):
+            value = getattr(mem, name)
+            if isinstance(value, int):
+                out[name[: -len("_in_bytes")]] = value
+    return out
+
+
+def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
+                   static_argnames: tuple[str, ...] = (), static_argnums: tuple[int, ...] = (),
+                   run: bool = True, budget_s: float = 0.3) -> Stages:
+    """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit, timing each stage.
+
+    Tracing errors propagate (the caller explains them). A later stage that fails is
+    recorded in ``Stages.errors`` and the stages after it are skipped.
+    """
+    st = Stages()
+    st.traced, seconds, st.trace_stdout = trace(fn, args, kwargs, static_argnames, static_argnums)
+    st.timings["trace"] = Timing.single(seconds)
+    st.closed_jaxpr = st.traced.jaxpr
+    st.jaxpr_text = str(st.closed_jaxpr)
+    try:
+        t0 = time.perf_counter()
+        st.lowered = st.traced.lower()
+        st.timings["lower"] = Timing.single(time.perf_counter() - t0)
+        st.stablehlo_text = st.lowered.as_text()
+        st.hlo_before_text = st.lowered.as_text(dialect="hlo")
+    except Exception as e:  # noqa: BLE001 - report and stop, the trace is still useful
+        st.errors["lower"] = _one_line(e)
+        return st
+    try:
+        t0 = time.perf_counter()
+        st.compiled = st.lowered.compile()
+        st.timings["compile"] = Timing.single(time.perf_counter() - t0)
+        st.hlo_after_text = st.compiled.as_text() or ""
+        st.cost = cost_dict(st.compiled)
+        st.memory = memory_dict(st.compiled)
+    except Exception as e:  # noqa: BLE001
+        st.errors["compile"] = _one_line(e)
+        return st
+    if not run:
+        return st
+    dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, static_argnames, static_argnums)
+    try:
+        t0 = time.perf_counter()
+        st.output = block(st.compiled(*dyn_args, **dyn_kwargs))
+        st.timings["first_run"] = Timing.single(time.perf_counter() - t0)
+        st.timings["steady_run"] = measure(lambda: st.compiled(*dyn_args, **dyn_kwargs), budget_s=budget_s,
+                                           min_samples=3, max_samples=100, warmup=0)
+    except Exception as e:  # noqa: BLE001
+        st.errors["run"] = _one_line(e)
+    return st
+
+
+def dynamic_call_args(args: tuple, kwargs: dict, static_argnames: tuple[str, ...],
+                      static_argnums: tuple[int, ...]) -> tuple[tuple, dict]:
+    """The arguments a ``Compiled`` takes: the call's arguments minus the static ones."""
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    return dyn_args, dyn_kwargs
+
+
+def run_eager(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[Any, float]:
+    """Run ``fn`` op by op (no jit), blocked; return (output, seconds)."""
+    import jax
+    import jax.numpy as jnp
+
+    # Python scalars become weakly typed arrays under jit; do the same here so that eager and
+    # jit compute in the same dtype (a float64 Python result is not a numerics difference).
+    args, kwargs = jax.tree_util.tree_map(
+        lambda v: jnp.asarray(v) if isinstance(v, (int, float, complex)) and not isinstance(v, bool) else v,
+        (args, kwargs))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), jax.disable_jit():
+        t0 = time.perf_counter()
+        out = block(fn(*args, **kwargs))
+        return out, time.perf_counter() - t0

@@ -1,0 +1,149 @@
+"""Record Python side effects that run while a function is traced (seed 002).
+
+Under jit, the Python body runs only when JAX traces; the compiled function never runs it
+again. So ``print``, ``logging``, appends to a global list and rebinding a global happen
+once per trace, not once per call. This collector traces the function one more time (a
+fresh wrapper, so JAX's trace cache cannot skip it) with ``sys.setprofile`` watching:
+
+* C calls to builtin ``print`` and to mutating methods (``append``, ``extend``, ``update``,
+  ...) of lists / dicts / sets reachable from the function's module globals and closures;
+* Python calls into ``logging``'s ``Logger.debug/info/warning/error/exception/critical/log``;
+
+clears JAX's caches first (so inner ``jax.jit`` helpers trace again too), and snapshots the
+module globals before and after (new or rebound names, containers whose
+size changed). Lines come from the calling frame, or for rebinding from ``STORE_GLOBAL``
+instructions. Python 3.11 has no ``sys.monitoring``, hence ``setprofile``; it slows this one
+extra trace, never the timed one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import dis
+import io
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+             "discard", "popitem", "__setitem__", "__delitem__"}
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+
+
+@dataclass
+class EffectEvent:
+    """One side effect seen while tracing."""
+
+    kind: str  # "print" | "logging" | "container" | "global"
+    file: str
+    line: int
+    function: str
+    detail: str  # the container / global name, the log method, what was printed
+
+
+def _modules_and_cells(fn: Any) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """Globals dicts of ``fn`` and its same-module helpers; id -> name of watched containers."""
+    from ..analyze.jaxpr_stats import _functions_reached
+
+    funcs = _functions_reached(fn) if isinstance(fn, types.FunctionType) else []
+    dicts: list[dict[str, Any]] = []
+    watched: dict[int, str] = {}
+    for f in funcs:
+        if not any(d is f.__globals__ for d in dicts):
+            dicts.append(f.__globals__)
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or (), strict=False):
+            with contextlib.suppress(ValueError):
+                if isinstance(cell.cell_contents, (list, dict, set)):
+                    watched[id(cell.cell_contents)] = name
+    for d in dicts:
+        for name, value in d.items():
+            if isinstance(value, (list, dict, set)) and not name.startswith("__"):
+                watched[id(value)] = name
+    return dicts, watched
+
+
+def _snapshot(dicts: list[dict[str, Any]]) -> list[dict[str, tuple[int, int | None]]]:
+    return [{k: (id(v), len(v) if isinstance(v, (list, dict, set)) else None) for k, v in d.items()}
+            for d in dicts]
+
+
+def _store_lines(fn: Any, name: str) -> tuple[str, int, str] | None:
+    from ..analyze.jaxpr_stats import _code_objects, _functions_reached
+
+    for f in _functions_reached(fn) if isinstance(fn, types.FunctionType) else []:
+        for c in _code_objects(f.__code__):
+            for ins in dis.get_instructions(c):
+                if ins.opname in ("STORE_GLOBAL", "STORE_NAME") and ins.argval == name:
+                    line = getattr(getattr(ins, "positions", None), "lineno", None) or ins.starts_line or 0
+                    return c.co_filename, line, c.co_qualname
+    return None
+
+
+def trace_with_effects(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
+                       static_argnames: tuple[str, ...] = (),
+                       static_argnums: tuple[int, ...] = ()) -> tuple[list[EffectEvent], str]:
+    """Trace ``fn`` once more with side-effect watchers on; return (events, captured stdout).
+
+    Exceptions from tracing propagate (the first trace already reported them).
+    """
+    import jax
+
+    from .._jaxcompat import _is_user_file
+    from .lowering import fresh_entry
+
+    dicts, watched = _modules_and_cells(fn)
+    before = _snapshot(dicts)
+    events: list[EffectEvent] = []
+    print_fn = builtins.print
+
+    def profiler(frame: types.FrameType, event: str, arg: Any) -> None:
+        if event == "c_call":
+            caller = frame
+            if not _is_user_file(caller.f_code.co_filename):
+                return
+            if arg is print_fn:
+                events.append(EffectEvent("print", caller.f_code.co_filename, caller.f_lineno,
+                                          caller.f_code.co_qualname, "print"))
+            elif getattr(arg, "__name__", "") in _MUTATORS:
+                target = getattr(arg, "__self__", None)
+                if target is not None and id(target) in watched:
+                    events.append(EffectEvent("container", caller.f_code.co_filename, caller.f_lineno,
+                                              caller.f_code.co_qualname, f"{watched[id(target)]}.{arg.__name__}"))
+        elif event == "call":
+            code = frame.f_code
+            if code.co_name in _LOG_METHODS and code.co_filename.endswith(("logging/__init__.py",
+                                                                           "logging\\__init__.py")):
+                caller = frame.f_back
+                if caller is not None and _is_user_file(caller.f_code.co_filename):
+                    events.append(EffectEvent("logging", caller.f_code.co_filename, caller.f_lineno,
+                                              caller.f_code.co_qualname, f"logging {code.co_name}"))
+
+    jitted = jax.jit(fresh_entry(fn), static_argnames=static_argnames or None, static_argnums=static_argnums or None)
+    # Inner @jax.jit helpers keep their own trace caches: without this, a print inside a helper
+    # that was traced before would not run again. Costs later calls in this process a retrace.
+    jax.clear_caches()
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        old = sys.getprofile()
+        sys.setprofile(profiler)
+        try:
+            jitted.trace(*args, **kwargs)
+        finally:
+            sys.setprofile(old)
+    after = _snapshot(dicts)
+    seen_containers = {e.detail.split(".")[0] for e in events if e.kind == "container"}
+    for snap_before, snap_after in zip(before, after, strict=True):
+        for name, (ident, size) in snap_after.items():
+            old_state = snap_before.get(name)
+            if old_state is None or old_state[0] != ident:
+                where = _store_lines(fn, name)
+                if where:
+                    events.append(EffectEvent("global", where[0], where[1], where[2], name))
+            elif size != old_state[1] and name not in seen_containers:
+                where = _store_lines(fn, name)
+                events.append(EffectEvent("container", where[0] if where else "", where[1] if where else 0,
+                                          where[2] if where else "", f"{name} (size {old_state[1]} -> {size})"))
+    return events, out.getvalue() + err.getvalue()

@@ -1,0 +1,66 @@
+"""The inspect section of _jaxcompat (jax._src.source_info_util, jit options) on the installed JAX."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jitscope import _jaxcompat as jc
+
+
+def _line(fn, text):
+    import inspect
+
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def helper(x):
+    return jnp.cos(x)
+
+
+def traced(x):
+    y = jnp.sin(x)
+    return helper(y)
+
+
+def test_stack_cache_user_frames_cut_at_entry():
+    closed = jax.jit(traced).trace(jnp.ones(3)).jaxpr
+    cache = jc.StackCache(traced.__code__)
+    sin, cos = closed.jaxpr.eqns
+    st_sin, st_cos = cache.stack(sin), cache.stack(cos)
+    assert [(f[1], f[2]) for f in st_sin] == [("traced", _line(traced, "jnp.sin"))]
+    assert [(f[1], f[2]) for f in st_cos] == [("traced", _line(traced, "helper(y)")),
+                                              ("helper", _line(helper, "jnp.cos"))]
+    assert st_sin[0][0] == __file__ and st_sin[0][3] >= 0  # file and 0-based column
+    assert cache.stack(sin) is st_sin  # cached per traceback
+
+
+def test_stack_cache_without_entry_keeps_callers():
+    closed = jax.jit(traced).trace(jnp.ones(3)).jaxpr
+    st = jc.StackCache().stack(closed.jaxpr.eqns[0])
+    assert st[-1][1] == "traced"  # JAX keeps a bounded number of frames; the innermost is ours
+    assert all("/jax/" not in f[0] and "/jitscope/" not in f[0] for f in st)
+
+
+def test_exception_user_frames():
+    def bad(x):
+        if x > 0:
+            return x
+        return -x
+
+    try:
+        jax.jit(bad).trace(1.0)
+    except jax.errors.TracerBoolConversionError as e:
+        frames = jc.exception_user_frames(e)
+    assert frames[-1][1].endswith("bad") and frames[-1][2] == _line(bad, "if x > 0")
+
+
+def test_unwrap_jit():
+    def f(x, n):
+        return x * n
+
+    j = jax.jit(f, static_argnums=(1,), static_argnames=("n",))
+    wrapped, nums, names = jc.unwrap_jit(j)
+    assert wrapped is f and 1 in nums and "n" in names
+    assert jc.unwrap_jit(f) is None
