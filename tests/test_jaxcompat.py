@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import jax
+import tomllib
 
 from jitscope import _jaxcompat
 

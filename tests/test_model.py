@@ -53,3 +53,10 @@ def test_signature_of_real_values_marks_weak_types():
     assert shorts[2] == "i32[]"
     assert sig.static == {"n": "5"}
     assert "n=5" in sig.short()
+
+
+def test_signature_of_typed_prng_keys():
+    import jax
+
+    sig = ArgSignature.of((jax.random.key(0),))
+    assert sig.leaves[0].shape == () and "key" in sig.leaves[0].dtype

@@ -89,7 +89,11 @@ class ArgSignature(Record):
             p = jax.tree_util.keystr(path)
             if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
                 weak = bool(getattr(leaf, "weak_type", False))
-                leaves.append(LeafSpec(p, tuple(int(d) for d in leaf.shape), str(np.dtype(leaf.dtype)), weak))
+                try:
+                    dtype = str(np.dtype(leaf.dtype))
+                except TypeError:  # extended dtypes, e.g. typed PRNG keys: key<fry>
+                    dtype = str(leaf.dtype)
+                leaves.append(LeafSpec(p, tuple(int(d) for d in leaf.shape), dtype, weak))
             elif isinstance(leaf, (bool, int, float, complex)):
                 # Python scalars trace as weakly typed 0-d arrays.
                 dt = {bool: "bool", int: "int32", float: "float32", complex: "complex64"}[type(leaf)]
