@@ -165,7 +165,11 @@ def resolve_target(text: str) -> Target:
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise UsageError(f"module '{mod_name}' has no attribute '{attr}'") from None
+            import difflib
+
+            close = difflib.get_close_matches(part, [n for n in dir(obj) if not n.startswith("__")], n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise UsageError(f"module '{mod_name}' has no attribute '{attr}'{hint}") from None
     return Target(module, attr, obj)
 
 
