@@ -46,7 +46,7 @@ def test_unknown_module_and_attribute(tmp_path):
         resolve_target("no_such_mod_xyz:f")
     with pytest.raises(UsageError, match="has no attribute 'nope'"):
         resolve_target("json:nope")
-    with pytest.raises(UsageError, match="did you mean 'dumps'"):
+    with pytest.raises(UsageError, match="did you mean 'dumps?'"):
         resolve_target("json:dumsp")
     with pytest.raises(UsageError, match="expected module:function"):
         resolve_target("json")
