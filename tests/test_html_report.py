@@ -104,3 +104,31 @@ def test_compare_and_demo_layouts_in_the_browser(tmp_path):
     page2 = tmp_path / "compare.html"
     page2.write_text(render(cmp))
     assert "Recommendation" in dump_dom(page2)
+
+
+def _loop_sum(n):
+    def f(x):
+        return sum(x[i] * 2.0 for i in range(n))
+
+    return f, (jnp.arange(n, dtype=jnp.float32),)
+
+
+def test_inspect_and_scale_layouts_in_the_browser(tmp_path):
+    fn, args = _loop_sum(64)
+    result = jitscope.inspect(fn, *args, side_effects=False)
+    page = tmp_path / "inspect.html"
+    page.write_text(render(result))
+    dom = dump_dom(page)
+    bloat = dom.split('id="graph-bloat"', 1)[1].split("</section>", 1)[0]
+    assert ">64<" in bloat  # the repeat count measured on this jaxpr
+    assert "Compiled program" in dom and "Findings" in dom
+
+    scaled = jitscope.scale(_loop_sum, [8, 16, 32], run=False)
+    page = tmp_path / "scale.html"
+    page.write_text(render(scaled))
+    dom = dump_dom(page)
+    growth = dom.split('id="growth-fits', 1)[1].split("</section>", 1)[0]
+    eq_fit = scaled.fits["equations"]
+    assert f"{eq_fit.exponent:.2f}" in growth and eq_fit.exponent > 0.8
+    # One marker per measured size on each stage series and on the equation-count series.
+    assert dom.count("<circle") >= 3 * 2

@@ -1,0 +1,99 @@
+"""HTML layout for ``inspect`` results: stages, jaxpr anatomy, bloat, fusions, cost, findings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..console import fmt_seconds
+from ._findings import findings_table
+from ._page import Section, esc, lesson, pre, table
+from .svg import bar_chart
+
+if TYPE_CHECKING:
+    from ...results.inspect import InspectResult
+
+STAGES = ("trace", "lower", "compile", "first_run", "steady_run", "eager_run")
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:,.4g}"
+
+
+def sections(result: InspectResult) -> list[Section]:
+    sig = result.signature.short() if result.signature else ""
+    out: list[Section] = []
+    head = f"<p><code>{esc(result.target)}({esc(sig)})</code></p>"
+    if result.status != "ok":
+        out.append(Section("Inspect", head + lesson("Tracing failed; the findings below explain where and how to "
+                                                    "fix it.", "warn") + findings_table(result.findings)))
+        if result.trace_output:
+            out.append(Section("Printed while tracing", pre(result.trace_output)))
+        return out
+    stages = [s for s in STAGES if s in result.timings and result.timings[s].median is not None]
+    body = head + table([s.replace("_", " ") for s in stages],
+                        [[fmt_seconds(result.timings[s].median) for s in stages]], numeric=range(len(stages)))
+    body += bar_chart([s.replace("_", " ") for s in stages], [result.timings[s].median for s in stages],
+                      title="Where the time goes (median seconds)", log=True)
+    for stage, err in result.stage_errors.items():
+        body += lesson(f"{stage} failed: {err}", "warn")
+    out.append(Section("Stages", body))
+
+    j = result.jaxpr
+    if j is not None:
+        prims = sorted(j.by_primitive.items(), key=lambda kv: -kv[1])
+        body = (f"<p>{j.equations:,} equations ({j.top_level_equations:,} at top level); inputs "
+                f"{esc(', '.join(j.inputs))}; outputs {esc(', '.join(j.outputs))}; {j.constants} constants "
+                f"({j.constant_bytes:,} bytes).</p>")
+        body += bar_chart([p for p, _ in prims[:12]], [float(c) for _, c in prims[:12]], unit="",
+                          title="Equations by primitive")
+        if j.nested:
+            body += "<h3>Nested bodies</h3>" + table(["primitive", "path", "equations", "uses"],
+                                                     [(n.primitive, n.path, n.equations, n.uses) for n in j.nested],
+                                                     numeric=(2, 3))
+        if j.captured:
+            body += "<h3>Captured values (frozen at trace time)</h3>" + table(
+                ["name", "from", "type", "value", "bytes", "read at"],
+                [(c.name, c.source, c.type, c.value, c.bytes, f"line {c.location.line}" if c.location else "-")
+                 for c in j.captured], numeric=(4,))
+        if j.weak_typed_inputs:
+            body += f"<p>Weakly typed inputs: {esc(', '.join(j.weak_typed_inputs))}</p>"
+        out.append(Section("jaxpr", body))
+
+    if result.bloat:
+        rows = [(b.construct or b.kind, f"line {b.location.line}" if b.location else "-", b.repeats, b.pattern_size,
+                 b.equations, f"{b.share:.0%}", " ".join(b.pattern[:8]), b.fix.title if b.fix else "")
+                for b in result.bloat]
+        body = table(["construct", "where", "repeats", "eqns per repeat", "equations", "share", "pattern", "fix"],
+                     rows, numeric=(2, 3, 4, 5))
+        for b in result.bloat:
+            if b.source:
+                body += pre(b.source)
+        out.append(Section("Graph bloat", body))
+
+    h = result.hlo
+    if h is not None:
+        body = bar_chart(["StableHLO", "HLO before optimisation", "HLO after (outside fusions)", "fused ops"],
+                         [float(h.stablehlo_ops), float(h.hlo_before_ops), float(h.hlo_after_ops),
+                          float(h.fused_ops)], unit="", title="Program size through the compiler", log=True)
+        body += table(["flops", "bytes accessed", "transcendentals", "arithmetic intensity (flops/byte)"],
+                      [(_num(h.flops), _num(h.bytes_accessed), _num(h.transcendentals),
+                        _num(h.arithmetic_intensity))], numeric=(0, 1, 2, 3))
+        if h.memory:
+            body += table(list(h.memory), [[f"{v:,}" for v in h.memory.values()]], numeric=range(len(h.memory)))
+        if h.fusions:
+            body += f"<h3>{h.fusion_count} fusions</h3>" + table(
+                ["fusion", "kind", "ops", "output", "holds"],
+                [(f.name, f.kind, f.ops, f.output, ", ".join(f"{k} ×{v}" for k, v in
+                                                             sorted(f.by_op.items(), key=lambda kv: -kv[1])[:8]))
+                 for f in h.fusions[:100]], numeric=(2,))
+        out.append(Section("Compiled program", body))
+
+    if result.numerics is not None:
+        n = result.numerics
+        tone = "ok" if n.ok else "warn"
+        out.append(Section("jit vs eager", lesson(f"{n.status}: max abs error {n.max_abs_error:.3g}, max rel error "
+                                                  f"{n.max_rel_error:.3g}. {n.detail}", tone)))
+    out.append(Section("Findings", findings_table(result.findings)))
+    if result.trace_output:
+        out.append(Section("Printed while tracing", pre(result.trace_output)))
+    return out
