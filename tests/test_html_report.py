@@ -8,13 +8,12 @@ import re
 import jax
 import jax.numpy as jnp
 import pytest
+from browser import dump_dom, screenshot
 
 import jitscope
 from jitscope.render.console import fmt_seconds
 from jitscope.render.html import render
 from jitscope.render.html.svg import bar_chart, loglog_chart
-
-from .browser import dump_dom, screenshot
 
 
 @pytest.fixture(scope="module")
