@@ -19,6 +19,7 @@ from .errors import JitscopeError as JitscopeError
 from .errors import UsageError as UsageError
 from .ipython import load_ipython_extension as load_ipython_extension
 from .lint import lint as lint
+from .lint import lint_source as lint_source
 from .model import ArgSignature as ArgSignature
 from .model import CompileEvent as CompileEvent
 from .model import Environment as Environment

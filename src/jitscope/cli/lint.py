@@ -1,16 +1,75 @@
-"""`jitscope lint` (not implemented yet)."""
+"""`jitscope lint [PATHS]`: static detection of jit pitfalls (never imports jax)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
-from ..errors import JitscopeError
+from ._common import add_json_option
+
+
+def _codes(value: str) -> list[str]:
+    return [v for v in value.replace(" ", ",").split(",") if v]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("lint", help="(not implemented yet)")
+    p = sub.add_parser("lint", help="find jit pitfalls in source files without running them",
+                       description="Statically find jit pitfalls in Python files. Exit 0: no findings, "
+                                   "1: findings, 2: usage error.")
+    p.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    p.add_argument("--select", type=_codes, action="extend", metavar="CODES", default=[],
+                   help="comma-separated rule codes or prefixes to enable (e.g. JS1,JS201); default: all")
+    p.add_argument("--ignore", type=_codes, action="extend", metavar="CODES", default=[],
+                   help="comma-separated rule codes or prefixes to disable")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
+    p.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
+    p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
+    p.add_argument("--output-file", "-o", metavar="PATH", help="write the report there instead of stdout")
+    p.add_argument("--no-snippet", action="store_true", help="text format: one line per finding, no source")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: CPU count)")
+    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.jitscope] from this file")
+    p.add_argument("--no-config", action="store_true", help="ignore [tool.jitscope] in pyproject.toml")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    add_json_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise JitscopeError("'lint' is not implemented yet")
+    from ..errors import UsageError
+    from ..lint import lint
+
+    if args.config and args.no_config:
+        raise UsageError("--config and --no-config are mutually exclusive")
+    config = False if args.no_config else (args.config or True)
+    result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
+                  unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config)
+    if args.json:
+        result.save(args.json)
+    if args.diff:
+        text = result.diff
+    elif args.format == "json":
+        text = result.to_json() + "\n"
+    elif args.format == "sarif":
+        from ..render.sarif import render as render_sarif
+
+        text = render_sarif(result) + "\n"
+    else:
+        from ..render.console.lint import format_text
+
+        color = args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        text = format_text(result, snippet=not args.no_snippet, color=color)
+    if args.output_file:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise UsageError(f"{args.output_file}: cannot write: {e.strerror}") from None
+    else:
+        sys.stdout.write(text)
+    if args.exit_zero:
+        return 0
+    if args.diff:
+        return 1 if result.fixes_applied else 0
+    return result.exit_code

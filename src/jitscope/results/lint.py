@@ -1,12 +1,46 @@
-"""Stub: to be implemented."""
+"""``LintResult``: what ``jitscope lint`` found, in which files, and what it fixed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
+from ..model import Environment, Finding
 from ._base import Result
 
 
 @dataclass
 class LintResult(Result):
+    """Findings of one lint run plus the counts needed to render and gate on them.
+
+    ``findings`` are sorted by file, line and column. A finding's ``details["source"]``
+    holds its first source line, so a saved result renders snippets without the files.
+    ``fixable`` / ``unsafe_fixable`` count remaining findings whose fix is safe / unsafe;
+    ``fixes_applied`` counts edits written (``--fix``) or shown (``--diff``).
+    """
+
     kind = "lint"
+    findings: list[Finding] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    files_checked: int = 0
+    lines_checked: int = 0
+    fixes_applied: int = 0
+    files_fixed: list[str] = field(default_factory=list)
+    fixable: int = 0
+    unsafe_fixable: int = 0
+    diff: str = ""
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    config: str | None = None
+    jobs: int = 1
+    duration_s: float = 0.0
+    env: Environment = field(default_factory=Environment)
+
+    def counts_by_code(self) -> dict[str, int]:
+        """Number of findings per rule code, most frequent first."""
+        return dict(Counter(f.code for f in self.findings).most_common())
+
+    @property
+    def exit_code(self) -> int:
+        """0 when there are no findings, 1 otherwise (the CLI's exit status)."""
+        return 1 if self.findings else 0

@@ -1,1 +1,34 @@
-"""lint/rules"""
+"""The rule catalog, one module per rule; ``RULE_CLASSES`` lists them all for the registry."""
+
+from __future__ import annotations
+
+from .js001_syntax_error import SyntaxErrorRule
+from .js002_undecodable_file import UndecodableFile
+from .js101_traced_control_flow import TracedControlFlow
+from .js102_traced_bool_operator import TracedBoolOperator
+from .js103_traced_to_python import TracedToPython
+from .js104_numpy_on_traced import NumpyOnTraced
+from .js201_builtin_reduction import BuiltinReduction
+from .js202_python_loop_unrolled import PythonLoopUnrolled
+from .js203_jit_in_loop import JitInLoop
+from .js204_jit_fresh_function import JitFreshFunction
+from .js301_boolean_mask_index import BooleanMaskIndex
+from .js302_data_dependent_shape import DataDependentShape
+from .js303_traced_shape_argument import TracedShapeArgument
+from .js401_print_in_traced import PrintInTraced
+from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
+from .js403_container_mutation_in_traced import ContainerMutationInTraced
+from .js501_global_array_capture import GlobalArrayCapture
+from .js502_stale_global_capture import StaleGlobalCapture
+from .js601_inplace_array_update import InplaceArrayUpdate
+from .js602_unhashable_static_arg import UnhashableStaticArg
+
+RULE_CLASSES = (
+    SyntaxErrorRule, UndecodableFile,
+    TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
+    BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
+    BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
+    PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
+    GlobalArrayCapture, StaleGlobalCapture,
+    InplaceArrayUpdate, UnhashableStaticArg,
+)

@@ -1,0 +1,99 @@
+"""How fast is `jitscope lint`? Lines per second next to a bare `ast.parse` loop over the same files.
+
+`ast.parse` of every file is the floor for a Python AST linter: it has to parse each file
+once, and the parse alone costs this much. The goals: single-process lint within 3x of
+that floor, and lint on 2 worker processes faster than the single-process floor.
+
+    python benchmarks/lint_speed.py [--tree DIR ...] [--jobs 2] [--repeats 3] [--quick]
+
+Default tree: site-packages/{jax,flax,optax} of .venv-bench (or the jax package that is
+importable here). Each method reads the files itself; runs are interleaved and the
+median of the repeats is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+
+def default_trees() -> list[Path]:
+    bench = sorted((ROOT / ".venv-bench" / "lib").glob("python3*/site-packages"))
+    if bench:
+        return [bench[0] / p for p in ("jax", "flax", "optax") if (bench[0] / p).is_dir()]
+    import importlib.util
+
+    spec = importlib.util.find_spec("jax")
+    return [Path(spec.origin).parent] if spec and spec.origin else []
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def floor(files: list[str]) -> tuple[float, float]:
+    t, c = time.perf_counter(), _cpu()
+    for f in files:
+        try:
+            ast.parse(Path(f).read_bytes(), filename=f)
+        except (SyntaxError, ValueError):
+            pass
+    return time.perf_counter() - t, _cpu() - c
+
+
+def lint_run(files: list[str], jobs: int) -> tuple[float, float, int]:
+    from jitscope.lint import runner
+    from jitscope.lint.registry import all_rules
+
+    enabled = frozenset(all_rules())
+    t, c = time.perf_counter(), _cpu()
+    n = sum(len(o.findings) for o in runner.run([(f, enabled) for f in files], jobs=jobs))
+    return time.perf_counter() - t, _cpu() - c, n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", action="append", type=Path, help="directory to lint (repeatable)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="every 4th file, one repeat")
+    args = ap.parse_args()
+    from jitscope.lint.runner import collect_files
+
+    trees = args.tree or default_trees()
+    files = collect_files([str(t) for t in trees])
+    if args.quick:
+        files, args.repeats = files[::4], 1
+    lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
+    print(f"tree: {', '.join(str(t) for t in trees)}")
+    print(f"files: {len(files)}  lines: {lines}  cpus: {os.cpu_count()}  repeats: {args.repeats}  python {sys.version.split()[0]}")
+    names = ["ast.parse loop (floor)", "jitscope lint, 1 process", f"jitscope lint, {args.jobs} processes"]
+    times: dict[str, list[float]] = {n: [] for n in names}
+    cpus: dict[str, list[float]] = {n: [] for n in names}
+    for _ in range(args.repeats):
+        for name, run in zip(names, (lambda: floor(files), lambda: lint_run(files, 1)[:2],
+                                     lambda: lint_run(files, args.jobs)[:2]), strict=True):
+            wall, cpu = run()
+            times[name].append(wall)
+            cpus[name].append(cpu)
+    base = statistics.median(times[names[0]])
+    print("\n| method | median wall s | lines/s | x floor wall | median CPU s (incl. workers) |")
+    print("|---|---:|---:|---:|---:|")
+    for name in names:
+        m = statistics.median(times[name])
+        print(f"| {name} | {m:.2f} | {lines / m:,.0f} | {m / base:.2f} | {statistics.median(cpus[name]):.2f} |")
+    print("\nCPU time is process + reaped worker time: on a shared machine, wall time shows contention")
+    print("and CPU time shows the work. Parallel wall time can only beat the floor when the cores are free.")
+
+
+if __name__ == "__main__":
+    main()

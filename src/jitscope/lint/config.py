@@ -1,0 +1,132 @@
+"""``[tool.jitscope]`` in pyproject.toml: select, ignore, per-file-ignores, exclude.
+
+The configuration is found like ruff finds its own: walk up from the first linted path
+to the nearest ``pyproject.toml`` that has a ``[tool.jitscope]`` table. Selectors are
+rule codes or prefixes (``JS1``, ``JS20``, ``ALL``); patterns in ``per-file-ignores``
+and ``exclude`` are globs relative to the directory holding the pyproject.toml, matched
+against the file path and its basename.
+
+```toml
+[tool.jitscope]
+select = ["JS1", "JS2"]
+ignore = ["JS204"]
+exclude = ["build/*"]
+
+[tool.jitscope.per-file-ignores]
+"tests/*" = ["JS4"]
+```
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UsageError
+from .registry import check_selectors
+
+KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude"}
+
+
+@dataclass
+class LintConfig:
+    """Settings from ``[tool.jitscope]`` (empty when there is no such table)."""
+
+    path: str | None = None  # the pyproject.toml they came from
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+
+    @property
+    def root(self) -> Path | None:
+        return Path(self.path).parent if self.path else None
+
+    def _rel(self, file: str) -> str:
+        root = self.root
+        p = Path(file).resolve()
+        if root is not None:
+            try:
+                return p.relative_to(root.resolve()).as_posix()
+            except ValueError:
+                pass
+        return p.as_posix()
+
+    def ignored_for(self, file: str) -> list[str]:
+        """Selectors ignored for ``file`` by ``per-file-ignores``."""
+        rel = self._rel(file)
+        out: list[str] = []
+        for pattern, codes in self.per_file_ignores.items():
+            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(rel), pattern):
+                out += codes
+        return out
+
+    def excluded(self, file: str) -> bool:
+        rel = self._rel(file)
+        return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(os.path.basename(rel), p) for p in self.exclude)
+
+
+def find_config(start: str | os.PathLike[str]) -> Path | None:
+    """Nearest pyproject.toml with a ``[tool.jitscope]`` table, walking up from ``start``."""
+    p = Path(start).resolve()
+    if p.is_file():
+        p = p.parent
+    for d in (p, *p.parents):
+        candidate = d / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                text = candidate.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if "[tool.jitscope" in text:
+                return candidate
+    return None
+
+
+def load_config(path: str | os.PathLike[str]) -> LintConfig:
+    """Read ``[tool.jitscope]`` from ``path``; ``UsageError`` on invalid TOML, unknown keys or rule codes."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError:
+            raise UsageError(f"{path}: reading [tool.jitscope] needs Python 3.11+ or the 'tomli' package") from None
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise UsageError(f"{path}: cannot read config: {e}") from None
+    table = data.get("tool", {}).get("jitscope", {})
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [tool.jitscope] must be a table")
+    unknown = set(table) - KNOWN_KEYS
+    if unknown:
+        raise UsageError(f"{path}: unknown key(s) in [tool.jitscope]: {', '.join(sorted(unknown))} "
+                         f"(known: {', '.join(sorted(KNOWN_KEYS))})")
+    where = f"{path} [tool.jitscope]"
+
+    def codes(key: str) -> list[str]:
+        value = table.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"{where}: '{key}' must be a list of rule codes")
+        return check_selectors(value, f"{where} {key}")
+
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise UsageError(f"{where}: 'per-file-ignores' must be a table of glob = [codes]")
+    per_file = {}
+    for pattern, value in pfi.items():
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"{where}: per-file-ignores '{pattern}' must be a list of rule codes")
+        per_file[pattern] = check_selectors(value, f"{where} per-file-ignores")
+    exclude = table.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(v, str) for v in exclude):
+        raise UsageError(f"{where}: 'exclude' must be a list of glob patterns")
+    return LintConfig(str(path), codes("select"), codes("ignore"), codes("extend-select"), per_file, exclude)

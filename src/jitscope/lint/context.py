@@ -1,0 +1,229 @@
+"""What rules see while the engine walks a module: frames, traced-value queries, ``report``.
+
+A ``Frame`` is one function (or the module) being visited: whether JAX traces it, which
+parameters are static, and which local names hold traced values, boolean masks, arrays
+or containers. ``Context`` answers the rules' questions from the frame stack and the
+module facts (``scope.ModuleInfo``): ``resolve`` (qualified names through aliases),
+``is_traced`` (simple forward dataflow: arithmetic and ``jnp``/``lax`` calls on traced
+values are traced; ``x.shape``, ``x.ndim``, ``x.dtype`` and ``len(x)`` are static),
+``is_mask`` and ``report``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..model import Finding, Fix, Location
+from .registry import Rule
+from .scope import ModuleInfo, StaticSpec
+from .source import split_lines
+
+STATIC_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"})
+STATIC_CALLS = frozenset({
+    "len", "isinstance", "issubclass", "callable", "hasattr", "getattr", "type", "id", "repr", "str", "range",
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.result_type", "jax.numpy.dtype",
+    "jax.numpy.issubdtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.promote_types", "jax.numpy.isscalar",
+    "jax.numpy.can_cast", "jax.numpy.iscomplexobj", "jax.eval_shape", "jax.tree_util.tree_structure",
+    "jax.tree.structure", "jax.device_count", "jax.local_device_count", "jax.process_index", "jax.devices",
+    "numpy.shape", "numpy.ndim", "numpy.prod", "math.prod", "jax.core.is_concrete", "jax.dtypes.result_type",
+    "jax.lax.axis_size", "jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes", "jax.typeof",
+})
+ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.", "jax.image.", "jax.ops.")
+NESTED = "<enclosing traced function>"
+# Methods that return Python objects or containers, not arrays, even on a traced receiver
+# (a traced parameter may be a dict or list pytree: `d.values()`, `xs.index(...)`).
+NOT_ARRAY_METHODS = frozenset({"item", "tolist", "__array__", "values", "keys", "items", "index", "count",
+                                "get_shape", "__len__"})
+TRACED_BUILTINS = frozenset({"abs", "pow", "round", "divmod", "sum", "max", "min"})
+
+
+@dataclass
+class Frame:
+    """One function (or the module) being visited."""
+
+    node: ast.AST | None
+    name: str
+    traced: bool = False
+    spec: StaticSpec | None = None
+    static: set[str] = field(default_factory=set)
+    params: set[str] = field(default_factory=set)
+    bound: set[str] = field(default_factory=set)  # names assigned or bound in this frame so far
+    traced_names: set[str] = field(default_factory=set)
+    masks: set[str] = field(default_factory=set)  # names holding boolean masks of traced values
+    arrays: set[str] = field(default_factory=set)  # names known to hold jax arrays
+    declared_global: set[str] = field(default_factory=set)
+    declared_nonlocal: set[str] = field(default_factory=set)
+    loop_depth: int = 0
+    nested_defs: set[str] = field(default_factory=set)
+    loop_defs: set[str] = field(default_factory=set)  # functions defined inside a loop of this frame
+    containers: set[str] = field(default_factory=set)  # names bound to a list/dict/set in this frame
+
+
+class Context:
+    """What rules see: the current frame, name resolution, traced-value queries, ``report``."""
+
+    def __init__(self, tree: ast.Module, text: str, filename: str, enabled: set[str]) -> None:
+        self.tree = tree
+        self.text = text
+        self.filename = filename
+        self.enabled = enabled
+        self.info = ModuleInfo.collect(tree)
+        self.frames: list[Frame] = [Frame(None, "<module>")]
+        self.findings: list[Finding] = []
+        self._lines: list[str] | None = None
+        self.parents: list[ast.AST] = []  # ancestors of the node being checked (innermost last)
+        self.assume_traced = False  # stress mode: every function traced (robustness tests)
+
+    # -- source access -------------------------------------------------------------------------
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
+    def char_col(self, line: int, byte_col: int) -> int:
+        """0-based character column from ast's UTF-8 byte offset."""
+        if 1 <= line <= len(self.lines):
+            src = self.lines[line - 1]
+            if not src.isascii():
+                return len(src.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+        return byte_col
+
+    def segment(self, node: ast.AST) -> str:
+        """Exact source text of ``node``."""
+        return ast.get_source_segment(self.text, node) or ""
+
+    def location(self, node: ast.AST) -> Location:
+        line = getattr(node, "lineno", 1)
+        end_line = getattr(node, "end_lineno", None) or line
+        col = self.char_col(line, getattr(node, "col_offset", 0))
+        end_col = getattr(node, "end_col_offset", None)
+        end_col = self.char_col(end_line, end_col) if end_col is not None else col
+        return Location(self.filename, line, col + 1, self.frame.name if self.frame.node else None,
+                        end_line, end_col + 1)
+
+    # -- frames --------------------------------------------------------------------------------
+    @property
+    def frame(self) -> Frame:
+        return self.frames[-1]
+
+    @property
+    def in_traced(self) -> bool:
+        return self.frame.traced
+
+    @property
+    def in_loop(self) -> bool:
+        return self.frame.loop_depth > 0
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """Qualified name of a name/attribute chain (``np.sum`` -> ``jax.numpy.sum`` after ``import jax.numpy as np``)."""
+        base = node
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if isinstance(base, ast.Name) and len(self.frames) > 1 and self._local_frame(base.id) is not None:
+            return None
+        return self.info.resolve(node)
+
+    def _local_frame(self, name: str) -> Frame | None:
+        for f in reversed(self.frames[1:]):
+            if name in f.bound or name in f.params:
+                return f
+        return None
+
+    def is_module_global(self, name: str) -> bool:
+        """True if ``name`` here refers to a module-level binding (not a local or closure variable)."""
+        if name in self.frame.declared_global:
+            return True
+        return self._local_frame(name) is None
+
+    # -- traced values -------------------------------------------------------------------------
+    def is_traced(self, node: ast.AST | None) -> bool:
+        """Does ``node`` evaluate to a traced value (a tracer) in the current frame?"""
+        if node is None or not self.in_traced:
+            return False
+        t = type(node)
+        if t is ast.Name:
+            f = self._local_frame(node.id)  # type: ignore[attr-defined]
+            return f is not None and node.id in f.traced_names  # type: ignore[attr-defined]
+        if t is ast.Attribute:
+            if node.attr in STATIC_ATTRS:  # type: ignore[attr-defined]
+                return False
+            if node.attr in ("T", "mT", "real", "imag", "at"):  # type: ignore[attr-defined]
+                return self.is_traced(node.value)  # type: ignore[attr-defined]
+            return False
+        if t is ast.Subscript:
+            return self.is_traced(node.value)  # type: ignore[attr-defined]
+        if t is ast.BinOp:
+            return self.is_traced(node.left) or self.is_traced(node.right)  # type: ignore[attr-defined]
+        if t is ast.UnaryOp:
+            return self.is_traced(node.operand)  # type: ignore[attr-defined]
+        if t is ast.Compare:
+            if any(type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops):  # type: ignore[attr-defined]
+                return False
+            return self.is_traced(node.left) or any(self.is_traced(c) for c in node.comparators)  # type: ignore[attr-defined]
+        if t is ast.BoolOp:
+            return any(self.is_traced(v) for v in node.values)  # type: ignore[attr-defined]
+        if t is ast.IfExp:
+            return self.is_traced(node.body) or self.is_traced(node.orelse)  # type: ignore[attr-defined]
+        if t is ast.Call:
+            return self._call_traced(node)  # type: ignore[arg-type]
+        if t is ast.NamedExpr:
+            return self.is_traced(node.value)  # type: ignore[attr-defined]
+        if t is ast.Starred:
+            return self.is_traced(node.value)  # type: ignore[attr-defined]
+        return False
+
+    def _call_traced(self, node: ast.Call) -> bool:
+        func = node.func
+        q = self.resolve(func)
+        if q is not None:
+            if q in STATIC_CALLS:
+                return False
+            if q.startswith(ARRAY_NAMESPACES) or q in ("jax.numpy", "jax.lax"):
+                return True
+            if q in TRACED_BUILTINS:
+                return any(self.is_traced(a) for a in node.args)
+        if isinstance(func, ast.Attribute) and func.attr not in NOT_ARRAY_METHODS:
+            return self.is_traced(func.value)
+        return False
+
+    def is_mask(self, node: ast.AST) -> bool:
+        """Is ``node`` a boolean array computed from traced values (``x < 0``, ``~m``, ``m1 & m2``)?"""
+        if not self.in_traced:
+            return False
+        t = type(node)
+        if t is ast.Compare:
+            return self.is_traced(node)
+        if t is ast.Name:
+            f = self._local_frame(node.id)  # type: ignore[attr-defined]
+            return f is not None and node.id in f.masks  # type: ignore[attr-defined]
+        if t is ast.UnaryOp and type(node.op) is ast.Invert:  # type: ignore[attr-defined]
+            return self.is_mask(node.operand)  # type: ignore[attr-defined]
+        if t is ast.BinOp and type(node.op) in (ast.BitAnd, ast.BitOr, ast.BitXor):  # type: ignore[attr-defined]
+            return self.is_mask(node.left) or self.is_mask(node.right)  # type: ignore[attr-defined]
+        if t is ast.Call:
+            q = self.resolve(node.func) or ""  # type: ignore[attr-defined]
+            return q in MASK_FUNCS and self.is_traced(node)
+        return False
+
+    # -- reporting -----------------------------------------------------------------------------
+    def report(self, rule: Rule, node: ast.AST, message: str | None = None, *, fix: Fix | None = None,
+               **details: object) -> None:
+        """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``."""
+        loc = self.location(node)
+        text = message or rule.message.format(**details)
+        self.findings.append(Finding(rule.code, text, rule.severity, loc, rule.name, fix,  # type: ignore[arg-type]
+                                     {k: v for k, v in details.items() if isinstance(v, (str, int, float, bool))}))
+
+    def edit(self, rule: Rule, node: ast.AST, replacement: str, title: str) -> Fix:
+        """A Fix replacing the source of ``node`` with ``replacement``, at the rule's fix safety."""
+        return Fix(title=title, safety=rule.fix or "advice", replacement=replacement,  # type: ignore[arg-type]
+                   location=self.location(node))
+
+
+MASK_FUNCS = frozenset({
+    "jax.numpy.isnan", "jax.numpy.isinf", "jax.numpy.isfinite", "jax.numpy.logical_and", "jax.numpy.logical_or",
+    "jax.numpy.logical_not", "jax.numpy.logical_xor", "jax.numpy.greater", "jax.numpy.less", "jax.numpy.equal",
+    "jax.numpy.not_equal", "jax.numpy.greater_equal", "jax.numpy.less_equal", "jax.numpy.isclose",
+})

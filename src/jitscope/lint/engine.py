@@ -1,0 +1,82 @@
+"""Parse once, visit once: the lint engine behind ``jitscope.lint``.
+
+``lint_source(text, filename)`` parses the file (a syntax error or undecodable bytes
+becomes one JS001/JS002 finding), gathers module facts in one pre-pass
+(``scope.ModuleInfo``), then walks the tree once (``visitor.py``) with a stack of frames
+(``context.py``). Rules subscribe to node types and ask the ``Context`` questions.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterable
+
+from ..model import Finding
+from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
+from .context import Context as Context
+from .registry import all_rules
+from .source import _suppressed, parse_finding, parse_noqa
+from .source import decode_source as decode_source
+from .visitor import _Visitor
+
+
+def _mentions_jax(text: str) -> bool:
+    return "jax" in text or "equinox" in text or "flax" in text
+
+
+def lint_text(text: str, filename: str, enabled: set[str],
+              assume_traced: bool = False) -> tuple[list[Finding], Context | None]:
+    """Lint decoded source; returns findings (noqa applied) and the Context (None on a parse error).
+
+    ``assume_traced`` treats every function as traced with every parameter traced: a stress
+    mode for robustness tests, which drives every rule over code that never mentions JAX.
+    """
+    try:
+        with warnings.catch_warnings():  # invalid escape sequences etc.: the user's compiler will say
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=filename)
+    except SyntaxError as e:
+        msg = f"syntax error: {e.msg}"
+        return [parse_finding("JS001", msg, filename, e.lineno or 1, e.offset or 1)], None
+    except (ValueError, RecursionError, MemoryError) as e:  # null bytes, absurd nesting
+        return [parse_finding("JS001", f"cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+                              filename)], None
+    if not assume_traced and not _mentions_jax(text):
+        return [], None  # every rule needs JAX (or equinox/flax) imported: nothing else to find
+    ctx = Context(tree, text, filename, enabled)
+    ctx.assume_traced = assume_traced
+    rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
+    try:
+        _Visitor(ctx, rules).visit_all(tree.body)
+    except RecursionError:
+        ctx.findings.append(parse_finding("JS001", "cannot lint: expressions nested too deeply", filename))
+    findings = ctx.findings
+    if findings:
+        noqa = parse_noqa(text)
+        findings = [f for f in findings if not _suppressed(f, noqa)]
+    findings.sort(key=lambda f: (f.location.line if f.location else 0, f.location.column or 0 if f.location else 0,
+                                 f.code))
+    return findings, ctx
+
+
+def lint_source(text: str | bytes, filename: str = "<string>", *, select: Iterable[str] | None = None,
+                ignore: Iterable[str] | None = None) -> list[Finding]:
+    """Lint one source text (str or raw bytes) and return its findings.
+
+    Example:
+        >>> from jitscope.lint import lint_source
+        >>> src = "import jax\\n@jax.jit\\ndef f(x):\\n    if x > 0:\\n        return x\\n    return -x\\n"
+        >>> [f.code for f in lint_source(src)]
+        ['JS101']
+    """
+    from .registry import check_selectors, selected_codes
+
+    enabled = selected_codes(check_selectors(select or [], "select") or None, check_selectors(ignore or [], "ignore"))
+    if isinstance(text, bytes):
+        decoded, bad = decode_source(text, filename)
+        if decoded is None:
+            return [bad] if bad and bad.code in enabled else []
+        text = decoded
+    findings, _ = lint_text(text, filename, enabled)
+    return [f for f in findings if f.code in enabled]

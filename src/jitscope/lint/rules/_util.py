@@ -1,0 +1,65 @@
+"""Small helpers shared by rules: short source excerpts and advice text."""
+
+from __future__ import annotations
+
+import ast
+
+from ..engine import Context
+
+
+def short(ctx: Context, node: ast.AST, limit: int = 40) -> str:
+    """The node's source on one line, shortened to ``limit`` characters."""
+    text = " ".join(ctx.segment(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def traced_params(ctx: Context, node: ast.AST) -> list[str]:
+    """Parameters of the traced frame that ``node`` depends on, in source order."""
+    params = ctx.frame.params
+    seen: list[str] = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in params and n.id not in seen and n.id in ctx.frame.traced_names:
+            seen.append(n.id)
+    return seen
+
+
+def used_as_array(ctx: Context, name: str) -> bool:
+    """Does the current function use ``name`` like an array (methods, indexing, jnp/lax calls)?"""
+    fn = ctx.frame.node
+    if fn is None:
+        return False
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name) and n.value.id == name:
+            return True
+        if isinstance(n, ast.Call) and (ctx.resolve(n.func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.nn.")):
+            if any(isinstance(a, ast.Name) and a.id == name for a in n.args):
+                return True
+    return False
+
+
+def hint_static(ctx: Context, node: ast.AST, alternative: str = "use jnp.where / lax.cond",
+                always: bool = False) -> str:
+    """Advice naming the parameter to make static (when it looks like a Python value), else the alternatives."""
+    params = [p for p in traced_params(ctx, node) if always or not used_as_array(ctx, p)]
+    wrapper = ctx.frame.spec.wrapper if ctx.frame.spec else ""
+    if params and wrapper in ("jax.jit", "jax.pmap"):
+        names = ", ".join(f'"{p}"' for p in params)
+        return f"{alternative}, or mark {names} static (static_argnames={names})"
+    return alternative
+
+
+def is_builtin(ctx: Context, func: ast.AST, names: tuple[str, ...] | frozenset[str]) -> str | None:
+    """The builtin's name if ``func`` is an unshadowed builtin in ``names``."""
+    if isinstance(func, ast.Name) and func.id in names and ctx.resolve(func) == func.id:
+        return func.id
+    return None
+
+
+class Span:
+    """A source range from the start of one node to the end of another (for ``ctx.report``)."""
+
+    def __init__(self, start: ast.AST, end: ast.AST) -> None:
+        self.lineno = start.lineno  # type: ignore[attr-defined]
+        self.col_offset = start.col_offset  # type: ignore[attr-defined]
+        self.end_lineno = end.end_lineno  # type: ignore[attr-defined]
+        self.end_col_offset = end.end_col_offset  # type: ignore[attr-defined]

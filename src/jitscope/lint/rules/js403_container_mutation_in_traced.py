@@ -1,0 +1,111 @@
+"""JS403 container-mutation-in-traced."""
+
+from __future__ import annotations
+
+import ast
+
+from ..engine import Context
+from ..registry import Rule
+from ..scope import BODY_ARGS, MUTATORS, TRANSFORMS
+
+_RETURNS_NONE = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
+                           "appendleft", "extendleft"})
+
+
+class ContainerMutationInTraced(Rule):
+    """Mutating a list, dict or set that outlives the trace (a global, closure or argument).
+
+    ## What it does
+    Flags ``.append``/``.extend``/``.update``/``.add``/... statements inside a traced
+    function when the container is a module global, a variable of an enclosing function
+    (seen from a separately traced body such as a ``lax.scan`` step), or a parameter of the
+    traced function, and item assignment to a module-global container. Lists built and
+    consumed inside the same function, ``**kwargs`` and calls whose result is used
+    (``opt.update(...)`` of an optax transformation) are not flagged.
+
+    ## Why is this bad?
+    The mutation happens once, while tracing, and stores tracers in a container that lives
+    on after the trace. Later calls do not append anything, and touching the stored
+    tracers raises ``UnexpectedTracerError`` (seed article 002: appending to a global list).
+
+    ## Example
+    ```python
+    history = []
+
+    @jax.jit
+    def step(x):
+        history.append(x)
+        return x + 1
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def step(x):
+        return x + 1, x        # return what you want to keep
+
+    y, seen = step(x)
+    history.append(seen)       # outside jit
+    ```
+
+    ## Fix safety
+    No fix is offered.
+    """
+
+    code = "JS403"
+    name = "container-mutation-in-traced"
+    message = "`{expr}` mutates {owner} `{var}` inside traced function `{function}`: runs once at trace time and leaks tracers"
+    severity = "warning"
+    nodes = (ast.Call, ast.Assign, ast.AugAssign)
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        if isinstance(node, ast.Call):
+            func = node.func
+            if not (isinstance(func, ast.Attribute) and func.attr in MUTATORS and isinstance(func.value, ast.Name)):
+                return
+            parent = ctx.parents[-1] if ctx.parents else None
+            if func.attr in _RETURNS_NONE and not isinstance(parent, ast.Expr):
+                return  # result used: `opt.update(...)` of an optax transformation, not dict.update
+            var, expr = func.value.id, f"{func.value.id}.{func.attr}(...)"
+        else:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+            sub = next((t for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)), None)
+            if sub is None or not ctx.is_module_global(sub.value.id):  # type: ignore[attr-defined]
+                return  # item assignment on arguments/closures is often a Pallas Ref write: only globals
+            var, expr = sub.value.id, f"{sub.value.id}[...] = ..."  # type: ignore[attr-defined]
+        owner = _owner(ctx, var)
+        if owner and isinstance(node, ast.Call) and node.func.attr not in _LIST_ONLY:  # type: ignore[attr-defined]
+            if not _known_container(ctx, var):
+                return  # `.update`/`.add`/`.pop` on an object of unknown type: could be anything
+        if owner:
+            ctx.report(self, node, expr=expr, owner=owner, var=var, function=ctx.frame.name)
+
+
+_LIST_ONLY = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
+
+
+def _known_container(ctx: Context, var: str) -> bool:
+    for f in reversed(ctx.frames[1:]):
+        if var in f.bound or var in f.params:
+            return var in f.containers
+    return var in ctx.info.module_mutables
+
+
+def _owner(ctx: Context, var: str) -> str | None:
+    f = ctx.frame
+    if var in f.params:
+        a = f.node.args if isinstance(f.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else None
+        fresh = a is not None and any(p is not None and p.arg == var for p in (a.vararg, a.kwarg))
+        return "argument" if var not in ("self", "cls") and not fresh else None
+    if var in f.bound:
+        return None
+    for outer in reversed(ctx.frames[1:-1]):
+        if var in outer.bound or var in outer.params:
+            if not outer.traced:
+                return "enclosing-scope variable"
+            # A body traced separately (scan, vmap, cond branch) leaks its tracers into the outer trace.
+            wrapper = f.spec.wrapper if f.spec else ""
+            return "enclosing-scope variable" if wrapper in BODY_ARGS or wrapper in TRANSFORMS else None
+    if var in ctx.info.module_mutables:
+        return "module-global"
+    return None

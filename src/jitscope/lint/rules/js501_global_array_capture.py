@@ -1,0 +1,66 @@
+"""JS501 global-array-capture."""
+
+from __future__ import annotations
+
+import ast
+
+from ..engine import Context
+from ..registry import Rule
+
+
+class GlobalArrayCapture(Rule):
+    """A module-level array read inside a traced function.
+
+    ## What it does
+    Flags reads, inside a traced function, of module-level names bound to arrays
+    (``W = jnp.zeros(...)``, ``table = np.arange(...)``, ``key = jax.random.normal(...)``).
+
+    ## Why is this bad?
+    jit does not see globals as inputs: their value at trace time is baked into the
+    compiled graph as a constant. Large constants bloat the executable and slow
+    compilation, and if the global is rebound later the compiled function keeps using the
+    old array until something forces a retrace (seed article 002).
+
+    ## Example
+    ```python
+    W = jnp.ones((1024, 1024))
+
+    @jax.jit
+    def layer(x):
+        return x @ W
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def layer(x, W):
+        return x @ W
+    ```
+
+    ## Fix safety
+    No fix is offered.
+    """
+
+    code = "JS501"
+    name = "global-array-capture"
+    message = "module-level array `{var}` (line {line}) is baked into the compiled graph as a constant; pass it as an argument"
+    severity = "warning"
+    nodes = (ast.Name,)
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        name: ast.Name = node  # type: ignore[assignment]
+        line = ctx.info.module_arrays.get(name.id)
+        if line is None or not isinstance(name.ctx, ast.Load) or not ctx.is_module_global(name.id):
+            return
+        if once_per_function(ctx, self.code, name.id):
+            ctx.report(self, name, var=name.id, line=line)
+
+
+def once_per_function(ctx: Context, code: str, var: str) -> bool:
+    """True the first time ``(code, var)`` is seen in the current function (report each capture once)."""
+    seen = ctx.frame.__dict__.setdefault("_reported", set())
+    key = (code, var)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True

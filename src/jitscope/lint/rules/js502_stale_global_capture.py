@@ -1,0 +1,79 @@
+"""JS502 stale-global-capture."""
+
+from __future__ import annotations
+
+import ast
+
+from ..engine import Context
+from ..registry import Rule
+from ..scope import MUTATORS
+from .js501_global_array_capture import once_per_function
+
+
+class StaleGlobalCapture(Rule):
+    """A module-level variable that changes (reassigned, or a mutable container) read inside a traced function.
+
+    ## What it does
+    Flags reads, inside a traced function, of a module-level name that is assigned more
+    than once, assigned through ``global`` in some function, or bound to a list, dict or
+    set that the module mutates somewhere (``.append``, ``.update``, ``d[k] = v``).
+
+    ## Why is this bad?
+    The value is read once, at trace time, and frozen into the compiled graph. When the
+    global changes later, the jitted function keeps computing with the old value, silently,
+    until an unrelated change (a new input shape) forces a retrace and the new value
+    appears (seed article 002: ``g`` captured as 0.0).
+
+    ## Example
+    ```python
+    g = 0.0
+
+    @jax.jit
+    def f(x):
+        return x + g
+
+    g = 10.0
+    f(1.0)   # 1.0, not 11.0
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def f(x, g):
+        return x + g
+    ```
+    or make it a true constant (assign it once, in UPPER_CASE) if it never changes.
+
+    ## Fix safety
+    No fix is offered.
+    """
+
+    code = "JS502"
+    name = "stale-global-capture"
+    message = "global `{var}` is {why}: jit freezes its value at trace time and later changes are ignored; pass it as an argument"
+    severity = "warning"
+    nodes = (ast.Name,)
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        name: ast.Name = node  # type: ignore[assignment]
+        var = name.id
+        info = ctx.info
+        if not isinstance(name.ctx, ast.Load) or var in info.module_defs or var in info.aliases:
+            return
+        if var in info.module_arrays and "JS501" in ctx.enabled:
+            return  # reported as a global array capture
+        parent = ctx.parents[-1] if ctx.parents else None
+        if isinstance(parent, ast.Attribute) and parent.attr in MUTATORS:
+            return  # `hist.append(x)`: JS403 reports the mutation
+        if isinstance(parent, ast.Subscript) and not isinstance(parent.ctx, ast.Load):
+            return  # `cache[k] = v`: JS403 reports the mutation
+        if var in info.reassigned_in_functions:
+            why = "reassigned with `global` elsewhere"
+        elif info.module_assign_count.get(var, 0) > 1:
+            why = "reassigned at module level"
+        elif var in info.module_mutables and var in info.mutated_names:
+            why = "a mutable container that is mutated elsewhere"
+        else:
+            return
+        if ctx.is_module_global(var) and once_per_function(ctx, self.code, var):
+            ctx.report(self, name, var=var, why=why)

@@ -1,0 +1,89 @@
+"""JS602 unhashable-static-arg."""
+
+from __future__ import annotations
+
+import ast
+
+from ..engine import Context
+from ..registry import Rule
+from ..scope import JIT_LIKE, decorator_spec
+
+_UNHASHABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+_KIND = {ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.ListComp: "list", ast.DictComp: "dict",
+         ast.SetComp: "set"}
+
+
+class UnhashableStaticArg(Rule):
+    """A list, dict or set passed for a static argument of a jitted function.
+
+    ## What it does
+    Flags call sites of a jitted function (decorated, or wrapped as ``g = jax.jit(f, ...)``
+    in the same module) that pass a list/dict/set literal or comprehension for a parameter
+    named in ``static_argnums``/``static_argnames``, and static parameters whose default
+    value is a list, dict or set.
+
+    ## Why is this bad?
+    jit keys its cache on the static values, so they must be hashable: passing a list
+    raises ``ValueError: Non-hashable static arguments are not supported``.
+
+    ## Example
+    ```python
+    @partial(jax.jit, static_argnames="axes")
+    def total(x, axes):
+        return x.sum(axis=axes)
+
+    total(x, axes=[0, 1])
+    ```
+
+    ## Use instead
+    ```python
+    total(x, axes=(0, 1))
+    ```
+
+    ## Fix safety
+    No fix is offered, although a tuple is usually what you want.
+    """
+
+    code = "JS602"
+    name = "unhashable-static-arg"
+    message = "{kind} passed for static argument `{param}` of `{function}`: static arguments must be hashable; use a tuple"
+    severity = "error"
+    nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
+    traced_only = False
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._defaults(node, ctx)
+            return
+        call: ast.Call = node  # type: ignore[assignment]
+        if not isinstance(call.func, ast.Name) or call.func.id not in ctx.info.jitted_callables:
+            return
+        if ctx._local_frame(call.func.id) is not None:
+            return
+        def_name, spec = ctx.info.jitted_callables[call.func.id]
+        fn = ctx.info.defs.get(def_name)
+        if fn is None:
+            return
+        static = spec.static_params(fn)
+        positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+        passed = [(positional[i], a) for i, a in enumerate(call.args) if i < len(positional)]
+        passed += [(k.arg, k.value) for k in call.keywords if k.arg]
+        for param, value in passed:
+            if param in static and isinstance(value, _UNHASHABLE):
+                ctx.report(self, value, kind=f"a {_KIND[type(value)]}", param=param, function=call.func.id)
+
+    def _defaults(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
+        for dec in fn.decorator_list:
+            spec = decorator_spec(ctx.info, dec)
+            if spec is None or spec.wrapper not in JIT_LIKE:
+                continue
+            static = spec.static_params(fn)
+            a = fn.args
+            positional = a.posonlyargs + a.args
+            pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=False))
+            pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is not None]
+            for p, d in pairs:
+                if p.arg in static and isinstance(d, _UNHASHABLE):
+                    ctx.report(self, d, f"default of static argument `{p.arg}` of `{fn.name}` is a "
+                               f"{_KIND[type(d)]}: passing one raises 'Non-hashable static arguments'; use a tuple",
+                               kind=f"a {_KIND[type(d)]}", param=p.arg, function=fn.name)

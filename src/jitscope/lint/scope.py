@@ -1,0 +1,376 @@
+"""What the linter knows about a module before visiting it: imports, globals, traced functions.
+
+``ModuleInfo.collect(tree)`` is the one pre-pass over the tree. It resolves import
+aliases (``import jax.numpy as np`` makes ``np`` mean ``jax.numpy``), finds the
+functions that JAX will trace because they are wrapped (``h = jax.jit(f)``) or passed
+as bodies (``lax.scan(body, ...)``), with their static parameters, and records how
+module-level names are bound (arrays, mutable containers, names reassigned later).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .astutil import children
+
+# Wrappers that compile: calling them caches a compiled executable per function object.
+JIT_LIKE = frozenset({
+    "jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "jax.experimental.pjit", "equinox.filter_jit",
+    "equinox.filter_pmap", "flax.nnx.jit", "flax.linen.jit",
+})
+# Transformations that trace their function argument (but do not compile on their own).
+TRANSFORMS = frozenset({
+    "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat", "jax.jacfwd", "jax.jacrev",
+    "jax.hessian", "jax.ad_checkpoint.checkpoint", "jax.ad_checkpoint.remat", "jax.make_jaxpr", "jax.eval_shape",
+    "jax.shard_map", "jax.experimental.shard_map.shard_map", "jax.linearize", "jax.vjp", "jax.jvp",
+    "equinox.filter_vmap", "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_checkpoint",
+    "jax.lax.map", "jax.lax.associative_scan", "flax.nnx.vmap", "flax.nnx.grad", "flax.nnx.value_and_grad",
+    "flax.nnx.remat",
+})
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
+                      "setdefault", "popitem", "appendleft", "extendleft"})
+GRAD_LIKE = frozenset({"jax.grad", "jax.value_and_grad"})
+# Control-flow primitives: positions (and keywords) of the function arguments they trace.
+BODY_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "jax.lax.scan": ((0,), ("f",)),
+    "jax.lax.fori_loop": ((2,), ("body_fun",)),
+    "jax.lax.while_loop": ((0, 1), ("cond_fun", "body_fun")),
+    "jax.lax.cond": ((1, 2), ("true_fun", "false_fun")),
+    "jax.lax.switch": ((1,), ("branches",)),
+    "jax.lax.map": ((0,), ("f",)),
+    "jax.lax.associative_scan": ((0,), ("fn",)),
+}
+TRACES = JIT_LIKE | TRANSFORMS
+
+
+@dataclass
+class StaticSpec:
+    """Which parameters a wrapper treats as static (compile-time Python values)."""
+
+    argnums: tuple[int, ...] = ()
+    argnames: tuple[str, ...] = ()
+    traced_argnums: tuple[int, ...] | None = None  # grad: only these positions are traced
+    wrapper: str = ""  # qualified name of the wrapper, e.g. "jax.jit"
+    filter: bool = False  # equinox.filter_*: non-array arguments are static automatically
+
+    def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+        a = fn.args
+        positional = [p.arg for p in a.posonlyargs + a.args]
+        static = set(self.argnames)
+        for i in self.argnums:
+            if -len(positional) <= i < len(positional):
+                static.add(positional[i])
+        if self.traced_argnums is not None:
+            keep = {positional[i] for i in self.traced_argnums if -len(positional) <= i < len(positional)}
+            static |= set(positional) - keep
+            if not self.traced_argnums:
+                static |= {p.arg for p in a.kwonlyargs}
+        return static
+
+
+@dataclass
+class ModuleInfo:
+    """Facts about one module gathered in a single walk before the main visit."""
+
+    aliases: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    module_defs: set[str] = field(default_factory=set)  # functions and classes at module level
+    module_assign_count: dict[str, int] = field(default_factory=dict)
+    module_arrays: dict[str, int] = field(default_factory=dict)  # name -> line of an array binding
+    module_mutables: dict[str, int] = field(default_factory=dict)  # name -> line of a list/dict/set binding
+    reassigned_in_functions: set[str] = field(default_factory=set)  # `global g; g = ...` somewhere
+    # (scope id, function name) -> how it is traced; a call marks the name in every enclosing scope,
+    # so a def is traced only by calls that can see it (scope id 0 is the module).
+    traced_names: dict[tuple[int, str], StaticSpec] = field(default_factory=dict)
+    mutated_names: set[str] = field(default_factory=set)  # receivers of .append/.update/..., `x[k] = v` targets
+    uses_pallas: bool = False
+    jitted_callables: dict[str, tuple[str, StaticSpec]] = field(default_factory=dict)  # callable -> (def, spec)
+    loggers: set[str] = field(default_factory=set)
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    module_literals: dict[str, ast.expr] = field(default_factory=dict)  # NAME = (0, 1) at module level
+
+    def literal(self, node: ast.expr) -> ast.expr:
+        """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
+        if isinstance(node, ast.Name) and node.id in self.module_literals:
+            return self.module_literals[node.id]
+        return node
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """Qualified dotted name of a Name/Attribute chain, imports resolved; None if not a name."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        base = self.aliases.get(node.id)
+        if base is None:
+            base = node.id if node.id not in self.module_defs else "." + node.id
+        parts.append(base)
+        return ".".join(reversed(parts))
+
+    def jnp_alias(self) -> str | None:
+        """A module-level name bound to ``jax.numpy`` (for fixes), if any."""
+        for name, q in self.aliases.items():
+            if q == "jax.numpy":
+                return name
+        return None
+
+    @classmethod
+    def collect(cls, tree: ast.Module) -> ModuleInfo:
+        info = cls()
+        calls: list[tuple[ast.Call, tuple[int, ...]]] = []
+        assigns: list[ast.Assign] = []
+        defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        # One walk; each function or class body is walked as its own unit with its scope chain,
+        # so the inner loop handles plain nodes without building per-node tuples.
+        units: list[tuple[list[ast.AST], tuple[int, ...]]] = [(list(tree.body), (0,))]
+        mutated = info.mutated_names
+        while units:
+            stack, scopes = units.pop()
+            nested = len(scopes) > 1
+            while stack:
+                node = stack.pop()
+                t = type(node)
+                if t is ast.Call:
+                    calls.append((node, scopes))  # type: ignore[arg-type]
+                    func = node.func  # type: ignore[attr-defined]
+                    if nested and type(func) is ast.Attribute and func.attr in MUTATORS \
+                            and type(func.value) is ast.Name:  # filling a table at import time is fine
+                        mutated.add(func.value.id)
+                elif t is ast.Assign:
+                    assigns.append(node)  # type: ignore[arg-type]
+                    if nested:
+                        for tgt in node.targets:  # type: ignore[attr-defined]
+                            if type(tgt) is ast.Subscript and type(tgt.value) is ast.Name:
+                                mutated.add(tgt.value.id)
+                elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.Lambda or t is ast.ClassDef:
+                    if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+                        defs.append(node)  # type: ignore[arg-type]
+                    ch = node._jc = children(node)  # type: ignore[attr-defined]  # reused by the main walk
+                    units.append((list(ch), scopes + (id(node),)))
+                    continue
+                elif t is ast.Import or t is ast.ImportFrom:
+                    info._import(node)  # type: ignore[arg-type]
+                    continue
+                elif t is ast.Global:
+                    info.reassigned_in_functions.update(node.names)  # type: ignore[attr-defined]
+                    continue
+                elif t is ast.Name or t is ast.Constant:
+                    continue
+                ch = node._jc = children(node)  # type: ignore[attr-defined]  # reused by the main walk
+                stack.extend(ch)
+        for stmt in tree.body:  # module-level imports win over function-level ones
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                info._import(stmt)
+        for stmt in tree.body:
+            info._module_stmt(stmt)
+        for d in defs:
+            info._def(d)
+        for c, scopes in calls:
+            info._call(c, scopes)
+        info.uses_pallas = any(q.startswith(("jax.experimental.pallas", "jax._src.pallas", "jax.experimental.mosaic"))
+                               for q in info.aliases.values())
+        for a in assigns:
+            if len(a.targets) == 1 and type(a.value) is ast.Call:
+                info._assign_call(a.targets[0], a.value)
+        return info
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    self.aliases[a.asname] = a.name
+                else:
+                    head = a.name.split(".")[0]
+                    self.aliases[head] = head
+        elif node.module and not node.level:
+            for a in node.names:
+                if a.name != "*":
+                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def _module_stmt(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.module_defs.add(stmt.name)
+            return
+        targets: list[ast.expr] = []
+        value = None
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+            targets, value = [stmt.target], stmt.value
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            for sub in ast.iter_child_nodes(stmt):
+                if isinstance(sub, ast.stmt):
+                    self._module_stmt(sub)
+            return
+        for t in targets:
+            if isinstance(t, ast.Name):
+                self.module_assign_count[t.id] = self.module_assign_count.get(t.id, 0) + (
+                    2 if isinstance(stmt, ast.AugAssign) else 1)
+                if value is None:
+                    continue
+                if isinstance(value, (ast.Constant, ast.Tuple)) and not isinstance(stmt, ast.AugAssign):
+                    self.module_literals[t.id] = value
+                if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+                    self.module_mutables[t.id] = stmt.lineno
+                elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)):
+                    self.module_arrays[t.id] = stmt.lineno
+
+    def _mark(self, name: str, scopes: tuple[int, ...], spec: StaticSpec) -> None:
+        for scope in scopes:
+            self.traced_names.setdefault((scope, name), spec)
+
+    def traced_spec(self, scope: int, name: str) -> StaticSpec | None:
+        """How the function ``name`` defined in ``scope`` is traced by a wrapping call, if it is."""
+        return self.traced_names.get((scope, name))
+
+    def _call(self, node: ast.Call, scopes: tuple[int, ...] = (0,)) -> None:
+        q = self.resolve(node.func)
+        if q is None:
+            return
+        if q in TRACES and node.args:
+            spec = spec_from_call(self, node, q)
+            for fn, bound, kw in _function_names(node.args[0]):
+                self._mark(fn, scopes, _with_bound(spec, bound, kw))
+        elif q in BODY_ARGS:
+            positions, keywords = BODY_ARGS[q]
+            args = [node.args[i] for i in positions if i < len(node.args)]
+            args += [k.value for k in node.keywords if k.arg in keywords]
+            for a in args:
+                for fn, bound, kw in _function_names(a):
+                    self._mark(fn, scopes, _with_bound(StaticSpec(wrapper=q), bound, kw))
+        elif q in ("functools.partial", "partial") and node.args:
+            inner = self.resolve(node.args[0])
+            if inner in TRACES and len(node.args) > 1:
+                spec = spec_from_call(self, node, inner)
+                for fn, bound, kw in _function_names(node.args[1]):
+                    self._mark(fn, scopes, _with_bound(spec, bound, kw))
+
+    def _def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.defs.setdefault(node.name, node)
+        for dec in node.decorator_list:
+            spec = decorator_spec(self, dec)
+            if spec is not None and spec.wrapper in JIT_LIKE:
+                self.jitted_callables[node.name] = (node.name, spec)
+
+    def _assign_call(self, target: ast.expr, call: ast.Call) -> None:
+        q = self.resolve(call.func)
+        if q == "logging.getLogger" and isinstance(target, (ast.Name, ast.Attribute)):
+            name = target.id if isinstance(target, ast.Name) else target.attr
+            self.loggers.add(name)
+        elif q in JIT_LIKE and call.args and isinstance(target, ast.Name) and isinstance(call.args[0], ast.Name):
+            self.jitted_callables[target.id] = (call.args[0].id, spec_from_call(self, call, q))
+
+
+def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> list[tuple[str, int, tuple[str, ...]]]:
+    """Functions referenced by an argument (``f``, ``self.f``, ``[f, g]``, ``partial(f, a, k=1)``),
+    each with the number of leading positional arguments and the keywords a ``partial`` binds:
+    those are Python values fixed before tracing, so the matching parameters are static."""
+    if isinstance(node, ast.Name):
+        return [(node.id, bound, kw)]
+    if isinstance(node, ast.Attribute):
+        return [(node.attr, bound, kw)]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [n for e in node.elts for n in _function_names(e)]
+    if isinstance(node, ast.Call) and node.args and isinstance(node.func, (ast.Name, ast.Attribute)):
+        fname = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+        if fname == "partial":
+            return _function_names(node.args[0], bound + len(node.args) - 1,
+                                   kw + tuple(k.arg for k in node.keywords if k.arg))
+    return []
+
+
+def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec:
+    if not bound and not kw:
+        return spec
+    return StaticSpec(tuple(spec.argnums) + tuple(range(bound)), tuple(spec.argnames) + kw, spec.traced_argnums,
+                      spec.wrapper, spec.filter)
+
+
+def _is_array_factory(q: str | None) -> bool:
+    if not q:
+        return False
+    head, _, fn = q.rpartition(".")
+    return head in ("jax.numpy", "numpy", "jax.random") and fn in ARRAY_FACTORIES
+
+
+ARRAY_FACTORIES = frozenset({
+    "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity", "zeros_like",
+    "ones_like", "full_like", "normal", "uniform", "randn", "rand", "logspace", "meshgrid", "tile", "diag",
+})
+
+
+def literal_ints(node: ast.AST | None) -> tuple[int, ...]:
+    """Integers in a literal ``1``, ``-1``, ``(0, 2)`` or ``[1]``; () for anything else."""
+    if node is None:
+        return ()
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return tuple(value)
+    return ()
+
+
+def literal_strs(node: ast.AST | None) -> tuple[str, ...]:
+    """Strings in a literal ``"n"`` or ``("n", "m")``; () for anything else."""
+    if node is None:
+        return ()
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return ()
+
+
+def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec:
+    """The StaticSpec of ``jax.jit(f, static_argnums=...)`` / ``partial(jax.jit, static_argnames=...)``."""
+    kw = {k.arg: info.literal(k.value) for k in call.keywords if k.arg}
+    nums = literal_ints(kw.get("static_argnums")) + literal_ints(kw.get("static_broadcasted_argnums"))
+    names = literal_strs(kw.get("static_argnames"))
+    traced = None
+    for key, parse in (("static_argnums", literal_ints), ("static_broadcasted_argnums", literal_ints),
+                       ("static_argnames", literal_strs)):
+        value = kw.get(key)
+        if value is not None and not parse(value) and not _empty_literal(value):
+            # Static arguments computed at run time: which ones is unknowable here, so assume
+            # every parameter may be static rather than report on a guess.
+            return StaticSpec(wrapper=wrapper, traced_argnums=())
+    if wrapper in GRAD_LIKE:
+        traced = literal_ints(kw["argnums"]) if "argnums" in kw else (0,)
+        if "argnums" in kw and not traced:
+            traced = None
+    return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
+
+
+def _empty_literal(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Tuple, ast.List)) and not node.elts
+
+
+def decorator_spec(info: ModuleInfo, dec: ast.expr) -> StaticSpec | None:
+    """How a decorator traces the function it decorates, or None if it does not."""
+    q = info.resolve(dec)
+    if q in ("flax.linen.compact", "flax.linen.module.compact"):
+        # A Flax module's compact __call__ runs under the jit/grad of model.apply; parameters
+        # annotated int/bool/str/Callable are configuration, as with equinox's filter_jit.
+        return StaticSpec(wrapper=q, filter=True)
+    if q in TRACES:
+        return StaticSpec(wrapper=q, filter=q.startswith("equinox.filter"),
+                          traced_argnums=(0,) if q in GRAD_LIKE else None)
+    if isinstance(dec, ast.Call):
+        fq = info.resolve(dec.func)
+        if fq in TRACES and not dec.args:  # @jax.jit(static_argnames=...) decorator factory
+            return spec_from_call(info, dec, fq)
+        if fq in ("functools.partial", "partial") and dec.args:
+            inner = info.resolve(dec.args[0])
+            if inner in TRACES:
+                return spec_from_call(info, dec, inner)
+    return None

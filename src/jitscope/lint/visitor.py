@@ -1,0 +1,328 @@
+"""The single walk over a module: frames, dataflow, and dispatch of nodes to the rules.
+
+``_Visitor.visit`` calls every rule subscribed to a node's type (only inside traced
+functions unless the rule says otherwise), then descends. Function definitions push a
+``Frame`` (traced or not, with static parameters); assignments, loops, comprehensions and
+``with`` update which names hold traced values.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from .astutil import children
+from .context import NESTED, Context, Frame
+from .registry import Rule
+from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec
+
+
+class _Visitor:
+    """The single walk: maintains frames and dataflow, dispatches nodes to subscribed rules."""
+
+    def __init__(self, ctx: Context, rules: list[Rule]) -> None:
+        self.ctx = ctx
+        self.rules = rules
+        # node type -> (rules checked only in traced code, rules checked everywhere, special handler)
+        self.table: dict[type, tuple[tuple[Rule, ...], tuple[Rule, ...], object]] = {}
+
+    def _entry(self, t: type) -> tuple[tuple[Rule, ...], tuple[Rule, ...], object]:
+        subscribed = [r for r in self.rules if t in r.nodes]
+        entry = (tuple(r for r in subscribed if r.traced_only), tuple(r for r in subscribed if not r.traced_only),
+                 _SPECIAL.get(t, _LEAF if t in _LEAVES else None))
+        self.table[t] = entry
+        return entry
+
+    def visit(self, node: ast.AST) -> None:
+        ctx = self.ctx
+        t = type(node)
+        entry = self.table.get(t) or self._entry(t)
+        traced_rules, any_rules, special = entry
+        if traced_rules and ctx.frames[-1].traced:
+            for r in traced_rules:
+                r.check(node, ctx)
+        for r in any_rules:
+            r.check(node, ctx)
+        if special is _LEAF:
+            return
+        ctx.parents.append(node)
+        if special is not None:
+            special(self, node)  # type: ignore[operator]
+        else:
+            kids = node.__dict__.get("_jc")  # children cached by the pre-pass
+            for child in kids if kids is not None else children(node):
+                self.visit(child)
+        ctx.parents.pop()
+
+    def visit_all(self, nodes: Iterable[ast.AST]) -> None:
+        for n in nodes:
+            self.visit(n)
+
+    # -- functions -----------------------------------------------------------------------------
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        ctx = self.ctx
+        outer = ctx.frame
+        if not isinstance(node, ast.Lambda):
+            self.visit_all(node.decorator_list)
+            if node.returns is not None:
+                self.visit(node.returns)
+            outer.bound.add(node.name)
+            outer.nested_defs.add(node.name)
+            if outer.loop_depth:
+                outer.loop_defs.add(node.name)
+        self.visit_all(d for d in node.args.defaults + node.args.kw_defaults if d is not None)
+        spec = self._trace_spec(node, outer)
+        name = getattr(node, "name", "<lambda>")
+        frame = Frame(node, name, traced=spec is not None, spec=spec)
+        a = node.args
+        params = [p for p in a.posonlyargs + a.args + a.kwonlyargs] + [p for p in (a.vararg, a.kwarg) if p]
+        frame.params = {p.arg for p in params}
+        if spec is not None:
+            frame.static = spec.static_params(node)
+            defaults = _param_defaults(a)
+            positional = a.posonlyargs + a.args
+            for i, p in enumerate(params):
+                if p.arg in frame.static:
+                    continue
+                if (i == 0 and p in positional and p.arg in ("self", "cls")) or p is a.vararg or p is a.kwarg:
+                    continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
+                if _static_default(defaults.get(p.arg)):
+                    continue  # `training=False`: a Python value unless the caller passes one
+                if spec.filter and _non_array_annotation(p.annotation):
+                    continue
+                frame.traced_names.add(p.arg)
+                frame.arrays.add(p.arg)
+        ctx.frames.append(frame)
+        try:
+            if isinstance(node, ast.Lambda):
+                self.visit(node.body)
+            else:
+                self.visit_all(node.body)
+        finally:
+            ctx.frames.pop()
+
+    def _trace_spec(self, node: ast.AST, outer: Frame) -> StaticSpec | None:
+        info = self.ctx.info
+        if self.ctx.assume_traced:
+            return StaticSpec(wrapper="<assumed>")
+        if not isinstance(node, ast.Lambda):
+            for dec in node.decorator_list:
+                spec = decorator_spec(info, dec)
+                if spec is not None:
+                    return spec
+            spec = info.traced_spec(id(outer.node) if outer.node is not None else 0, node.name)
+            if spec is not None:
+                return spec
+        else:
+            parents = self.ctx.parents
+            parent = parents[-2] if len(parents) >= 2 else None
+            if isinstance(parent, (ast.List, ast.Tuple)) and len(parents) >= 3:
+                parent = parents[-3]  # lax.switch(i, [lambda ..., ...], x)
+            if isinstance(parent, ast.Call) and node in _traced_call_args(self.ctx, parent):
+                return StaticSpec(wrapper=self.ctx.resolve(parent.func) or "")
+        if outer.traced:
+            # A plain helper defined inside traced code: its body is traced, but what its callers pass
+            # is unknown (often static Python values), so only closure variables count as traced.
+            return StaticSpec(wrapper=NESTED, traced_argnums=())
+        return None
+
+    def _class(self, node: ast.ClassDef) -> None:
+        self.ctx.frame.bound.add(node.name)
+        for child in children(node):
+            self.visit(child)
+
+    # -- dataflow ------------------------------------------------------------------------------
+    def _bind(self, target: ast.AST, traced: bool, mask: bool = False, array: bool = False) -> None:
+        f = self.ctx.frame
+        if isinstance(target, ast.Name):
+            f.bound.add(target.id)
+            for s, on in ((f.traced_names, traced), (f.masks, mask), (f.arrays, array)):
+                if on:
+                    s.add(target.id)
+                else:
+                    s.discard(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for e in target.elts:
+                self._bind(e, traced, False, array)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, traced, False, array)
+
+    def _value_facts(self, value: ast.AST) -> tuple[bool, bool, bool]:
+        ctx = self.ctx
+        traced = ctx.is_traced(value)
+        mask = traced and ctx.is_mask(value)
+        if not traced and type(value) is ast.Call and ctx.in_traced and type(value.func) is ast.Call:  # type: ignore[attr-defined]
+            # `y = nn.Dense(4)(x)`: a layer built and applied to traced values returns traced values.
+            # (Other unknown calls are not assumed traced: `n, shape = self._shapes(x)` is common.)
+            traced = any(ctx.is_traced(a) for a in value.args)  # type: ignore[attr-defined]
+        # Certainly an array (for in-place update checks): made by jnp/lax/random, or arithmetic or a
+        # method on a traced value. A subscript or copy of a traced argument may be a list slot.
+        t = type(value)
+        if t is ast.Call:
+            q = ctx.resolve(value.func) or ""  # type: ignore[attr-defined]
+            array = q.startswith(("jax.numpy.", "jax.random.", "jax.lax.")) or (
+                traced and isinstance(value.func, ast.Attribute))  # type: ignore[attr-defined]
+        else:
+            array = traced and t in (ast.BinOp, ast.UnaryOp)
+        return traced, mask, array
+
+    def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
+        for child in children(node):
+            self.visit(child)
+        if node.value is not None:
+            facts = self._value_facts(node.value)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                self._bind(t, *facts)
+            if _is_container(self.ctx, node.value):
+                self.ctx.frame.containers.update(t.id for t in targets if isinstance(t, ast.Name))
+
+    def _augassign(self, node: ast.AugAssign) -> None:
+        for child in children(node):
+            self.visit(child)
+        if isinstance(node.target, ast.Name):
+            ctx = self.ctx
+            traced = ctx.is_traced(node.target) or ctx.is_traced(node.value)
+            f = ctx.frame
+            f.bound.add(node.target.id)
+            if traced:
+                f.traced_names.add(node.target.id)
+                f.arrays.add(node.target.id)
+
+    def _namedexpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self._bind(node.target, *self._value_facts(node.value))
+
+    def _for(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        traced = self.ctx.is_traced(node.iter) and not _is_range(self.ctx, node.iter)
+        self._bind(node.target, traced, False, traced)
+        f = self.ctx.frame
+        f.loop_depth += 1
+        try:
+            self.visit_all(node.body)
+        finally:
+            f.loop_depth -= 1
+        self.visit_all(node.orelse)
+
+    def _while(self, node: ast.While) -> None:
+        self.visit(node.test)
+        f = self.ctx.frame
+        f.loop_depth += 1
+        try:
+            self.visit_all(node.body)
+        finally:
+            f.loop_depth -= 1
+        self.visit_all(node.orelse)
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        f = self.ctx.frame
+        for gen in node.generators:
+            self.visit(gen.iter)
+            traced = self.ctx.is_traced(gen.iter) and not _is_range(self.ctx, gen.iter)
+            self._bind(gen.target, traced, False, traced)
+            self.visit_all(gen.ifs)
+        f.loop_depth += 1
+        try:
+            if isinstance(node, ast.DictComp):
+                self.visit(node.key)
+                self.visit(node.value)
+            else:
+                self.visit(node.elt)
+        finally:
+            f.loop_depth -= 1
+
+    def _global(self, node: ast.Global | ast.Nonlocal) -> None:
+        f = self.ctx.frame
+        if isinstance(node, ast.Global):
+            f.declared_global.update(node.names)
+        else:
+            f.declared_nonlocal.update(node.names)
+
+    def _handler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.ctx.frame.bound.add(node.name)
+        for child in children(node):
+            self.visit(child)
+
+    def _with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self._bind(item.optional_vars, False)
+        self.visit_all(node.body)
+
+
+_LEAF = object()
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Import, ast.ImportFrom,
+                     ast.alias})
+_SPECIAL = {
+    ast.FunctionDef: _Visitor._function,
+    ast.AsyncFunctionDef: _Visitor._function,
+    ast.Lambda: _Visitor._function,
+    ast.ClassDef: _Visitor._class,
+    ast.Assign: _Visitor._assign,
+    ast.AnnAssign: _Visitor._assign,
+    ast.AugAssign: _Visitor._augassign,
+    ast.NamedExpr: _Visitor._namedexpr,
+    ast.For: _Visitor._for,
+    ast.AsyncFor: _Visitor._for,
+    ast.While: _Visitor._while,
+    ast.ListComp: _Visitor._comprehension,
+    ast.SetComp: _Visitor._comprehension,
+    ast.GeneratorExp: _Visitor._comprehension,
+    ast.DictComp: _Visitor._comprehension,
+    ast.Global: _Visitor._global,
+    ast.Nonlocal: _Visitor._global,
+    ast.ExceptHandler: _Visitor._handler,
+    ast.With: _Visitor._with,
+    ast.AsyncWith: _Visitor._with,
+}
+
+
+_CONTAINER_CALLS = frozenset({"list", "dict", "set", "collections.deque", "collections.defaultdict",
+                              "collections.OrderedDict", "collections.Counter"})
+
+
+def _is_container(ctx: Context, value: ast.AST) -> bool:
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    return isinstance(value, ast.Call) and ctx.resolve(value.func) in _CONTAINER_CALLS
+
+
+def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:
+    positional = a.posonlyargs + a.args
+    out = {p.arg: d for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=False)}
+    out.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is not None})
+    return out
+
+
+def _static_default(d: ast.expr | None) -> bool:
+    return isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, str)))
+
+
+def _non_array_annotation(ann: ast.expr | None) -> bool:
+    if ann is None:
+        return False
+    text = ast.unparse(ann) if not isinstance(ann, ast.Name) else ann.id
+    return text in ("int", "bool", "str", "float", "Callable") or text.startswith(("Callable", "tuple[int"))
+
+
+def _is_range(ctx: Context, node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and ctx.resolve(node.func) in ("range", "enumerate", "zip")
+
+
+def _traced_call_args(ctx: Context, call: ast.Call) -> list[ast.AST]:
+    """Arguments of ``call`` that JAX traces as functions (lambdas passed to jit, scan, cond ...)."""
+    q = ctx.resolve(call.func) or ""
+    if q in TRACES:
+        return call.args[:1]
+    if q in BODY_ARGS:
+        positions, keywords = BODY_ARGS[q]
+        out: list[ast.AST] = [call.args[i] for i in positions if i < len(call.args)]
+        out += [k.value for k in call.keywords if k.arg in keywords]
+        flat: list[ast.AST] = []
+        for a in out:
+            flat.extend(a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])
+        return flat
+    return []

@@ -1,0 +1,52 @@
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def in_range(x, lo, hi):
+    return x > lo and x < hi  # JS102
+
+
+@jax.jit
+def either(x, y):
+    if x.any() or y:  # JS102
+        return x
+    return y
+
+
+@jax.jit
+def negate(x):
+    return not x  # JS102
+
+
+@jax.jit
+def truthy(x):
+    return bool(x.sum())  # JS102
+
+
+# ---- negatives ----
+
+@jax.jit
+def in_range_ok(x, lo, hi):
+    return (x > lo) & (x < hi)
+
+
+@jax.jit
+def logical_ok(x, y):
+    return jnp.logical_or(x > 0, jnp.logical_not(y))
+
+
+@jax.jit
+def static_flags(x, axis=None, keepdims=False):
+    if axis is None or keepdims:
+        return x.sum()
+    return x
+
+
+def eager(x, y):
+    return x > 0 and y > 0
+
+
+@jax.jit
+def shape_logic(x):
+    return x * 2 if not x.shape or x.ndim == 0 else x

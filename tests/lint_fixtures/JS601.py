@@ -1,0 +1,42 @@
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def reset_first(x):
+    x[0] = 0.0  # JS601
+    return x
+
+
+@jax.jit
+def bump(x, i):
+    x[i] += 1.0  # JS601
+    return x
+
+
+def build(n):
+    a = jnp.zeros(n)
+    a[1:3] = 5.0  # JS601
+    return a
+
+
+# ---- negatives ----
+
+@jax.jit
+def reset_first_ok(x):
+    x = x.at[0].set(0.0)
+    return x
+
+
+def numpy_ok(n):
+    import numpy as np
+
+    a = np.zeros(n)
+    a[0] = 1.0
+    return a
+
+
+def dict_ok(x):
+    d = {}
+    d["x"] = x
+    return d

@@ -1,0 +1,110 @@
+"""SARIF 2.1.0 output: the structure GitHub code scanning requires, checked with a JSON schema subset."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import jsonschema
+
+from jitscope.lint.registry import all_rules
+
+# The parts of the SARIF 2.1.0 schema that GitHub code scanning relies on.
+SARIF_SUBSET = {
+    "type": "object",
+    "required": ["version", "runs", "$schema"],
+    "properties": {
+        "version": {"const": "2.1.0"},
+        "runs": {"type": "array", "minItems": 1, "items": {
+            "type": "object",
+            "required": ["tool", "results"],
+            "properties": {
+                "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
+                    "type": "object",
+                    "required": ["name", "version", "rules"],
+                    "properties": {"rules": {"type": "array", "items": {
+                        "type": "object",
+                        "required": ["id", "name", "shortDescription", "fullDescription", "helpUri", "help",
+                                     "defaultConfiguration"],
+                        "properties": {
+                            "id": {"type": "string", "pattern": "^JS[0-9]{3}$"},
+                            "shortDescription": {"type": "object", "required": ["text"]},
+                            "fullDescription": {"type": "object", "required": ["text"]},
+                            "help": {"type": "object", "required": ["text", "markdown"]},
+                            "helpUri": {"type": "string", "format": "uri", "pattern": "^https://"},
+                            "defaultConfiguration": {"type": "object", "properties": {
+                                "level": {"enum": ["none", "note", "warning", "error"]}}},
+                        }}}},
+                }}},
+                "results": {"type": "array", "items": {
+                    "type": "object",
+                    "required": ["ruleId", "message", "locations", "level"],
+                    "properties": {
+                        "ruleId": {"type": "string"},
+                        "ruleIndex": {"type": "integer", "minimum": 0},
+                        "level": {"enum": ["none", "note", "warning", "error"]},
+                        "message": {"type": "object", "required": ["text"]},
+                        "locations": {"type": "array", "minItems": 1, "items": {
+                            "type": "object", "required": ["physicalLocation"],
+                            "properties": {"physicalLocation": {
+                                "type": "object", "required": ["artifactLocation", "region"],
+                                "properties": {
+                                    "artifactLocation": {"type": "object", "required": ["uri"]},
+                                    "region": {"type": "object", "required": ["startLine", "startColumn"],
+                                               "properties": {"startLine": {"type": "integer", "minimum": 1},
+                                                              "startColumn": {"type": "integer", "minimum": 1},
+                                                              "endColumn": {"type": "integer", "minimum": 1}}},
+                                }}}}},
+                    }}},
+            }}},
+    },
+}
+
+SRC = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def f(x):
+        if x > 0:
+            return sum(x)
+        return x
+""")
+
+
+def test_sarif_structure(cli, tmp_path):
+    p = tmp_path / "src" / "m.py"
+    p.parent.mkdir()
+    p.write_text(SRC)
+    r = cli("lint", "--format", "sarif", "src", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    log = json.loads(r.stdout)
+    jsonschema.Draft202012Validator(SARIF_SUBSET, format_checker=jsonschema.FormatChecker()).validate(log)
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == list(all_rules())
+    results = run["results"]
+    assert [res["ruleId"] for res in results] == ["JS101", "JS201"]
+    for res in results:
+        assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"] == "src/m.py"
+    js101 = results[0]["locations"][0]["physicalLocation"]["region"]
+    assert js101 == {"startLine": 7, "startColumn": 8, "endLine": 7, "endColumn": 13}  # `x > 0`, end exclusive
+    assert results[0]["level"] == "error" and results[1]["level"] == "warning"
+    fix = results[1]["fixes"][0]
+    assert fix["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"] == "jnp.sum(x, axis=0)"
+    js101_rule = rules[[r["id"] for r in rules].index("JS101")]
+    assert "TracerBoolConversionError" in js101_rule["fullDescription"]["text"]
+    assert js101_rule["helpUri"].endswith("#js101")
+
+
+def test_sarif_no_findings_still_lists_rules(cli, tmp_path):
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    out = tmp_path / "report.sarif"
+    r = cli("lint", "--format", "sarif", "-o", str(out), "ok.py", cwd=tmp_path)
+    assert r.returncode == 0
+    log = json.loads(out.read_text())
+    assert log["runs"][0]["results"] == []
+    assert len(log["runs"][0]["tool"]["driver"]["rules"]) == len(all_rules())
