@@ -131,3 +131,18 @@ def test_inspect_and_scale_layouts_in_the_browser(tmp_path):
     assert f"{eq_fit.exponent:.2f}" in growth and eq_fit.exponent > 0.8
     # One marker per measured size on each stage series and on the equation-count series.
     assert dom.count("<circle") >= 3 * 2
+
+
+def test_lint_result_as_html_and_sarif_through_report(tmp_path, cli):
+    src = tmp_path / "m.py"
+    src.write_text("import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    return sum(x)\n")
+    saved = tmp_path / "lint.json"
+    proc = cli("lint", str(src), "--json", str(saved))
+    assert proc.returncode == 1, proc.stderr
+    assert cli("report", str(saved), "-o", str(tmp_path / "lint.html")).returncode == 0
+    dom = dump_dom(tmp_path / "lint.html")
+    findings = dom.split('id="findings"', 1)[1].split("</section>", 1)[0]
+    assert "JS401" in findings and "JS201" in findings and "m.py:5" in findings and "m.py:6" in findings
+    assert cli("report", str(saved), "-o", str(tmp_path / "lint.sarif")).returncode == 0
+    sarif = json.loads((tmp_path / "lint.sarif").read_text())
+    assert {r["ruleId"] for r in sarif["runs"][0]["results"]} == {"JS401", "JS201"}
