@@ -60,16 +60,16 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
         return value
     if isinstance(tp, type) and issubclass(tp, Record):
         return tp.from_dict(value)
-    if origin in (list, typing.List):
+    if origin is list:
         (item,) = args or (Any,)
         return [_from_jsonable(item, v) for v in value]
-    if origin in (tuple, typing.Tuple):
+    if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(_from_jsonable(args[0], v) for v in value)
         if args:
             return tuple(_from_jsonable(a, v) for a, v in zip(args, value))
         return tuple(value)
-    if origin in (dict, typing.Dict):
+    if origin is dict:
         vt = args[1] if len(args) == 2 else Any
         return {k: _from_jsonable(vt, v) for k, v in value.items()}
     if tp is float and isinstance(value, int) and not isinstance(value, bool):

@@ -18,10 +18,11 @@ import importlib.util
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from .errors import UsageError
 from .model import DTYPE_LONG

@@ -8,7 +8,8 @@ blocking on every output leaf so asynchronous dispatch never hides work.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..model import Timing
 

@@ -1,0 +1,30 @@
+"""House style gates that CI enforces: ruff clean, docs/rules.md and README in sync with the code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ruff_clean():
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "benchmarks"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+
+
+def test_readme_names_every_command_and_public_name():
+    import re
+
+    from jitscope.cli import COMMANDS
+
+    readme = (ROOT / "README.md").read_text()
+    for cmd in COMMANDS:
+        assert f"jitscope {cmd}" in readme, cmd
+    init = (ROOT / "src" / "jitscope" / "__init__.py").read_text()
+    public = re.findall(r"^from \S+ import \w+ as (\w+)$", init, re.M)
+    assert len(public) > 20
+    missing = [n for n in public if f"`{n}" not in readme and f" {n}(" not in readme and f"{n}," not in readme]
+    assert not missing, f"public names not documented in README: {missing}"
