@@ -5,8 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 import jax
-import tomllib
 
 from jitscope import _jaxcompat
 
