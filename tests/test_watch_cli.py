@@ -145,7 +145,7 @@ def test_usage_errors_are_one_line(cli, tmp_path):
                          (["watch", "-m", "no_such_module_xyz"], "no module named 'no_such_module_xyz'"),
                          (["watch", "--max-compiles", "-1", str(EXIT)], "--max-compiles must be >= 0"),
                          (["watch", "--events", str(tmp_path / "no" / "dir.jsonl"), str(EXIT)],
-                          "cannot write events file")):
+                          "cannot write ")):
         p = cli(*args, cwd=tmp_path)
         assert p.returncode == 2, (args, p.stderr)
         assert p.stderr.strip().splitlines()[-1].startswith("jitscope: ") and needle in p.stderr
@@ -166,3 +166,60 @@ def test_persistent_cache_hits_on_rerun(cli, tmp_path):
     assert [e.cache_hit for e in first.events] == [False, False]
     assert first.persistent_cache.rerun_cacheable_compiles == 2 and first.persistent_cache.rerun_saving_seconds > 0
     assert [e.cache_hit for e in second.events] == [True, True] and second.persistent_cache.hits == 2
+
+
+TRANSFORM = FIXTURES / "watch_transform.py"
+
+
+def test_first_grad_and_vmap_of_a_jitted_function_are_not_recompiles(cli, tmp_path):
+    js = tmp_path / "r.json"
+    p = cli("watch", "--fail-on-recompile", "-q", "--json", str(js), str(TRANSFORM), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    validate(load_result(js).to_dict())
+    events = load_result(js).events
+    assert [(e.function, e.reason.category, e.transform) for e in events] == [
+        ("f", "first_compile", None), ("f", "first_compile", "grad"), ("f", "first_compile", "vmap")]
+    assert events[1].reason.detail == "first compile of f under a transformation (grad)"
+    # a repeat under the same transformation is a recompile, explained against that program's history
+    p = cli("watch", "--fail-on-recompile", "--json", str(js), str(TRANSFORM), "again", cwd=tmp_path)
+    assert p.returncode == 3, p.stderr
+    last = load_result(js).events[-1]
+    assert (last.reason.category, last.transform, last.reason.detail) == ("shape_change", "grad", "x: f32[3] -> f32[4]")
+    # the breach is printed once (in the summary), not twice
+    assert p.stderr.count("recompile #3 of f") == 1 and "budget exceeded: recompile #3 of f" in p.stderr
+
+
+PROG_CHDIR = '''import os
+import jax
+import jax.numpy as jnp
+f = jax.jit(lambda x: x + 1)
+f(jnp.ones(2))
+os.makedirs("sub", exist_ok=True)
+os.chdir("sub")
+f(jnp.ones(3))
+print("RAN")
+'''
+
+
+def test_outputs_and_call_sites_are_relative_to_the_starting_cwd(cli, tmp_path):
+    (tmp_path / "prog.py").write_text(PROG_CHDIR)
+    p = cli("watch", "--json", "out.json", "--trace", "out.trace", "--events", "out.jsonl", "prog.py", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    for name in ("out.json", "out.trace", "out.jsonl"):
+        assert (tmp_path / name).is_file() and not (tmp_path / "sub" / name).exists()
+    assert len(load_result(tmp_path / "out.json").events) == 2
+    assert " at prog.py:8: shape_change" in p.stderr  # not ../prog.py nor an absolute path
+
+
+def test_unwritable_outputs_are_refused_before_the_program_runs(cli, tmp_path):
+    (tmp_path / "prog.py").write_text(PROG_CHDIR)
+    missing = str(tmp_path / "no" / "such" / "dir" / "x.json")
+    for flag, path, cause in (("--json", missing, "No such file or directory"),
+                              ("--trace", missing, "No such file or directory"),
+                              ("--events", missing, "No such file or directory"),
+                              ("--json", str(tmp_path), "Is a directory")):
+        p = cli("watch", flag, path, "prog.py", cwd=tmp_path)
+        assert p.returncode == 2, (flag, p.stderr)
+        assert p.stderr.strip().splitlines() == [f"jitscope: cannot write {path}: {cause}"]
+        assert "RAN" not in p.stdout  # checked before the program ran
+    assert not (tmp_path / "sub").exists()

@@ -71,3 +71,14 @@ def test_function_summary_and_cache_rerun_estimate():
     assert fs[0].reasons == {"first_compile": 1, "shape_change": 1} and abs(fs[0].share_of_wall - 0.27) < 1e-9
     info = persistent_cache_info(events, enabled=False, directory=None, min_compile_seconds=1.0, seconds_saved=0.0)
     assert info.rerun_cacheable_compiles == 1 and info.rerun_saving_seconds == 2.0
+
+
+def test_transformed_compiles_have_their_own_history():
+    plain, grad1, vmap1, grad2 = ev(0, leaf([3])), ev(1, leaf([3])), ev(2, leaf([3])), ev(3, leaf([4]))
+    grad1.transform, vmap1.transform, grad2.transform = "grad", "vmap", "grad"
+    reasons = explain_all([plain, grad1, vmap1, grad2])
+    assert [r.category for r in reasons] == ["first_compile", "first_compile", "first_compile", "shape_change"]
+    assert reasons[1].detail == "first compile of f under a transformation (grad)"
+    assert reasons[3].detail == "x: f32[3] -> f32[4]"  # compared with grad1, not with the plain compile
+    again = ev(4, leaf([4]))
+    assert classify(again, [plain, grad1, vmap1, grad2]).detail == "x: f32[3] -> f32[4]"

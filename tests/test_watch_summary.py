@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jitscope.analyze.watch_summary import suggest_fixes
+from jitscope.analyze.watch_summary import persistent_cache_info, suggest_fixes
 from jitscope.model import ArgSignature, CompileEvent, LeafSpec, Location, Reason
 
 
@@ -24,3 +24,97 @@ def test_shape_fix_priced_by_buckets():
 def test_no_bucketing_fix_when_it_saves_nothing():
     evs = [_event(i, n, "first_compile" if i == 0 else "shape_change") for i, n in enumerate([10, 20, 40])]
     assert not [f for f in suggest_fixes(evs) if "buckets" in f.title]
+
+
+DEF = Location("prog.py", 3)
+
+
+def _ev(i: int, leaf: LeafSpec, cat: str, secs: float, fid: int = 1, static: dict | None = None,
+        transform: str | None = None, **kw) -> CompileEvent:
+    return CompileEvent("f", DEF, Location("prog.py", 10 + i), ArgSignature((leaf,), static or {}, "x: *"),
+                        {"trace": secs / 2, "compile": secs / 2}, Reason(cat), index=i, function_id=fid,
+                        transform=transform, **kw)
+
+
+def _only(fixes, word: str):
+    (fix,) = [f for f in fixes if f.title.startswith(word)]
+    return fix
+
+
+def test_new_function_object_saves_only_the_redundant_signatures():
+    f3, f4 = LeafSpec("x", (3,), "float32"), LeafSpec("x", (4,), "float32")
+    evs = [_ev(0, f3, "first_compile", 0.1, fid=1), _ev(1, f3, "new_function_object", 0.2, fid=2),
+           _ev(2, f4, "new_function_object", 0.3, fid=3), _ev(3, f3, "new_function_object", 0.4, fid=4),
+           # grad of the function is another program: one object would still compile it once
+           _ev(4, f3, "first_compile", 0.8, fid=4, transform="grad")]
+    fix = _only(suggest_fixes(evs), "Create the jitted")
+    # one object compiles f32[3], f32[4] and grad(f32[3]) once each: #1 and #3 are the redundant ones
+    assert fix.saving_compiles == 2 and abs(fix.saving_seconds - (0.2 + 0.4)) < 1e-9
+    assert fix.location == Location("prog.py", 11)
+
+
+def test_no_new_object_fix_when_every_signature_differs():
+    evs = [_ev(0, LeafSpec("x", (3,), "float32"), "first_compile", 0.1, fid=1),
+           _ev(1, LeafSpec("x", (4,), "float32"), "new_function_object", 0.2, fid=2)]
+    assert not [f for f in suggest_fixes(evs) if f.title.startswith("Create")]
+
+
+def test_static_value_change_saves_every_static_recompile():
+    x = LeafSpec("x", (3,), "float32")
+    evs = [_ev(i, x, "first_compile" if i == 0 else "static_value_change", 0.1 * (i + 1), static={"n": str(i)})
+           for i in range(4)]
+    fix = _only(suggest_fixes(evs), "Stop recompiling")
+    assert fix.saving_compiles == 3 and abs(fix.saving_seconds - (0.2 + 0.3 + 0.4)) < 1e-9
+
+
+def test_dtype_and_weak_type_fixes_are_priced_separately():
+    evs = [_ev(0, LeafSpec("x", (), "float32", weak_type=True), "first_compile", 0.1),
+           _ev(1, LeafSpec("x", (), "float32"), "weak_type_change", 0.25),
+           _ev(2, LeafSpec("x", (), "int32"), "dtype_change", 0.5),
+           _ev(3, LeafSpec("x", (), "float16"), "dtype_change", 0.75)]
+    fixes = suggest_fixes(evs)
+    dtype, weak = _only(fixes, "Fix the dtype"), _only(fixes, "Pass")
+    assert dtype.saving_compiles == 2 and abs(dtype.saving_seconds - 1.25) < 1e-9
+    assert weak.saving_compiles == 1 and abs(weak.saving_seconds - 0.25) < 1e-9
+    assert [f.title.split()[0] for f in fixes] == ["Fix", "Pass"]  # largest saving first
+
+
+def test_persistent_cache_rerun_estimate_threshold_and_hits():
+    x = LeafSpec("x", (3,), "float32")
+
+    def comp(i, secs, hit):
+        return CompileEvent("f", DEF, signature=ArgSignature((x,)), phases={"trace": 9.0, "compile": secs},
+                            index=i, cache_hit=hit)
+
+    evs = [comp(0, 0.5, False), comp(1, 1.5, False), comp(2, 2.0, True), comp(3, 3.0, None),
+           CompileEvent("f", DEF, phases={"trace": 5.0}, index=4)]  # no backend compile: not cacheable
+    info = persistent_cache_info(evs, True, "/c", 1.0, seconds_saved=1.9)
+    # at or above 1 s and not already a hit: #1 and #3; trace seconds are not what the cache skips
+    assert (info.rerun_cacheable_compiles, info.rerun_saving_seconds) == (2, 4.5)
+    assert (info.hits, info.misses, info.seconds_saved) == (1, 2, 1.9)
+    assert persistent_cache_info(evs, False, None, None, 0.0).rerun_cacheable_compiles == 2  # JAX's default 1 s
+    zero = persistent_cache_info(evs, True, "/c", 0.0, 0.0)
+    assert (zero.rerun_cacheable_compiles, zero.rerun_saving_seconds) == (3, 5.0)
+    assert persistent_cache_info(evs, True, "/c", 1.5, 0.0).rerun_cacheable_compiles == 2  # "at or above"
+
+
+def test_summary_omits_a_zero_rerun_saving_sentence():
+    import io
+
+    from jitscope.model import Environment
+    from jitscope.render.console import make_console, render
+    from jitscope.results.watch import WatchResult
+
+    x = LeafSpec("x", (3,), "float32")
+    hits = [CompileEvent("f", DEF, signature=ArgSignature((x,)), phases={"trace": 0.1, "compile": 0.2},
+                         index=0, cache_hit=True, reason=Reason("first_compile", "first compile of f"))]
+    out = []
+    for evs in (hits, [CompileEvent("f", DEF, phases={"compile": 0.2}, index=0, cache_hit=False,
+                                    reason=Reason("first_compile"))]):
+        res = WatchResult(env=Environment(), events=evs, wall_seconds=1.0,
+                          persistent_cache=persistent_cache_info(evs, True, "/c", 1.0, 0.0))
+        buf = io.StringIO()
+        render(res, make_console(file=buf, width=300))
+        out.append(buf.getvalue())
+    assert "would save nothing" in out[0] and "would skip" not in out[0] and "0 s of backend" not in out[0]
+    assert "would skip about 200 ms of backend compile" in out[1]

@@ -162,6 +162,7 @@ class CompileEvent(Record):
     index: int = 0
     function_id: int | None = None  # one number per Python function object (watch: new-object detection)
     phase_starts: dict[str, float] = field(default_factory=dict)  # phase -> start, seconds since collector start
+    transform: str | None = None  # watch: compiled under grad/vmap/... ("grad", "vmap", "jvp"); None if plain
 
     @property
     def total_seconds(self) -> float:

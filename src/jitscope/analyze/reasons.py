@@ -90,12 +90,17 @@ def _ndiff(d: dict[str, list[str]]) -> int:
 def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
     """The reason for ``event`` given the earlier compiles of the same function (any order).
 
-    ``history`` should hold only events with the same ``function_key``; others are ignored.
+    ``history`` should hold only events with the same ``function_key``; others are ignored, and
+    so are compiles under a different transformation (``event.transform``: the grad or vmap
+    of a jitted function is a different program; its first compile is a ``first_compile``).
     """
     key = function_key(event)
-    same = [h for h in history if h is not event and function_key(h) == key]
+    same = [h for h in history if h is not event and function_key(h) == key and h.transform == event.transform]
     jax_text = (event.reason.explanation if event.reason else "") or ""
     if not same:
+        if event.transform:
+            return Reason("first_compile", f"first compile of {event.function} under a transformation "
+                          f"({event.transform})", jax_text)
         return Reason("first_compile", f"first compile of {event.function}", jax_text)
     if event.function_id is not None and all(h.function_id != event.function_id for h in same):
         where = f" (line {event.definition.line})" if event.definition else ""

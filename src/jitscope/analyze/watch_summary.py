@@ -53,7 +53,7 @@ def _sig_key(e: CompileEvent, bucket: dict[tuple[str, int], bool] | None = None)
         shape = tuple(_next_pow2(d) if bucket and bucket.get((leaf.path, i)) else d
                       for i, d in enumerate(leaf.shape))
         leaves.append((leaf.path, shape, leaf.dtype, leaf.weak_type, leaf.sharding))
-    return (tuple(leaves), tuple(sorted(s.static.items())), s.treedef)
+    return (tuple(leaves), tuple(sorted(s.static.items())), s.treedef, e.transform)
 
 
 def _shape_fix(evs: list[CompileEvent]) -> Fix | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..errors import EXIT_BUDGET, UsageError
@@ -51,26 +52,60 @@ def run(args: argparse.Namespace) -> int:
     from ..collect.watch import WatchCollector
 
     check_target(target, is_module)
+    # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in,
+    # and unwritable paths are refused before the program runs.
+    cwd = os.getcwd()
+    for name in ("json", "trace", "events"):
+        path = getattr(args, name)
+        if path:
+            _check_writable(path)
+            setattr(args, name, os.path.abspath(path))
     program = f"-m {target}" if is_module else target
     collector = WatchCollector(events_path=args.events, explain=not args.no_explain).start()
     try:
         code = run_program(target, prog_args, module=is_module)
     finally:
         collector.stop()
+        _chdir_back(cwd)  # call sites in the summary are shown relative to the starting cwd
     result = collector.result(program=program, argv=[target, *prog_args], exit_code=code,
                               max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
     _write_outputs(result, args)
     if not args.quiet:
         from ..render.console import make_console, render
 
-        render(result, make_console(file=sys.stderr))
+        render(result, make_console(file=sys.stderr))  # the summary lists budget breaches itself
     if code:
         return code
     if result.violations:
-        for v in result.violations:
-            print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
+        if args.quiet:
+            for v in result.violations:
+                print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
         return EXIT_BUDGET
     return 0
+
+
+def _check_writable(path: str) -> None:
+    """Refuse an output path that cannot be written, before the program runs (one-line error)."""
+    existed = os.path.exists(path)
+    try:
+        if os.path.isdir(path):
+            raise IsADirectoryError(21, "Is a directory")
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+    if not existed:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def _chdir_back(cwd: str) -> None:
+    try:
+        os.chdir(cwd)
+    except OSError:
+        pass
 
 
 def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]

@@ -54,6 +54,7 @@ class RawCompile:
     explanation: str = ""
     traced: bool = False
     transformed: bool = False  # compiled for grad/vmap/... of the jitted function (tracer arguments)
+    transform: str | None = None  # which one: "grad", "vmap", "jvp", ... (from the tracer classes)
 
 
 class Subscriber(Protocol):
@@ -151,7 +152,8 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
             raw.signature = None
         raw.explanation = call.explanation
         try:
-            raw.transformed = sig.has_tracers(call.args, call.kwargs)
+            raw.transform = sig.transform_kind(call.args, call.kwargs)
+            raw.transformed = raw.transform is not None
         except Exception:
             pass
     return raw

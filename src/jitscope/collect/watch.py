@@ -112,15 +112,15 @@ class WatchCollector:
                 signature=raw.signature, phases=dict(raw.phases), cache_hit=raw.cache_hit,
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
                 function_id=raw.function_id, phase_starts=starts,
+                transform=raw.transform if raw.transformed else None,
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
+            if raw.transformed and event.transform is None:
+                event.transform = "transformed"
+            # classify compares only with compiles under the same transformation (grad of f is
+            # a different program from f: its first compile is a first compile, not a recompile).
             hist = self._history.setdefault(reasons_mod.function_key(event), [])
-            if raw.transformed:
-                # A compile of grad/vmap/... of the function: a different program, once per transform.
-                event.reason = Reason("other", f"compiled for a transformed call of {event.function} "
-                                      "(jax.grad / vmap / ... applied to the jitted function)", raw.explanation)
-            else:
-                event.reason = reasons_mod.classify(event, hist)
-                hist.append(event)
+            event.reason = reasons_mod.classify(event, hist)
+            hist.append(event)
             self.events.append(event)
             if self._file is not None:
                 self._file.write(json.dumps(event.to_dict(), allow_nan=False) + "\n")

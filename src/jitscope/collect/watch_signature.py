@@ -168,11 +168,21 @@ def _leaf(path: str, leaf: Any) -> LeafSpec:
     return LeafSpec(path, (), type(leaf).__name__)
 
 
-def has_tracers(args: tuple, kwargs: dict[str, Any]) -> bool:
-    """Whether a jitted call got tracers: it runs inside grad/vmap/... of the jitted function."""
+_TRANSFORM_NAMES = {"LinearizeTracer": "grad", "JVPTracer": "jvp", "BatchTracer": "vmap",
+                    "JaxprTracer": "partial_eval", "DynamicJaxprTracer": "trace"}
+
+
+def transform_kind(args: tuple, kwargs: dict[str, Any]) -> str | None:
+    """Which transformation a jitted call runs under: ``grad``, ``vmap``, ``jvp``, ..., or None.
+
+    Named from the tracer classes of the arguments (sorted, joined by ``+`` when they differ);
+    a grad and a vmap of the same function are different programs, each compiled once.
+    """
     import jax
 
-    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs)))
+    kinds = {_TRANSFORM_NAMES.get(type(leaf).__name__, type(leaf).__name__)
+             for leaf in jax.tree_util.tree_leaves((args, kwargs)) if isinstance(leaf, jax.core.Tracer)}
+    return "+".join(sorted(kinds)) or None
 
 
 def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],

@@ -103,11 +103,12 @@ def _cache(result: WatchResult, console: Console) -> None:
                       f"compiling, saving about {fmt_seconds(c.rerun_saving_seconds)}.")
     elif result.events:
         below = sum(e.phases.get("compile", 0.0) for e in result.events if e.cache_hit is not True)
+        skip = (f"; with it at 0 a rerun would skip about {fmt_seconds(below)} of backend compile"
+                if below > 0 else "")
         console.print(f"On a rerun the persistent cache would save nothing: no compile reaches the {thr} "
-                      f"threshold (jax_persistent_cache_min_compile_time_secs); with it at 0 a rerun would skip "
-                      f"about {fmt_seconds(below)} of backend compile.")
+                      f"threshold (jax_persistent_cache_min_compile_time_secs){skip}.")
 
 
 def _violations(result: WatchResult, console: Console) -> None:
     for v in result.violations:
-        console.print(f"[bold red]budget:[/bold red] {v}")
+        console.print(f"[bold red]budget exceeded:[/bold red] {v}")
