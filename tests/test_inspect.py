@@ -261,3 +261,14 @@ def test_dump_failure_keeps_the_result(tmp_path):
     res = jitscope.inspect(lambda x: x + 1, jnp.ones(2), dump=blocker / "sub", run=False, side_effects=False)
     assert res.status == "ok" and res.jaxpr.equations == 1
     assert "dump" in res.stage_errors and res.findings_by_code("stage-failed")[0].name == "dump"
+
+
+def test_numerics_fix_is_built_from_the_measured_difference(fixtures_on_path):
+    import inspect_seed002 as s
+
+    res = jitscope.inspect(s.counts_into_output, jnp.ones(4))
+    [f] = res.findings_by_code("numerics-differ")
+    text = f.fix.title + " " + f.fix.description
+    assert "output (float32)" in text and "differs beyond tolerance by 2 absolute" in text
+    assert f"rtol {res.numerics.rtol:g}" in text and "FMA contraction" in text
+    assert "x + y - x" not in text and "simplif" not in text  # the demo measures XLA CPU does not simplify it

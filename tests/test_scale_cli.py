@@ -56,13 +56,13 @@ def test_scale_cli_plot_without_matplotlib(cli, tmp_path):
     assert p.stderr.strip() == "jitscope: --plot needs matplotlib: pip install 'jitscope[plot]'"
 
 
-def test_scale_cli_unwritable_plot_keeps_json(cli, tmp_path):
+def test_scale_cli_unwritable_plot_is_refused_before_measuring(cli, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     out = tmp_path / "s.json"
     p = cli("scale", "inspect_integral:make_jnp", "--sizes", "10,20", "--no-run", "--plot", str(blocker / "p"),
             "--json", str(out))
     assert p.returncode == 2
-    assert p.stderr.strip().splitlines()[-1].startswith(f"jitscope: --plot {blocker / 'p'}: cannot write the plot")
-    assert json.loads(out.read_text())["plot_files"] == []
-    assert "equations" in p.stdout
+    assert p.stderr.strip() == (f"jitscope: --plot {blocker / 'p'}: cannot write {blocker / 'p'}.png: "
+                                f"{blocker} is not a directory")
+    assert not out.exists() and p.stdout == ""  # nothing was measured

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from jitscope.errors import UsageError
@@ -53,3 +55,30 @@ def test_unknown_module_and_attribute(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("def g(x):\n    return x\n")
     assert resolve_target(f"{f}:g").obj(3) == 3
+
+
+def test_huge_shape_is_a_usage_error_not_a_memory_error():
+    from jitscope.targets import make_args
+
+    with pytest.raises(UsageError, match=r"f32\[100000,100000,100000\].*(memory|allocate)"):
+        make_args([parse_arg_spec("f32[100000,100000,100000]")])
+
+
+def test_float_args_are_generated_in_their_own_width():
+    import numpy as np
+
+    from jitscope.targets import make_args
+
+    (x, h, b) = make_args([parse_arg_spec("f32[3,2]"), parse_arg_spec("f16[4]"), parse_arg_spec("bf16[2]")], seed=1)
+    assert (x.dtype, h.dtype, str(b.dtype)) == (np.float32, np.float16, "bfloat16")
+    expected = np.random.default_rng(1).standard_normal((3, 2), dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(x), expected)
+
+
+@pytest.mark.parametrize("item,shown", [("n=[1,2]", "n=[1, 2]"), ("cfg={'a': 1}", "cfg={'a': 1}")])
+def test_unhashable_static_is_a_usage_error(item, shown):
+    with pytest.raises(UsageError, match=re.escape(f"static argument {shown} is unhashable")):
+        parse_static([item])
+    with pytest.raises(UsageError, match="unhashable; pass a tuple" if "[" in item else "unhashable"):
+        build_call(["f32[2]"], [item], None)
+    assert parse_static(["n=(1, 2)"]) == {"n": (1, 2)}

@@ -103,3 +103,35 @@ def test_render_keeps_brackets_and_round_trips(fixtures_on_path, tmp_path):
     text = buf.getvalue()
     assert "return x[x < 0]" in text and "x[mask]" in text and "size=K" in text
     assert f"inspect_tracer_errors.py:{marked_line('NonConcreteBooleanIndexError')}" in text
+
+
+def test_non_tracer_error_gets_no_argument_guess():
+    """A ValueError while tracing (here: an unhashable static value) is not blamed on the traced argument."""
+
+    def f(x, n):
+        return x * len(n)
+
+    res = jitscope.inspect(f, jnp.ones(3), static_argnames=("n",), n=[1, 2])
+    [finding] = res.findings
+    assert finding.code == "trace-failed" and finding.details["argument"] == ""
+    assert "depends on" not in finding.message
+    direct = explain(ValueError("boom"), ["x"])
+    assert direct.code == "trace-failed" and direct.details["argument"] == ""
+
+
+def test_tracer_error_in_one_dynamic_param_function_names_it():
+    exc = jax.errors.TracerBoolConversionError.__new__(jax.errors.TracerBoolConversionError)
+    Exception.__init__(exc, "Attempted boolean conversion of traced array")
+    finding = explain(exc, ["x"])
+    assert finding.details["argument"] == "x" and "static_argnames=('x',)" in finding.fix.description
+
+
+def test_dynamic_params_honour_static_argnums_and_names():
+    from jitscope._inspect import _dynamic_params
+
+    def g(n, x, *rest, scale=1.0, **kw):
+        return x
+
+    assert _dynamic_params(g, (), (0,)) == ["x", "scale"]
+    assert _dynamic_params(g, ("scale",), ()) == ["n", "x"]
+    assert _dynamic_params(g, ("scale",), (0,)) == ["x"]

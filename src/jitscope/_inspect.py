@@ -37,11 +37,15 @@ def _check_call(fn: Callable[..., Any], args: tuple, kwargs: dict, name: str) ->
         raise UsageError(f"wrong arguments for {name}({params}): {e}") from None
 
 
-def _static_positions(fn: Any, static_argnames: tuple[str, ...]) -> list[str]:
+def _dynamic_params(fn: Any, static_argnames: tuple[str, ...], static_argnums: tuple[int, ...] = ()) -> list[str]:
+    """Names of ``fn``'s parameters that jit traces (not in static_argnames / static_argnums)."""
     try:
-        return [p for p in _pyinspect.signature(fn).parameters if p not in static_argnames]
+        params = list(_pyinspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         return []
+    return [p.name for i, p in enumerate(params)
+            if p.name not in static_argnames and i not in static_argnums
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
 def entry_code(fn: Any) -> Any:
@@ -160,7 +164,7 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         from .analyze.tracer_errors import explain
 
         result.status = "trace_error"
-        result.findings.append(explain(e, _static_positions(fn, static_argnames)))
+        result.findings.append(explain(e, _dynamic_params(fn, static_argnames, static_argnums)))
         return result
     _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
     if dump is not None:
@@ -229,7 +233,28 @@ def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out
     if diff.ok:
         return []
     return [Finding("numerics-differ", f"jit and eager outputs differ: {diff.detail}", "warning", name=diff.status,
-                    fix=Fix("expect reassociation under jit", "XLA may simplify or reorder floating point under jit "
-                            "(seed 002: x + y - x); compare with a tolerance, or use float64 for the reference."),
+                    fix=_numerics_fix(diff, jit_out),
                     details={"max_abs_error": diff.max_abs_error, "max_rel_error": diff.max_rel_error})]
 
+
+def _numerics_fix(diff: Any, out: Any) -> Fix:
+    """Advice built from the measured difference: which leaf, dtype, by how much, likely causes."""
+    import jax
+
+    leaves = ", ".join(diff.leaves[:3]) + (", ..." if len(diff.leaves) > 3 else "") or "output"
+    dtypes = {str(getattr(v, "dtype", type(v).__name__)) for p, v in jax.tree_util.tree_flatten_with_path(out)[0]
+              if (jax.tree_util.keystr(p) or "output") in diff.leaves}
+    if dtypes:
+        leaves += f" ({', '.join(sorted(dtypes))})"
+    if diff.status == "mismatch":
+        return Fix("jit changes the output's structure, shape or dtype",
+                   f"{diff.detail}. Check dtype promotion (weak types, x64) and shape logic that depends on "
+                   "Python values.")
+    text = (f"{leaves} differs beyond tolerance by {diff.max_abs_error:.3g} absolute, "
+            f"{diff.max_rel_error:.3g} relative (rtol {diff.rtol:g}, atol {diff.atol:g}). Likely causes: fusion "
+            "of transcendental functions, FMA contraction, reduction order, bf16 rounding points. Compare "
+            "with a tolerance, or compute the reference in float64 to see which side is closer.")
+    if "NaN or inf on one side only" in diff.detail:
+        text = ("A non-finite value on one side only is not rounding: look for overflow, "
+                "division by zero or log/sqrt of values near 0 that one side computes differently. ") + text
+    return Fix(f"jit output differs from eager on {leaves}", text)

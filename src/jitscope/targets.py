@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import math
 import os
 import re
 import sys
@@ -80,6 +81,7 @@ def parse_static(items: list[str] | None) -> dict[str, Any]:
             out[name.strip()] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             out[name.strip()] = value
+    check_hashable_static(out)
     return out
 
 
@@ -91,6 +93,8 @@ def make_args(specs: list[Any], seed: int = 0) -> tuple[Any, ...]:
 
     rng = np.random.default_rng(seed)
     out = []
+    budget = _memory_budget()
+    used = 0
     for spec in specs:
         if not isinstance(spec, ArraySpec):
             out.append(spec)
@@ -98,16 +102,54 @@ def make_args(specs: list[Any], seed: int = 0) -> tuple[Any, ...]:
         dt = np.dtype(spec.dtype) if spec.dtype != "bfloat16" else None
         if spec.dtype in ("float64", "int64", "uint64", "complex128") and not jax.config.jax_enable_x64:
             raise UsageError(f"arg spec '{spec}' needs 64-bit types: set JAX_ENABLE_X64=1")
-        if spec.dtype == "bool":
-            arr = rng.random(spec.shape) < 0.5
-        elif spec.dtype.startswith(("int", "uint")):
-            arr = rng.integers(0, 10, size=spec.shape).astype(dt)
-        elif spec.dtype.startswith("complex"):
-            arr = (rng.standard_normal(spec.shape) + 1j * rng.standard_normal(spec.shape)).astype(dt)
-        else:
-            arr = rng.standard_normal(spec.shape).astype(np.float32)
-        out.append(jnp.asarray(arr, dtype=spec.dtype))
+        nbytes = math.prod(spec.shape) * (dt.itemsize if dt is not None else 2)
+        used += nbytes
+        if budget is not None and used > budget:
+            raise UsageError(f"arg spec '{spec}' needs {_fmt_bytes(nbytes)}, more than the memory available "
+                             f"({_fmt_bytes(budget)} for all arrays); use a smaller shape")
+        try:
+            if spec.dtype == "bool":
+                arr = rng.random(spec.shape, dtype=np.float32) < 0.5
+            elif spec.dtype.startswith(("int", "uint")):
+                arr = rng.integers(0, 10, size=spec.shape, dtype=dt)
+            elif spec.dtype.startswith("complex"):
+                part = np.float64 if spec.dtype == "complex128" else np.float32
+                arr = np.empty(spec.shape, dtype=dt)
+                arr.real = rng.standard_normal(spec.shape, dtype=part)
+                arr.imag = rng.standard_normal(spec.shape, dtype=part)
+            elif spec.dtype == "float64":
+                arr = rng.standard_normal(spec.shape, dtype=np.float64)
+            else:
+                arr = rng.standard_normal(spec.shape, dtype=np.float32)
+            out.append(jnp.asarray(arr, dtype=spec.dtype))
+        except (MemoryError, ValueError) as e:
+            raise UsageError(f"arg spec '{spec}': cannot allocate {_fmt_bytes(nbytes)} "
+                             f"({type(e).__name__}: {e}); use a smaller shape") from None
     return tuple(out)
+
+
+def _memory_budget() -> int | None:
+    """Bytes of memory available now (``MemAvailable``, else total physical memory), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return int(pages) * int(size) if pages > 0 and size > 0 else None
+
+
+def _fmt_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
 
 
 def _import_module(name: str) -> ModuleType:
@@ -217,3 +259,13 @@ def build_call(
         args, kwargs = make_args([parse_arg_spec(s) for s in arg_specs or []], seed), {}
     kwargs = {**kwargs, **parse_static(static)}
     return args, kwargs
+
+
+def check_hashable_static(static: dict[str, Any]) -> None:
+    """jit caches on static values, so each must be hashable; raise ``UsageError`` if not."""
+    for name, value in static.items():
+        try:
+            hash(value)
+        except TypeError:
+            hint = "; pass a tuple" if isinstance(value, (list, tuple)) else ""
+            raise UsageError(f"static argument {name}={value!r} is unhashable{hint}") from None

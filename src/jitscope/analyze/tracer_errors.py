@@ -104,8 +104,9 @@ def user_location(exc: BaseException) -> Location | None:
 def explain(exc: BaseException, static_params: list[str] | None = None) -> Finding:
     """A one-finding explanation of an exception raised while tracing.
 
-    ``static_params`` are parameter names of the traced function, used to name the argument
-    when JAX's message does not.
+    ``static_params`` are the traced (dynamic) parameter names of the function; for a JAX
+    tracer error whose message names no argument, a single one is named as the culprit.
+    Other exceptions (``trace-failed``) never get that guess.
     """
     cls = error_class(exc)
     text = str(exc).strip()
@@ -114,8 +115,8 @@ def explain(exc: BaseException, static_params: list[str] | None = None) -> Findi
     source = linecache.getline(loc.file, loc.line).strip() if loc else ""
     m = _ARG_RE.search(text)
     arg = m.group(1).strip("'`.") if m else ""
-    if not arg and static_params and len(static_params) == 1:
-        arg = static_params[0]
+    if cls and not arg and static_params and len(static_params) == 1:
+        arg = static_params[0]  # a real tracer error in a one-argument function: that argument is traced
     shape = _SHAPE_RE.search(text)
     traced = shape.group(1) if shape else ""
     where = f" at {loc.file}:{loc.line}" if loc else ""

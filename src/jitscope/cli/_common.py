@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 
 def add_json_option(p: argparse.ArgumentParser) -> None:
@@ -17,3 +19,30 @@ def add_call_options(p: argparse.ArgumentParser) -> None:
                    help="keyword argument passed as a static value (Python literal)")
     p.add_argument("--args-from", metavar="MOD:FACTORY", help="call FACTORY() (or FACTORY(seed=...)) for the arguments")
     p.add_argument("--seed", type=int, default=0, help="seed for random inputs (default 0)")
+
+
+def check_writable(path: str | os.PathLike[str] | None, option: str = "--json", label: str | None = None) -> None:
+    """Fail early (``UsageError``, exit 2) when ``path`` cannot be written, BEFORE measuring.
+
+    The parent directory must exist and be writable, or be creatable (its nearest existing
+    ancestor is a writable directory); ``path`` itself must not be a directory. The message
+    reads ``OPTION LABEL: cannot write PATH: reason`` (``label`` defaults to ``path``).
+    """
+    from ..errors import UsageError
+
+    if not path:
+        return
+    p = Path(path)
+    option = f"{option} {label if label is not None else path}"
+    if p.is_dir():
+        raise UsageError(f"{option}: cannot write {path}: is a directory")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UsageError(f"{option}: cannot write {path}: permission denied")
+    parent = p.parent if str(p.parent) else Path(".")
+    ancestor = parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise UsageError(f"{option}: cannot write {path}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UsageError(f"{option}: cannot write {path}: directory {ancestor} is not writable")

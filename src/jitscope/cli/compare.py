@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from ._common import add_call_options, add_json_option
+from ._common import add_call_options, add_json_option, check_writable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--calls must be >= 1, got {args.calls}")
     if args.budget <= 0 or args.min_samples < 1:
         raise UsageError("--budget must be > 0 and --min-samples >= 1")
+    check_writable(args.json)  # fail before measuring, not after
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
     variants, problems = build_variants(args)
@@ -132,11 +133,11 @@ def run(args: argparse.Namespace) -> int:
                             min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
                             title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
                             keep_partial_on_interrupt=True)
-    if args.json:
-        result.save(args.json)
-    render(result, make_console())
+    render(result, make_console())  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)
+    if args.json:
+        result.save(args.json)
     if result.interrupted:
         return 130
     if problems:

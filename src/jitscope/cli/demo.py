@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from ._common import add_json_option
+from ._common import add_json_option, check_writable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from ..render.console import make_console, render
 
     names = parse_only(args.only)
+    check_writable(args.json)  # fail before measuring, not after
+    check_writable(args.html, "--html")
     html_render = _html_renderer() if args.html else None
     show = not args.no_progress and sys.stderr.isatty()
     if show:
@@ -61,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
             bar.advance(task)
     else:
         result = demo(names, quick=args.quick)
-    if args.json:
-        result.save(args.json)
     html_error = None
     if html_render is not None:
         from pathlib import Path
@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         except Exception as e:  # the tables and the JSON are still delivered
             html_error = f"--html {args.html}: {type(e).__name__}: {e}"
     render(result, make_console())
+    if args.json:
+        result.save(args.json)
     if html_error is not None:
         print(f"jitscope: {html_error}", file=sys.stderr)
         return EXIT_FINDINGS

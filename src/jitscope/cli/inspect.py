@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_call_options, add_json_option
+from ._common import add_call_options, add_json_option, check_writable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.budget <= 0:
         raise UsageError(f"--budget {args.budget}: must be positive")
+    check_writable(args.json)  # fail before measuring, not after
     if args.dump:
         from pathlib import Path
 
@@ -49,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
     result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
                               numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
                               target=args.target, **call_kwargs)
+    render(result)
     if args.json:
         result.save(args.json)
-    render(result)
     if result.status != "ok":
         finding = result.findings[0]
         print(f"jitscope: tracing {args.target} failed: {finding.message}", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._common import add_json_option
+from ._common import add_json_option, check_writable
 
 
 def _codes(value: str) -> list[str]:
@@ -42,11 +42,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config and args.no_config:
         raise UsageError("--config and --no-config are mutually exclusive")
+    check_writable(args.json)
+    check_writable(args.output_file, "--output-file")
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config)
-    if args.json:
-        result.save(args.json)
     if args.diff:
         text = result.diff
     elif args.format == "json":
@@ -65,9 +65,11 @@ def run(args: argparse.Namespace) -> int:
             with open(args.output_file, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as e:
-            raise UsageError(f"{args.output_file}: cannot write: {e.strerror}") from None
+            raise UsageError(f"cannot write {args.output_file}: {e.strerror or e}") from None
     else:
         sys.stdout.write(text)
+    if args.json:
+        result.save(args.json)
     if args.exit_zero:
         return 0
     if args.diff:

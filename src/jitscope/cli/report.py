@@ -45,6 +45,16 @@ def render_to(result, fmt: str) -> str:  # noqa: ANN001 - any Result
     raise UsageError(f"unknown format '{fmt}'")
 
 
+def _write(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` (creating its directory); an OSError becomes a one-line UsageError."""
+    out = Path(path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..results import load_result
 
@@ -54,17 +64,18 @@ def run(args: argparse.Namespace) -> int:
         from ..render.console import make_console, render
 
         if args.output:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                render(result, make_console(file=fh, width=120))
+            import io
+
+            buf = io.StringIO()
+            render(result, make_console(file=buf, width=120))
+            _write(args.output, buf.getvalue())
         else:
             render(result, make_console())
         return 0
     text = render_to(result, fmt)
     if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        print(f"wrote {out} ({fmt})", file=sys.stderr)
+        _write(args.output, text)
+        print(f"wrote {args.output} ({fmt})", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

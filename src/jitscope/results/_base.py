@@ -42,13 +42,25 @@ class Result(Record):
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the whole result as JSON (atomically: a crash never leaves half a file)."""
+        """Write the whole result as JSON (atomically: a crash never leaves half a file).
+
+        Raises:
+            UsageError: the file cannot be written (``cannot write PATH: reason``).
+        """
+        text = self.to_json() + "\n"
         p = Path(path)
-        if p.parent and not p.parent.exists():
-            p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
-        os.replace(tmp, p)
+        try:
+            if p.parent and not p.parent.exists():
+                p.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, p)
+        except OSError as e:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+            raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
 
     @classmethod
     def load(cls: type[R], path: str | os.PathLike[str]) -> R:
@@ -80,7 +92,15 @@ def load_result(path: str | os.PathLike[str]) -> Result:
     version = data.get("format_version")
     if version != FORMAT_VERSION:
         raise UsageError(f"{path}: format_version {version} is not supported (this jitscope reads {FORMAT_VERSION})")
-    return result_class(data["kind"]).from_dict(data)
+    kind = data["kind"]
+    if not isinstance(kind, str):
+        raise UsageError(f"{path}: not a jitscope JSON result ('kind' is not a string)")
+    cls = result_class(kind)
+    try:
+        return cls.from_dict(data)
+    except (TypeError, KeyError, ValueError, AttributeError) as e:
+        reason = (str(e).strip().splitlines() or [""])[0][:200]
+        raise UsageError(f"{path}: not a valid {kind} result ({type(e).__name__}: {reason})") from None
 
 
 def _import_all() -> None:
