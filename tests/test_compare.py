@@ -271,3 +271,103 @@ def test_interrupt_keeps_partial_result_when_asked():
     assert r.interrupted and r.variant("eager").ok
     assert r.variant("stop").error == r.variant("later").error == "interrupted"
     validate(r.to_dict())
+
+
+# ---- cold means cold: the persistent compilation cache -----------------------------------------
+
+PERSISTENT_CACHE_SCRIPT = r"""
+import sys
+import jax
+import jax.numpy as jnp
+import jax.monitoring as mon
+
+jax.config.update("jax_compilation_cache_dir", sys.argv[1])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+import jitscope
+from jitscope.collect.lowering import collect_stages
+
+def f(x):
+    return jnp.tanh(x) * 3.0 + jnp.cos(x)
+
+x = jnp.ones(64)
+jax.jit(f)(x).block_until_ready()  # warm the on-disk cache: a cold compile of f could now load it
+jax.clear_caches()
+hits = []
+mon.register_event_listener(lambda e, **k: hits.append(e) if e == "/jax/compilation_cache/cache_hits" else None)
+r = jitscope.compare({"jit": jax.jit(f)}, (x,), budget_s=0.01, min_samples=2)
+v = r.variant("jit")
+print("compare", len(hits), v.compiles_first_call, jax.config.jax_enable_compilation_cache)
+jax.clear_caches()
+s = jitscope.scale(lambda n: (f, (x,)), [1, 2], repeats=2, run=False)  # make() compiles nothing
+print("scale", len(hits), jax.config.jax_enable_compilation_cache, [p.error for p in s.points])
+jax.clear_caches()
+collect_stages(f, (x,), {}, run=False)
+print("stages", len(hits), jax.config.jax_enable_compilation_cache)
+jax.clear_caches()
+jax.jit(f)(x).block_until_ready()  # the cache itself still works outside the measurements
+print("after", len(hits))
+"""
+
+
+def test_persistent_compilation_cache_is_off_while_measuring(tmp_path):
+    import os
+    import subprocess
+
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    p = subprocess.run([sys.executable, "-c", PERSISTENT_CACHE_SCRIPT, str(tmp_path / "jax-cache")],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    lines = {ln.split()[0]: ln.split()[1:] for ln in p.stdout.splitlines()}
+    hits, compiles, enabled = lines["compare"]
+    assert hits == "0" and int(compiles) >= 1 and enabled == "True"  # a real compile; flag restored
+    assert lines["scale"] == ["0", "True", "[None,", "None]"]
+    assert lines["stages"] == ["0", "True"]
+    assert int(lines["after"][0]) >= 1  # the cache was populated and is used again afterwards
+
+
+def test_persistent_cache_disabled_restores_on_error():
+    from jitscope.collect.clock import persistent_cache_disabled
+
+    before = jax.config.jax_enable_compilation_cache
+    with pytest.raises(RuntimeError), persistent_cache_disabled():
+        assert jax.config.jax_enable_compilation_cache is False
+        raise RuntimeError("x")
+    assert jax.config.jax_enable_compilation_cache == before
+
+
+# ---- static arguments of jit objects -----------------------------------------------------------
+
+def test_scope_variants_keep_static_argnames_of_a_jitted_outer(fixtures_on_path):
+    import compare_scope as mod
+
+    outer = jax.jit(mod.g, static_argnames="n")  # no static= passed: taken from the jit object
+    variants = scope_variants(outer, mod, "f")
+    r = compare(variants, (jnp.ones((4, 4)),), {"n": 2}, **FAST)
+    assert r.ok, r.errors
+    assert r.signature.static == {"n": "2"} and len(r.signature.leaves) == 1
+
+
+def test_compare_signature_takes_static_argnums_from_jit_objects():
+    def scaled(x, k):
+        return x * k
+
+    r = compare({"eager": scaled, "jit": jax.jit(scaled, static_argnums=1)}, (jnp.ones(3), 3), **FAST)
+    assert r.ok, r.errors
+    assert r.signature.static == {"arg1": "3"} and [leaf.shape for leaf in r.signature.leaves] == [(3,)]
+
+
+def test_plain_function_and_jit_like():
+    from jitscope.collect.variants import jit_like, plain_function, static_args_of
+
+    def h(x, k, *, m):
+        return x * k + m
+
+    j = jax.jit(h, static_argnums=1, static_argnames="m")
+    assert plain_function(j) is h and plain_function(h) is h
+    assert static_args_of(j) == ((1,), ("m",)) and static_args_of(h) == ((), ())
+    again = jit_like(j)
+    assert static_args_of(again) == ((1,), ("m",))
+    assert float(again(jnp.float32(1), 2, m=3)) == 5.0
+    assert static_args_of(jit_like(h, ("k",)))[1] == ("k",)

@@ -99,6 +99,15 @@ def test_scope_numerics_and_scaling_cases_agree_with_their_numbers(tmp_path):
     assert all(r["eqns_builtin"] > r["eqns_jnp"] for r in bs.rows)
     assert f"N^{bs.facts['exponent_eqns_builtin']:.2f}" in bs.lesson
     assert f"{bs.rows[-1]['eqns_builtin']:,} equations" in bs.lesson
+    # the demo's numbers are jitscope.scale's (the same equation count as `jitscope scale`/inspect)
+    from jitscope import scale
+    from jitscope.gallery import builtin_sum
+
+    sc = {label: scale(make, ns, run=False) for label, make in (("builtin", builtin_sum.make_builtin),
+                                                                ("jnp", builtin_sum.make_jnp))}
+    for label, res in sc.items():
+        assert [r[f"eqns_{label}"] for r in bs.rows] == [p.equations for p in res.points]
+    assert bs.facts["exponent_eqns_builtin"] == pytest.approx(sc["builtin"].fit("equations").exponent)
 
     path = tmp_path / "d.json"
     result.save(path)
@@ -112,6 +121,15 @@ def test_random_walk_lesson_names_the_fastest():
     assert case.facts["speedup_jit_vs_python"] == pytest.approx(py / jt)
     # the JAX variants draw the same numbers from the same key
     assert {d.candidate: d.status for d in case.compare.numerics} == {"scan+vmap": "equal", "jit(scan+vmap)": "equal"}
+    # lax.scan without an outer jit is still compiled: not described as eager, and the lesson
+    # quotes the measured first-call compiles of every JAX variant
+    for name in ("lax.scan", "scan+vmap"):
+        v = case.compare.variant(name)
+        assert "compiled by lax.scan itself" in v.description and "eager" not in v.description
+        assert v.compiles_first_call >= 1 and case.facts["compiles_first_call"][name] == v.compiles_first_call
+    comp = case.facts["compiles_first_call"]
+    assert f"{comp['lax.scan']} XLA compiles for lax.scan" in case.lesson
+    assert f"scan+vmap {comp['scan+vmap']} (" in case.lesson and f"jit(scan+vmap) {comp['jit(scan+vmap)']} (" in case.lesson
 
 
 def test_gallery_functions_are_importable():

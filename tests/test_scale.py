@@ -11,7 +11,6 @@ import jax.numpy as jnp
 import pytest
 
 import jitscope
-from jitscope._scale import COMPILE_GROWTH_MIN, COMPILE_GROWTH_MIN_R2
 from jitscope.analyze.scaling import fit_growth, growth_word
 from jitscope.render.console import make_console, render
 from jitscope.results import load_result
@@ -64,11 +63,8 @@ def test_builtin_findings_name_the_sum_line(builtin_scale):
     assert codes["bloat"].fix.title == "use jnp.sum"
     assert codes["bloat"].location.function.endswith("make_builtin.<locals>.integrate")
     assert "sum(p * pdf(grid - mu_new) * w)" in builtin_scale.bloat[0].source
-    comp = builtin_scale.fit("compile")
-    # Whether compile-growth fires is the rule tested on fixed numbers below; here, on measured
-    # (noisy) times, check it agrees with the rule and that it names the sum line when it fires.
-    fires = comp.exponent >= COMPILE_GROWTH_MIN and comp.r2 >= COMPILE_GROWTH_MIN_R2
-    assert ("compile-growth" in codes) == (fires or comp.growth == "superlinear")
+    # Whether compile-growth fires is the rule, tested on fixed numbers below; on measured (noisy)
+    # times, only check that when it fires it names the sum line.
     if "compile-growth" in codes:
         growth = codes["compile-growth"]
         assert "sum(...)" in growth.message and f"{SIZES[-1]} repeats" in growth.message
@@ -147,3 +143,7 @@ def test_compile_growth_rule_on_fixed_numbers():
     assert f.severity == "error" and f.details["superlinear"]
     assert result([0.05, 0.07, 0.05, 0.06]) == []  # flat noise
     assert result([0.05, 0.09, 0.04, 0.08]) == []  # noisy: low r2
+    # the threshold sits between n^0.2 (quiet) and n^0.35 (fires), whatever the constants say
+    [f] = result([0.1 * 2 ** (0.35 * i) for i in range(4)])
+    assert f.code == "compile-growth" and "n^0.35" in f.message and f.severity == "warning"
+    assert result([0.1 * 2 ** (0.2 * i) for i in range(4)]) == []

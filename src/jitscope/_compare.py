@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .analyze.compare import Costs, break_even_table, recommend
+from .analyze.compare import Costs, break_even_table, recommend, speedups
 from .analyze.numerics import compare_outputs
-from .collect.variants import Variant, measure_variant
+from .collect.lowering import dynamic_call_args
+from .collect.variants import Variant, measure_variant, static_args_of
 from .model import ArgSignature, Environment
 from .results.compare import CompareResult, VariantResult
 
@@ -47,6 +48,21 @@ def _pick_reference(result: CompareResult, variants: list[Variant], requested: s
     return None
 
 
+def _signature(variants: list[Variant], args: tuple, kwargs: dict, static: Sequence[str]) -> ArgSignature:
+    """The call's signature with static values apart: ``static`` names plus the static arguments of
+    jit-object variants (their ``static_argnums``/``static_argnames``, as inspect and scale read them).
+    Static positionals are named ``arg<i>``, as in inspect."""
+    names, nums = set(static), set()
+    for v in variants:
+        v_nums, v_names = static_args_of(v.fn)
+        names.update(v_names)
+        nums.update(v_nums)
+    dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, tuple(names), tuple(nums))
+    values = {k: v for k, v in kwargs.items() if k in names}
+    values.update({f"arg{i}": a for i, a in enumerate(args) if i in nums})
+    return ArgSignature.of(dyn_args, dyn_kwargs, values)
+
+
 def run_compare(
     variants: Mapping[str, Any] | Sequence[Variant],
     args: Sequence[Any] = (),
@@ -74,8 +90,7 @@ def run_compare(
     result = CompareResult(calls=calls, budget_s=budget_s, min_samples=min_samples, title=title,
                            env=Environment.capture())
     try:
-        result.signature = ArgSignature.of(args, {k: v for k, v in kw.items() if k not in static},
-                                           {k: v for k, v in kw.items() if k in static})
+        result.signature = _signature(vs, args, kw, static)
     except Exception:  # a signature is a description; never let it stop a measurement
         result.signature = None
     outputs: dict[str, Any] = {}
@@ -118,10 +133,10 @@ def run_compare(
 
     ok = [r for r in result.variants if r.ok and r.name not in mismatched]
     costs = [Costs(r.name, r.first_call.median, r.steady.median) for r in ok]  # type: ignore[union-attr]
-    ref = next((r for r in ok if r.name == result.reference), None)
-    for r in ok:
-        if ref is not None and r.steady.median:  # type: ignore[union-attr]
-            r.speedup = ref.steady.median / r.steady.median  # type: ignore[union-attr,operator]
+    if result.reference is not None and any(r.name == result.reference for r in ok):
+        ratios = speedups({r.name: r.steady.median for r in ok}, result.reference)  # type: ignore[union-attr,misc]
+        for r in ok:
+            r.speedup = ratios.get(r.name)
     result.break_even = break_even_table(costs)
     result.recommendation = recommend(costs, calls)
     return result, outputs

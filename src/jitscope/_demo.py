@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from .collect._errors import error_line
 from .errors import UsageError
 from .gallery import CASES, case_module
 from .model import Environment
@@ -63,9 +64,7 @@ def demo(only: str | Sequence[str] | None = None, *, quick: bool = False,
             result.interrupted = True  # keep the finished cases; the caller still saves and shows them
             break
         except Exception as e:  # one failed case must not lose the others
-            first = (str(e).strip().splitlines() or [""])[0]
-            case = CaseStudy(name, module.TITLE, module.SEED, module.PUBLISHED,
-                             error=f"{type(e).__name__}: {first}".rstrip(": "),
+            case = CaseStudy(name, module.TITLE, module.SEED, module.PUBLISHED, error=error_line(e),
                              seconds=time.perf_counter() - start)
         result.cases.append(case)
         jax.clear_caches()  # leave no compiled state that could flatter the next case

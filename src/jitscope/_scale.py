@@ -41,7 +41,8 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
     from ._jaxcompat import unwrap_jit
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import walk_bodies
-    from .collect.clock import block, measure
+    from .collect._errors import error_line
+    from .collect.clock import block, measure, persistent_cache_disabled
     from .collect.lowering import dynamic_call_args, trace
 
     point = ScalePoint(n)
@@ -57,31 +58,32 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
         fn, nums, names = unwrapped  # type: ignore[assignment]
     samples: dict[str, list[float]] = {"trace": [], "lower": [], "compile": []}
     closed = compiled = None
-    try:
-        for _ in range(repeats):
-            traced, seconds, _ = trace(fn, args, kwargs, names, nums)
-            samples["trace"].append(seconds)
-            t0 = time.perf_counter()
-            lowered = traced.lower()
-            samples["lower"].append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            compiled = lowered.compile()
-            samples["compile"].append(time.perf_counter() - t0)
-            closed = traced.jaxpr
-        point.timings = {k: Timing(v) for k, v in samples.items()}
-        bodies = list(walk_bodies(closed.jaxpr))
-        point.equations = sum(len(jx.eqns) * uses for _, jx, uses in bodies)
-        point.top_level_equations = len(closed.jaxpr.eqns)
-        point.hlo_ops = hlo_stats(hlo_after_text=compiled.as_text() or "").hlo_after_ops
-        if run:
-            dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, names, nums)
-            block(compiled(*dyn_args, **dyn_kwargs))
-            point.timings["run"] = measure(lambda: compiled(*dyn_args, **dyn_kwargs), budget_s=budget_s,
-                                           min_samples=3, max_samples=50, warmup=0)
-    except Exception as e:  # noqa: BLE001 - record the failure for this size and keep going
-        text = str(e).strip().splitlines()
-        point.error = f"{type(e).__name__}: {text[0] if text else ''}"
-        point.timings = {k: Timing(v) for k, v in samples.items() if v}
+    # The persistent (on-disk) compilation cache off: a repeat must not load the previous one's.
+    with persistent_cache_disabled():
+        try:
+            for _ in range(repeats):
+                traced, seconds, _ = trace(fn, args, kwargs, names, nums)
+                samples["trace"].append(seconds)
+                t0 = time.perf_counter()
+                lowered = traced.lower()
+                samples["lower"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                compiled = lowered.compile()
+                samples["compile"].append(time.perf_counter() - t0)
+                closed = traced.jaxpr
+            point.timings = {k: Timing(v) for k, v in samples.items()}
+            bodies = list(walk_bodies(closed.jaxpr))
+            point.equations = sum(len(jx.eqns) * uses for _, jx, uses in bodies)
+            point.top_level_equations = len(closed.jaxpr.eqns)
+            point.hlo_ops = hlo_stats(hlo_after_text=compiled.as_text() or "").hlo_after_ops
+            if run:
+                dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, names, nums)
+                block(compiled(*dyn_args, **dyn_kwargs))
+                point.timings["run"] = measure(lambda: compiled(*dyn_args, **dyn_kwargs), budget_s=budget_s,
+                                               min_samples=3, max_samples=50, warmup=0)
+        except Exception as e:  # noqa: BLE001 - record the failure for this size and keep going
+            point.error = error_line(e)
+            point.timings = {k: Timing(v) for k, v in samples.items() if v}
     return point, closed, fn
 
 

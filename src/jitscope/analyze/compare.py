@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .._serde import Record
+from ..render.console import fmt_seconds
 
 
 @dataclass(frozen=True)
@@ -138,17 +139,6 @@ def recommend(costs: list[Costs], calls: int | None = None) -> Recommendation | 
     return rec
 
 
-def _fmt(s: float | None) -> str:
-    if s is None:
-        return "-"
-    a = abs(s)
-    if a >= 1:
-        return f"{s:.2f} s"
-    if a >= 1e-3:
-        return f"{s * 1e3:.3g} ms"
-    return f"{s * 1e6:.3g} µs"
-
-
 def fmt_ratio(r: float | None) -> str:
     """``3.2x`` style ratio, with enough digits to tell 1.04x from 1.4x."""
     if r is None or not math.isfinite(r):
@@ -161,14 +151,14 @@ def recommendation_text(rec: Recommendation) -> str:
     if rec.runner_up is None:
         return f"only {rec.best} was measured successfully"
     if rec.calls is None:
-        s = (f"steady state: {rec.best} is fastest per call ({_fmt(rec.best_total_s)}), "
-             f"{fmt_ratio(rec.ratio)} faster than {rec.runner_up} ({_fmt(rec.runner_up_total_s)})")
+        s = (f"steady state: {rec.best} is fastest per call ({fmt_seconds(rec.best_total_s)}), "
+             f"{fmt_ratio(rec.ratio)} faster than {rec.runner_up} ({fmt_seconds(rec.runner_up_total_s)})")
         if rec.best_from_call > 1:
             s += f"; counting its first call it is the best choice from call {rec.best_from_call} on"
         return s
     s = (f"for {rec.calls} call{'s' if rec.calls != 1 else ''}: use {rec.best} "
-         f"({_fmt(rec.best_total_s)} in total), {fmt_ratio(rec.ratio)} less than {rec.runner_up} "
-         f"({_fmt(rec.runner_up_total_s)}, {_fmt(rec.saving_s)} more)")
+         f"({fmt_seconds(rec.best_total_s)} in total), {fmt_ratio(rec.ratio)} less than {rec.runner_up} "
+         f"({fmt_seconds(rec.runner_up_total_s)}, {fmt_seconds(rec.saving_s)} more)")
     if rec.best_from_call > 1 and rec.best_until_call is not None:
         s += (f"; {rec.best} is the best choice for {rec.best_from_call} to {rec.best_until_call} calls, "
               f"{rec.overtaken_by} beyond")
@@ -188,16 +178,3 @@ def speedups(steady: Mapping[str, float], reference: str) -> dict[str, float]:
     if not ref:
         return {}
     return {name: ref / t for name, t in steady.items() if t and t > 0}
-
-
-def fit_exponent(xs: list[float], ys: list[float]) -> float | None:
-    """Least-squares slope of log(y) against log(x): y ~ x**slope. None with fewer than 2 usable points."""
-    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys, strict=True) if x and y and x > 0 and y > 0]
-    if len(pts) < 2:
-        return None
-    mx = sum(p[0] for p in pts) / len(pts)
-    my = sum(p[1] for p in pts) / len(pts)
-    sxx = sum((p[0] - mx) ** 2 for p in pts)
-    if sxx == 0:
-        return None
-    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx

@@ -55,9 +55,8 @@ def _parse_variant(text: str) -> tuple[str, str]:
 
 def build_variants(args: argparse.Namespace) -> tuple[list, list[str]]:
     """The variants the options ask for, and one line per variant that could not be resolved."""
-    import jax
 
-    from ..collect.variants import Variant, scope_variants, unwrap_jit
+    from ..collect.variants import Variant, jit_like, plain_function, scope_variants
     from ..targets import resolve_callable, resolve_target
 
     variants: list[Variant] = []
@@ -82,15 +81,15 @@ def build_variants(args: argparse.Namespace) -> tuple[list, list[str]]:
             else:
                 names = ["eager", "jit(inner)", "jit(outer)", "jit(both)"]
                 if outer is not None:  # the outer function alone can still be measured
-                    variants += [Variant("eager", unwrap_jit(outer), False),
-                                 Variant("jit(outer)", jax.jit(unwrap_jit(outer), static_argnames=static), True)]
+                    variants += [Variant("eager", plain_function(outer), False),
+                                 Variant("jit(outer)", jit_like(outer, static), True)]
                     names = ["jit(inner)", "jit(both)"]
                 variants += [Variant(n, None, error=problems[-1]) for n in names]
         elif outer is not None:
-            base = unwrap_jit(outer)
+            base = plain_function(outer)
             label = getattr(base, "__name__", "fn")
             variants += [Variant("eager", base, False, f"{label} op by op"),
-                         Variant(f"jit({label})", jax.jit(base, static_argnames=static), True)]
+                         Variant(f"jit({label})", jit_like(outer, static), True)]
         else:
             variants += [Variant("eager", None, error=problems[-1]), Variant("jit", None, error=problems[-1])]
     elif args.inner:

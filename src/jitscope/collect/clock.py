@@ -7,8 +7,9 @@ blocking on every output leaf so asynchronous dispatch never hides work.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import Timing
@@ -22,6 +23,34 @@ def block(value: Any) -> Any:
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
     return value
+
+
+@contextlib.contextmanager
+def persistent_cache_disabled() -> Iterator[None]:
+    """Turn JAX's persistent (on-disk) compilation cache off for the block; restore it afterwards.
+
+    ``jax.clear_caches()`` empties the in-memory caches only. With a cache directory configured
+    (``jax_compilation_cache_dir`` / ``JAX_COMPILATION_CACHE_DIR``), a "cold" compile would
+    otherwise load the executable written by an earlier compile of the same program (ours or a
+    previous run's), and the measured compile time would be a disk read.
+
+    JAX decides once per process whether the cache is used, so flipping the public flag
+    ``jax_enable_compilation_cache`` alone does nothing after the first compile; the public
+    ``jax.experimental.compilation_cache.compilation_cache.reset_cache()`` makes JAX decide again.
+    Both are undone on exit (also when the block raises): the flag gets its previous value and the
+    cache is reset once more, so the next compile re-reads the restored configuration.
+    """
+    import jax
+    from jax.experimental.compilation_cache import compilation_cache as cc
+
+    previous = jax.config.jax_enable_compilation_cache
+    jax.config.update("jax_enable_compilation_cache", False)
+    cc.reset_cache()
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_compilation_cache", previous)
+        cc.reset_cache()
 
 
 def time_once(fn: Callable[[], Any]) -> tuple[float, Any]:

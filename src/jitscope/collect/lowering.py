@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Timing
-from .clock import block, measure
+from ._errors import error_line
+from .clock import block, measure, persistent_cache_disabled
 
 
 @dataclass
@@ -66,11 +67,6 @@ def trace(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tu
     return traced, seconds, buf.getvalue()
 
 
-def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"
-
-
 def cost_dict(compiled: Any) -> dict[str, float]:
     """``compiled.cost_analysis()`` as a flat dict of the totals (flops, bytes accessed, ...)."""
     cost = compiled.cost_analysis()
@@ -105,8 +101,15 @@ def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit, timing each stage.
 
     Tracing errors propagate (the caller explains them). A later stage that fails is
-    recorded in ``Stages.errors`` and the stages after it are skipped.
+    recorded in ``Stages.errors`` and the stages after it are skipped. JAX's persistent
+    compilation cache is off throughout, so the compile time is a real compile, not a disk read.
     """
+    with persistent_cache_disabled():
+        return _collect_stages(fn, args, kwargs, static_argnames, static_argnums, run, budget_s)
+
+
+def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tuple[str, ...],
+                    static_argnums: tuple[int, ...], run: bool, budget_s: float) -> Stages:
     st = Stages()
     st.traced, seconds, st.trace_stdout = trace(fn, args, kwargs, static_argnames, static_argnums)
     st.timings["trace"] = Timing.single(seconds)
@@ -119,7 +122,7 @@ def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
         st.stablehlo_text = st.lowered.as_text()
         st.hlo_before_text = st.lowered.as_text(dialect="hlo")
     except Exception as e:  # noqa: BLE001 - report and stop, the trace is still useful
-        st.errors["lower"] = _one_line(e)
+        st.errors["lower"] = error_line(e)
         return st
     try:
         t0 = time.perf_counter()
@@ -129,7 +132,7 @@ def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
         st.cost = cost_dict(st.compiled)
         st.memory = memory_dict(st.compiled)
     except Exception as e:  # noqa: BLE001
-        st.errors["compile"] = _one_line(e)
+        st.errors["compile"] = error_line(e)
         return st
     if not run:
         return st
@@ -141,7 +144,7 @@ def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
         st.timings["steady_run"] = measure(lambda: st.compiled(*dyn_args, **dyn_kwargs), budget_s=budget_s,
                                            min_samples=3, max_samples=100, warmup=0)
     except Exception as e:  # noqa: BLE001
-        st.errors["run"] = _one_line(e)
+        st.errors["run"] = error_line(e)
     return st
 
 

@@ -2,7 +2,8 @@
 
 A ``Variant`` is a named callable plus what must be true while it runs (module globals
 rebound, e.g. ``mod.f = jax.jit(f)`` so that an un-jitted ``g`` calls a jitted ``f``).
-``measure_variant`` records, from a cold cache (``jax.clear_caches()``):
+``measure_variant`` records, from a cold cache (``jax.clear_caches()``, and JAX's persistent
+on-disk compilation cache switched off so no compile is a disk read):
 
 1. for jitted variants, the ahead-of-time split ``fn.trace(...)``, ``.lower()``, ``.compile()``;
 2. the first call (trace + compile + run), counting XLA backend compiles via ``jax.monitoring``;
@@ -21,11 +22,13 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from .._jaxcompat import COMPILE_EVENT
+from .._jaxcompat import unwrap_jit as _jit_parts
 from ..model import Timing
 from ..results.compare import VariantResult
-from .clock import block, measure
+from ._errors import error_line
+from .clock import block, measure, persistent_cache_disabled
 
-BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 # Enough for a stable median of a microsecond call; keeps a saved result small.
 MAX_SAMPLES = 2000
 
@@ -72,9 +75,30 @@ def is_jit_object(fn: Any) -> bool:
     return fn is not None and hasattr(fn, "lower") and hasattr(fn, "trace")
 
 
-def unwrap_jit(fn: Any) -> Any:
-    """The Python function under a ``jax.jit`` wrapper (``fn`` itself if it is not one)."""
+def plain_function(fn: Any) -> Any:
+    """The Python function under a ``jax.jit`` wrapper (``fn`` itself if it is not one).
+
+    Not ``_jaxcompat.unwrap_jit``, which also returns the jit object's static arguments (see
+    ``jit_like``).
+    """
     return getattr(fn, "__wrapped__", fn) if is_jit_object(fn) else fn
+
+
+
+def static_args_of(fn: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """``(static_argnums, static_argnames)`` of a ``jax.jit`` object; ``((), ())`` for anything else."""
+    parts = _jit_parts(fn)
+    return ((), ()) if parts is None else (parts[1], parts[2])
+
+
+def jit_like(fn: Any, static_argnames: tuple[str, ...] | list[str] = ()) -> Any:
+    """``jax.jit`` of ``fn``'s plain function, keeping the static arguments of ``fn`` when it is
+    already a jit object (its ``static_argnums`` and ``static_argnames``), plus ``static_argnames``."""
+    import jax
+
+    nums, names = static_args_of(fn)
+    names = tuple(dict.fromkeys((*names, *static_argnames)))
+    return jax.jit(plain_function(fn), static_argnums=nums or None, static_argnames=names or None)
 
 
 @contextlib.contextmanager
@@ -105,7 +129,7 @@ def rebind(bindings: list[Binding]) -> Iterator[None]:
 
 
 def _label(fn: Any) -> str:
-    return getattr(unwrap_jit(fn), "__name__", None) or type(fn).__name__
+    return getattr(plain_function(fn), "__name__", None) or type(fn).__name__
 
 
 def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, inner_name: str,
@@ -115,16 +139,16 @@ def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, i
     The inner function is looked up as ``inner_module.inner_name`` and, while each variant runs,
     rebound there (and in ``outer``'s own globals when it holds the same object) to the plain
     or the jitted inner function. ``outer`` and the inner function may themselves be jitted in
-    the source; they are unwrapped first so "eager" really is eager.
+    the source; they are unwrapped first so "eager" really is eager, and re-jitted with their own
+    static arguments (``static_argnums``/``static_argnames`` of the source's ``jax.jit``) plus
+    ``static_argnames``.
     """
-    import jax
-
-    outer_fn = unwrap_jit(outer)
+    outer_fn = plain_function(outer)
     ns_get = inner_module.get if isinstance(inner_module, dict) else functools.partial(getattr, inner_module)
     original = ns_get(inner_name, None)
     if original is None:
         raise KeyError(inner_name)
-    inner_fn = unwrap_jit(original)
+    inner_fn = plain_function(original)
     f, g = _label(inner_fn), _label(outer_fn)
     namespaces: list[Any] = [inner_module]
     outer_globals = getattr(outer_fn, "__globals__", None)
@@ -147,12 +171,12 @@ def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, i
     return [
         Variant("eager", outer_fn, False, f"{g} and {f} run op by op", bound(inner_fn)),
         Variant(f"jit({f})", outer_fn, False, f"{g} in Python calls jax.jit({f})",
-                bound(counted(jax.jit(inner_fn), jf_calls)), inner_calls=jf_calls),
-        Variant(f"jit({g})", jax.jit(outer_fn, static_argnames=static), True,
+                bound(counted(jit_like(original), jf_calls)), inner_calls=jf_calls),
+        Variant(f"jit({g})", jit_like(outer, static), True,
                 f"jax.jit({g}); {f} traced inline", bound(inner_fn)),
-        Variant("jit(both)", jax.jit(outer_fn, static_argnames=static), True,
+        Variant("jit(both)", jit_like(outer, static), True,
                 f"jax.jit({g}) calling jax.jit({f}): the inner jit is inlined",
-                bound(counted(jax.jit(inner_fn), both_calls)), inner_calls=both_calls),
+                bound(counted(jit_like(original), both_calls)), inner_calls=both_calls),
     ]
 
 
@@ -164,7 +188,7 @@ class CompileCounter:
         self.seconds = 0.0
 
     def __call__(self, event: str, duration_secs: float, **kwargs: Any) -> None:
-        if event == BACKEND_COMPILE_EVENT:
+        if event == COMPILE_EVENT:
             self.count += 1
             self.seconds += duration_secs
 
@@ -180,24 +204,20 @@ class CompileCounter:
         jax.monitoring.unregister_event_duration_listener(self)
 
 
-def error_line(e: BaseException) -> str:
-    """``Type: first line of the message`` (JAX errors run to many lines)."""
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
-
-
 def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
-    """Seconds for ``fn.trace(*args, **kwargs)``, ``.lower()`` and ``.compile()`` (cold caches)."""
+    """Seconds for ``fn.trace(*args, **kwargs)``, ``.lower()`` and ``.compile()`` (cold caches: the
+    in-memory ones cleared, the persistent one off)."""
     import jax
 
     jax.clear_caches()
-    t0 = time.perf_counter()
-    traced = fn.trace(*args, **kwargs)
-    t1 = time.perf_counter()
-    lowered = traced.lower()
-    t2 = time.perf_counter()
-    lowered.compile()
-    t3 = time.perf_counter()
+    with persistent_cache_disabled():
+        t0 = time.perf_counter()
+        traced = fn.trace(*args, **kwargs)
+        t1 = time.perf_counter()
+        lowered = traced.lower()
+        t2 = time.perf_counter()
+        lowered.compile()
+        t3 = time.perf_counter()
     return {"trace": t1 - t0, "lower": t2 - t1, "compile": t3 - t2}
 
 
@@ -215,7 +235,11 @@ def describe_output(out: Any) -> str:
 
 def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float = 0.5,
                     min_samples: int = 5, phases: bool = True) -> tuple[VariantResult, Any]:
-    """Measure one variant from a cold cache; return its record and its first output (None on error)."""
+    """Measure one variant from a cold cache; return its record and its first output (None on error).
+
+    The persistent compilation cache is off for the whole measurement (``persistent_cache_disabled``):
+    otherwise the AOT compile would write the executable to disk and the "first call" would load it.
+    """
     import jax
 
     res = VariantResult(variant.name, variant.is_jitted, variant.description)
@@ -223,7 +247,7 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
         res.error, res.error_stage = variant.error or "no function", "resolve"
         return res, None
     fn = variant.fn
-    with rebind(variant.bindings):
+    with rebind(variant.bindings), persistent_cache_disabled():
         if phases and res.jitted and is_jit_object(fn):
             try:
                 res.phases = aot_phases(fn, args, kwargs)

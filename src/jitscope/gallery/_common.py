@@ -80,9 +80,12 @@ def payback(r: CompareResult, a: str, b: str) -> str:
         return ""
     if be.faster == a:
         if be.break_even_calls is None:
-            return f"{a} is ahead from the first call"
+            return (f"{a} is ahead from the first call (first call {fmt_seconds(first(r, a))} vs "
+                    f"{fmt_seconds(first(r, b))})")
         return (f"{a}'s first call costs {fmt_seconds(first(r, a))} vs {fmt_seconds(first(r, b))}, "
                 f"so it is ahead in total from call {be.faster_from_call:,}")
     if be.break_even_calls is None:
-        return f"{a} never catches up with {b}"
-    return f"{a} is ahead only up to call {be.faster_from_call - 1:,}"
+        return (f"{a} never catches up with {b} (first call {fmt_seconds(first(r, a))} vs "
+                f"{fmt_seconds(first(r, b))})")
+    return (f"{a} is ahead only up to call {be.faster_from_call - 1:,} (first call {fmt_seconds(first(r, a))} "
+            f"vs {fmt_seconds(first(r, b))})")

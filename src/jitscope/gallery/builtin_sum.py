@@ -2,8 +2,9 @@
 
 Integral of the product of two Gaussian pdfs on a grid of N points. Python's ``sum`` takes
 each element (a slice + reshape) and adds them one by one, so the jaxpr, and the time to jit
-it, grows with N; ``jnp.sum`` stays one equation. We measure jaxpr size and time to jit
-(trace + lower + compile from a cold cache) over N and fit growth exponents (log-log slope).
+it, grows with N; ``jnp.sum`` stays one equation. The measurement is ``jitscope.scale`` on both
+versions (the same equation count, cold trace + lower + compile and growth fits that
+``jitscope scale`` reports), plus the unjitted per-call time.
 The seed: N=1600 took about 5.2 s to jit while the unjitted function took 0.02 s.
 """
 
@@ -13,9 +14,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..analyze.compare import fit_exponent, fmt_ratio
+from ..analyze.compare import fmt_ratio
+from ..analyze.scaling import fit_growth
 from ..collect.clock import measure
-from ..collect.variants import aot_phases
 from ..render.console import fmt_seconds
 from ..results.demo import CaseStudy, Column
 
@@ -48,31 +49,56 @@ def grid_sizes(quick: bool) -> list[int]:
     return [50, 100, 200, 400] if quick else [100, 200, 400, 800, 1600]
 
 
-def measure_n(n: int, eager_budget_s: float = 0.05) -> dict[str, Any]:
-    """Jaxpr equations, time to jit (trace + lower + compile) and eager per-call time at one N."""
-    import jax
+def make_builtin(n: int) -> tuple[Callable[[Any], Any], tuple]:
+    """``jitscope.scale`` factory: the builtin-``sum`` integral on an N-point grid, called at mu=1."""
+    return make_integrands(n)[0], (1.0,)
 
-    builtin, jnp_sum = make_integrands(n)
-    row: dict[str, Any] = {"n": n}
-    for label, fn in (("builtin", builtin), ("jnp", jnp_sum)):
-        row[f"eqns_{label}"] = len(jax.make_jaxpr(fn)(1.0).jaxpr.eqns)
-        phases = aot_phases(jax.jit(fn), (1.0,), {})
-        row[f"jit_{label}_s"] = sum(phases.values())
-        row[f"compile_{label}_s"] = phases["compile"]
-    row["eager_builtin_s"] = measure(lambda: builtin(1.0), budget_s=eager_budget_s, min_samples=3).median
-    return row
+
+def make_jnp(n: int) -> tuple[Callable[[Any], Any], tuple]:
+    """``jitscope.scale`` factory: the ``jnp.sum`` integral on an N-point grid, called at mu=1."""
+    return make_integrands(n)[1], (1.0,)
+
+
+def measure_rows(ns: list[int], eager_budget_s: float = 0.05) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``jitscope.scale`` of both versions over ``ns`` plus the unjitted builtin-sum per-call time.
+
+    Returns one row per N (equations as ``scale`` counts them, time to jit = trace + lower +
+    compile, XLA compile alone, unjitted per call) and the two ``ScaleResult``s.
+    """
+    from .._scale import scale
+
+    scales = {"builtin": scale(make_builtin, ns, run=False, target=f"{__name__}:make_builtin"),
+              "jnp": scale(make_jnp, ns, run=False, target=f"{__name__}:make_jnp")}
+    for res in scales.values():
+        failed = [p for p in res.points if p.error]
+        if failed:
+            raise RuntimeError(f"{res.target} failed at N={failed[0].n}: {failed[0].error}")
+    rows: list[dict[str, Any]] = []
+    for pb, pj in zip(scales["builtin"].points, scales["jnp"].points, strict=True):
+        row: dict[str, Any] = {"n": pb.n}
+        for label, p in (("builtin", pb), ("jnp", pj)):
+            row[f"eqns_{label}"] = p.equations
+            row[f"jit_{label}_s"] = sum(p.seconds(k) or 0.0 for k in ("trace", "lower", "compile"))
+            row[f"compile_{label}_s"] = p.seconds("compile")
+        builtin = make_integrands(pb.n)[0]
+        row["eager_builtin_s"] = measure(lambda f=builtin: f(1.0), budget_s=eager_budget_s, min_samples=3).median
+        rows.append(row)
+    return rows, scales
 
 
 def run(quick: bool = False) -> CaseStudy:
     """Measure every N; the lesson quotes the growth exponents and the largest N's times."""
     t0 = time.perf_counter()
-    rows = [measure_n(n, 0.02 if quick else 0.05) for n in grid_sizes(quick)]
+    rows, scales = measure_rows(grid_sizes(quick), 0.02 if quick else 0.05)
     ns = [r["n"] for r in rows]
-    exp = {k: fit_exponent(ns, [r[k] for r in rows]) for k in ("eqns_builtin", "eqns_jnp", "jit_builtin_s", "jit_jnp_s")}
+    exp = {"eqns_builtin": scales["builtin"].fit("equations").exponent,  # type: ignore[union-attr]
+           "eqns_jnp": scales["jnp"].fit("equations").exponent}  # type: ignore[union-attr]
+    for k in ("jit_builtin_s", "jit_jnp_s"):
+        exp[k] = fit_growth(k, ns, [r[k] for r in rows]).exponent
     # The fixed cost of any compile (~tens of ms) flattens the raw fit; the time beyond jnp.sum's
     # is what the unrolling adds.
     excess = [max(r["jit_builtin_s"] - r["jit_jnp_s"], 0.0) for r in rows]
-    exp["excess"] = fit_exponent(ns, excess)
+    exp["excess"] = fit_growth("excess", ns, excess).exponent
     last = rows[-1]
     ratio = last["jit_builtin_s"] / last["jit_jnp_s"]
 
@@ -86,8 +112,8 @@ def run(quick: bool = False) -> CaseStudy:
               f"{last['eqns_jnp']} equations (N^{e('eqns_jnp')}); unjitted builtin sum takes "
               f"{fmt_seconds(last['eager_builtin_s'])} per call (seed: 5.2 s to jit vs 0.02 s at N=1600).")
     facts = {"n": ns, "exponent_eqns_builtin": exp["eqns_builtin"], "exponent_eqns_jnp": exp["eqns_jnp"],
-             "exponent_jit_builtin": exp["jit_builtin_s"], "exponent_jit_jnp": exp["jit_jnp_s"], "exponent_jit_excess": exp["excess"],
-             "largest_n": last["n"], "jit_ratio_at_largest_n": ratio}
+             "exponent_jit_builtin": exp["jit_builtin_s"], "exponent_jit_jnp": exp["jit_jnp_s"],
+             "exponent_jit_excess": exp["excess"], "largest_n": last["n"], "jit_ratio_at_largest_n": ratio}
     columns = [Column("n", "N", "int"), Column("eqns_builtin", "jaxpr eqns (sum)", "int"),
                Column("eqns_jnp", "jaxpr eqns (jnp.sum)", "int"),
                Column("jit_builtin_s", "time to jit (sum)", "s"), Column("jit_jnp_s", "time to jit (jnp.sum)", "s"),
