@@ -135,3 +135,10 @@ def test_dynamic_params_honour_static_argnums_and_names():
     assert _dynamic_params(g, (), (0,)) == ["x", "scale"]
     assert _dynamic_params(g, ("scale",), ()) == ["n", "x"]
     assert _dynamic_params(g, ("scale",), (0,)) == ["x"]
+
+
+def test_program_errors_that_are_not_jits_are_left_to_the_traceback():
+    from jitscope.analyze.tracer_errors import explain_program_error
+
+    assert explain_program_error(RuntimeError("disk full")) is None
+    assert explain_program_error(ValueError("bad value")) is None

@@ -145,3 +145,30 @@ def explain(exc: BaseException, static_params: list[str] | None = None) -> Findi
     message = f"{type(exc).__name__}: {what}{depends}{where}"
     return Finding("tracer-error", message, "error", loc, name=cls,
                    fix=Fix(title, advice, "advice", location=loc), details={**details, "what": what})
+
+
+_UNHASHABLE_RE = re.compile(r"Non-hashable static arguments are not supported.*?type <class '([\w.]+)'>, (.*?)\. The error",
+                            re.S)
+
+
+def explain_program_error(exc: BaseException) -> Finding | None:
+    """Why a watched program died, when the cause is jit's: a tracer error, or an unhashable static
+    argument (JAX raises before tracing). None for any other exception (the traceback says it all)."""
+    if error_class(exc):
+        return explain(exc)
+    m = _UNHASHABLE_RE.search(str(exc))
+    if isinstance(exc, ValueError) and m:
+        loc = user_location(exc)
+        typ, value = m.group(1), m.group(2).strip()
+        tuple_hint = {"list": "a tuple", "dict": "a tuple of (key, value) pairs or a frozen dataclass",
+                      "set": "a frozenset"}.get(typ, "a hashable value (tuple, frozen dataclass)")
+        where = f" at {loc.file}:{loc.line}" if loc else ""
+        return Finding("static-unhashable",
+                       f"a static argument is a {typ} ({value}): jit hashes static arguments to key its cache, "
+                       f"and a {typ} cannot be hashed{where}", "error", loc, name="static-unhashable",
+                       fix=Fix(f"pass {tuple_hint} instead of a {typ}",
+                               f"Static arguments must be hashable and compare by value; convert the {typ} at the "
+                               f"call site (e.g. tuple({value})) or make the argument traced.", "advice",
+                               location=loc),
+                       details={"error": type(exc).__name__, "type": typ, "value": value})
+    return None

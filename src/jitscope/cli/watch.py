@@ -7,7 +7,7 @@ import os
 import sys
 
 from ..errors import EXIT_BUDGET, UsageError
-from ._common import add_json_option
+from ._common import add_json_option, check_writable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,17 +58,22 @@ def run(args: argparse.Namespace) -> int:
     for name in ("json", "trace", "events"):
         path = getattr(args, name)
         if path:
-            _check_writable(path)
+            check_writable(path, f"--{name}")
             setattr(args, name, os.path.abspath(path))
     program = f"-m {target}" if is_module else target
     collector = WatchCollector(events_path=args.events, explain=not args.no_explain).start()
+    failure: list[BaseException] = []
     try:
-        code = run_program(target, prog_args, module=is_module)
+        code = run_program(target, prog_args, module=is_module, failure=failure)
     finally:
         collector.stop()
         _chdir_back(cwd)  # call sites in the summary are shown relative to the starting cwd
     result = collector.result(program=program, argv=[target, *prog_args], exit_code=code,
                               max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
+    if failure:
+        from ..analyze.tracer_errors import explain_program_error
+
+        result.crash = explain_program_error(failure[0])
     _write_outputs(result, args)
     if not args.quiet:
         from ..render.console import make_console, render
@@ -82,23 +87,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
         return EXIT_BUDGET
     return 0
-
-
-def _check_writable(path: str) -> None:
-    """Refuse an output path that cannot be written, before the program runs (one-line error)."""
-    existed = os.path.exists(path)
-    try:
-        if os.path.isdir(path):
-            raise IsADirectoryError(21, "Is a directory")
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
-    if not existed:
-        try:
-            os.remove(path)
-        except OSError:
-            pass
 
 
 def _chdir_back(cwd: str) -> None:

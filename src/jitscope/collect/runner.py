@@ -74,8 +74,13 @@ def check_target(target: str, module: bool) -> str:
     return target
 
 
-def run_program(target: str, args: list[str], module: bool = False) -> int:
-    """Run ``target`` (a script path, or a module name when ``module``) with ``args``; the exit code."""
+def run_program(target: str, args: list[str], module: bool = False,
+                failure: list[BaseException] | None = None) -> int:
+    """Run ``target`` (a script path, or a module name when ``module``) with ``args``; the exit code.
+
+    An uncaught exception of the program is appended to ``failure`` (when given) so the caller
+    can explain it after the traceback was printed.
+    """
     check_target(target, module)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     saved_main = sys.modules.get("__main__")
@@ -97,6 +102,8 @@ def run_program(target: str, args: list[str], module: bool = False) -> int:
         return EXIT_INTERRUPTED
     except BaseException as e:  # the user's program failed: report it like python would
         _print_exception(e)
+        if failure is not None:
+            failure.append(e)
         return 1
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path

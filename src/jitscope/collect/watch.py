@@ -54,6 +54,7 @@ class WatchCollector:
         if self._events_path is not None:
             mode = "a" if self._started_once else "w"
             try:
+                os.makedirs(os.path.dirname(os.path.abspath(self._events_path)), exist_ok=True)
                 self._file = open(self._events_path, mode, encoding="utf-8")  # noqa: SIM115
             except OSError as e:
                 raise UsageError(f"cannot write events file {self._events_path}: {e.strerror}") from None

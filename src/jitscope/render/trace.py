@@ -67,5 +67,6 @@ def render(result: WatchResult) -> str:
 
 def write(result: WatchResult, path: str | os.PathLike[str]) -> None:
     """Write the trace JSON to ``path``."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(render(result) + "\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._serde import Record
-from ..model import CompileEvent, Environment, Fix, Location
+from ..model import CompileEvent, Environment, Finding, Fix, Location
 from ._base import Result
 
 
@@ -55,6 +55,7 @@ class WatchResult(Result):
     max_compiles: int | None = None
     fail_on_recompile: bool = False
     violations: list[str] = field(default_factory=list)  # budget breaches, one line each
+    crash: Finding | None = None  # the program died of a jit error (tracer error, unhashable static): why, and the fix
 
     @property
     def compile_seconds(self) -> float:

@@ -47,6 +47,13 @@ def render(result: WatchResult, console: Console) -> None:
                   f"{fmt_seconds(result.internal_seconds)}.")
     if result.exit_code not in (None, 0):
         console.print(f"program exited with status {result.exit_code}; the summary covers every compile up to then")
+    if result.crash is not None:
+        c = result.crash
+        from rich.markup import escape
+
+        console.print(f"[bold red]why it failed:[/bold red] {escape(c.message)}")
+        if c.fix is not None:
+            console.print(f"  fix: {c.fix.title}. {c.fix.description}", markup=False)
     if not n:
         _cache(result, console)
         _violations(result, console)

@@ -30,6 +30,9 @@ def sections(result: WatchResult) -> list[Section]:
     body = lesson(head, "warn" if rec else "ok")
     if result.exit_code not in (None, 0):
         body += lesson(f"The program exited with status {result.exit_code}; everything up to then is here.", "warn")
+    if result.crash is not None:
+        fix = f" Fix: {result.crash.fix.title}. {result.crash.fix.description}" if result.crash.fix else ""
+        body += lesson(f"Why it failed: {result.crash.message}.{fix}", "warn")
     for v in result.violations:
         body += lesson(f"Budget: {v}", "warn")
     out = [Section(f"Watch: {result.program or 'Python block'}", body)]
