@@ -54,8 +54,8 @@ def captured_findings(captured: list[CapturedValue]) -> list[Finding]:
         baked = "as a constant" if c.in_jaxpr else "as a Python value"
         message = (f"{c.source} '{c.name}' ({c.type} {c.value}{size}) is baked into the compiled function "
                    f"{baked}{where}; changing it later has no effect until jit retraces")
-        fix = Fix(f"pass '{c.name}' as an argument", "jit reads globals and closures once, at trace time (seed 002: "
-                  "the global g stayed 0.0 until a new shape forced a retrace). An argument is read on every call; "
+        fix = Fix(f"pass '{c.name}' as an argument", "jit reads globals and closures once, at trace time: a changed "
+                  "global keeps its old value until something, e.g. a new input shape, forces a retrace. An argument is read on every call; "
                   "use static_argnames if it must stay a Python value.", "advice", location=c.location)
         severity = "warning" if c.source == "global" and c.in_jaxpr else "info"
         findings.append(Finding(code, message, severity, c.location, name=c.name, fix=fix,

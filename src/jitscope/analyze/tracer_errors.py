@@ -45,7 +45,7 @@ ADVICE: dict[str, tuple[str, str, str]] = {
     "NonConcreteBooleanIndexError": (
         "boolean-mask indexing x[mask]: the result's shape depends on the data",
         "use jnp.where, or give the size with a size= argument",
-        "jit needs static shapes (seed 004). Keep the shape: jnp.where(mask, x, 0), or select a fixed number "
+        "jit needs static shapes. Keep the shape: jnp.where(mask, x, 0), or select a fixed number "
         "of elements with jnp.nonzero(mask, size=K, fill_value=0) / x[jnp.nonzero(mask, size=K)].",
     ),
     "ConcretizationTypeError": (

@@ -20,7 +20,7 @@ class BooleanMaskIndex(Rule):
     ## Why is this bad?
     The result's length depends on how many elements are ``True``, which is data. jit
     needs every shape at trace time, so this raises ``NonConcreteBooleanIndexError``
-    ("Array boolean indices must be concrete"; seed article 004).
+    ("Array boolean indices must be concrete").
 
     ## Example
     ```python

@@ -22,7 +22,7 @@ class PrintInTraced(Rule):
     The body of a jitted function runs once, while tracing; later calls run the compiled
     graph and skip all Python side effects. The print fires on the first call (showing
     tracers such as ``Traced<ShapedArray(float32[3])>``, not values) and then never again,
-    until something forces a retrace (seed article 002).
+    until something forces a retrace.
 
     ## Example
     ```python

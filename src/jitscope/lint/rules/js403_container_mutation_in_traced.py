@@ -26,7 +26,7 @@ class ContainerMutationInTraced(Rule):
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives
     on after the trace. Later calls do not append anything, and touching the stored
-    tracers raises ``UnexpectedTracerError`` (seed article 002: appending to a global list).
+    tracers raises ``UnexpectedTracerError``.
 
     ## Example
     ```python

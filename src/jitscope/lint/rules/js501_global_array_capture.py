@@ -19,7 +19,7 @@ class GlobalArrayCapture(Rule):
     jit does not see globals as inputs: their value at trace time is baked into the
     compiled graph as a constant. Large constants bloat the executable and slow
     compilation, and if the global is rebound later the compiled function keeps using the
-    old array until something forces a retrace (seed article 002).
+    old array until something forces a retrace.
 
     ## Example
     ```python

@@ -22,7 +22,7 @@ class StaleGlobalCapture(Rule):
     The value is read once, at trace time, and frozen into the compiled graph. When the
     global changes later, the jitted function keeps computing with the old value, silently,
     until an unrelated change (a new input shape) forces a retrace and the new value
-    appears (seed article 002: ``g`` captured as 0.0).
+    appears.
 
     ## Example
     ```python
