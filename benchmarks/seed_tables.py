@@ -95,6 +95,22 @@ def rows_for(result) -> list[tuple[str, str, str, str]]:
                 ("003", "growth exponent of jaxpr size (builtin sum)", "(unrolled: 1)",
                  f"{case.facts['exponent_eqns_builtin']:.2f}"),
             ]
+        elif case.name == "fusion":
+            f = case.facts
+            rows += [
+                ("004", f"a + b - c eagerly ({f['n']:,} float32): XLA computations compiled",
+                 "two separate computations", f"{f['eager_compiles_first_call']} (jaxpr: {f['primitives']} primitives)"),
+                ("004", "a + b - c under jit: programs / fusions (ops fused)", "one fused computation",
+                 f"{f['jit_compiles_first_call']} / {f['fusions']} ({', '.join(f['fusion_ops']) or '-'})"),
+                ("004", "bytes accessed, separate / fused (cost model)", "(not in seed)",
+                 "-" if f["bytes_accessed_eager"] is None or not f["bytes_accessed_jit"] else
+                 f"{f['bytes_accessed_eager'] / 2**20:.1f} / {f['bytes_accessed_jit'] / 2**20:.1f} MiB"),
+                ("004", "a + b - c eager / jit per call", "(not in seed)", ratio(f["speedup_jit_vs_eager"])),
+                ("004", "x[x<0] under jit", "fails (boolean indices must be concrete)",
+                 f"fails: {f['tracer_error_class']}" if f["tracer_error_class"] else "traces"),
+                ("004", "eager x[x<0].sum() / jit jnp.where fix per call", "(not in seed)",
+                 ratio(f["mask_over_where_jit"])),
+            ]
     return rows
 
 

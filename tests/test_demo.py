@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import re
@@ -139,7 +140,55 @@ def test_gallery_functions_are_importable():
     assert lambda_cache.g_inner_jitted_normal(1.0) == 21
     assert random_walk.gaussian_random_walk_python(2, 3).shape == (2, 3)
     assert float(selu.selu(-1.0)) < 0
-    assert CASES[0] == "selu" and len(CASES) == 6
+    assert CASES[0] == "selu" and len(CASES) == 7 and CASES[-1] == "fusion"
+
+
+def test_fusion_case_lesson_matches_its_numbers(cli, tmp_path):
+    out = tmp_path / "fusion.json"
+    p = cli("demo", "--quick", "--only", "fusion", "--json", str(out), "--no-progress")
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    validate(json.loads(out.read_text()))
+    case = load_result(out).case("fusion")
+    f = case.facts
+    flat = " ".join(p.stdout.split())
+    assert " ".join(case.lesson.split())[:60] in flat
+
+    # part 1: eager compiles one computation per primitive; jit one program with add+subtract fused
+    eager, jitted = case.compare.variant("eager"), case.compare.variant("jit(fusion)")
+    assert f["eager_compiles_first_call"] == eager.compiles_first_call == f["primitives"] == 2
+    assert f["jit_compiles_first_call"] == jitted.compiles_first_call == 1
+    assert f["fusions"] == 1 and f["fusion_ops"] == ["add+subtract"] and f["fused_ops"] == 2
+    m = re.search(r"optimised HLO has (\d+) fusions? holding (\d+) ops", flat)
+    assert m and (int(m.group(1)), int(m.group(2))) == (f["fusions"], f["fused_ops"])
+    assert f"ran as {f['eager_compiles_first_call']} separately compiled XLA computations" in case.lesson
+    # fusion never writes the intermediate a + b: 4 arrays touched instead of 6
+    n_bytes = 4 * f["n"]
+    assert f["bytes_accessed_jit"] == 4 * n_bytes and f["bytes_accessed_eager"] == 6 * n_bytes
+    assert "the intermediate a + b is never written" in case.lesson
+    assert f["speedup_jit_vs_eager"] == pytest.approx(eager.steady.median / jitted.steady.median)
+    word = "faster" if f["speedup_jit_vs_eager"] >= 1 else "slower"
+    assert re.search(rf"jit runs [0-9.,]+x {word} per call", case.lesson)
+
+    # part 2: x[x < 0] under jit is explained by analyze.tracer_errors, at the gallery's line
+    from jitscope.gallery import fusion
+
+    assert f["tracer_error_class"] == "NonConcreteBooleanIndexError"
+    assert f["tracer_fix"].startswith("use jnp.where") and "jnp.where(mask, x, 0)" in f["tracer_fix_text"]
+    assert "x[x < 0]" in f["tracer_error_source"]
+    src, start = inspect.getsourcelines(fusion.get_negatives)
+    line = start + next(i for i, text in enumerate(src) if "x[x < 0]" in text and "return" in text)
+    assert f["tracer_error_where"] == f"fusion.py:{line}"
+    assert f"NonConcreteBooleanIndexError at fusion.py:{line}" in case.lesson
+    assert "NonConcreteBooleanIndexError" in p.stdout
+    rows = {r["variant"]: r for r in case.rows}
+    mask, fix = rows["eager x[x < 0].sum()"], rows["jit(jnp.where(x < 0, x, 0).sum())"]
+    assert rows["jit(x[x < 0].sum())"]["steady_s"] is None
+    assert f["mask_over_where_jit"] == pytest.approx(mask["steady_s"] / fix["steady_s"])
+    word = "faster" if f["mask_over_where_jit"] >= 1 else "slower"
+    assert re.search(rf"under jit runs [0-9.,]+x {word} than the eager boolean mask", case.lesson)
+    assert f["sums_agree"] and "the sums agree" in case.lesson
+    assert f["sum_mask"] == pytest.approx(f["sum_where_jit"], rel=1e-5) and f["sum_mask"] < 0
 
 
 def test_failed_case_is_recorded_and_others_run(monkeypatch):

@@ -78,6 +78,8 @@ def array_committed(x: object) -> bool:
 # the user-frame filter, so the filter (``is_user_filename``) comes from jax._src.
 
 _JITSCOPE_DIR = __file__.rsplit("/", 1)[0] if "/" in __file__ else ""
+# The demo's case studies (jitscope/gallery) are the user's code of the demo: their lines are shown.
+_GALLERY_DIR = f"{_JITSCOPE_DIR}/gallery/"
 _USER_FILE_CACHE: dict[str, bool] = {}
 
 
@@ -87,7 +89,8 @@ def _is_user_file(filename: str) -> bool:
     if known is None:
         from jax._src import source_info_util
 
-        known = bool(source_info_util.is_user_filename(filename)) and not filename.startswith(_JITSCOPE_DIR)
+        known = bool(source_info_util.is_user_filename(filename)) and (
+            not filename.startswith(_JITSCOPE_DIR) or filename.startswith(_GALLERY_DIR))
         known = known and not filename.startswith("<frozen ")
         _USER_FILE_CACHE[filename] = known
     return known

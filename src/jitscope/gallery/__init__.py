@@ -11,7 +11,7 @@ import importlib
 from types import ModuleType
 
 # Demo order; each name is a module in this package.
-CASES = ("selu", "random_walk", "jit_scope", "lambda_cache", "float_simplify", "builtin_sum")
+CASES = ("selu", "random_walk", "jit_scope", "lambda_cache", "float_simplify", "builtin_sum", "fusion")
 
 
 def case_module(name: str) -> ModuleType:
