@@ -301,34 +301,33 @@ ARRAY_FACTORIES = frozenset({
 })
 
 
-def literal_ints(node: ast.AST | None) -> tuple[int, ...]:
-    """Integers in a literal ``1``, ``-1``, ``(0, 2)`` or ``[1]``; () for anything else."""
+def _literal_tuple(node: ast.AST | None, kind: type) -> tuple:
+    """The ``kind`` values in a literal ``v`` or ``(v, w)`` / ``[v]``; () for anything else."""
     if node is None:
         return ()
     try:
         value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return ()
-    if isinstance(value, int) and not isinstance(value, bool):
+
+    def ok(v: object) -> bool:
+        return isinstance(v, kind) and not isinstance(v, bool)
+
+    if ok(value):
         return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if isinstance(value, (tuple, list)) and all(ok(v) for v in value):
         return tuple(value)
     return ()
+
+
+def literal_ints(node: ast.AST | None) -> tuple[int, ...]:
+    """Integers in a literal ``1``, ``-1``, ``(0, 2)`` or ``[1]``; () for anything else."""
+    return _literal_tuple(node, int)
 
 
 def literal_strs(node: ast.AST | None) -> tuple[str, ...]:
     """Strings in a literal ``"n"`` or ``("n", "m")``; () for anything else."""
-    if node is None:
-        return ()
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return ()
+    return _literal_tuple(node, str)
 
 
 def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec:
