@@ -24,14 +24,13 @@ SARIF_SUBSET = {
                     "required": ["name", "version", "rules"],
                     "properties": {"rules": {"type": "array", "items": {
                         "type": "object",
-                        "required": ["id", "name", "shortDescription", "fullDescription", "helpUri", "help",
+                        "required": ["id", "name", "shortDescription", "fullDescription", "help",
                                      "defaultConfiguration"],
                         "properties": {
                             "id": {"type": "string", "pattern": "^JS[0-9]{3}$"},
                             "shortDescription": {"type": "object", "required": ["text"]},
                             "fullDescription": {"type": "object", "required": ["text"]},
                             "help": {"type": "object", "required": ["text", "markdown"]},
-                            "helpUri": {"type": "string", "format": "uri", "pattern": "^https://"},
                             "defaultConfiguration": {"type": "object", "properties": {
                                 "level": {"enum": ["none", "note", "warning", "error"]}}},
                         }}}},
@@ -97,7 +96,8 @@ def test_sarif_structure(cli, tmp_path):
     assert fix["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"] == "jnp.sum(x, axis=0)"
     js101_rule = rules[[r["id"] for r in rules].index("JS101")]
     assert "TracerBoolConversionError" in js101_rule["fullDescription"]["text"]
-    assert js101_rule["helpUri"].endswith("#js101")
+    # No placeholder links: the rule's whole documentation travels as help markdown.
+    assert "helpUri" not in js101_rule and "## Why is this bad?" in js101_rule["help"]["markdown"]
 
 
 def test_sarif_no_findings_still_lists_rules(cli, tmp_path):

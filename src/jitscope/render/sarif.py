@@ -1,7 +1,7 @@
 """SARIF 2.1.0 output of a ``LintResult``, for GitHub code scanning and other SARIF viewers.
 
 One run, tool ``jitscope`` with every rule in ``tool.driver.rules`` (id, name, short and
-full description, help text and ``helpUri`` into docs/rules.md, default level), one
+full description, the rule's whole documentation as help markdown, default level), one
 result per finding with its physical location (1-based lines and columns, end column
 exclusive, as SARIF wants) and, when a finding has an edit, a SARIF ``fix``.
 """
@@ -18,7 +18,6 @@ from ..model import Finding
 from ..results.lint import LintResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-DOCS_URI = "https://jitscope.invalid/docs/rules.md"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -31,7 +30,6 @@ def _rule_entry(rule: Any) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": " ".join(full.split())},
         "help": {"text": sections.get("What it does", rule.summary()), "markdown": rule_markdown(rule)},
-        "helpUri": f"{DOCS_URI}#{rule.code.lower()}",
         "defaultConfiguration": {"level": _LEVEL.get(rule.severity, "warning")},
         "properties": {"tags": ["jax", "jit", rule.name], "fix": rule.fix or "none"},
     }
@@ -110,7 +108,6 @@ def to_sarif(result: LintResult, root: str | os.PathLike[str] | None = None) -> 
                 "name": "jitscope",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": DOCS_URI,
                 "rules": [_rule_entry(r) for r in rules],
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": base.as_uri() + "/"}},
