@@ -35,7 +35,7 @@ def test_html_is_self_contained_and_embeds_the_numbers(watch_result):
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
     assert "<script src" not in html and "@import" not in html
     data = json.loads(re.search(r'<script type="application/json" id="jitscope-data">(.*?)</script>',
-                                html, re.S).group(1).replace("<\\/", "</"))
+                                html, re.S).group(1))
     assert data["kind"] == "watch" and len(data["events"]) == 3
 
 
@@ -146,3 +146,25 @@ def test_lint_result_as_html_and_sarif_through_report(tmp_path, cli):
     assert cli("report", str(saved), "-o", str(tmp_path / "lint.sarif")).returncode == 0
     sarif = json.loads((tmp_path / "lint.sarif").read_text())
     assert {r["ruleId"] for r in sarif["runs"][0]["results"]} == {"JS401", "JS201"}
+
+
+def test_user_text_cannot_break_out_of_the_page_or_the_embedded_json(tmp_path):
+    pkg = tmp_path / "pkg"
+    for sub in ("a", "b"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text(
+            "import jax\n\n@jax.jit\ndef f(x):\n    print('<!--<script></script><b>&amp;')\n    return x\n")
+    result = jitscope.lint([str(pkg)], jobs=1)
+    assert len(result.findings) == 2
+    page = tmp_path / "lint.html"
+    html = render(result)
+    page.write_text(html)
+    raw = html.split('id="jitscope-data">', 1)[1].rsplit("</script>", 1)[0]
+    assert "<" not in raw and "\\u003c!--\\u003cscript" in raw  # nothing that can end or re-open the script
+    dom = dump_dom(page)
+    # The embedded JSON survives the browser's parser intact (nothing in it closed the script early).
+    data = re.search(r'<script type="application/json" id="jitscope-data">(.*?)</script>', dom, re.S).group(1)
+    assert json.loads(data) == json.loads(json.dumps(result.to_dict()))
+    assert "<b>" not in dom.split('id="jitscope-data"')[0]  # user text is escaped in the page body
+    # Same-named files in different folders stay distinguishable.
+    assert "a/__init__.py:5" in dom and "b/__init__.py:5" in dom

@@ -31,5 +31,5 @@ def render(result: Result) -> str:
         if e.name != f"{__name__}.{result.kind}":
             raise
         sections = generic_sections(result.to_dict())
-    data = json.dumps(result.to_dict(), allow_nan=False)
+    data = json.dumps(result.to_dict(), allow_nan=False, separators=(",", ":"))
     return page(result, sections, data)

@@ -93,7 +93,9 @@ def page(result: Result, sections: list[Section], data_json: str) -> str:
         bits.append(f"jitscope {env.jitscope}")
     nav = "".join(f'<a href="#{s.anchor}">{esc(s.title)}</a>' for s in sections)
     body = "".join(f'<section id="{s.anchor}"><h2>{esc(s.title)}</h2>{s.body}</section>' for s in sections)
-    safe_json = data_json.replace("</", "<\\/")
+    # Inside <script> only "<" can end or re-open the element ("</script>", "<!--<script>"): escape
+    # every "<" (and ">" / "&" for good measure) as a JSON unicode escape, which parses back the same.
+    safe_json = data_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
