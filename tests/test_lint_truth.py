@@ -30,7 +30,7 @@ FAILS = [
     ("JS101", "relu", (S,)), ("JS101", "countdown", (X,)), ("JS101", "pick", (S, S)), ("JS101", "checked", (X,)),
     ("JS101", "running_min", (X,)),
     ("JS102", "in_range", (S, 0.0, 2.0)), ("JS102", "either", (X, True)), ("JS102", "negate", (S,)),
-    ("JS102", "truthy", (X,)),
+    ("JS102", "truthy", (X,)), ("JS102", "clip_max", (S, S)), ("JS102", "clip_min", (S,)),
     ("JS103", "scale", (X, X)), ("JS103", "first", (X,)), ("JS103", "as_list", (X,)), ("JS103", "count", (X,)),
     ("JS104", "f", (X,)), ("JS104", "g", (X, X)), ("JS104", "h", (X,)),
     ("JS201", "largest", (X,)), ("JS201", "flags", (X,)),
@@ -47,7 +47,7 @@ WORKS = [
     ("JS101", "power", (X, 2)), ("JS101", "shape_branch", (X,)), ("JS101", "optional_arg", (X,)),
     ("JS101", "cond_ok", (X,)), ("JS101", "accumulate", (X, True)),
     ("JS102", "in_range_ok", (X, 0.0, 1.0)), ("JS102", "logical_ok", (X, X)), ("JS102", "static_flags", (X,)),
-    ("JS102", "shape_logic", (X,)),
+    ("JS102", "shape_logic", (X,)), ("JS102", "shape_min", (X,)), ("JS102", "clip_ok", (X, X)),
     ("JS103", "rows", (X,)), ("JS103", "cast_ok", (X,)), ("JS103", "size_ok", (X,)),
     ("JS104", "ok", (X,)), ("JS104", "static_numpy", (X,)), ("JS104", "dtype_ok", (X,)),
     ("JS104", "delegating_ok", (X,)),
@@ -58,6 +58,9 @@ WORKS = [
     ("JS303", "make_ok", (3,)), ("JS303", "like", (X,)), ("JS303", "literal", (S,)),
     ("JS303", "reshape_ok", (X, 2)),
     ("JS601", "reset_first_ok", (X,)), ("JS601", "numpy_ok", (3,)),
+    ("JS601", "preprocess", ({"image": X},)), ("JS601", "double_all", ({"a": X, "b": S},)),
+    ("JS202", "layers", (X[:2], [jnp.eye(2), jnp.eye(2)])), ("JS202", "comp_small", (X,)),
+    ("JS202", "leaves_norm", ({"a": X, "b": S},)),
     ("JS602", "main_ok", (X.reshape(2, 3),)), ("JS602", "with_default", (X,)),
 ]
 
@@ -93,3 +96,25 @@ def test_js502_global_value_is_stale():
     first = float(mod.f(1.0))
     mod.g = 100.0
     assert float(mod.f(1.0)) == first  # the compiled graph kept the old value of g
+
+
+def test_js201_fix_is_unsafe_because_jnp_sum_differs_from_sum():
+    """Why `sum(x)` -> `jnp.sum(x, axis=0)` is an unsafe fix: real differences under jit."""
+    import jax
+
+    from jitscope.lint.registry import all_rules
+
+    builtin = jax.jit(lambda x: sum(x))
+    fixed = jax.jit(lambda x: jnp.sum(x, axis=0))
+    small = jnp.array([100, 100], dtype=jnp.int8)
+    assert builtin(small).dtype == jnp.int8 and int(builtin(small)) == -56  # wraps around
+    assert fixed(small).dtype == jnp.int32 and int(fixed(small)) == 200
+    flags = jnp.array([True, True])
+    assert builtin(flags).weak_type and not fixed(flags).weak_type
+    empty = jnp.zeros((0, 3))
+    assert builtin(empty).shape == () and fixed(empty).shape == (3,)
+    ws = [jnp.ones(2), jnp.ones(2)]
+    assert builtin(ws).shape == (2,)
+    with pytest.raises(TypeError):
+        fixed(ws)
+    assert all_rules()["JS201"].fix == "unsafe"

@@ -108,3 +108,42 @@ def test_sarif_no_findings_still_lists_rules(cli, tmp_path):
     log = json.loads(out.read_text())
     assert log["runs"][0]["results"] == []
     assert len(log["runs"][0]["tool"]["driver"]["rules"]) == len(all_rules())
+
+
+def test_sarif_outside_root_has_absolute_uri_without_base(tmp_path):
+    from jitscope.lint import lint
+    from jitscope.render.sarif import render, to_sarif
+
+    inside, outside = tmp_path / "proj" / "m.py", tmp_path / "other" / "o.py"
+    for p in (inside, outside):
+        p.parent.mkdir()
+        p.write_text(SRC)
+    result = lint([str(inside), str(outside)], config=False)
+    log = to_sarif(result, root=inside.parent)
+    locs = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in log["runs"][0]["results"]]
+    assert {"uri": "m.py", "uriBaseId": "%SRCROOT%"} in locs
+    assert {"uri": outside.as_uri()} in locs  # absolute: no uriBaseId
+    fix_loc = [r["fixes"][0]["artifactChanges"][0]["artifactLocation"] for r in log["runs"][0]["results"]
+               if "fixes" in r]
+    assert {"uri": outside.as_uri()} in fix_loc
+    text = render(result, root=inside.parent)
+    assert "\n" not in text and text == json.dumps(log, separators=(",", ":"))  # compact, no indentation
+
+
+def test_report_of_saved_absolute_result_is_relative_to_its_paths(cli, tmp_path):
+    src = tmp_path / "proj" / "src"
+    src.mkdir(parents=True)
+    (src / "m.py").write_text(SRC)
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "proj", target_is_directory=True)
+    saved = tmp_path / "r.json"
+    r = cli("lint", "--json", str(saved), str(link), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = cli("report", str(saved), "-o", str(tmp_path / "x.sarif"), cwd=elsewhere)
+    assert r.returncode == 0, r.stderr
+    run = json.loads((tmp_path / "x.sarif").read_text())["runs"][0]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == link.as_uri() + "/"  # symlink kept, not resolved
+    uris = {res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for res in run["results"]}
+    assert uris == {"src/m.py"}

@@ -192,3 +192,26 @@ class MLP(nn.Module):
         if x.mean() > 0:  # JS101
             x = -x
         return nn.Dense(self.features)(x)
+
+
+class Block(nn.Module):
+    rate: float = 0.1
+
+    @nn.compact
+    def __call__(self, x, train):
+        x = nn.Dropout(self.rate, deterministic=not train)(x)
+        if train:  # configuration (not the first input): a Python value
+            x = x * 2
+        return x
+
+
+@jax.jit
+def enum_branch(xs):
+    out = 0.0
+    for i, r in enumerate(xs):
+        if r > 0:  # JS101
+            out = out + i
+    for a, b in zip(xs, xs):
+        if a > b:  # JS101
+            out = out + 1
+    return out

@@ -27,6 +27,16 @@ def truthy(x):
 # ---- negatives ----
 
 @jax.jit
+def clip_max(x, y):
+    return max(x, y)  # JS102
+
+
+@jax.jit
+def clip_min(x):
+    return min(x, 0.0)  # JS102
+
+
+@jax.jit
 def in_range_ok(x, lo, hi):
     return (x > lo) & (x < hi)
 
@@ -50,3 +60,13 @@ def eager(x, y):
 @jax.jit
 def shape_logic(x):
     return x * 2 if not x.shape or x.ndim == 0 else x
+
+
+@jax.jit
+def shape_min(x):
+    return x[: min(x.shape[0], 3)] * max(2, 1)
+
+
+@jax.jit
+def clip_ok(x, y):
+    return jnp.maximum(x, y) + jnp.minimum(x, 0.0)

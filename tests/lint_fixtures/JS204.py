@@ -60,3 +60,14 @@ def test_power_iteration():
 
     power_iteration = jax.jit(power_iteration)
     return power_iteration(jnp.eye(2))
+
+
+def train_step(params, batch, lr):
+    return params - lr * batch
+
+
+def main(params, data, lr):
+    step = jax.jit(functools.partial(train_step, lr=lr))  # a driver: compiled once, reused by the loop
+    for batch in data:
+        params = step(params, batch)
+    return params

@@ -40,3 +40,16 @@ def dict_ok(x):
     d = {}
     d["x"] = x
     return d
+
+
+@jax.jit
+def preprocess(batch):
+    batch["image"] = batch["image"] / 255.0  # a dict pytree: item assignment on a Python dict
+    return batch
+
+
+@jax.jit
+def double_all(batch):
+    for k, v in batch.items():
+        batch[k] = v * 2
+    return batch

@@ -131,6 +131,15 @@ class Context:
                 return f
         return None
 
+    def jnp_alias(self) -> str | None:
+        """The module-level name for ``jax.numpy`` if it is visible here (not shadowed by a local), else None."""
+        name = self.info.jnp_alias()
+        if name is None or self._local_frame(name) is not None:
+            return None
+        if any(name in f.declared_global for f in self.frames):
+            return None
+        return name
+
     def is_module_global(self, name: str) -> bool:
         """True if ``name`` here refers to a module-level binding (not a local or closure variable)."""
         if name in self.frame.declared_global:
@@ -209,11 +218,13 @@ class Context:
 
     # -- reporting -----------------------------------------------------------------------------
     def report(self, rule: Rule, node: ast.AST, message: str | None = None, *, fix: Fix | None = None,
-               **details: object) -> None:
-        """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``."""
+               severity: str | None = None, **details: object) -> None:
+        """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``;
+        ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count)."""
         loc = self.location(node)
         text = message or rule.message.format(**details)
-        self.findings.append(Finding(rule.code, text, rule.severity, loc, rule.name, fix,  # type: ignore[arg-type]
+        self.findings.append(Finding(rule.code, text, severity or rule.severity, loc, rule.name,  # type: ignore[arg-type]
+                                     fix,
                                      {k: v for k, v in details.items() if isinstance(v, (str, int, float, bool))}))
 
     def edit(self, rule: Rule, node: ast.AST, replacement: str, title: str) -> Fix:

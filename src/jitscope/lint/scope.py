@@ -88,6 +88,7 @@ class ModuleInfo:
     loggers: set[str] = field(default_factory=set)
     defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     module_literals: dict[str, ast.expr] = field(default_factory=dict)  # NAME = (0, 1) at module level
+    module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -110,9 +111,13 @@ class ModuleInfo:
         return ".".join(reversed(parts))
 
     def jnp_alias(self) -> str | None:
-        """A module-level name bound to ``jax.numpy`` (for fixes), if any."""
-        for name, q in self.aliases.items():
-            if q == "jax.numpy":
+        """A name bound to ``jax.numpy`` by a module-level import (for fixes), if any.
+
+        Imports inside functions do not count: the name does not exist at other fix sites.
+        Callers must still check that a local binding does not shadow it (``Context.jnp_alias``).
+        """
+        for name, q in self.module_aliases.items():
+            if q == "jax.numpy" and self.module_assign_count.get(name, 0) == 0 and name not in self.module_defs:
                 return name
         return None
 
@@ -163,6 +168,7 @@ class ModuleInfo:
         for stmt in tree.body:  # module-level imports win over function-level ones
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 info._import(stmt)
+                info._import(stmt, info.module_aliases)
         for stmt in tree.body:
             info._module_stmt(stmt)
         for d in defs:
@@ -176,18 +182,19 @@ class ModuleInfo:
                 info._assign_call(a.targets[0], a.value)
         return info
 
-    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+    def _import(self, node: ast.Import | ast.ImportFrom, into: dict[str, str] | None = None) -> None:
+        aliases = self.aliases if into is None else into
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.asname:
-                    self.aliases[a.asname] = a.name
+                    aliases[a.asname] = a.name
                 else:
                     head = a.name.split(".")[0]
-                    self.aliases[head] = head
+                    aliases[head] = head
         elif node.module and not node.level:
             for a in node.names:
                 if a.name != "*":
-                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+                    aliases[a.asname or a.name] = f"{node.module}.{a.name}"
 
     def _module_stmt(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -81,9 +81,14 @@ class _Visitor:
             frame.static = spec.static_params(node)
             defaults = _param_defaults(a)
             positional = a.posonlyargs + a.args
+            flax = spec.wrapper in FLAX_METHODS
+            first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
+                               None)
             for i, p in enumerate(params):
                 if p.arg in frame.static:
                     continue
+                if flax and p is not first_input and not _array_annotation(p.annotation):
+                    continue  # `__call__(self, x, train)`: only the input is data; the rest configure the layer
                 if (i == 0 and p in positional and p.arg in ("self", "cls")) or p is a.vararg or p is a.kwarg:
                     continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
                 if _static_default(defaults.get(p.arg)):
@@ -193,10 +198,39 @@ class _Visitor:
         self.visit(node.value)
         self._bind(node.target, *self._value_facts(node.value))
 
+    def _bind_loop(self, target: ast.AST, it: ast.AST) -> None:
+        """Bind a loop target: only ``range`` is static; ``enumerate(t)`` binds its second element
+        and ``zip(a, b)`` each element like its iterable; other iterables bind like themselves."""
+        ctx = self.ctx
+        q = ctx.resolve(it.func) if isinstance(it, ast.Call) else None
+        if q == "range":
+            self._bind(target, False)
+            return
+        if q == "enumerate" and it.args and not it.keywords:  # type: ignore[attr-defined]
+            if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+                self._bind(target.elts[0], False)
+                self._bind_loop(target.elts[1], it.args[0])  # type: ignore[attr-defined]
+            else:
+                self._bind(target, False)
+            return
+        if q == "zip" and it.args:  # type: ignore[attr-defined]
+            args = it.args  # type: ignore[attr-defined]
+            if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(args) \
+                    and not any(isinstance(a, ast.Starred) for a in args):
+                for e, a in zip(target.elts, args, strict=True):
+                    self._bind_loop(e, a)
+            else:
+                self._bind(target, False)
+            return
+        if q == "reversed" and it.args:  # type: ignore[attr-defined]
+            self._bind_loop(target, it.args[0])  # type: ignore[attr-defined]
+            return
+        traced = ctx.is_traced(it)
+        self._bind(target, traced, False, traced)
+
     def _for(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
-        traced = self.ctx.is_traced(node.iter) and not _is_range(self.ctx, node.iter)
-        self._bind(node.target, traced, False, traced)
+        self._bind_loop(node.target, node.iter)
         f = self.ctx.frame
         f.loop_depth += 1
         try:
@@ -219,8 +253,7 @@ class _Visitor:
         f = self.ctx.frame
         for gen in node.generators:
             self.visit(gen.iter)
-            traced = self.ctx.is_traced(gen.iter) and not _is_range(self.ctx, gen.iter)
-            self._bind(gen.target, traced, False, traced)
+            self._bind_loop(gen.target, gen.iter)
             self.visit_all(gen.ifs)
         f.loop_depth += 1
         try:
@@ -308,8 +341,16 @@ def _non_array_annotation(ann: ast.expr | None) -> bool:
     return text in ("int", "bool", "str", "float", "Callable") or text.startswith(("Callable", "tuple[int"))
 
 
-def _is_range(ctx: Context, node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and ctx.resolve(node.func) in ("range", "enumerate", "zip")
+# Flax module methods: `model.apply` traces them, but only the first input is an array by convention;
+# the other parameters (`train`, `deterministic`, `decode`) are Python configuration values.
+FLAX_METHODS = frozenset({"flax.linen.compact", "flax.linen.module.compact"})
+
+
+def _array_annotation(ann: ast.expr | None) -> bool:
+    if ann is None:
+        return False
+    text = ast.unparse(ann)
+    return any(k in text for k in ("Array", "ndarray", "Float[", "Int[", "Bool[", "Shaped["))
 
 
 def _traced_call_args(ctx: Context, call: ast.Call) -> list[ast.AST]:

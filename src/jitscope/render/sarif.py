@@ -47,12 +47,29 @@ def rule_markdown(rule: Any) -> str:
     return "\n\n".join(out)
 
 
-def _uri(path: str, root: Path) -> str:
-    p = Path(path)
+def _abspath(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.abspath(path))  # absolute, symlinks kept as written (no resolve())
+
+
+def _artifact(path: str, root: Path) -> dict[str, str]:
+    """``artifactLocation`` of ``path``: relative to ``%SRCROOT%`` when under ``root``, else an absolute URI."""
+    p = _abspath(path)
     try:
-        return p.resolve().relative_to(root).as_posix()
+        return {"uri": p.relative_to(root).as_posix(), "uriBaseId": "%SRCROOT%"}
     except ValueError:
-        return p.resolve().as_uri()
+        return {"uri": p.as_uri()}
+
+
+def default_root(result: LintResult) -> Path:
+    """The directory URIs are relative to: the common directory of the result's paths when they are
+    absolute (a saved result rendered elsewhere), else the current directory."""
+    paths = [p for p in result.paths if p] or [f.location.file for f in result.findings if f.location]
+    if paths and all(os.path.isabs(p) for p in paths):
+        common = os.path.commonpath(paths)
+        if len(paths) == 1 and (common.endswith(".py") or common.endswith(".pyi") or os.path.isfile(common)):
+            common = os.path.dirname(common)
+        return Path(common)
+    return _abspath(os.getcwd())
 
 
 def _region(f: Finding) -> dict[str, int]:
@@ -67,10 +84,12 @@ def _region(f: Finding) -> dict[str, int]:
 
 
 def to_sarif(result: LintResult, root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """The SARIF log as a dict; artifact URIs are relative to ``root`` (default: the current directory)."""
+    """The SARIF log as a dict; artifact URIs are relative to ``root`` (default: ``default_root(result)``).
+
+    Files outside ``root`` get an absolute ``file://`` URI without ``uriBaseId``."""
     from ..lint.registry import all_rules
 
-    base = Path(root or os.getcwd()).resolve()
+    base = _abspath(root) if root is not None else default_root(result)
     rules = list(all_rules().values())
     index = {r.code: i for i, r in enumerate(rules)}
     results = []
@@ -83,7 +102,7 @@ def to_sarif(result: LintResult, root: str | os.PathLike[str] | None = None) -> 
         }
         if f.location is not None:
             entry["locations"] = [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(f.location.file, base), "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": _artifact(f.location.file, base),
                 "region": _region(f)}}]
             fx = f.fix
             if fx is not None and fx.replacement is not None and fx.location is not None:
@@ -93,7 +112,7 @@ def to_sarif(result: LintResult, root: str | os.PathLike[str] | None = None) -> 
                 entry["fixes"] = [{
                     "description": {"text": f"{fx.title} ({fx.safety} fix)"},
                     "artifactChanges": [{
-                        "artifactLocation": {"uri": _uri(f.location.file, base), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _artifact(f.location.file, base),
                         "replacements": [{"deletedRegion": fix_region, "insertedContent": {"text": fx.replacement}}],
                     }],
                 }]
@@ -118,5 +137,5 @@ def to_sarif(result: LintResult, root: str | os.PathLike[str] | None = None) -> 
 
 
 def render(result: LintResult, root: str | os.PathLike[str] | None = None) -> str:
-    """SARIF 2.1.0 JSON text of ``result``."""
-    return json.dumps(to_sarif(result, root), indent=2)
+    """SARIF 2.1.0 JSON text of ``result`` (compact: no indentation, which would triple large logs)."""
+    return json.dumps(to_sarif(result, root), separators=(",", ":"))

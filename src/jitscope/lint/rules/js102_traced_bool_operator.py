@@ -12,11 +12,13 @@ _TESTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
 
 class TracedBoolOperator(Rule):
-    """``and``, ``or``, ``not`` or ``bool()`` applied to a traced value.
+    """``and``, ``or``, ``not``, ``bool()`` or two-argument ``max``/``min`` applied to a traced value.
 
     ## What it does
     Flags the Python boolean operators and ``bool(x)`` when an operand whose truth value
-    Python must know is a traced array inside a traced function.
+    Python must know is a traced array inside a traced function, and the builtins
+    ``max(a, b, ...)`` / ``min(a, b, ...)`` with a traced argument (they compare their
+    arguments in Python: ``max(x, 0.0)`` calls ``bool(0.0 > x)``).
 
     ## Why is this bad?
     ``and``/``or``/``not`` call ``bool()`` on their operand, which needs a concrete value:
@@ -31,7 +33,8 @@ class TracedBoolOperator(Rule):
     ```
 
     ## Use instead
-    Use the element-wise operators or functions, which stay in the graph:
+    Use the element-wise operators or functions, which stay in the graph
+    (``jnp.maximum(x, y)`` / ``jnp.minimum(x, 0.0)`` for ``max``/``min``):
     ```python
     @jax.jit
     def in_range(x, lo, hi):
@@ -60,11 +63,20 @@ class TracedBoolOperator(Rule):
                 return
             op, hit = "not", node.operand if ctx.is_traced(node.operand) else None
         else:
-            if not (is_builtin(ctx, node.func, ("bool",)) and len(node.args) == 1):  # type: ignore[attr-defined]
+            fn = is_builtin(ctx, node.func, ("bool", "max", "min"))  # type: ignore[attr-defined]
+            args = node.args  # type: ignore[attr-defined]
+            if fn == "bool" and len(args) == 1:
+                op, hit = "bool()", args[0] if ctx.is_traced(args[0]) else None
+            elif fn in ("max", "min") and len(args) >= 2 and not node.keywords \
+                    and not any(isinstance(a, ast.Starred) for a in args):  # type: ignore[attr-defined]
+                op, hit = f"{fn}()", next((a for a in args if ctx.is_traced(a)), None)
+            else:
                 return
-            op, hit = "bool()", node.args[0] if ctx.is_traced(node.args[0]) else None  # type: ignore[attr-defined]
         if hit is None:
             return
         expr = short(ctx, hit)
-        advice = "use &, |, ~ or jnp.logical_and/or/not" if op != "bool()" else hint_static(ctx, hit)
+        if op in ("max()", "min()"):
+            advice = f"it compares its arguments with `>`/`<`; use jnp.{'maximum' if op == 'max()' else 'minimum'}"
+        else:
+            advice = "use &, |, ~ or jnp.logical_and/or/not" if op != "bool()" else hint_static(ctx, hit)
         ctx.report(self, node, f"{self.message.format(op=op, expr=expr)}; {advice}", op=op, expr=expr)

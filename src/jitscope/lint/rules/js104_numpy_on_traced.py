@@ -49,7 +49,8 @@ class NumpyOnTraced(Rule):
     ```
 
     ## Fix safety
-    The fix (``np.f`` -> ``jnp.f``, offered when ``jax.numpy`` is imported) is unsafe: a
+    The fix (``np.f`` -> ``jnp.f``, offered when ``jax.numpy`` is imported at module level under a
+    name not shadowed at the call) is unsafe: a
     few ``jax.numpy`` functions differ from NumPy in defaults (dtype promotion, 32-bit
     types, out-of-bounds indexing), so review each change.
     """
@@ -73,7 +74,7 @@ class NumpyOnTraced(Rule):
             return
         fn = "np." + q[len("numpy."):]
         fix = None
-        jnp = ctx.info.jnp_alias()
+        jnp = ctx.jnp_alias()
         func = node.func  # type: ignore[attr-defined]
         if jnp and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and q.count(".") == 1:
             fix = ctx.edit(self, func, f"{jnp}.{func.attr}", f"Replace with `{jnp}.{func.attr}`")

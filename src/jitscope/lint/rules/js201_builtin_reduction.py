@@ -40,18 +40,22 @@ class BuiltinReduction(Rule):
     ```
 
     ## Fix safety
-    ``sum(x)`` -> ``jnp.sum(x, axis=0)`` is safe (offered when ``jax.numpy`` is imported):
-    builtin ``sum`` adds the rows of ``x`` along its first axis, exactly what ``axis=0``
-    does, with the same shape and dtype; only the floating-point summation order may
-    differ, as it may anyway under XLA. The fixes for ``max``/``min``/``any``/``all`` are
-    unsafe: the original raises under jit, so the fix changes behaviour (for the better).
+    The fix (``sum(x)`` -> ``jnp.sum(x, axis=0)``, likewise ``max``/``min``/``any``/``all``;
+    offered when ``jax.numpy`` is imported at module level under a name not shadowed at
+    the call) is unsafe. ``jnp.sum`` is not a drop-in for builtin ``sum``: on int8/uint8 and
+    bool arrays it promotes to a wider (strong) int32 where ``sum`` keeps the dtype (and
+    wraps around) or gives a weakly typed int; on an empty array ``sum`` returns the scalar
+    ``0`` where ``jnp.sum`` returns zeros of the row shape; and a parameter that is really a
+    list of arrays sums element-wise with ``sum`` but may fail with ``jnp.sum``. For
+    ``max``/``min``/``any``/``all`` the original raises under jit, so the fix changes
+    behaviour (for the better). Review each change; apply with ``--fix --unsafe-fixes``.
     """
 
     code = "JS201"
     name = "builtin-reduction"
     message = "builtin `{fn}` over traced array `{expr}` unrolls one op per element; use jnp.{fn}"
     severity = "warning"
-    fix = "safe"
+    fix = "unsafe"
     nodes = (ast.Call,)
 
     def check(self, node: ast.AST, ctx: Context) -> None:
@@ -68,10 +72,8 @@ class BuiltinReduction(Rule):
         if not traced:
             return
         fix = None
-        jnp = ctx.info.jnp_alias()
+        jnp = ctx.jnp_alias()
         if can_fix and jnp:
             repl = f"{jnp}.{fn}({ctx.segment(arg)}, axis=0)"
             fix = ctx.edit(self, node, repl, f"Replace with `{jnp}.{fn}(..., axis=0)`")
-            if fn != "sum":
-                fix.safety = "unsafe"
         ctx.report(self, node, fix=fix, fn=fn, expr=short(ctx, arg))

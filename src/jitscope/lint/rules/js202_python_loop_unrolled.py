@@ -6,19 +6,27 @@ import ast
 
 from ..engine import ARRAY_NAMESPACES, Context
 from ..registry import Rule
-from ._util import Span, short
+from ._util import Span, is_builtin, short, used_as_array
 
 UNROLL_THRESHOLD = 16  # literal trip counts below this are treated as intentional small unrolls
 
 
 class PythonLoopUnrolled(Rule):
-    """A Python ``for`` loop over a traced array or an array's length, with array work in its body.
+    """A Python ``for`` loop or comprehension over a traced array or an array's length, doing array work.
 
     ## What it does
-    Flags, inside a traced function, a ``for`` loop that iterates over a traced array
-    (``for row in x``), over ``range(x.shape[0])`` / ``range(len(x))``, or over a literal
-    ``range(N)`` with N of 16 or more, when the body does array work. The trip count is
-    shown when it is known statically.
+    Flags, inside a traced function, a ``for`` loop or a list/set/dict comprehension or
+    generator that iterates over a traced array (``for row in x``, ``[f(r) for r in x]``,
+    also through ``enumerate``/``zip``/``reversed``), over ``range(x.shape[0])`` /
+    ``range(len(x))``, or over a literal ``range(N)`` with N of 16 or more, when the body
+    does array work. The trip count is shown when it is known statically; nested
+    ``range(x.shape[...])`` loops are reported once, on the outer loop, with the product
+    (``x.shape[0] * x.shape[1] iterations``). When the iterable is not surely an array (a
+    parameter the function never uses as an array, as in ``for w in ws`` over a short list
+    of layer weights, or a local not made by ``jnp``/``lax`` or arithmetic), the trip count
+    is unknown: the finding says so and has severity ``info``; comprehensions are then
+    reported only over a bare parameter. A generator passed straight
+    to builtin ``sum``/``max``/... is left to JS201.
 
     ## Why is this bad?
     jit traces Python loops by running them: the body is copied into the graph once per
@@ -53,27 +61,145 @@ class PythonLoopUnrolled(Rule):
     name = "python-loop-unrolled"
     message = "Python loop over {what} is unrolled into the graph ({trips}); use lax.scan / lax.fori_loop"
     severity = "warning"
-    nodes = (ast.For,)
+    nodes = (ast.For, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
     def check(self, node: ast.AST, ctx: Context) -> None:
-        it = node.iter  # type: ignore[attr-defined]
-        what = trips = None
-        inner = it
-        if isinstance(it, ast.Call) and ctx.resolve(it.func) in ("enumerate", "zip", "reversed") and it.args:
-            inner = it.args[0]
-        if ctx.is_traced(inner) and not (isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range"):
-            what, trips = f"traced array `{short(ctx, inner)}`", f"{short(ctx, inner)}.shape[0] iterations"
-        elif isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range" and inner.args:
-            bound = inner.args[-1] if len(inner.args) == 1 else inner.args[1]
-            if _shape_derived(bound):
-                what, trips = f"`{short(ctx, inner)}`", f"{short(ctx, bound)} iterations, fixed at trace time"
-            else:
-                n = _literal_trips(inner)
-                if n is not None and n >= UNROLL_THRESHOLD:
-                    what, trips = f"`{short(ctx, inner)}`", f"{n} iterations"
-        if what is None or not _does_array_work(ctx, node.body):  # type: ignore[attr-defined]
+        if isinstance(node, ast.For):
+            if _inner_of_reported(ctx, node):
+                return  # the enclosing `range(x.shape[...])` loop reports the product
+            claim = _claim(ctx, node.target, node.iter, _nested_bounds(ctx, node))
+            body: list[ast.AST] = list(node.body)
+            span = Span(node, node.iter)
+        else:
+            parent = ctx.parents[-1] if ctx.parents else None
+            if isinstance(node, ast.GeneratorExp) and isinstance(parent, ast.Call) and len(parent.args) == 1 \
+                    and parent.args[0] is node and is_builtin(ctx, parent.func, _REDUCTIONS):
+                return  # `sum(f(r) for r in x)`: JS201 reports the reduction
+            gens = node.generators  # type: ignore[attr-defined]
+            claim = next((c for c in (_claim(ctx, g.target, g.iter, []) for g in gens) if c is not None), None)
+            body = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]  # type: ignore[attr-defined]
+            span = Span(node, gens[-1].iter)
+        if claim is None:
             return
-        ctx.report(self, Span(node, it), what=what, trips=trips)  # type: ignore[arg-type]
+        what, trips, unknown, names = claim
+        if unknown and not isinstance(node, ast.For) and not _bare_param(ctx, node.generators):  # type: ignore[attr-defined]
+            return  # `[f(v) for v in carry[1]]`: most likely a short tuple or list of arrays
+        if not _does_array_work(ctx, body, names):
+            return
+        if unknown:
+            msg = (f"Python loop over {what} is unrolled into the graph, one copy of the body per element "
+                   f"(trip count unknown statically; fine for a short list of arrays); "
+                   f"if it is an array, use lax.scan / lax.fori_loop")
+            ctx.report(self, span, msg, severity="info", what=what, trips="unknown")  # type: ignore[arg-type]
+            return
+        ctx.report(self, span, what=what, trips=trips)  # type: ignore[arg-type]
+
+
+_REDUCTIONS = ("sum", "max", "min", "any", "all")
+
+
+def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) -> tuple[str, str, bool, set[str]] | None:
+    """(what, trips, trip count unknown, loop-target names that hold traced values) for an unrolled
+    iterable, or None when iterating over ``it`` does not unroll over traced data."""
+    inner = it
+    if isinstance(it, ast.Call) and ctx.resolve(it.func) in ("enumerate", "zip", "reversed") and it.args:
+        inner = next((a for a in it.args if ctx.is_traced(a)), it.args[0])
+    if ctx.is_traced(inner) and not (isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range"):
+        text = short(ctx, inner)
+        unknown = not _certain_array(ctx, inner)
+        return f"traced array `{text}`" if not unknown else f"`{text}`", f"{text}.shape[0] iterations", unknown, \
+            _traced_targets(ctx, target, it)
+    if isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range" and inner.args:
+        bound = _range_bound(inner)
+        if _shape_derived(bound):
+            bounds = " * ".join(short(ctx, b) for b in [bound, *nested])
+            return f"`{short(ctx, inner)}`", f"{bounds} iterations, fixed at trace time", False, set()
+        n = _literal_trips(inner)
+        if n is not None and n >= UNROLL_THRESHOLD:
+            return f"`{short(ctx, inner)}`", f"{n} iterations", False, set()
+    return None
+
+
+def _certain_array(ctx: Context, node: ast.AST) -> bool:
+    """Is ``node`` surely an array, not a tuple/list pytree of arrays? (A parameter only when the
+    function uses it like an array; a local only when bound from jnp/lax calls or arithmetic.)"""
+    if isinstance(node, ast.Name):
+        f = ctx._local_frame(node.id)
+        if f is None:
+            return False
+        if node.id in f.params and node.id not in f.bound:
+            return used_as_array(ctx, node.id)
+        return node.id in f.arrays
+    if isinstance(node, ast.Call):
+        q = ctx.resolve(node.func) or ""
+        return q.startswith(ARRAY_NAMESPACES) or (isinstance(node.func, ast.Attribute)
+                                                  and _certain_array(ctx, node.func.value))
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return ctx.is_traced(node)
+    if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "real", "imag"):
+        return _certain_array(ctx, node.value)
+    return False
+
+
+def _bare_param(ctx: Context, generators: list[ast.comprehension]) -> bool:
+    for g in generators:
+        it = g.iter
+        if isinstance(it, ast.Call) and ctx.resolve(it.func) in ("enumerate", "zip", "reversed"):
+            it = next((a for a in it.args if ctx.is_traced(a)), None)
+        if isinstance(it, ast.Name) and it.id in ctx.frame.params:
+            return True
+    return False
+
+
+def _range_bound(call: ast.Call) -> ast.AST:
+    return call.args[-1] if len(call.args) == 1 else call.args[1]
+
+
+def _shape_range(ctx: Context, node: ast.AST) -> bool:
+    """Is ``node`` a ``for`` over ``range(<shape-derived bound>)``?"""
+    it = node.iter if isinstance(node, ast.For) else None
+    return isinstance(it, ast.Call) and ctx.resolve(it.func) == "range" and bool(it.args) \
+        and _shape_derived(_range_bound(it))
+
+
+def _nested_bounds(ctx: Context, node: ast.For) -> list[ast.AST]:
+    """Bounds of ``range(shape...)`` loops nested directly in ``node``'s body (``for i ...: for j ...:``)."""
+    out: list[ast.AST] = []
+    if not _shape_range(ctx, node):
+        return out
+    cur: ast.AST = node
+    while True:
+        inner = next((s for s in cur.body if _shape_range(ctx, s)), None)  # type: ignore[attr-defined]
+        if inner is None:
+            return out
+        out.append(_range_bound(inner.iter))  # type: ignore[attr-defined]
+        cur = inner
+
+
+def _inner_of_reported(ctx: Context, node: ast.For) -> bool:
+    parent = ctx.parents[-1] if ctx.parents else None
+    return _shape_range(ctx, node) and isinstance(parent, ast.For) and _shape_range(ctx, parent) \
+        and node in parent.body and next(s for s in parent.body if _shape_range(ctx, s)) is node
+
+
+def _traced_targets(ctx: Context, target: ast.AST, it: ast.AST) -> set[str]:
+    """Names the loop binds to traced values (mirrors the visitor's loop binding)."""
+    q = ctx.resolve(it.func) if isinstance(it, ast.Call) else None
+    if q == "range":
+        return set()
+    if q in ("enumerate", "zip", "reversed") and it.args:  # type: ignore[attr-defined]
+        args = it.args  # type: ignore[attr-defined]
+        if q == "reversed":
+            return _traced_targets(ctx, target, args[0])
+        elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else None
+        if q == "enumerate":
+            return _traced_targets(ctx, elts[1], args[0]) if elts and len(elts) == 2 else set()
+        if elts and len(elts) == len(args):
+            return {n for e, a in zip(elts, args, strict=True) for n in _traced_targets(ctx, e, a)}
+        return set()
+    if not ctx.is_traced(it):
+        return set()
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 def _shape_derived(node: ast.AST) -> bool:
@@ -98,19 +224,26 @@ def _literal_trips(call: ast.Call) -> int | None:
         return None
 
 
-def _does_array_work(ctx: Context, body: list[ast.stmt]) -> bool:
+def _does_array_work(ctx: Context, body: list[ast.AST], targets: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Does ``body`` compute with traced values? ``targets``: loop variables that will hold traced
+    values (the loop is checked before its target is bound)."""
+
+    def traced(e: ast.AST) -> bool:
+        return ctx.is_traced(e) or (bool(targets) and any(
+            isinstance(m, ast.Name) and m.id in targets for m in ast.walk(e)))
+
     for stmt in body:
         for n in ast.walk(stmt):
             if isinstance(n, ast.Call):
                 q = ctx.resolve(n.func) or ""
                 if q.startswith(ARRAY_NAMESPACES):
                     return True
-                if isinstance(n.func, ast.Attribute) and ctx.is_traced(n.func.value):
+                if isinstance(n.func, ast.Attribute) and traced(n.func.value):
                     return True
-                if any(ctx.is_traced(a) for a in n.args):  # `y = f(y)`: a traced call per iteration
+                if any(traced(a) for a in n.args):  # `y = f(y)`: a traced call per iteration
                     return True
-            elif isinstance(n, (ast.BinOp, ast.Subscript)) and ctx.is_traced(n):
+            elif isinstance(n, (ast.BinOp, ast.Subscript)) and traced(n):
                 return True
-            elif isinstance(n, ast.AugAssign) and (ctx.is_traced(n.value) or ctx.is_traced(n.target)):
+            elif isinstance(n, ast.AugAssign) and (traced(n.value) or traced(n.target)):
                 return True
     return False

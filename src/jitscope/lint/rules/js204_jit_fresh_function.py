@@ -17,7 +17,10 @@ class JitFreshFunction(Rule):
     defined in the same function) inside a function body, when the jitted result is used
     right there: called at once or kept in a local variable. Factories that ``return`` the
     jitted function or store it on ``self`` are not flagged, nor are test functions
-    (``test*``), which run once.
+    (``test*``), which run once, nor drivers that bind the jitted function to a name and
+    call it inside a loop of the same function (``step = jax.jit(...)`` then
+    ``for batch in data: step(...)``): that compiles once per run of the driver, and the
+    loop reuses it.
 
     ## Why is this bad?
     Each call of the enclosing function creates a new function object, and jit's cache is
@@ -63,6 +66,8 @@ class JitFreshFunction(Rule):
         elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
             if _escapes(ctx.frame.node, parent.targets[0].id):
                 return
+            if _called_in_loop(ctx.frame.node, parent.targets[0].id):
+                return  # a driver: `step = jax.jit(...)` then `for batch in data: step(...)` compiles once per run
         else:
             return  # returned, stored on an object, passed on: a factory, created once by its caller
         ctx.report(self, node, wrapper=ctx.resolve(node.func), what=what,  # type: ignore[attr-defined]
@@ -86,3 +91,19 @@ def _escapes(fn: ast.AST | None, name: str) -> bool:
 def _mentions(node: ast.AST, name: str) -> bool:
     called = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
     return any(isinstance(m, ast.Name) and m.id == name and id(m) not in called for m in ast.walk(node))
+
+
+def _called_in_loop(fn: ast.AST | None, name: str) -> bool:
+    """Is ``name(...)`` called inside a ``for``/``while`` loop of ``fn`` (not of a nested function)?"""
+    if fn is None:
+        return False
+    stack: list[tuple[ast.AST, bool]] = [(c, False) for c in ast.iter_child_nodes(fn)]
+    while stack:
+        n, in_loop = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if in_loop and isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name:
+            return True
+        loop = in_loop or isinstance(n, (ast.For, ast.AsyncFor, ast.While))
+        stack.extend((c, loop) for c in ast.iter_child_nodes(n))
+    return False

@@ -15,8 +15,9 @@ class PrintInTraced(Rule):
     """``print`` or ``logging`` inside a traced function.
 
     ## What it does
-    Flags ``print(...)``, ``logging.info(...)`` and calls on loggers made with
-    ``logging.getLogger`` inside a traced function.
+    Flags ``print(...)``, ``logging.info(...)`` (the standard library's or absl's,
+    imports resolved) and calls on loggers made with ``logging.getLogger`` inside a
+    traced function.
 
     ## Why is this bad?
     The body of a jitted function runs once, while tracing; later calls run the compiled
@@ -56,7 +57,7 @@ class PrintInTraced(Rule):
         if fn is None and isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS:
             q = ctx.resolve(func) or ""
             base = func.value
-            if q.startswith("logging.") or (isinstance(base, ast.Name) and base.id in ctx.info.loggers) or (
+            if q.startswith(("logging.", "absl.logging.")) or (isinstance(base, ast.Name) and base.id in ctx.info.loggers) or (
                     isinstance(base, ast.Attribute) and base.attr in ctx.info.loggers):
                 fn = ctx.segment(func)
         if fn is not None:

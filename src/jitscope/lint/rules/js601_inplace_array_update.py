@@ -17,7 +17,9 @@ class InplaceArrayUpdate(Rule):
     Flags ``x[i] = v`` and ``x[i] += v`` where ``x`` is a traced argument of a jitted
     function, or was created in the same function by a ``jax.numpy``/``jax.random``/``lax``
     call, by arithmetic on traced values or by a method of a traced array (inside or outside
-    jit). Modules that use Pallas are skipped: there ``ref[...] = v`` writes to a mutable Ref.
+    jit). A parameter is counted only when it is indexed with a non-string index and never
+    used like a dict (``batch["x"]``, ``batch.items()``, ``"k" in batch``): dict pytrees are
+    mutable Python dicts even under jit. Modules that use Pallas are skipped: there ``ref[...] = v`` writes to a mutable Ref.
 
     ## Why is this bad?
     JAX arrays are immutable: item assignment raises ``TypeError: JAX arrays are
@@ -72,6 +74,10 @@ class InplaceArrayUpdate(Rule):
             return
         if ctx.info.uses_pallas:
             return  # Pallas kernels write to Refs with `ref[...] = v`: indistinguishable without types
+        if _str_index(target.slice):
+            return  # `batch["image"] = ...`: a dict pytree, not an array
+        if var in f.params and _dict_like(f.node, var):
+            return  # a parameter used as a dict (`.items()`, `batch["x"]`, `"k" in batch`): a pytree
         index = ctx.segment(target.slice)
         value = ctx.segment(node.value)  # type: ignore[attr-defined]
         fix = None
@@ -79,3 +85,27 @@ class InplaceArrayUpdate(Rule):
             repl = f"{var} = {var}.at[{index}].{method}({value})"
             fix = ctx.edit(self, node, repl, f"Replace with `{var} = {var}.at[...].{method}(...)`")
         ctx.report(self, node, fix=fix, target=var, method=method)
+
+
+_DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
+
+
+def _str_index(index: ast.AST) -> bool:
+    return isinstance(index, ast.Constant) and isinstance(index.value, str)
+
+
+def _dict_like(fn: ast.AST | None, name: str) -> bool:
+    """Does function ``fn`` use ``name`` as a dict: string subscripts, dict methods, ``in`` tests?"""
+    if fn is None:
+        return False
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
+            if _str_index(n.slice):
+                return True
+        elif isinstance(n, ast.Attribute) and n.attr in _DICT_METHODS and isinstance(n.value, ast.Name) \
+                and n.value.id == name:
+            return True
+        elif isinstance(n, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops) \
+                and any(isinstance(c, ast.Name) and c.id == name for c in n.comparators):
+            return True
+    return False

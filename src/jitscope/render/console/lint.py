@@ -57,8 +57,12 @@ def format_text(result: LintResult, *, snippet: bool = True, color: bool = False
         hints = []
         if result.fixable:
             hints.append(f"[*] {result.fixable} fixable with `--fix`")
-        if result.unsafe_fixable:
+        if result.unsafe_fixable and result.fixable:
             hints.append(f"{result.unsafe_fixable} more with `--fix --unsafe-fixes`")
+        elif result.unsafe_fixable:
+            n_unsafe = result.unsafe_fixable
+            hints.append(f"No safe fixes; {n_unsafe} unsafe fix{'es' if n_unsafe != 1 else ''} available with "
+                         "`--fix --unsafe-fixes` (review them: they may change behaviour)")
         if hints:
             lines.append("; ".join(hints) + ".")
     else:
