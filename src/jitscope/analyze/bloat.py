@@ -29,11 +29,10 @@ from typing import Any
 
 from .._serde import Record
 from ..model import Fix, Location
+from .bloat_source import BUILTIN_REDUCTIONS, _enclosing_loop, _nested_loops, _reduction_text, _tree
 
 MIN_REPEATS = 8
 MIN_EQUATIONS = 24
-BUILTIN_REDUCTIONS = {"sum": "jnp.sum", "max": "jnp.max", "min": "jnp.min", "any": "jnp.any",
-                      "all": "jnp.all", "reduce": "a jnp reduction or lax.reduce"}
 
 
 @dataclass
@@ -116,32 +115,6 @@ def _carried(eqns: list[Any], start: int, period: int) -> bool:
                for e in eqns[start + period:start + 2 * period] for v in e.invars)
 
 
-_AST_CACHE: dict[str, ast.AST | None] = {}
-
-
-def _tree(filename: str) -> ast.AST | None:
-    if filename not in _AST_CACHE:
-        text = "".join(linecache.getlines(filename))
-        try:
-            _AST_CACHE[filename] = ast.parse(text) if text else None
-        except SyntaxError:
-            _AST_CACHE[filename] = None
-    return _AST_CACHE[filename]
-
-
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _enclosing_loop(filename: str, lo: int, hi: int) -> ast.AST | None:
-    tree = _tree(filename)
-    best = None
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, _LOOPS) and node.lineno <= lo and (node.end_lineno or node.lineno) >= hi:
-            if best is None or (node.lineno, -(node.end_lineno or 0)) > (best.lineno, -(best.end_lineno or 0)):
-                best = node
-    return best
-
-
 def _classify(frames: list[tuple], lines: set[tuple[str, int]]) -> tuple[str, ast.AST | None, str, tuple | None]:
     """(kind, node, builtin name, anchor frame) from the source around the run's common frames."""
     for fr in reversed(frames):  # deepest first: a builtin reduction call at that exact spot
@@ -183,12 +156,14 @@ def _fix(kind: str, builtin: str, carried: bool, node: ast.AST | None, filename:
             return Fix(f"use {repl} over a vectorised expression", f"builtin {builtin}() over a generator traces "
                        f"the body once per element ({pattern_size} equations each, {run_eqns} in all); write the "
                        f"body on whole arrays (or jax.vmap it) and reduce with {repl}.", location=location)
-        if isinstance(node, ast.Call) and builtin != "reduce":
-            seg = ast.get_source_segment("".join(linecache.getlines(filename)), node) or ""
-            text = repl + seg[len(builtin):] if seg.startswith(builtin) else ""
+        text = _reduction_text(builtin, node, filename)
+        suggestion = (f" Suggested replacement: {text} (builtin {builtin}() reduces over the first axis only);"
+                      " check it before applying: results can differ for int8/bool dtypes (builtin sum accumulates"
+                      " in the element dtype and wraps around, jnp.sum accumulates small ints in int32)."
+                      if text else "")
         return Fix(f"use {repl}", f"builtin {builtin}() iterates the array element by element, adding "
-                   f"{pattern_size} equations per element ({run_eqns} in all); {repl} is a single reduction.",
-                   safety="advice", replacement=text or None, location=location)
+                   f"{pattern_size} equations per element ({run_eqns} in all); {repl} is a single reduction."
+                   + suggestion, safety="advice", replacement=text or None, location=location)
     if kind == "comprehension" or (kind == "python_loop" and not carried):
         return Fix("use jax.vmap (or vectorised jnp operations)",
                    f"the {'comprehension' if kind == 'comprehension' else 'loop'} repeats independent work; "
@@ -225,23 +200,70 @@ def detect_bloat(closed_jaxpr: Any, entry_code: Any = None, *, min_repeats: int 
         if len(eqns) < min_equations:
             continue
         keys = []
+        loose = []  # (primitive, lines): the key without output types, for a first iteration that differs
         eqn_stacks = []
+        eqn_lines = []
         for eqn in eqns:
             st = stacks.stack(eqn)
             eqn_stacks.append(st)
             lines = line_keys.get(id(st))
             if lines is None:
                 lines = line_keys[id(st)] = tuple((f[0], f[2]) for f in st)
+            eqn_lines.append(lines)
             key = (eqn.primitive.name, _out_sig(eqn), lines)
             keys.append(interned.setdefault(key, len(interned)))
-        for start, end, period in _find_runs(keys, min_repeats, min_equations):
-            runs.append(_describe_run(eqns, eqn_stacks, start, end, period, path, uses, total))
+            loose.append(interned.setdefault((eqn.primitive.name, lines), len(interned)))
+        found = _find_runs(keys, min_repeats, min_equations)
+        for i, (start, end, period) in enumerate(found):
+            lo = found[i - 1][1] if i else 0
+            hi = found[i + 1][0] if i + 1 < len(found) else len(eqns)
+            span = _with_first_iteration(eqns, keys, loose, eqn_lines, (start, end, period), lo, hi)
+            runs.append(_describe_run(eqns, eqn_stacks, span, period, path, uses, total))
     runs.sort(key=lambda r: -r.equations)
     return runs
 
 
-def _describe_run(eqns: list[Any], eqn_stacks: list[tuple], start: int, end: int, period: int,
+def _with_first_iteration(eqns: list[Any], keys: list[int], loose: list[int], eqn_lines: list[tuple],
+                          run: tuple[int, int, int], lo: int, hi: int) -> tuple[int, int, int, int]:
+    """(first, aligned start, end, repeats) of a run, counting a first iteration that differs.
+
+    The first iteration of a loop often differs slightly: a carry that starts as a Python
+    literal or a weak-typed value adds ``convert_element_type`` equations or drops some, so
+    ``_find_runs`` misses it (or, rotated, the last iteration's tail). Repeats are aligned to
+    end where the exact matches end; then the equations before are matched backwards against
+    the pattern on primitive and source lines only (output types ignored), skipping
+    ``convert_element_type`` from the pattern's lines. One partial or full match counts as one
+    more repeat. ``[lo, hi)`` bounds the search (neighbouring runs).
+    """
+    start, end, period = run
+    repeats = (end - start) // period
+    full = end
+    while full < hi and full - end < period and keys[full] == keys[full - period]:
+        full += 1
+    astart = start + (full - end)
+    pattern = loose[astart:astart + period]
+    pattern_lines = set(eqn_lines[astart:astart + period])
+
+    def skippable(k: int) -> bool:
+        return eqns[k].primitive.name == "convert_element_type" and eqn_lines[k] in pattern_lines
+
+    j, i, first = period - 1, astart - 1, astart
+    while i >= lo and j >= 0:
+        if loose[i] == pattern[j]:
+            j, first = j - 1, i
+        elif not skippable(i):
+            break
+        i -= 1
+    if first == astart:
+        return start, start, end, repeats
+    while first - 1 >= lo and skippable(first - 1):
+        first -= 1
+    return first, astart, full, repeats + 1
+
+
+def _describe_run(eqns: list[Any], eqn_stacks: list[tuple], span: tuple[int, int, int, int], period: int,
                   path: str, uses: int, total: int) -> BloatRun:
+    first, start, end, repeats = span
     pattern_stacks = eqn_stacks[start:start + period]
     common: list[tuple] = []
     for level in zip(*pattern_stacks, strict=False) if pattern_stacks else ():
@@ -251,9 +273,15 @@ def _describe_run(eqns: list[Any], eqn_stacks: list[tuple], start: int, end: int
             break
     lines = {(f[0], f[2]) for st in pattern_stacks for f in st[len(common):len(common) + 1]}
     kind, node, builtin, anchor = _classify(common, lines)
+    construct = {"builtin_reduction": f"{builtin}(...)", "python_loop": "Python loop",
+                 "comprehension": "comprehension"}.get(kind, "repeated code")
     location = None
     if node is not None and (anchor is not None or lines):
         file = anchor[0] if anchor else min(lines)[0]
+        if kind != "builtin_reduction":
+            nested = _nested_loops(file, node, repeats)
+            if nested is not None:
+                node, construct = nested
         func = anchor[1] if anchor else (pattern_stacks[0][0][1] if pattern_stacks and pattern_stacks[0] else None)
         location = Location(file, node.lineno, node.col_offset + 1, func, node.end_lineno,
                             (node.end_col_offset or 0) + 1)
@@ -266,11 +294,8 @@ def _describe_run(eqns: list[Any], eqn_stacks: list[tuple], start: int, end: int
     source = ""
     if location is not None:
         source = linecache.getline(location.file, location.line).strip()
-    repeats = (end - start) // period
     carried = _carried(eqns, start, period) if repeats > 1 else False
-    construct = {"builtin_reduction": f"{builtin}(...)", "python_loop": "Python loop",
-                 "comprehension": "comprehension"}.get(kind, "repeated code")
-    run_eqns = (end - start) * uses
+    run_eqns = (end - first) * uses
     fix = _fix(kind, builtin, carried, node, location.file if location else "", location, run_eqns, period)
     return BloatRun(kind, repeats * uses, period, run_eqns, run_eqns / total,
                     [e.primitive.name for e in eqns[start:start + period]], carried, path, location,

@@ -11,9 +11,11 @@ fresh wrapper, so JAX's trace cache cannot skip it) with ``sys.setprofile`` watc
 
 clears JAX's caches first (so inner ``jax.jit`` helpers trace again too), and snapshots the
 module globals before and after (new or rebound names, containers whose
-size changed). Lines come from the calling frame, or for rebinding from ``STORE_GLOBAL``
-instructions. Python 3.11 has no ``sys.monitoring``, hence ``setprofile``; it slows this one
-extra trace, never the timed one.
+size changed), and the items of watched containers that ``STORE_SUBSCR``/``DELETE_SUBSCR``
+instructions in the reached code target (``cache["k"] = x`` on an existing key calls nothing and
+changes no size: the item's identity does). Lines come from the calling frame, or for rebinding
+and item stores from the ``STORE_GLOBAL``/``STORE_SUBSCR`` instructions. Python 3.11 has no
+``sys.monitoring``, hence ``setprofile``; it slows this one extra trace, never the timed one.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
              "discard", "popitem", "__setitem__", "__delitem__"}
+_MAX_COPY = 100_000  # containers larger than this are compared by size only
 _LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 
 
@@ -82,6 +85,89 @@ def _store_lines(fn: Any, name: str) -> tuple[str, int, str] | None:
     return None
 
 
+_CONTAINER_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF")
+
+
+def _subscript_sites(fn: Any, names: set[str]) -> dict[str, list[tuple]]:
+    """``STORE_SUBSCR`` / ``DELETE_SUBSCR`` on a global or closure ``name`` in the reached code.
+
+    ``cache["k"] = x`` on an existing key is a plain bytecode store: no C call for setprofile to see
+    and no size change. The subscript target starts where the container's load does (same line and
+    column); the last load there is the container (``a.b["k"]`` ends in ``LOAD_ATTR``: skipped).
+    Returns name -> [(file, line, function, "name[...] = ..." | "del name[...]", constant key or _ANY_KEY)].
+    """
+    from ..analyze.jaxpr_stats import _code_objects, _functions_reached
+
+    sites: dict[str, list[tuple]] = {}
+    seen: set[int] = set()
+    for f in _functions_reached(fn) if isinstance(fn, types.FunctionType) else []:
+        for c in _code_objects(f.__code__):
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            instrs = list(dis.get_instructions(c))
+            for i, ins in enumerate(instrs):
+                if ins.opname not in ("STORE_SUBSCR", "DELETE_SUBSCR") or ins.positions is None:
+                    continue
+                pos = ins.positions
+                container = None
+                for prev in reversed(instrs[:i]):
+                    pp = prev.positions
+                    if pp is None or pp.lineno != pos.lineno or pp.col_offset != pos.col_offset:
+                        continue
+                    if pp.end_col_offset is not None and pos.end_col_offset is not None \
+                            and pp.end_col_offset >= pos.end_col_offset and pp.end_lineno == pos.end_lineno:
+                        continue  # COPY/SWAP/BINARY_SUBSCR of an augmented assignment span the whole target
+                    container = prev
+                    break
+                if container is None or container.opname not in _CONTAINER_LOADS or container.argval not in names:
+                    continue
+                name = container.argval
+                detail = f"del {name}[...]" if ins.opname == "DELETE_SUBSCR" else f"{name}[...] = ..."
+                key = instrs[i - 1].argval if instrs[i - 1].opname == "LOAD_CONST" else _ANY_KEY
+                sites.setdefault(name, []).append((c.co_filename, pos.lineno or 0, c.co_qualname, detail, key))
+    return sites
+
+
+_ANY_KEY = object()  # a subscript site whose key is computed at run time
+
+
+def _sites_that_ran(before: list[Any], obj: Any, sites: list[tuple]) -> list[tuple]:
+    """The sites whose effect shows: for a dict, a constant key must be one that changed."""
+    if not _changed(before, obj):
+        return []
+    if not isinstance(obj, dict) or max(len(obj), len(before)) > _MAX_COPY:
+        return sites
+    old = dict(before)
+    changed = {k for k in old.keys() | obj.keys() if k not in old or k not in obj or old[k] is not obj[k]}
+    return [site for site in sites if site[4] is _ANY_KEY or _in(site[4], changed)]
+
+
+def _in(key: Any, keys: set[Any]) -> bool:
+    try:
+        return key in keys
+    except TypeError:  # an unhashable constant cannot be a dict key
+        return False
+
+
+def _contents(obj: Any) -> list[Any]:
+    """A shallow copy (keeps the referenced objects alive, so identity comparison is sound)."""
+    return list(obj.items()) if isinstance(obj, dict) else list(obj)
+
+
+def _changed(before: list[Any], obj: Any) -> bool:
+    if len(obj) != len(before):
+        return True
+    if len(obj) > _MAX_COPY:
+        return False
+    after = _contents(obj)
+    if isinstance(obj, set):
+        return False  # same size: an add() of a present item changes nothing
+    if isinstance(obj, dict):
+        return any(k1 is not k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(before, after, strict=True))
+    return any(a is not b for a, b in zip(before, after, strict=True))
+
+
 def trace_with_effects(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
                        static_argnames: tuple[str, ...] = (),
                        static_argnums: tuple[int, ...] = ()) -> tuple[list[EffectEvent], str]:
@@ -92,10 +178,20 @@ def trace_with_effects(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
     import jax
 
     from .._jaxcompat import _is_user_file
+    from ..analyze.jaxpr_stats import _functions_reached
     from .lowering import fresh_entry
 
     dicts, watched = _modules_and_cells(fn)
     before = _snapshot(dicts)
+    sites = _subscript_sites(fn, set(watched.values()))
+    containers = {name: obj for d in dicts for name, obj in d.items() if name in sites and id(obj) in watched}
+    for f in _functions_reached(fn) if isinstance(fn, types.FunctionType) else []:
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or (), strict=False):
+            with contextlib.suppress(ValueError):
+                if name in sites and id(cell.cell_contents) in watched:
+                    containers.setdefault(name, cell.cell_contents)
+    contents_before = {name: _contents(obj) if len(obj) <= _MAX_COPY else [None] * len(obj)
+                       for name, obj in containers.items()}
     events: list[EffectEvent] = []
     print_fn = builtins.print
 
@@ -135,6 +231,11 @@ def trace_with_effects(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
             sys.setprofile(old)
     after = _snapshot(dicts)
     seen_containers = {e.detail.split(".")[0] for e in events if e.kind == "container"}
+    for name, copy in contents_before.items():
+        ran = [] if name in seen_containers else _sites_that_ran(copy, containers[name], sites[name])
+        if ran:
+            seen_containers.add(name)
+            events.extend(EffectEvent("container", *site[:4]) for site in ran)
     for snap_before, snap_after in zip(before, after, strict=True):
         for name, (ident, size) in snap_after.items():
             old_state = snap_before.get(name)
