@@ -168,3 +168,26 @@ def test_user_text_cannot_break_out_of_the_page_or_the_embedded_json(tmp_path):
     assert "<b>" not in dom.split('id="jitscope-data"')[0]  # user text is escaped in the page body
     # Same-named files in different folders stay distinguishable.
     assert "a/__init__.py:5" in dom and "b/__init__.py:5" in dom
+
+
+@pytest.mark.parametrize("command", ["compare", "inspect", "scale", "lint", "watch"])
+def test_every_measuring_command_writes_html_directly(cli, tmp_path, command):
+    prog = tmp_path / "prog.py"
+    prog.write_text("import jax\nimport jax.numpy as jnp\n\n\ndef f(x):\n    return jnp.sin(x) * 2\n\n\n"
+                    "def make(n):\n    return f, (jnp.ones(n),)\n\n\n"
+                    "@jax.jit\ndef g(x):\n    print(x)\n    return x\n\n\nif __name__ == '__main__':\n"
+                    "    g(jnp.ones(3))\n    g(jnp.ones(4))\n")
+    out = tmp_path / "out" / f"{command}.html"
+    args = {"compare": ["compare", f"{prog}:f", "--arg", "f32[8]", "--budget", "0.01"],
+            "inspect": ["inspect", f"{prog}:f", "--arg", "f32[8]", "--budget", "0.01"],
+            "scale": ["scale", f"{prog}:make", "--sizes", "4,8,16", "--budget", "0.01"],
+            "lint": ["lint", str(prog)],
+            "watch": ["watch", "--html", str(out), str(prog)]}[command]
+    if command != "watch":
+        args += ["--html", str(out)]
+    proc = cli(*args, cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+    html = out.read_text()
+    data = json.loads(re.search(r'id="jitscope-data">(.*?)</script>', html, re.S).group(1))
+    assert data["kind"] == command
+    assert f"jitscope {command} report" in html

@@ -8,7 +8,33 @@ from pathlib import Path
 
 
 def add_json_option(p: argparse.ArgumentParser) -> None:
+    """``--json PATH`` and ``--html PATH``: the whole result as JSON, and as a self-contained HTML report."""
     p.add_argument("--json", metavar="PATH", help="write the whole result as JSON (schema: docs/json-schema.md)")
+    p.add_argument("--html", metavar="PATH",
+                   help="also write a self-contained HTML report (inline SVG charts, no network access)")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse unwritable ``--json`` / ``--html`` destinations before anything is measured or run."""
+    check_writable(args.json)
+    check_writable(args.html, "--html")
+
+
+def save_outputs(result: object, args: argparse.Namespace) -> None:
+    """Write ``--json`` and ``--html`` (after the terminal output); a failure is one-line ``UsageError``."""
+    from ..errors import UsageError
+
+    if args.json:
+        result.save(args.json)  # type: ignore[attr-defined]
+    if args.html:
+        from ..render import html
+
+        page = html.render(result)  # type: ignore[arg-type]
+        try:
+            Path(args.html).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.html).write_text(page, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write {args.html}: {e.strerror or e}") from None
 
 
 def add_call_options(p: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from ._common import add_call_options, add_json_option, check_writable
+from ._common import add_call_options, add_json_option, check_outputs, save_outputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--calls must be >= 1, got {args.calls}")
     if args.budget <= 0 or args.min_samples < 1:
         raise UsageError("--budget must be > 0 and --min-samples >= 1")
-    check_writable(args.json)  # fail before measuring, not after
+    check_outputs(args)  # fail before measuring, not after
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
     variants, problems = build_variants(args)
@@ -135,8 +135,7 @@ def run(args: argparse.Namespace) -> int:
     render(result, make_console())  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)
-    if args.json:
-        result.save(args.json)
+    save_outputs(result, args)
     if result.interrupted:
         return 130
     if problems:

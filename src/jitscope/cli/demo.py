@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from ._common import add_json_option, check_writable
+from ..errors import EXIT_FINDINGS, EXIT_OK
+from ._common import add_json_option, check_outputs, save_outputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,18 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "engine and print each table with a lesson computed from the numbers.")
     p.add_argument("--quick", action="store_true", help="smaller inputs and budgets (whole demo under 30 s)")
     p.add_argument("--only", metavar="NAME[,NAME]", help="run only these case studies: " + ", ".join(CASES))
-    p.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report to PATH")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_option(p)
     p.set_defaults(func=run)
-
-
-def _html_renderer():
-    try:
-        from ..render import html
-    except ImportError:
-        raise UsageError("--html: the HTML renderer (jitscope.render.html) is not available in this build") from None
-    return html.render
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,9 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from ..render.console import make_console, render
 
     names = parse_only(args.only)
-    check_writable(args.json)  # fail before measuring, not after
-    check_writable(args.html, "--html")
-    html_render = _html_renderer() if args.html else None
+    check_outputs(args)  # fail before measuring, not after
     show = not args.no_progress and sys.stderr.isatty()
     if show:
         from rich.console import Console
@@ -63,22 +52,8 @@ def run(args: argparse.Namespace) -> int:
             bar.advance(task)
     else:
         result = demo(names, quick=args.quick)
-    html_error = None
-    if html_render is not None:
-        from pathlib import Path
-
-        try:
-            page = html_render(result)
-            Path(args.html).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.html).write_text(page, encoding="utf-8")
-        except Exception as e:  # the tables and the JSON are still delivered
-            html_error = f"--html {args.html}: {type(e).__name__}: {e}"
     render(result, make_console())
-    if args.json:
-        result.save(args.json)
-    if html_error is not None:
-        print(f"jitscope: {html_error}", file=sys.stderr)
-        return EXIT_FINDINGS
+    save_outputs(result, args)
     for case in result.cases:
         if case.error is not None:
             print(f"jitscope: case study '{case.name}' failed: {case.error}", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_call_options, add_json_option, check_writable
+from ._common import add_call_options, add_json_option, check_outputs, save_outputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.budget <= 0:
         raise UsageError(f"--budget {args.budget}: must be positive")
-    check_writable(args.json)  # fail before measuring, not after
+    check_outputs(args)  # fail before measuring, not after
     if args.dump:
         from pathlib import Path
 
@@ -51,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
                               numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
                               target=args.target, **call_kwargs)
     render(result)
-    if args.json:
-        result.save(args.json)
+    save_outputs(result, args)
     if result.status != "ok":
         finding = result.findings[0]
         print(f"jitscope: tracing {args.target} failed: {finding.message}", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._common import add_json_option, check_writable
+from ._common import add_json_option, check_outputs, check_writable, save_outputs
 
 
 def _codes(value: str) -> list[str]:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config and args.no_config:
         raise UsageError("--config and --no-config are mutually exclusive")
-    check_writable(args.json)
+    check_outputs(args)
     check_writable(args.output_file, "--output-file")
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
@@ -68,8 +68,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {args.output_file}: {e.strerror or e}") from None
     else:
         sys.stdout.write(text)
-    if args.json:
-        result.save(args.json)
+    save_outputs(result, args)
     if args.exit_zero:
         return 0
     if args.diff:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_option, check_writable
+from ._common import add_json_option, check_outputs, check_writable, save_outputs
 
 
 def _sizes(text: str) -> list[int]:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if args.budget <= 0:
         raise UsageError(f"--budget {args.budget}: must be positive")
     sizes = _sizes(args.sizes)
-    check_writable(args.json)  # fail before measuring, not after
+    check_outputs(args)  # fail before measuring, not after
     check_writable(f"{args.plot}.png" if args.plot else None, "--plot", args.plot)
     if args.plot:
         from ..render.plot import _pyplot
@@ -61,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as e:  # keep the measurements; report the plot failure last
             plot_error = f"--plot {args.plot}: cannot write the plot ({e})"
     render(result)
-    if args.json:
-        result.save(args.json)
+    save_outputs(result, args)
     if plot_error:
         raise UsageError(plot_error)
     return EXIT_FINDINGS if any(p.error for p in result.points) else 0

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ..errors import EXIT_BUDGET, UsageError
+from ..errors import EXIT_BUDGET, JitscopeError, UsageError
 from ._common import add_json_option, check_writable
 
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in,
     # and unwritable paths are refused before the program runs.
     cwd = os.getcwd()
-    for name in ("json", "trace", "events"):
+    for name in ("json", "html", "trace", "events"):
         path = getattr(args, name)
         if path:
             check_writable(path, f"--{name}")
@@ -97,12 +97,20 @@ def _chdir_back(cwd: str) -> None:
 
 
 def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
-    from ..render import trace
+    from ..render import html, trace
 
-    for path, write in ((args.json, result.save), (args.trace, lambda p: trace.write(result, p))):
+    def write_html(path: str) -> None:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(html.render(result))
+
+    for path, write in ((args.json, result.save), (args.html, write_html),
+                        (args.trace, lambda p: trace.write(result, p))):
         if not path:
             continue
         try:
             write(path)
         except OSError as e:
             print(f"jitscope: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        except JitscopeError as e:  # Result.save reports its own OSError this way
+            print(f"jitscope: {e}", file=sys.stderr)
