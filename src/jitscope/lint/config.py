@@ -88,13 +88,8 @@ def find_config(start: str | os.PathLike[str]) -> Path | None:
 
 def load_config(path: str | os.PathLike[str]) -> LintConfig:
     """Read ``[tool.jitscope]`` from ``path``; ``UsageError`` on invalid TOML, unknown keys or rule codes."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError:
-            raise UsageError(f"{path}: reading [tool.jitscope] needs Python 3.11+ or the 'tomli' package") from None
+    import tomllib
+
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
