@@ -118,3 +118,33 @@ def test_js201_fix_is_unsafe_because_jnp_sum_differs_from_sum():
     with pytest.raises(TypeError):
         fixed(ws)
     assert all_rules()["JS201"].fix == "unsafe"
+
+
+def test_js602_safe_fix_turns_a_call_that_always_raised_into_the_tuple_call(tmp_path):
+    """The only safe fix: under real jit the list call raises; after `--fix` it runs and equals the tuple call."""
+    import subprocess
+    import sys
+
+    import jitscope
+
+    src = tmp_path / "static_list.py"
+    src.write_text(
+        "from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+        "@partial(jax.jit, static_argnames='axes')\ndef total(x, axes=[0]):\n    return x.sum(axis=tuple(axes))\n\n\n"
+        "x = jnp.arange(6.0).reshape(2, 3)\n"
+        "print(float(total(x, axes=[0, 1])), total(x, axes={1}).tolist(), total(x).tolist())\n")
+
+    def run():
+        return subprocess.run([sys.executable, str(src)], capture_output=True, text=True,
+                              env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+
+    before = run()
+    assert before.returncode == 1 and "Non-hashable static arguments" in before.stderr
+    result = jitscope.lint([str(src)], fix=True)
+    assert result.fixes_applied == 2  # the two call sites; the list default (unsafe) is left alone
+    text = src.read_text()
+    assert "axes=(0, 1)" in text and "axes=frozenset({1})" in text and "axes=[0]" in text
+    assert [f.severity for f in result.findings if f.code == "JS602"] == ["warning"]  # the default remains
+    after = run()
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.split() == ["15.0", "[3.0,", "12.0]", "[3.0,", "5.0,", "7.0]"]

@@ -41,13 +41,21 @@ class UnhashableStaticArg(Rule):
     ```
 
     ## Fix safety
-    No fix is offered, although a tuple is usually what you want.
+    Safe at call sites, for a list or set whose elements are all constants (``[0, 1]`` ->
+    ``(0, 1)``, ``{"a"}`` -> ``frozenset({"a"})``): jit hashes the static arguments it is
+    given before it calls the function, so that call can never have run the function; the
+    tuple of the same constants only turns a call that always raised into one that runs. The
+    one behaviour it changes is a program that catches that ``ValueError`` on purpose. Dicts,
+    comprehensions and lists holding names or calls get no fix. A list *default* works as
+    is (jit does not hash a default that was not passed), so it is only a warning, and its
+    fix is unsafe: the body may rely on list operations (``axes + [1]``).
     """
 
     code = "JS602"
     name = "unhashable-static-arg"
     message = "{kind} passed for static argument `{param}` of `{function}`: static arguments must be hashable; use a tuple"
     severity = "error"
+    fix = "safe"
     nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     traced_only = False
 
@@ -70,7 +78,8 @@ class UnhashableStaticArg(Rule):
         passed += [(k.arg, k.value) for k in call.keywords if k.arg]
         for param, value in passed:
             if param in static and isinstance(value, _UNHASHABLE):
-                ctx.report(self, value, kind=f"a {_KIND[type(value)]}", param=param, function=call.func.id)
+                ctx.report(self, value, fix=self._fix(value, ctx), kind=f"a {_KIND[type(value)]}", param=param,
+                           function=call.func.id)
 
     def _defaults(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
         for dec in fn.decorator_list:
@@ -84,6 +93,33 @@ class UnhashableStaticArg(Rule):
             pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is not None]
             for p, d in pairs:
                 if p.arg in static and isinstance(d, _UNHASHABLE):
+                    # The default itself works (jit hashes only the arguments passed), so this is a
+                    # warning, and turning it into a tuple may break list operations in the body: unsafe.
+                    fix = self._fix(d, ctx)
+                    if fix is not None:
+                        fix.safety = "unsafe"
                     ctx.report(self, d, f"default of static argument `{p.arg}` of `{fn.name}` is a "
-                               f"{_KIND[type(d)]}: passing one raises 'Non-hashable static arguments'; use a tuple",
-                               kind=f"a {_KIND[type(d)]}", param=p.arg, function=fn.name)
+                               f"{_KIND[type(d)]}: the default works, but a caller passing a {_KIND[type(d)]} gets "
+                               "'Non-hashable static arguments'; use a tuple", severity="warning",
+                               fix=fix, kind=f"a {_KIND[type(d)]}", param=p.arg, function=fn.name)
+
+    def _fix(self, value: ast.AST, ctx: Context) -> object:
+        """The hashable literal with the same constants, or None when the elements are not all constants."""
+        if not isinstance(value, (ast.List, ast.Set)) or not all(_is_constant(e) for e in value.elts):
+            return None
+        items = ", ".join(ctx.segment(e) for e in value.elts)
+        if isinstance(value, ast.List):
+            repl = f"({items},)" if len(value.elts) == 1 else f"({items})"
+            return ctx.edit(self, value, repl, "Pass a tuple")
+        return ctx.edit(self, value, f"frozenset({{{items}}})", "Pass a frozenset")
+
+
+def _is_constant(node: ast.AST) -> bool:
+    """A literal constant, or a tuple of them (``-1`` and ``(0, 1)`` included)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, ast.Tuple):
+        return all(_is_constant(e) for e in node.elts)
+    return False
