@@ -9,7 +9,8 @@ functions unless the rule says otherwise), then descends. Function definitions p
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 
 from .astutil import children
 from .context import NESTED, Context, Frame
@@ -228,42 +229,40 @@ class _Visitor:
         traced = ctx.is_traced(it)
         self._bind(target, traced, False, traced)
 
-    def _for(self, node: ast.For | ast.AsyncFor) -> None:
-        self.visit(node.iter)
-        self._bind_loop(node.target, node.iter)
+    @contextlib.contextmanager
+    def _in_loop(self) -> Iterator[None]:
+        """Everything visited inside runs once per iteration (rules ask ``ctx.in_loop``)."""
         f = self.ctx.frame
         f.loop_depth += 1
         try:
-            self.visit_all(node.body)
+            yield
         finally:
             f.loop_depth -= 1
+
+    def _for(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self._bind_loop(node.target, node.iter)
+        with self._in_loop():
+            self.visit_all(node.body)
         self.visit_all(node.orelse)
 
     def _while(self, node: ast.While) -> None:
         self.visit(node.test)
-        f = self.ctx.frame
-        f.loop_depth += 1
-        try:
+        with self._in_loop():
             self.visit_all(node.body)
-        finally:
-            f.loop_depth -= 1
         self.visit_all(node.orelse)
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
-        f = self.ctx.frame
         for gen in node.generators:
             self.visit(gen.iter)
             self._bind_loop(gen.target, gen.iter)
             self.visit_all(gen.ifs)
-        f.loop_depth += 1
-        try:
+        with self._in_loop():
             if isinstance(node, ast.DictComp):
                 self.visit(node.key)
                 self.visit(node.value)
             else:
                 self.visit(node.elt)
-        finally:
-            f.loop_depth -= 1
 
     def _global(self, node: ast.Global | ast.Nonlocal) -> None:
         f = self.ctx.frame
