@@ -186,7 +186,7 @@ def test_every_measuring_command_writes_html_directly(cli, tmp_path, command):
     if command != "watch":
         args += ["--html", str(out)]
     proc = cli(*args, cwd=tmp_path)
-    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.returncode == (1 if command == "lint" else 0), proc.stderr  # lint: the print in g is a finding
     html = out.read_text()
     data = json.loads(re.search(r'id="jitscope-data">(.*?)</script>', html, re.S).group(1))
     assert data["kind"] == command

@@ -18,10 +18,9 @@ import os
 import time
 from typing import Any
 
-from ..analyze.compare import fmt_ratio
 from ..render.console import fmt_seconds
 from ..results.demo import CaseStudy, Column
-from ._common import budget, first, steady
+from ._common import budget, faster_by, first, steady
 
 NAME = "fusion"
 TITLE = "a + b - c: op-by-op dispatch vs one fused program; static shapes"
@@ -161,8 +160,8 @@ def run(quick: bool = False) -> CaseStudy:
     if err["error_class"]:
         static_part = (f"jit(get_negatives) fails to trace with {err['error_class']} at {err['where']} "
                        f"(x[x < 0] has a data-dependent shape; fix: {err['fix']}); "
-                       f"jnp.where(x < 0, x, 0).sum() under jit runs {fmt_ratio(mask_ratio)} "
-                       f"{'faster' if mask_ratio >= 1 else 'slower'} than the eager boolean mask "
+                       f"jnp.where(x < 0, x, 0).sum() under jit runs {faster_by(mask_ratio)} "
+                       f"than the eager boolean mask "
                        f"({fmt_seconds(steady(r2, fix))} vs {fmt_seconds(steady(r2, mask))}) and the sums "
                        f"{'agree' if agree else 'DIFFER'} (rel diff {rel_diff:.2g}).")
     else:
@@ -173,7 +172,7 @@ def run(quick: bool = False) -> CaseStudy:
               f"({per} of its jaxpr); jit compiled "
               f"{_plural(jit_compiles or 0, 'program')} whose optimised HLO has "
               f"{_plural(prog['fusions'], 'fusion')} holding {prog['fused_ops']} ops ({ops}); {bytes_part}; "
-              f"jit runs {fmt_ratio(speedup)} {'faster' if speedup >= 1 else 'slower'} per call on {n:,} float32 "
+              f"jit runs {faster_by(speedup)} per call on {n:,} float32 "
               f"({fmt_seconds(steady(r, 'jit(fusion)'))} vs {fmt_seconds(steady(r, 'eager'))}). "
               f"Static shapes: {static_part}")
     facts = {"n": n, "eager_compiles_first_call": eager_compiles, "jit_compiles_first_call": jit_compiles,

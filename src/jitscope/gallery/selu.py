@@ -9,9 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..analyze.compare import fmt_ratio
 from ..results.demo import CaseStudy
-from ._common import budget, fastest, payback, steady
+from ._common import budget, faster_by, fastest, payback, steady
 
 NAME = "selu"
 TITLE = "SELU: eager vs jit"
@@ -52,8 +51,7 @@ def run(quick: bool = False) -> CaseStudy:
                 min_samples=b.min_samples, reference="eager", title=f"SELU on {n:,} normal samples")
     speedup = steady(r, "eager") / steady(r, "jit(selu)")
     best = fastest(r).name
-    lesson = (f"{best} wins: jit(selu) runs {fmt_ratio(speedup)} "
-              f"{'faster' if speedup >= 1 else 'slower'} than eager on {n:,} samples "
+    lesson = (f"{best} wins: jit(selu) runs {faster_by(speedup)} than eager on {n:,} samples "
               f"(seed: 'several times'); {payback(r, 'jit(selu)', 'eager')}.")
     return CaseStudy(NAME, TITLE, SEED, PUBLISHED, lesson, compare=r,
                      facts={"n": n, "speedup_jit_vs_eager": speedup, "fastest": best},
