@@ -64,3 +64,30 @@ def test_unwrap_jit():
     wrapped, nums, names = jc.unwrap_jit(j)
     assert wrapped is f and 1 in nums and "n" in names
     assert jc.unwrap_jit(f) is None
+
+
+def test_is_user_file_is_the_one_filter_for_inspect_and_watch(tmp_path):
+    import json
+    import logging
+    import os
+
+    import jaxlib
+
+    import jitscope
+    from jitscope.collect import watch_signature as sig
+    from jitscope.gallery import selu
+
+    assert jc.is_user_file(__file__) and jc.is_user_file(str(tmp_path / "prog.py"))
+    assert jc.is_user_file("<stdin>") and jc.is_user_file("<ipython-input-1-abc>")
+    assert not jc.is_user_file("<frozen importlib._bootstrap>")
+    for not_user in (jax.__file__, jaxlib.__file__, json.__file__, logging.__file__, jitscope.__file__,
+                     sig.__file__, jc.__file__):
+        assert not jc.is_user_file(not_user), not_user
+    # The demo's case studies are the user's code of the demo, for inspect and watch alike.
+    assert jc.is_user_file(selu.__file__)
+    assert sig.is_user_function(selu.selu) and sig.is_user_function(traced)
+    assert not sig.is_user_function(jnp.sin)
+    site = sig.user_call_site()
+    assert site is not None and os.path.samefile(site.file, __file__)
+    assert site.function == "test_is_user_file_is_the_one_filter_for_inspect_and_watch"
+    assert sig.is_user_file is jc.is_user_file  # no second filter with its own cache

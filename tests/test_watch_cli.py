@@ -233,7 +233,27 @@ def test_outputs_into_a_new_directory_are_created(cli, tmp_path):
     events, trace = tmp_path / "new" / "e.jsonl", tmp_path / "new" / "deeper" / "t.json"
     p = cli("watch", "--events", str(events), "--trace", str(trace), "prog.py", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    assert events.read_text().count("\n") >= 1 and json.loads(trace.read_text())["traceEvents"]
+    # PROG_CHDIR compiles its lambda exactly twice (f32[2], then f32[3]): both outputs record both.
+    lines = events.read_text().splitlines()
+    assert len(lines) == 2 and [json.loads(line)["function"] for line in lines] == ["<lambda>"] * 2
+    slices = [e for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"]
+    compiles = [e for e in slices if e["cat"] != "phase"]  # phase slices (trace/lower/compile) nest inside
+    assert [e["name"] for e in compiles] == ["<lambda>", "<lambda>"]
+    assert [e["args"]["index"] for e in compiles] == [0, 1]
+    assert {e["name"] for e in slices if e["cat"] == "phase"} >= {"trace", "compile"}
+
+
+def test_a_failed_write_after_the_run_keeps_summary_exit_code_and_other_outputs(cli, tmp_path):
+    # The program makes the --trace directory impossible (a file where it would go) and exits 5.
+    prog = PROG_CHDIR.replace('print("RAN")', 'open("../blocked", "w").close()\nraise SystemExit(5)')
+    (tmp_path / "prog.py").write_text(prog)
+    trace = tmp_path / "blocked" / "t.json"
+    p = cli("watch", "--json", "out.json", "--html", "out.html", "--trace", str(trace), "prog.py", cwd=tmp_path)
+    assert p.returncode == 5, p.stderr  # the program's exit code, not a write error's
+    assert f"jitscope: cannot write {trace}: " in p.stderr and "Traceback" not in p.stderr
+    assert "Compiles per function" in p.stderr  # the summary still printed
+    assert len(load_result(tmp_path / "out.json").events) == 2  # written before the trace failed
+    assert (tmp_path / "out.html").read_text().lstrip().lower().startswith("<!doctype html")
 
 
 @pytest.mark.parametrize("case,code,line,fix", [

@@ -7,6 +7,9 @@ in one place. Prefer public APIs (jax.monitoring, jax.stages, jax.make_jaxpr) el
 
 from __future__ import annotations
 
+import os
+import sys
+
 TESTED_JAX = (">=0.10.0", "<0.11")
 
 # --- watch: compile-event capture -------------------------------------------
@@ -77,21 +80,36 @@ def array_committed(x: object) -> bool:
 # Checked on JAX 0.10.2. ``jax.extend.source_info_util`` is public but does not export
 # the user-frame filter, so the filter (``is_user_filename``) comes from jax._src.
 
-_JITSCOPE_DIR = __file__.rsplit("/", 1)[0] if "/" in __file__ else ""
+_JITSCOPE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # The demo's case studies (jitscope/gallery) are the user's code of the demo: their lines are shown.
-_GALLERY_DIR = f"{_JITSCOPE_DIR}/gallery/"
+_GALLERY_DIR = f"{_JITSCOPE_DIR}gallery{os.sep}"
 _USER_FILE_CACHE: dict[str, bool] = {}
 
 
-def _is_user_file(filename: str) -> bool:
-    """True for the user's files: not JAX, not the standard library, not jitscope itself."""
+def _jaxlib_dir() -> str | None:
+    f = getattr(sys.modules.get("jaxlib"), "__file__", None)
+    return os.path.dirname(os.path.abspath(f)) + os.sep if f else None
+
+
+def is_user_file(filename: str) -> bool:
+    """True for the user's files: not JAX or jaxlib, not the standard library or frozen code,
+    not jitscope itself (except ``jitscope/gallery``, the demo's user code).
+
+    The one user-code filter of jitscope (inspect's source lines, watch's call sites and
+    user functions, trace effects); ``<stdin>``, ``<string>`` and IPython cells are user code.
+    """
     known = _USER_FILE_CACHE.get(filename)
     if known is None:
         from jax._src import source_info_util
 
-        known = bool(source_info_util.is_user_filename(filename)) and (
-            not filename.startswith(_JITSCOPE_DIR) or filename.startswith(_GALLERY_DIR))
-        known = known and not filename.startswith("<frozen ")
+        if filename.startswith("<"):
+            known = not filename.startswith("<frozen")
+        else:
+            path = os.path.abspath(filename)
+            jaxlib = _jaxlib_dir()
+            known = (bool(source_info_util.is_user_filename(path))
+                     and (not path.startswith(_JITSCOPE_DIR) or path.startswith(_GALLERY_DIR))
+                     and not (jaxlib and path.startswith(jaxlib)))
         _USER_FILE_CACHE[filename] = known
     return known
 
@@ -133,7 +151,7 @@ class StackCache:
         codes, lastis = tb.raw_frames()  # type: ignore[attr-defined]  # innermost first
         frames = []
         for code, lasti in zip(codes, lastis, strict=False):
-            if not _is_user_file(code.co_filename):
+            if not is_user_file(code.co_filename):
                 continue
             key = (code, lasti)
             fr = self._by_frame.get(key)
@@ -162,7 +180,7 @@ def exception_user_frames(exc: BaseException) -> list[tuple[str, str, int]]:
     while e is not None and id(e) not in seen:
         seen.add(id(e))
         frames = [(f.filename, f.name, f.lineno or 0) for f in _tb.extract_tb(e.__traceback__)
-                  if _is_user_file(f.filename)]
+                  if is_user_file(f.filename)]
         if len(frames) > len(best):
             best = frames
         e = e.__cause__ or e.__context__

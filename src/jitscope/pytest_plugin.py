@@ -57,6 +57,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         return (yield)
     max_compiles, fail_on_recompile = _budget(marker)
     from .collect.watch import WatchCollector, budget_violations, describe
+    from .results.watch import WatchResult
 
     collector = WatchCollector().start()
     try:
@@ -64,10 +65,11 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     finally:
         collector.stop()
         events = collector.events
+        watched = WatchResult(events=events)  # no environment capture: just the totals
         item.user_properties.append((_KEY, json.dumps({
             "compiles": len(events),
-            "seconds": sum(e.total_seconds for e in events),
-            "recompiles": [describe(e) for e in events if e.reason and e.reason.category != "first_compile"],
+            "seconds": watched.compile_seconds,
+            "recompiles": [describe(e) for e in watched.recompiles],
         })))
     violations = budget_violations(events, max_compiles, fail_on_recompile)
     if violations:

@@ -20,21 +20,30 @@ def check_outputs(args: argparse.Namespace) -> None:
     check_writable(args.html, "--html")
 
 
-def save_outputs(result: object, args: argparse.Namespace) -> None:
-    """Write ``--json`` and ``--html`` (after the terminal output); a failure is one-line ``UsageError``."""
+def write_output(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` (UTF-8), creating its parent directories.
+
+    Raises:
+        UsageError: the file cannot be written (``cannot write PATH: reason``).
+    """
     from ..errors import UsageError
 
+    out = Path(path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def save_outputs(result: object, args: argparse.Namespace) -> None:
+    """Write ``--json`` and ``--html`` (after the terminal output); a failure is one-line ``UsageError``."""
     if args.json:
         result.save(args.json)  # type: ignore[attr-defined]
     if args.html:
         from ..render import html
 
-        page = html.render(result)  # type: ignore[arg-type]
-        try:
-            Path(args.html).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.html).write_text(page, encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"cannot write {args.html}: {e.strerror or e}") from None
+        write_output(args.html, html.render(result))  # type: ignore[arg-type]
 
 
 def add_call_options(p: argparse.ArgumentParser) -> None:

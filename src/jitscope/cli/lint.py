@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._common import add_json_option, check_outputs, check_writable, save_outputs
+from ._common import add_json_option, check_outputs, check_writable, save_outputs, write_output
 
 
 def _codes(value: str) -> list[str]:
@@ -61,11 +61,7 @@ def run(args: argparse.Namespace) -> int:
         color = args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         text = format_text(result, snippet=not args.no_snippet, color=color)
     if args.output_file:
-        try:
-            with open(args.output_file, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise UsageError(f"cannot write {args.output_file}: {e.strerror or e}") from None
+        write_output(args.output_file, text)
     else:
         sys.stdout.write(text)
     save_outputs(result, args)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
+from ._common import write_output
 
 FORMATS = ("console", "html", "json", "sarif")
 
@@ -45,16 +46,6 @@ def render_to(result, fmt: str) -> str:  # noqa: ANN001 - any Result
     raise UsageError(f"unknown format '{fmt}'")
 
 
-def _write(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` (creating its directory); an OSError becomes a one-line UsageError."""
-    out = Path(path)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     from ..results import load_result
 
@@ -68,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
 
             buf = io.StringIO()
             render(result, make_console(file=buf, width=120))
-            _write(args.output, buf.getvalue())
+            write_output(args.output, buf.getvalue())
         else:
             render(result, make_console())
         return 0
     text = render_to(result, fmt)
     if args.output:
-        _write(args.output, text)
+        write_output(args.output, text)
         print(f"wrote {args.output} ({fmt})", file=sys.stderr)
     else:
         sys.stdout.write(text)

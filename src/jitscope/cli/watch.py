@@ -7,7 +7,7 @@ import os
 import sys
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
-from ._common import add_json_option, check_writable
+from ._common import add_json_option, check_writable, save_outputs, write_output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -97,20 +97,13 @@ def _chdir_back(cwd: str) -> None:
 
 
 def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
-    from ..render import html, trace
+    """--json, --html and --trace; a failure is printed (``jitscope: cannot write ...``), not raised,
+    so the summary and the program's exit code still come through."""
+    from ..render import trace
 
-    def write_html(path: str) -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(html.render(result))
-
-    for path, write in ((args.json, result.save), (args.html, write_html),
-                        (args.trace, lambda p: trace.write(result, p))):
-        if not path:
-            continue
-        try:
-            write(path)
-        except OSError as e:
-            print(f"jitscope: cannot write {path}: {e.strerror or e}", file=sys.stderr)
-        except JitscopeError as e:  # Result.save reports its own OSError this way
-            print(f"jitscope: {e}", file=sys.stderr)
+    try:
+        save_outputs(result, args)
+        if args.trace:
+            write_output(args.trace, trace.render(result) + "\n")
+    except JitscopeError as e:  # write_output and Result.save report an OSError this way
+        print(f"jitscope: {e}", file=sys.stderr)

@@ -14,7 +14,7 @@ from ..analyze import reasons as reasons_mod
 from ..analyze import watch_summary
 from ..errors import UsageError
 from ..model import CompileEvent, Environment, Location, Reason
-from ..results.watch import WatchResult
+from ..results.watch import WatchResult, recompiles
 from . import monitoring
 from .monitoring import RawCompile
 
@@ -159,10 +159,9 @@ def budget_violations(events: list[CompileEvent], max_compiles: int | None, fail
     if max_compiles is not None and len(events) > max_compiles:
         out.append(f"{len(events)} compiles, budget is {max_compiles}")
     if fail_on_recompile:
-        for e in events:
-            if e.reason is not None and e.reason.category != "first_compile":
-                out.append(f"recompile #{e.index} of {e.function}{_at(e.call_site)}: "
-                           f"{e.reason.category}: {e.reason.detail}")
+        for e in recompiles(events):  # each has a reason
+            out.append(f"recompile #{e.index} of {e.function}{_at(e.call_site)}: "
+                       f"{e.reason.category}: {e.reason.detail}")  # type: ignore[union-attr]
     return out
 
 

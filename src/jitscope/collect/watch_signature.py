@@ -2,62 +2,22 @@
 and where in the user's code it was called from.
 
 Everything here runs only on a compile (never on a warm call), while the call's
-arguments are still alive, and uses public APIs only (``jax.tree_util``, ``jax.dtypes``).
+arguments are still alive, and uses public APIs only (``jax.tree_util``, ``jax.dtypes``);
+the user-code filter is jitscope's one ``_jaxcompat.is_user_file``.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import os
 import sys
-import sysconfig
 from types import FrameType
 from typing import Any
 
+from .._jaxcompat import is_user_file
 from ..model import ArgSignature, LeafSpec, Location
 
 _IDENTITY_MARK = "hashed by identity"
-
-
-def _package_dir(name: str) -> str | None:
-    mod = sys.modules.get(name)
-    f = getattr(mod, "__file__", None)
-    return os.path.dirname(os.path.abspath(f)) + os.sep if f else None
-
-
-def _skip_prefixes() -> tuple[str, ...]:
-    out = [os.path.dirname(os.path.abspath(__file__)).rsplit(os.sep, 1)[0] + os.sep]  # jitscope
-    for name in ("jax", "jaxlib"):
-        d = _package_dir(name)
-        if d:
-            out.append(d)
-    for key in ("stdlib", "platstdlib"):
-        p = sysconfig.get_paths().get(key)
-        if p:
-            out.append(os.path.abspath(p) + os.sep)
-    return tuple(out)
-
-
-_SKIP: tuple[str, ...] | None = None
-_USER_CACHE: dict[str, bool] = {}
-
-
-def is_user_file(filename: str) -> bool:
-    """True unless ``filename`` is inside JAX, jaxlib, jitscope, the standard library or frozen code."""
-    known = _USER_CACHE.get(filename)
-    if known is None:
-        global _SKIP
-        if _SKIP is None:
-            _SKIP = _skip_prefixes()
-        if filename.startswith("<frozen"):
-            known = False
-        elif filename.startswith("<"):
-            known = True  # <stdin>, <string>, IPython cells
-        else:
-            known = not os.path.abspath(filename).startswith(_SKIP)
-        _USER_CACHE[filename] = known
-    return known
 
 
 def user_call_site(frame: FrameType | None = None) -> Location | None:
@@ -123,11 +83,6 @@ def static_repr(value: Any) -> str:
     except Exception:  # a broken __repr__ must not break the user's program
         r = f"<{t.__qualname__}>"
     return r if len(r) <= 200 else r[:197] + "..."
-
-
-def is_identity_hashed(static_value: str) -> bool:
-    """Whether a static value string from ``static_repr`` is an object hashed by identity."""
-    return static_value.endswith(_IDENTITY_MARK + ">")
 
 
 def _param_names(fun: Any, n: int) -> list[str]:

@@ -10,7 +10,6 @@ signature, persistent-cache hit) containing ``trace`` / ``lower`` / ``compile`` 
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -63,10 +62,3 @@ def render(result: WatchResult) -> str:
     """The whole trace file as a JSON string."""
     return json.dumps({"traceEvents": trace_events(result), "displayTimeUnit": "ms",
                        "otherData": {"jitscope": result.env.jitscope, "jax": result.env.jax}}, indent=1)
-
-
-def write(result: WatchResult, path: str | os.PathLike[str]) -> None:
-    """Write the trace JSON to ``path``."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(render(result) + "\n")

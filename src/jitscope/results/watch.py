@@ -9,6 +9,11 @@ from ..model import CompileEvent, Environment, Finding, Fix, Location
 from ._base import Result
 
 
+def recompiles(events: list[CompileEvent]) -> list[CompileEvent]:
+    """The compiles in ``events`` that were not a function's first (the ones a budget may forbid)."""
+    return [e for e in events if e.reason is not None and e.reason.category != "first_compile"]
+
+
 @dataclass
 class FunctionSummary(Record):
     """Compile totals for one jitted function (name + definition site)."""
@@ -65,4 +70,4 @@ class WatchResult(Result):
     @property
     def recompiles(self) -> list[CompileEvent]:
         """Every compile that was not a function's first."""
-        return [e for e in self.events if e.reason is not None and e.reason.category != "first_compile"]
+        return recompiles(self.events)
