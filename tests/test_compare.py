@@ -355,7 +355,8 @@ def test_compare_signature_takes_static_argnums_from_jit_objects():
 
     r = compare({"eager": scaled, "jit": jax.jit(scaled, static_argnums=1)}, (jnp.ones(3), 3), **FAST)
     assert r.ok, r.errors
-    assert r.signature.static == {"arg1": "3"} and [leaf.shape for leaf in r.signature.leaves] == [(3,)]
+    assert r.signature.static == {"k": "3"} and [leaf.shape for leaf in r.signature.leaves] == [(3,)]
+    assert r.signature.short() == "x=f32[3], k=3"  # named by parameter, as inspect and watch name them
 
 
 def test_plain_function_and_jit_like():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -49,10 +51,16 @@ def test_hlo_stats_counts_and_cost(compiled):
 
 def test_fusion_dot_is_valid_looking(compiled):
     _, comp = compiled
-    dot = fusion_dot(comp.as_text(), 'a "quoted" title')
+    comps = parse_hlo(comp.as_text())
+    dot = fusion_dot(comps, 'a "quoted" title')
     assert dot.startswith("digraph hlo {") and dot.rstrip().endswith("}")
     assert '\\"quoted\\"' in dot and "->" in dot
-    assert "kLoop" in dot or "kOutput" in dot or "kInput" in dot
+    fusions = [i for i in comps["__entry__"] if i.opcode == "fusion"]
+    assert fusions and all(i.fusion_kind.startswith("k") for i in fusions)
+    for ins in fusions:  # every fusion of the entry is a node labelled with its name and kind
+        node = re.search(rf'^  "{re.escape(ins.name)}" \[shape=box .*label="([^"\n]*)"\];$', dot, re.M)
+        assert node, ins.name
+        assert node.group(1).startswith(f"{ins.name} ({ins.fusion_kind})")
 
 
 def test_count_stablehlo_ignores_non_ops():

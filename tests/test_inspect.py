@@ -127,8 +127,9 @@ def test_jit_object_keeps_its_static_args(fixtures_on_path):
 
     res = jitscope.inspect(s.jitted_static, jnp.ones(3), 4)
     assert res.status == "ok", res.findings
-    assert res.signature.static == {"arg1": "4"}
-    assert res.jaxpr.inputs == ["arg0: f32[3]"]
+    assert res.signature.static == {"n": "4"}  # named by parameter, as watch names them
+    assert res.jaxpr.inputs == ["x: f32[3]"]
+    assert res.signature.short() == "x=f32[3], n=4"
 
 
 def test_static_argnames_and_nested_bodies():
@@ -154,7 +155,7 @@ def test_static_argnames_and_nested_bodies():
 def test_weak_typed_input_is_reported():
     res = jitscope.inspect(lambda x: x * 2, 3.0, run=False, side_effects=False)
     [f] = res.findings_by_code("weak-typed-input")
-    assert f.severity == "info" and "arg0" in f.message
+    assert f.severity == "info" and "input x: f32[] is weakly typed" in f.message
 
 
 def test_dump_writes_indexed_stage_files(tmp_path):
@@ -285,3 +286,11 @@ def test_item_assignment_into_global_and_closure_dicts(fixtures_on_path):
     res = jitscope.inspect(s.make_memo(), jnp.float32(2.0), run=False)
     [f] = res.findings_by_code("trace-side-effect")
     assert f.details["detail"] == "memo[...] = ..." and f.location.line == line_of(src, 'memo["last"] = x')
+
+
+def test_static_argname_passed_by_keyword_to_a_jit_object_is_named_by_parameter():
+    # jit resolves static_argnames to static_argnums too; argnum 1 must not wrap around onto x.
+    res = jitscope.inspect(jax.jit(lambda x, n: x * n, static_argnames="n"), jnp.ones(3), n=3,
+                           run=False, side_effects=False)
+    assert res.status == "ok"
+    assert res.signature.short() == "x=f32[3], n=3" and res.jaxpr.inputs == ["x: f32[3]"]

@@ -65,8 +65,8 @@ def test_inspect_args_from_and_no_run(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     data = json.loads(out.read_text())
     assert set(data["timings"]) == {"trace", "lower", "compile"}
-    assert data["jaxpr"]["inputs"] == ["arg0: f32[3]", "arg1: f32[]"]
-    assert data["numerics"] is None and "arg0=f32[3], arg1=f32[]" in p.stdout
+    assert data["jaxpr"]["inputs"] == ["x: f32[3]", "y: f32[]"]
+    assert data["numerics"] is None and "inspect_seed002:pure(x=f32[3], y=f32[])" in p.stdout
 
 
 def test_print_in_jit_shows_the_tracer_it_printed(cli):

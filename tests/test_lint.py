@@ -298,7 +298,9 @@ def test_output_file_and_no_snippet(cli, tmp_path):
     assert r.returncode == 1 and r.stdout == ""
     lines = out.read_text().splitlines()
     assert lines[0].startswith(f"{p}:7:8: JS101") and lines[1].startswith(f"{p}:8:16: JS201")
-    r = cli("lint", "-o", str(tmp_path / "no" / "such" / "dir" / "r.txt"), str(p))
+    r = cli("lint", "-o", str(tmp_path / "new" / "dir" / "r.txt"), str(p))  # parents are created
+    assert r.returncode == 1 and (tmp_path / "new" / "dir" / "r.txt").read_text().startswith(str(p))
+    r = cli("lint", "-o", str(p / "r.txt"), str(p))  # under a regular file: cannot be written
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
     empty = tmp_path / "empty"
     empty.mkdir()

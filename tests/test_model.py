@@ -59,4 +59,63 @@ def test_signature_of_typed_prng_keys():
     import jax
 
     sig = ArgSignature.of((jax.random.key(0),))
-    assert sig.leaves[0].shape == () and "key" in sig.leaves[0].dtype
+    assert sig.leaves[0].shape == () and sig.leaves[0].dtype == "key<fry>"
+
+
+def test_leaf_specs_use_the_dtype_jit_computes_in():
+    # x64 is off in the tests: jit computes a NumPy float64 array in float32, a Python int as int32.
+    sig = ArgSignature.of((np.ones(3), np.arange(2, dtype=np.int64), 7, 2.0, True, 1j))
+    assert [leaf.short() for leaf in sig.leaves] == ["f32[3]", "i32[2]", "~i32[]", "~f32[]", "bool[]", "~c64[]"]
+
+
+def _sig_call(x, ints, n, scale, params):
+    return x
+
+
+def test_arg_signature_of_agrees_with_the_watch_signature_builder():
+    from jitscope.collect.watch_signature import call_signature
+
+    args = (np.ones((2, 3)), np.arange(4), 3, 0.5, {"w": jnp.ones(2), "b": np.float64(1.0)})
+    by_position = ArgSignature.of(args)
+    by_name = call_signature(_sig_call, (), (), args, {})
+    assert [leaf.path for leaf in by_name.leaves] == ["x", "ints", "n", "scale", "params['b']", "params['w']"]
+    assert ([(leaf.shape, leaf.dtype, leaf.weak_type) for leaf in by_position.leaves]
+            == [(leaf.shape, leaf.dtype, leaf.weak_type) for leaf in by_name.leaves])
+
+
+def test_watch_signature_builder_names_typed_prng_keys():
+    import jax
+
+    from jitscope.collect.watch_signature import call_signature
+
+    sig = call_signature(lambda key: key, (), (), (jax.random.key(0),), {})
+    assert sig.leaves[0].dtype == "key<fry>"
+
+
+def test_static_argname_passed_by_keyword_is_not_mistaken_for_a_positional_argument():
+    import jax
+    import jax.numpy as jnp
+
+    from jitscope.collect.watch_signature import call_signature
+
+    def f(x, n):
+        return x * n
+
+    # jax.jit(f, static_argnames="n") also lists n as static argnum 1; called as f(x, n=3) there is
+    # no positional argument 1, and x (argument 0) must stay a traced leaf.
+    sig = call_signature(f, (1,), ("n",), (jnp.ones(3),), {"n": 3})
+    assert [leaf.short() for leaf in sig.leaves] == ["f32[3]"] and sig.leaves[0].path == "x"
+    assert sig.static == {"n": "3"}
+    assert jax.jit(f, static_argnames="n")(jnp.ones(3), n=3).shape == (3,)
+
+
+def test_identity_hashed_mark_matches_what_watch_writes():
+    from jitscope.collect.watch_signature import static_repr
+    from jitscope.model import is_identity_hashed
+
+    class Plain:  # no __eq__/__hash__: jit hashes it by identity
+        pass
+
+    assert is_identity_hashed(static_repr(Plain()))
+    assert not is_identity_hashed(static_repr((1, 2))) and not is_identity_hashed(None)
+    assert not is_identity_hashed("'hashed by identity'")  # a user string that merely mentions it

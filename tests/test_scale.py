@@ -147,3 +147,8 @@ def test_compile_growth_rule_on_fixed_numbers():
     [f] = result([0.1 * 2 ** (0.35 * i) for i in range(4)])
     assert f.code == "compile-growth" and "n^0.35" in f.message and f.severity == "warning"
     assert result([0.1 * 2 ** (0.2 * i) for i in range(4)]) == []
+    # two sizes fit any pair of timings exactly (r2 = 1): no growth claim from noise
+    two = ScaleResult(sizes=[100, 200], points=[ScalePoint(n, {"compile": Timing([c])}, equations=10)
+                                                for n, c in ((100, 0.1), (200, 0.4))])
+    two.fits["compile"] = fit_growth("compile", [100, 200], [0.1, 0.4])
+    assert two.fits["compile"].r2 == 1.0 and _findings(two) == []

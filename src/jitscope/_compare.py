@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ._inspect import call_signature_of
 from .analyze.compare import Costs, break_even_table, recommend, speedups
 from .analyze.numerics import compare_outputs
-from .collect.lowering import dynamic_call_args
 from .collect.variants import Variant, measure_variant, static_args_of
 from .model import ArgSignature, Environment
 from .results.compare import CompareResult, VariantResult
@@ -51,16 +51,14 @@ def _pick_reference(result: CompareResult, variants: list[Variant], requested: s
 def _signature(variants: list[Variant], args: tuple, kwargs: dict, static: Sequence[str]) -> ArgSignature:
     """The call's signature with static values apart: ``static`` names plus the static arguments of
     jit-object variants (their ``static_argnums``/``static_argnames``, as inspect and scale read them).
-    Static positionals are named ``arg<i>``, as in inspect."""
+    Leaves and static values are named by the first variant's parameters (``x``, ``n``), as in inspect
+    and watch."""
     names, nums = set(static), set()
     for v in variants:
         v_nums, v_names = static_args_of(v.fn)
         names.update(v_names)
         nums.update(v_nums)
-    dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, tuple(names), tuple(nums))
-    values = {k: v for k, v in kwargs.items() if k in names}
-    values.update({f"arg{i}": a for i, a in enumerate(args) if i in nums})
-    return ArgSignature.of(dyn_args, dyn_kwargs, values)
+    return call_signature_of(variants[0].fn, tuple(sorted(nums)), tuple(names), args, kwargs)
 
 
 def run_compare(

@@ -60,30 +60,20 @@ def entry_code(fn: Any) -> Any:
     return getattr(call, "__code__", None)
 
 
-def _signature(args: tuple, kwargs: dict, static: dict) -> ArgSignature:
-    """``ArgSignature.of``, tolerant of leaves numpy cannot name (typed PRNG keys: ``key<fry>``)."""
-    try:
-        return ArgSignature.of(args, kwargs, static)
-    except TypeError:
-        import jax
+def call_signature_of(fn: Any, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...], args: tuple,
+                      kwargs: dict) -> ArgSignature:
+    """The signature of ``fn(*args, **kwargs)`` under jit, leaf paths named by parameter (``x``, ``params['w']``).
 
-        from .model import LeafSpec
+    ``collect.watch_signature.call_signature`` (the builder watch uses), given only the static
+    argnums that index a positional argument of this call (jit resolves ``static_argnames`` to
+    argnums too; an argument passed by keyword has none) and the keyword arguments in sorted
+    order, as jit flattens them, so that the leaves line up with the jaxpr's inputs.
+    """
+    from .collect.watch_signature import call_signature
 
-        flat, treedef = jax.tree_util.tree_flatten_with_path((tuple(args), kwargs))
-        leaves = tuple(LeafSpec(jax.tree_util.keystr(p), tuple(getattr(v, "shape", ())),
-                                str(getattr(v, "dtype", type(v).__name__))) for p, v in flat)
-        return ArgSignature(leaves, {k: repr(v) for k, v in static.items()}, str(treedef))
-
-
-def _arg_label(path: str) -> str:
-    """``[0][1]['w']`` (the (args, kwargs) tree path) -> ``arg1['w']``; ``[1]['n']`` -> ``n``."""
-    import re
-
-    m = re.match(r"^\[0\]\[(\d+)\](.*)$", path)
-    if m:
-        return f"arg{m.group(1)}{m.group(2)}"
-    m = re.match(r"^\[1\]\['([^']+)'\](.*)$", path)
-    return f"{m.group(1)}{m.group(2)}" if m else path
+    n = len(args)
+    nums = tuple(i for i in static_argnums if -n <= i < n)
+    return call_signature(fn, nums, tuple(static_argnames), tuple(args), dict(sorted(kwargs.items())))
 
 
 def _bloat_findings(runs: list, total: int) -> list[Finding]:
@@ -149,13 +139,14 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         raise UsageError(f"{target or repr(fn)} is a {type(fn).__name__}, not a function")
     name = target or _name_of(fn)
     _check_call(fn, args, kwargs, name)
+    try:
+        signature = call_signature_of(fn, static_argnums, static_argnames, args, kwargs)
+    except Exception:  # noqa: BLE001 - a description must never stop an inspection
+        signature = None
 
-    from .collect.lowering import collect_stages, dynamic_call_args
+    from .collect.lowering import collect_stages
 
-    dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, static_argnames, static_argnums)
-    static_values = {k: v for k, v in kwargs.items() if k in static_argnames}
-    static_values.update({f"arg{i}": a for i, a in enumerate(args) if i in static_argnums})
-    result = InspectResult(target=name, signature=_signature(dyn_args, dyn_kwargs, static_values),
+    result = InspectResult(target=name, signature=signature,
                            env=Environment.capture())
     try:
         st = collect_stages(fn, args, kwargs, static_argnames=static_argnames, static_argnums=static_argnums,
@@ -188,7 +179,7 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     result.timings = dict(st.timings)
     result.trace_output = st.trace_stdout[:10_000]  # keep the JSON small when a trace prints a lot
     result.stage_errors = dict(st.errors)
-    paths = [_arg_label(leaf.path) for leaf in result.signature.leaves] if result.signature else []
+    paths = [leaf.path for leaf in result.signature.leaves] if result.signature else []
     stats = jaxpr_stats(st.closed_jaxpr, paths)
     stats.captured = captured_values(fn, st.closed_jaxpr)
     result.jaxpr = stats
@@ -201,7 +192,7 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
         from .collect.trace_effects import trace_with_effects
 
         try:
-            events, _ = trace_with_effects(fn, args, kwargs, static_argnames=static_argnames,
+            events = trace_with_effects(fn, args, kwargs, static_argnames=static_argnames,
                                            static_argnums=static_argnums)
             findings += side_effect_findings(events)
         except Exception as e:  # noqa: BLE001 - a function that traced once but not twice is itself news

@@ -9,7 +9,6 @@ that causes it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,7 +17,8 @@ from .model import Environment, Finding, Fix, Timing
 from .results.scale import ScalePoint, ScaleResult
 
 #: ``compile-growth`` is reported from this compile exponent, when the fit explains at least
-#: ``COMPILE_GROWTH_MIN_R2`` of the variance (noise around a flat line has a low r2).
+#: ``COMPILE_GROWTH_MIN_R2`` of the variance (noise around a flat line has a low r2), and only from
+#: three or more measured sizes.
 COMPILE_GROWTH_MIN = 0.3
 COMPILE_GROWTH_MIN_R2 = 0.6
 
@@ -40,10 +40,10 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
     """One size: returns the point, the last ClosedJaxpr and the traced function (for bloat)."""
     from ._jaxcompat import unwrap_jit
     from .analyze.hlo import hlo_stats
-    from .analyze.jaxpr_stats import walk_bodies
+    from .analyze.jaxpr_stats import jaxpr_stats
     from .collect._errors import error_line
     from .collect.clock import block, measure, persistent_cache_disabled
-    from .collect.lowering import dynamic_call_args, trace
+    from .collect.lowering import dynamic_call_args, jit_fresh, time_stages
 
     point = ScalePoint(n)
     try:
@@ -62,19 +62,15 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
     with persistent_cache_disabled():
         try:
             for _ in range(repeats):
-                traced, seconds, _ = trace(fn, args, kwargs, names, nums)
-                samples["trace"].append(seconds)
-                t0 = time.perf_counter()
-                lowered = traced.lower()
-                samples["lower"].append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                compiled = lowered.compile()
-                samples["compile"].append(time.perf_counter() - t0)
-                closed = traced.jaxpr
+                ts = time_stages(jit_fresh(fn, names, nums), args, kwargs)
+                for stage, seconds in ts.seconds.items():
+                    samples[stage].append(seconds)
+                if ts.error is not None:
+                    raise ts.error
+                closed, compiled = ts.traced.jaxpr, ts.compiled
             point.timings = {k: Timing(v) for k, v in samples.items()}
-            bodies = list(walk_bodies(closed.jaxpr))
-            point.equations = sum(len(jx.eqns) * uses for _, jx, uses in bodies)
-            point.top_level_equations = len(closed.jaxpr.eqns)
+            stats = jaxpr_stats(closed)
+            point.equations, point.top_level_equations = stats.equations, stats.top_level_equations
             point.hlo_ops = hlo_stats(hlo_after_text=compiled.as_text() or "").hlo_after_ops
             if run:
                 dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, names, nums)
@@ -150,7 +146,8 @@ def _findings(result: ScaleResult) -> list[Finding]:
     out: list[Finding] = []
     comp, eqns = result.fits.get("compile"), result.fits.get("equations")
     top = result.bloat[0] if result.bloat else None
-    if comp and comp.exponent is not None and (comp.growth == "superlinear" or (
+    # Two points always fit with r2 = 1: growth needs a third point to be told apart from noise.
+    if comp and comp.exponent is not None and comp.points >= 3 and (comp.growth == "superlinear" or (
             comp.exponent >= COMPILE_GROWTH_MIN and (comp.r2 or 0) >= COMPILE_GROWTH_MIN_R2)):
         n_max = max(p.n for p in result.points if not p.error)
         at10 = comp.predict(10 * n_max)

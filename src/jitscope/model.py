@@ -62,6 +62,46 @@ class LeafSpec(Record):
         dt = DTYPE_SHORT.get(self.dtype, self.dtype)
         return f"{'~' if self.weak_type else ''}{dt}[{','.join(map(str, self.shape))}]"
 
+    @classmethod
+    def of(cls, path: str, value: Any) -> LeafSpec:
+        """How jit sees one argument leaf, with the dtype jit computes in.
+
+        NumPy arrays and Python scalars are canonicalised like jit does
+        (``jax.dtypes.canonicalize_dtype``: float64 -> float32 and int -> int32 unless x64
+        is on; Python scalars are weakly typed). Extended dtypes keep JAX's name
+        (``key<fry>``). A committed ``jax.Array`` records its sharding; tracers (a call under
+        grad/vmap) their abstract value. Anything else is an opaque leaf named by its type.
+        """
+        import jax
+        import numpy as np
+
+        if isinstance(value, jax.core.Tracer):
+            aval = jax.typeof(value)
+            return cls(path, tuple(int(d) for d in aval.shape), _dtype_name(aval.dtype),
+                       bool(getattr(aval, "weak_type", False)))
+        if isinstance(value, jax.Array):
+            from ._jaxcompat import array_committed
+
+            sharding = str(value.sharding) if array_committed(value) else None
+            return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype),
+                       bool(getattr(value, "weak_type", False)), sharding)
+        if hasattr(value, "shape") and hasattr(value, "dtype"):  # numpy arrays and scalars
+            return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype))
+        if isinstance(value, (bool, int, float, complex)):
+            # Python scalars trace as weakly typed 0-d arrays of the default width.
+            return cls(path, (), _dtype_name(np.dtype(type(value))), weak_type=type(value) is not bool)
+        return cls(path, (), type(value).__name__)
+
+
+def _dtype_name(dtype: Any) -> str:
+    """``float32`` for what jit computes ``dtype`` as (canonicalised); ``key<fry>`` for extended dtypes."""
+    import jax
+    import numpy as np
+
+    if jax.dtypes.issubdtype(dtype, jax.dtypes.extended):
+        return str(dtype)
+    return str(np.dtype(jax.dtypes.canonicalize_dtype(dtype)))
+
 
 @dataclass(frozen=True)
 class ArgSignature(Record):
@@ -78,29 +118,28 @@ class ArgSignature(Record):
 
     @classmethod
     def of(cls, args: tuple = (), kwargs: dict | None = None, static: dict[str, Any] | None = None) -> ArgSignature:
-        """Signature of concrete call arguments (arrays, scalars, pytrees of them)."""
+        """Signature of concrete call arguments (arrays, scalars, pytrees of them).
+
+        Leaf paths are those of the ``(args, kwargs)`` tree (``[0][1]['w']``); for paths named by
+        parameter (``params['w']``) use ``jitscope.collect.watch_signature.call_signature``.
+        Leaves are described by ``LeafSpec.of`` (dtypes canonicalised as jit does).
+        """
         import jax
-        import numpy as np
 
         kwargs = kwargs or {}
         flat, treedef = jax.tree_util.tree_flatten_with_path((tuple(args), kwargs))
-        leaves = []
-        for path, leaf in flat:
-            p = jax.tree_util.keystr(path)
-            if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
-                weak = bool(getattr(leaf, "weak_type", False))
-                try:
-                    dtype = str(np.dtype(leaf.dtype))
-                except TypeError:  # extended dtypes, e.g. typed PRNG keys: key<fry>
-                    dtype = str(leaf.dtype)
-                leaves.append(LeafSpec(p, tuple(int(d) for d in leaf.shape), dtype, weak))
-            elif isinstance(leaf, (bool, int, float, complex)):
-                # Python scalars trace as weakly typed 0-d arrays.
-                dt = {bool: "bool", int: "int32", float: "float32", complex: "complex64"}[type(leaf)]
-                leaves.append(LeafSpec(p, (), dt, weak_type=type(leaf) is not bool))
-            else:
-                leaves.append(LeafSpec(p, (), type(leaf).__name__))
-        return cls(tuple(leaves), {k: repr(v) for k, v in (static or {}).items()}, str(treedef))
+        leaves = tuple(LeafSpec.of(jax.tree_util.keystr(path), leaf) for path, leaf in flat)
+        return cls(leaves, {k: repr(v) for k, v in (static or {}).items()}, str(treedef))
+
+
+# How ``collect.watch_signature.static_repr`` ends the text of a static argument hashed by object
+# identity (no __eq__/__hash__): ``<Config object at 0x7f..., hashed by identity>``.
+IDENTITY_MARK = "hashed by identity"
+
+
+def is_identity_hashed(static_value: str | None) -> bool:
+    """Whether a static value's text (``ArgSignature.static``) is an object hashed by identity."""
+    return (static_value or "").endswith(IDENTITY_MARK + ">")
 
 
 @dataclass

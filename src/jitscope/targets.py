@@ -27,6 +27,7 @@ from typing import Any
 
 from .errors import UsageError
 from .model import DTYPE_LONG
+from .render.console import fmt_bytes
 
 _SPEC_RE = re.compile(r"^\s*~?([a-z]+[0-9]*)\[\s*([0-9,\s]*)\]\s*$")
 
@@ -105,8 +106,8 @@ def make_args(specs: list[Any], seed: int = 0) -> tuple[Any, ...]:
         nbytes = math.prod(spec.shape) * (dt.itemsize if dt is not None else 2)
         used += nbytes
         if budget is not None and used > budget:
-            raise UsageError(f"arg spec '{spec}' needs {_fmt_bytes(nbytes)}, more than the memory available "
-                             f"({_fmt_bytes(budget)} for all arrays); use a smaller shape")
+            raise UsageError(f"arg spec '{spec}' needs {fmt_bytes(nbytes)}, more than the memory available "
+                             f"({fmt_bytes(budget)} for all arrays); use a smaller shape")
         try:
             if spec.dtype == "bool":
                 arr = rng.random(spec.shape, dtype=np.float32) < 0.5
@@ -123,7 +124,7 @@ def make_args(specs: list[Any], seed: int = 0) -> tuple[Any, ...]:
                 arr = rng.standard_normal(spec.shape, dtype=np.float32)
             out.append(jnp.asarray(arr, dtype=spec.dtype))
         except (MemoryError, ValueError) as e:
-            raise UsageError(f"arg spec '{spec}': cannot allocate {_fmt_bytes(nbytes)} "
+            raise UsageError(f"arg spec '{spec}': cannot allocate {fmt_bytes(nbytes)} "
                              f"({type(e).__name__}: {e}); use a smaller shape") from None
     return tuple(out)
 
@@ -142,14 +143,6 @@ def _memory_budget() -> int | None:
     except (ValueError, OSError, AttributeError):
         return None
     return int(pages) * int(size) if pages > 0 and size > 0 else None
-
-
-def _fmt_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
 
 
 def _import_module(name: str) -> ModuleType:

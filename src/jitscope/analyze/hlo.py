@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from .._serde import Record
 
@@ -141,17 +140,13 @@ def hlo_stats(stablehlo_text: str = "", hlo_before_text: str = "", hlo_after_tex
         if name == "__entry__" or name in fused_names:
             continue
         outside.update(_count_ops(instrs))
+        for ins in instrs:
+            if ins.opcode == "fusion":
+                body = _count_ops(after.get(ins.calls, []))
+                st.fusions.append(Fusion(ins.name, ins.fusion_kind, ins.calls, ins.type, sum(body.values()),
+                                         dict(body.most_common())))
     st.hlo_after_by_op = dict(outside.most_common())
     st.hlo_after_ops = sum(outside.values())
-    for name, instrs in after.items():
-        if name == "__entry__" or name in fused_names:
-            continue
-        for ins in instrs:
-            if ins.opcode != "fusion":
-                continue
-            body = _count_ops(after.get(ins.calls, []))
-            st.fusions.append(Fusion(ins.name, ins.fusion_kind, ins.calls, ins.type, sum(body.values()),
-                                     dict(body.most_common())))
     st.fusion_count = len(st.fusions)
     st.fused_ops = sum(f.ops for f in st.fusions)
     st.cost = dict(cost or {})
@@ -168,9 +163,11 @@ def _dot_label(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def fusion_dot(hlo_after_text: str, title: str = "optimised HLO") -> str:
-    """The entry computation of the optimised HLO as Graphviz DOT; fusions are boxes listing their ops."""
-    comps = parse_hlo(hlo_after_text)
+def fusion_dot(comps: dict[str, list[HloInstruction]], title: str = "optimised HLO") -> str:
+    """The entry computation of the optimised HLO as Graphviz DOT; fusions are boxes listing their ops.
+
+    ``comps`` is ``parse_hlo(compiled.as_text())``.
+    """
     entry = comps.get("__entry__", [])
     lines = ["digraph hlo {", f'  label="{_dot_label(title)}"; labelloc=t; rankdir=TB;',
              '  node [fontname="Helvetica" fontsize=10];']
@@ -192,8 +189,3 @@ def fusion_dot(hlo_after_text: str, title: str = "optimised HLO") -> str:
     lines.append("}")
     return "\n".join(lines) + "\n"
 
-
-def summary(stats: HloStats) -> dict[str, Any]:
-    """A few headline numbers (used by the console renderer and scale)."""
-    return {"stablehlo_ops": stats.stablehlo_ops, "hlo_after_ops": stats.hlo_after_ops,
-            "fusions": stats.fusion_count, "flops": stats.flops}

@@ -14,12 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..model import REASON_CATEGORIES, ArgSignature, CompileEvent, LeafSpec, Reason
+from ..model import REASON_CATEGORIES, ArgSignature, CompileEvent, LeafSpec, Reason, is_identity_hashed
 
 __all__ = ["REASON_CATEGORIES", "classify", "explain_all", "function_key", "signature_diffs"]
-
-_IDENTITY_MARK = "hashed by identity>"
-
 
 def function_key(event: CompileEvent) -> tuple[str, str, int]:
     """Events with the same key are "the same function" for retrace analysis."""
@@ -51,7 +48,7 @@ def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]
     for name in dict.fromkeys([*old.static, *new.static]):
         a, b = old.static.get(name), new.static.get(name)
         if a != b:
-            if (a or "").endswith(_IDENTITY_MARK) or (b or "").endswith(_IDENTITY_MARK):
+            if is_identity_hashed(a) or is_identity_hashed(b):
                 add("static_unhashable", f"{name}: {a} -> {b}")
             else:
                 add("static_value_change", f"{name}: {a} -> {b}")

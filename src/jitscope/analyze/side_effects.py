@@ -25,8 +25,8 @@ _ADVICE = {
 }
 
 
-def side_effect_findings(events: list, traces: int = 1) -> list[Finding]:
-    """One finding per distinct side effect seen during ``traces`` instrumented trace(s)."""
+def side_effect_findings(events: list) -> list[Finding]:
+    """One finding per distinct side effect seen during one instrumented trace."""
     counts = Counter((e.kind, e.file, e.line, e.function, e.detail) for e in events)
     findings = []
     for (kind, file, line, function, detail), n in counts.items():
@@ -38,7 +38,7 @@ def side_effect_findings(events: list, traces: int = 1) -> list[Finding]:
         message = f"{what}{where} runs only while tracing ({n} time{'s' if n != 1 else ''} per trace, 0 per call)"
         findings.append(Finding("trace-side-effect", message, "warning", loc, name=kind,
                                 fix=Fix(title, why, "advice", location=loc),
-                                details={"kind": kind, "detail": detail, "count_per_trace": n / max(traces, 1)}))
+                                details={"kind": kind, "detail": detail, "count_per_trace": n}))
     return findings
 
 

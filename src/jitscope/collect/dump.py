@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..analyze.hlo import fusion_dot
+from ..analyze.hlo import fusion_dot, parse_hlo
 from ..errors import UsageError
 from .lowering import Stages
 
@@ -26,7 +26,8 @@ def write_dump(stages: Stages, directory: str | Path, title: str = "") -> list[s
     files = [("01_jaxpr.txt", stages.jaxpr_text), ("02_stablehlo.mlir", stages.stablehlo_text),
              ("03_hlo.before.txt", stages.hlo_before_text), ("04_hlo.after.txt", stages.hlo_after_text)]
     if stages.hlo_after_text:
-        files.append(("05_fusions.dot", fusion_dot(stages.hlo_after_text, f"{title} optimised HLO".strip())))
+        files.append(("05_fusions.dot", fusion_dot(parse_hlo(stages.hlo_after_text),
+                                                        f"{title} optimised HLO".strip())))
     written = []
     for name, text in files:
         if not text:

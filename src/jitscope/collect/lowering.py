@@ -19,7 +19,7 @@ from typing import Any
 
 from ..model import Timing
 from ._errors import error_line
-from .clock import block, measure, persistent_cache_disabled
+from .clock import block, measure, persistent_cache_disabled, time_once
 
 
 @dataclass
@@ -52,19 +52,55 @@ def fresh_entry(fn: Callable[..., Any]) -> Callable[..., Any]:
     return _jitscope_entry
 
 
-def trace(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tuple[str, ...] = (),
-          static_argnums: tuple[int, ...] = ()) -> tuple[Any, float, str]:
-    """Trace ``fn`` once under jit; return (Traced, seconds, what it printed to stdout)."""
+def jit_fresh(fn: Callable[..., Any], static_argnames: tuple[str, ...] = (),
+              static_argnums: tuple[int, ...] = ()) -> Any:
+    """``jax.jit`` of a ``fresh_entry`` of ``fn``: its ``.trace`` always runs the Python body."""
     import jax
 
-    jitted = jax.jit(fresh_entry(fn), static_argnames=static_argnames or None,
-                     static_argnums=static_argnums or None)
+    return jax.jit(fresh_entry(fn), static_argnames=static_argnames or None, static_argnums=static_argnums or None)
+
+
+@dataclass
+class TimedStages:
+    """What ``time_stages`` produced: the staged objects that exist and the seconds of each stage that ran."""
+
+    traced: Any = None
+    lowered: Any = None
+    compiled: Any = None
+    seconds: dict[str, float] = field(default_factory=dict)  # "trace", "lower", "compile" (those that ran)
+    stdout: str = ""  # what the function printed while it was traced
+    failed_stage: str = ""  # "lower" or "compile" when that stage raised (the later ones did not run)
+    error: Exception | None = None
+
+
+def time_stages(jitted: Any, args: tuple, kwargs: dict) -> TimedStages:
+    """Time ``jitted.trace(*args, **kwargs)``, ``.lower()`` and ``.compile()``, one after another.
+
+    ``jitted`` is a ``jax.jit`` object (``jit_fresh`` gives one whose trace cannot be a cache hit).
+    Stdout is captured while tracing (``TimedStages.stdout``). A tracing error propagates; a lower
+    or compile error is returned in ``failed_stage`` / ``error`` with the stages before it kept.
+    """
+    ts = TimedStages()
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         t0 = time.perf_counter()
-        traced = jitted.trace(*args, **kwargs)
-        seconds = time.perf_counter() - t0
-    return traced, seconds, buf.getvalue()
+        try:
+            ts.traced = jitted.trace(*args, **kwargs)
+            ts.seconds["trace"] = time.perf_counter() - t0
+        finally:
+            ts.stdout = buf.getvalue()
+    stage = "lower"
+    try:
+        t0 = time.perf_counter()
+        ts.lowered = ts.traced.lower()
+        ts.seconds["lower"] = time.perf_counter() - t0
+        stage = "compile"
+        t0 = time.perf_counter()
+        ts.compiled = ts.lowered.compile()
+        ts.seconds["compile"] = time.perf_counter() - t0
+    except Exception as e:  # noqa: BLE001 - the caller decides: record it or raise it
+        ts.failed_stage, ts.error = stage, e
+    return ts
 
 
 def cost_dict(compiled: Any) -> dict[str, float]:
@@ -111,23 +147,24 @@ def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
 def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tuple[str, ...],
                     static_argnums: tuple[int, ...], run: bool, budget_s: float) -> Stages:
     st = Stages()
-    st.traced, seconds, st.trace_stdout = trace(fn, args, kwargs, static_argnames, static_argnums)
-    st.timings["trace"] = Timing.single(seconds)
+    ts = time_stages(jit_fresh(fn, static_argnames, static_argnums), args, kwargs)
+    st.traced, st.lowered, st.compiled, st.trace_stdout = ts.traced, ts.lowered, ts.compiled, ts.stdout
+    st.timings = {stage: Timing.single(seconds) for stage, seconds in ts.seconds.items()}
     st.closed_jaxpr = st.traced.jaxpr
     st.jaxpr_text = str(st.closed_jaxpr)
+    if ts.failed_stage == "lower":
+        st.errors["lower"] = error_line(ts.error)
+        return st
     try:
-        t0 = time.perf_counter()
-        st.lowered = st.traced.lower()
-        st.timings["lower"] = Timing.single(time.perf_counter() - t0)
         st.stablehlo_text = st.lowered.as_text()
         st.hlo_before_text = st.lowered.as_text(dialect="hlo")
     except Exception as e:  # noqa: BLE001 - report and stop, the trace is still useful
         st.errors["lower"] = error_line(e)
         return st
+    if ts.failed_stage == "compile":
+        st.errors["compile"] = error_line(ts.error)
+        return st
     try:
-        t0 = time.perf_counter()
-        st.compiled = st.lowered.compile()
-        st.timings["compile"] = Timing.single(time.perf_counter() - t0)
         st.hlo_after_text = st.compiled.as_text() or ""
         st.cost = cost_dict(st.compiled)
         st.memory = memory_dict(st.compiled)
@@ -138,9 +175,8 @@ def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_ar
         return st
     dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, static_argnames, static_argnums)
     try:
-        t0 = time.perf_counter()
-        st.output = block(st.compiled(*dyn_args, **dyn_kwargs))
-        st.timings["first_run"] = Timing.single(time.perf_counter() - t0)
+        seconds, st.output = time_once(lambda: st.compiled(*dyn_args, **dyn_kwargs))
+        st.timings["first_run"] = Timing.single(seconds)
         st.timings["steady_run"] = measure(lambda: st.compiled(*dyn_args, **dyn_kwargs), budget_s=budget_s,
                                            min_samples=3, max_samples=100, warmup=0)
     except Exception as e:  # noqa: BLE001

@@ -47,13 +47,19 @@ class EffectEvent:
     detail: str  # the container / global name, the log method, what was printed
 
 
-def _modules_and_cells(fn: Any) -> tuple[list[dict[str, Any]], dict[int, str]]:
-    """Globals dicts of ``fn`` and its same-module helpers; id -> name of watched containers."""
+def _reached(fn: Any) -> list[types.FunctionType]:
+    """``fn`` and the same-module helpers it calls (``analyze.jaxpr_stats._functions_reached``)."""
     from ..analyze.jaxpr_stats import _functions_reached
 
-    funcs = _functions_reached(fn) if isinstance(fn, types.FunctionType) else []
+    return _functions_reached(fn) if isinstance(fn, types.FunctionType) else []
+
+
+def _modules_and_cells(funcs: list[types.FunctionType]
+                       ) -> tuple[list[dict[str, Any]], dict[int, str], dict[str, Any]]:
+    """Globals dicts of ``funcs``; id -> name of watched containers; closure name -> container."""
     dicts: list[dict[str, Any]] = []
     watched: dict[int, str] = {}
+    cells: dict[str, Any] = {}
     for f in funcs:
         if not any(d is f.__globals__ for d in dicts):
             dicts.append(f.__globals__)
@@ -61,11 +67,12 @@ def _modules_and_cells(fn: Any) -> tuple[list[dict[str, Any]], dict[int, str]]:
             with contextlib.suppress(ValueError):
                 if isinstance(cell.cell_contents, (list, dict, set)):
                     watched[id(cell.cell_contents)] = name
+                    cells.setdefault(name, cell.cell_contents)
     for d in dicts:
         for name, value in d.items():
             if isinstance(value, (list, dict, set)) and not name.startswith("__"):
                 watched[id(value)] = name
-    return dicts, watched
+    return dicts, watched, cells
 
 
 def _snapshot(dicts: list[dict[str, Any]]) -> list[dict[str, tuple[int, int | None]]]:
@@ -73,40 +80,36 @@ def _snapshot(dicts: list[dict[str, Any]]) -> list[dict[str, tuple[int, int | No
             for d in dicts]
 
 
-def _store_lines(fn: Any, name: str) -> tuple[str, int, str] | None:
-    from ..analyze.jaxpr_stats import _code_objects, _functions_reached
-
-    for f in _functions_reached(fn) if isinstance(fn, types.FunctionType) else []:
-        for c in _code_objects(f.__code__):
-            for ins in dis.get_instructions(c):
-                if ins.opname in ("STORE_GLOBAL", "STORE_NAME") and ins.argval == name:
-                    line = getattr(getattr(ins, "positions", None), "lineno", None) or ins.starts_line or 0
-                    return c.co_filename, line, c.co_qualname
-    return None
-
-
 _CONTAINER_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF")
 
 
-def _subscript_sites(fn: Any, names: set[str]) -> dict[str, list[tuple]]:
-    """``STORE_SUBSCR`` / ``DELETE_SUBSCR`` on a global or closure ``name`` in the reached code.
+def _scan_code(funcs: list[types.FunctionType], names: set[str]
+               ) -> tuple[dict[str, list[tuple]], dict[str, tuple[str, int, str]]]:
+    """One ``dis`` pass over the reached code: subscript sites of ``names`` and global store sites.
 
     ``cache["k"] = x`` on an existing key is a plain bytecode store: no C call for setprofile to see
     and no size change. The subscript target starts where the container's load does (same line and
     column); the last load there is the container (``a.b["k"]`` ends in ``LOAD_ATTR``: skipped).
-    Returns name -> [(file, line, function, "name[...] = ..." | "del name[...]", constant key or _ANY_KEY)].
+    Returns (name -> [(file, line, function, "name[...] = ..." | "del name[...]", constant key or
+    _ANY_KEY)] for ``STORE_SUBSCR`` / ``DELETE_SUBSCR`` on a global or closure in ``names``,
+    global name -> (file, line, function) of its first ``STORE_GLOBAL`` / ``STORE_NAME``).
     """
-    from ..analyze.jaxpr_stats import _code_objects, _functions_reached
+    from ..analyze.jaxpr_stats import _code_objects
 
     sites: dict[str, list[tuple]] = {}
+    stores: dict[str, tuple[str, int, str]] = {}
     seen: set[int] = set()
-    for f in _functions_reached(fn) if isinstance(fn, types.FunctionType) else []:
+    for f in funcs:
         for c in _code_objects(f.__code__):
             if id(c) in seen:
                 continue
             seen.add(id(c))
             instrs = list(dis.get_instructions(c))
             for i, ins in enumerate(instrs):
+                if ins.opname in ("STORE_GLOBAL", "STORE_NAME") and ins.argval not in stores:
+                    line = getattr(getattr(ins, "positions", None), "lineno", None) or ins.starts_line or 0
+                    stores[ins.argval] = (c.co_filename, line, c.co_qualname)
+                    continue
                 if ins.opname not in ("STORE_SUBSCR", "DELETE_SUBSCR") or ins.positions is None:
                     continue
                 pos = ins.positions
@@ -126,7 +129,7 @@ def _subscript_sites(fn: Any, names: set[str]) -> dict[str, list[tuple]]:
                 detail = f"del {name}[...]" if ins.opname == "DELETE_SUBSCR" else f"{name}[...] = ..."
                 key = instrs[i - 1].argval if instrs[i - 1].opname == "LOAD_CONST" else _ANY_KEY
                 sites.setdefault(name, []).append((c.co_filename, pos.lineno or 0, c.co_qualname, detail, key))
-    return sites
+    return sites, stores
 
 
 _ANY_KEY = object()  # a subscript site whose key is computed at run time
@@ -170,26 +173,25 @@ def _changed(before: list[Any], obj: Any) -> bool:
 
 def trace_with_effects(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
                        static_argnames: tuple[str, ...] = (),
-                       static_argnums: tuple[int, ...] = ()) -> tuple[list[EffectEvent], str]:
-    """Trace ``fn`` once more with side-effect watchers on; return (events, captured stdout).
+                       static_argnums: tuple[int, ...] = ()) -> list[EffectEvent]:
+    """Trace ``fn`` once more with side-effect watchers on; return the events seen.
 
-    Exceptions from tracing propagate (the first trace already reported them).
+    What the trace prints is swallowed (the first trace already captured it, see
+    ``Stages.trace_stdout``). Exceptions from tracing propagate (the first trace already reported them).
     """
     import jax
 
-    from .._jaxcompat import _is_user_file
-    from ..analyze.jaxpr_stats import _functions_reached
-    from .lowering import fresh_entry
+    from .._jaxcompat import is_user_file as _is_user_file
+    from .lowering import jit_fresh
 
-    dicts, watched = _modules_and_cells(fn)
+    funcs = _reached(fn)
+    dicts, watched, cells = _modules_and_cells(funcs)
     before = _snapshot(dicts)
-    sites = _subscript_sites(fn, set(watched.values()))
+    sites, stores = _scan_code(funcs, set(watched.values()))
     containers = {name: obj for d in dicts for name, obj in d.items() if name in sites and id(obj) in watched}
-    for f in _functions_reached(fn) if isinstance(fn, types.FunctionType) else []:
-        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or (), strict=False):
-            with contextlib.suppress(ValueError):
-                if name in sites and id(cell.cell_contents) in watched:
-                    containers.setdefault(name, cell.cell_contents)
+    for name, obj in cells.items():
+        if name in sites:
+            containers.setdefault(name, obj)
     contents_before = {name: _contents(obj) if len(obj) <= _MAX_COPY else [None] * len(obj)
                        for name, obj in containers.items()}
     events: list[EffectEvent] = []
@@ -217,7 +219,7 @@ def trace_with_effects(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
                     events.append(EffectEvent("logging", caller.f_code.co_filename, caller.f_lineno,
                                               caller.f_code.co_qualname, f"logging {code.co_name}"))
 
-    jitted = jax.jit(fresh_entry(fn), static_argnames=static_argnames or None, static_argnums=static_argnums or None)
+    jitted = jit_fresh(fn, static_argnames, static_argnums)
     # Inner @jax.jit helpers keep their own trace caches: without this, a print inside a helper
     # that was traced before would not run again. Costs later calls in this process a retrace.
     jax.clear_caches()
@@ -240,11 +242,11 @@ def trace_with_effects(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
         for name, (ident, size) in snap_after.items():
             old_state = snap_before.get(name)
             if old_state is None or old_state[0] != ident:
-                where = _store_lines(fn, name)
+                where = stores.get(name)
                 if where:
                     events.append(EffectEvent("global", where[0], where[1], where[2], name))
             elif size != old_state[1] and name not in seen_containers:
-                where = _store_lines(fn, name)
+                where = stores.get(name)
                 events.append(EffectEvent("container", where[0] if where else "", where[1] if where else 0,
                                           where[2] if where else "", f"{name} (size {old_state[1]} -> {size})"))
-    return events, out.getvalue() + err.getvalue()
+    return events

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -27,7 +26,8 @@ from .._jaxcompat import unwrap_jit as _jit_parts
 from ..model import Timing
 from ..results.compare import VariantResult
 from ._errors import error_line
-from .clock import block, measure, persistent_cache_disabled
+from .clock import measure, persistent_cache_disabled, time_once
+from .lowering import time_stages
 
 # Enough for a stable median of a microsecond call; keeps a saved result small.
 MAX_SAMPLES = 2000
@@ -211,14 +211,10 @@ def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
 
     jax.clear_caches()
     with persistent_cache_disabled():
-        t0 = time.perf_counter()
-        traced = fn.trace(*args, **kwargs)
-        t1 = time.perf_counter()
-        lowered = traced.lower()
-        t2 = time.perf_counter()
-        lowered.compile()
-        t3 = time.perf_counter()
-    return {"trace": t1 - t0, "lower": t2 - t1, "compile": t3 - t2}
+        ts = time_stages(fn, args, kwargs)
+    if ts.error is not None:
+        raise ts.error
+    return ts.seconds
 
 
 def describe_output(out: Any) -> str:
@@ -258,7 +254,7 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
             variant.inner_calls[0] = 0
         try:
             with CompileCounter() as cc:
-                first_s, out = _time_call(fn, args, kwargs)
+                first_s, out = time_once(lambda: fn(*args, **kwargs))
         except Exception as e:
             res.error, res.error_stage = error_line(e), "first_call"
             return res, None
@@ -278,8 +274,3 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
             return res, out
     return res, out
 
-
-def _time_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[float, Any]:
-    t0 = time.perf_counter()
-    out = block(fn(*args, **kwargs))
-    return time.perf_counter() - t0, out

@@ -15,9 +15,7 @@ from types import FrameType
 from typing import Any
 
 from .._jaxcompat import is_user_file
-from ..model import ArgSignature, LeafSpec, Location
-
-_IDENTITY_MARK = "hashed by identity"
+from ..model import IDENTITY_MARK, ArgSignature, LeafSpec, Location
 
 
 def user_call_site(frame: FrameType | None = None) -> Location | None:
@@ -77,7 +75,7 @@ def static_repr(value: Any) -> str:
     """How a static argument is shown; objects hashed by identity say so (the analyzer reads it)."""
     t = type(value)
     if t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__:
-        return f"<{t.__qualname__} object at {hex(id(value))}, {_IDENTITY_MARK}>"
+        return f"<{t.__qualname__} object at {hex(id(value))}, {IDENTITY_MARK}>"
     try:
         r = repr(value)
     except Exception:  # a broken __repr__ must not break the user's program
@@ -97,30 +95,6 @@ def _param_names(fun: Any, n: int) -> list[str]:
     except (TypeError, ValueError):
         pass
     return names + [f"arg{i}" for i in range(len(names), n)]
-
-
-def _leaf(path: str, leaf: Any) -> LeafSpec:
-    import jax
-    import numpy as np
-
-    from .._jaxcompat import array_committed
-
-    if isinstance(leaf, jax.core.Tracer):  # called inside a transformation (grad, vmap, ...)
-        aval = jax.typeof(leaf)
-        return LeafSpec(path, tuple(int(d) for d in aval.shape), str(np.dtype(aval.dtype)),
-                        bool(getattr(aval, "weak_type", False)))
-    if isinstance(leaf, jax.Array):
-        sharding = str(leaf.sharding) if array_committed(leaf) else None
-        return LeafSpec(path, tuple(int(d) for d in leaf.shape), str(np.dtype(leaf.dtype)),
-                        bool(getattr(leaf, "weak_type", False)), sharding)
-    if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):  # numpy arrays and scalars
-        dt = jax.dtypes.canonicalize_dtype(leaf.dtype)
-        return LeafSpec(path, tuple(int(d) for d in leaf.shape), str(np.dtype(dt)))
-    if isinstance(leaf, (bool, int, float, complex)):
-        # Python scalars trace as weakly typed 0-d arrays of the default width.
-        dt = jax.dtypes.canonicalize_dtype(np.dtype(type(leaf)))
-        return LeafSpec(path, (), str(np.dtype(dt)), weak_type=type(leaf) is not bool)
-    return LeafSpec(path, (), type(leaf).__name__)
 
 
 _TRANSFORM_NAMES = {"LinearizeTracer": "grad", "JVPTracer": "jvp", "BatchTracer": "vmap",
@@ -146,7 +120,8 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
     import jax
 
     names = _param_names(fun, len(args))
-    static_pos = {i % len(args) for i in static_argnums} if args else set()
+    # jit also lists static_argnames as argnums; one passed by keyword points past the positional args.
+    static_pos = {i + len(args) if i < 0 else i for i in static_argnums} & set(range(len(args)))
     leaves: list[LeafSpec] = []
     static: dict[str, str] = {}
     trees: list[str] = []
@@ -155,7 +130,7 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
         flat, tree = jax.tree_util.tree_flatten_with_path(value)
         trees.append(f"{name}: {tree}")
         for path, leaf in flat:
-            leaves.append(_leaf(name + jax.tree_util.keystr(path), leaf))
+            leaves.append(LeafSpec.of(name + jax.tree_util.keystr(path), leaf))
 
     for i, a in enumerate(args):
         if i in static_pos:

@@ -65,14 +65,6 @@ def faster_by(speedup: float) -> str:
     return f"{fmt_ratio(1 / speedup)} slower"
 
 
-def versus(r: CompareResult, a: str, b: str) -> str:
-    """'a is 3.2x faster per call than b (1.1 ms vs 3.5 ms)', whichever way the numbers go."""
-    ta, tb = steady(r, a), steady(r, b)
-    if ta <= tb:
-        return f"{a} is {fmt_ratio(tb / ta)} faster per call than {b} ({fmt_seconds(ta)} vs {fmt_seconds(tb)})"
-    return f"{a} is {fmt_ratio(ta / tb)} slower per call than {b} ({fmt_seconds(ta)} vs {fmt_seconds(tb)})"
-
-
 def payback(r: CompareResult, a: str, b: str) -> str:
     """When ``a`` overtakes ``b`` counting first calls, in words."""
     be = pair(r, a, b)

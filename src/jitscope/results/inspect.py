@@ -11,10 +11,6 @@ from ..analyze.numerics import NumericDiff
 from ..model import ArgSignature, Environment, Finding, Timing
 from ._base import Result
 
-#: Finding codes ``inspect`` emits (documented in docs/inspect.md; never reused for something else).
-INSPECT_CODES = ("bloat", "stale-global", "captured-closure", "trace-side-effect", "tracer-error",
-                 "trace-failed", "numerics-differ", "weak-typed-input", "stage-failed")
-
 
 @dataclass
 class InspectResult(Result):

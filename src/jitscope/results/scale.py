@@ -10,11 +10,6 @@ from ..analyze.scaling import GrowthFit
 from ..model import Environment, Finding, Timing
 from ._base import Result
 
-#: Metrics measured at every size (keys of ``ScalePoint.timings`` plus ``equations``).
-SCALE_METRICS = ("trace", "lower", "compile", "run", "equations")
-#: Finding codes ``scale`` emits (documented in docs/scale.md).
-SCALE_CODES = ("compile-growth", "bloat", "size-failed")
-
 
 @dataclass
 class ScalePoint(Record):

@@ -45,3 +45,13 @@ def fmt_seconds(s: float | None) -> str:
     if a >= 1e-6:
         return f"{s * 1e6:.3g} µs"
     return f"{s * 1e9:.3g} ns"
+
+
+def fmt_bytes(n: float | None) -> str:
+    """Human size in binary units: 512 B, 1.5 KiB, 3.81 MiB, 7.45 GiB (``-`` for None)."""
+    if n is None:
+        return "-"
+    for unit, scale in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} B"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from rich.markup import escape as esc
 
-from . import fmt_seconds
+from . import fmt_bytes, fmt_seconds
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -27,20 +26,11 @@ def _num(x: float | None) -> str:
     return f"{x:.3g}"
 
 
-def _bytes(n: float | None) -> str:
-    if n is None:
-        return "-"
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n) >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{int(n)} B"
-
-
 def render(result: InspectResult, console: Console) -> None:
     """Print the sections of an inspect result: timings, jaxpr, bloat, HLO, cost, findings."""
     from rich.table import Table
 
-    console.print(f"[bold]jitscope inspect[/bold] {esc(result.target)}({esc(_signature(result))})")
+    console.print(f"[bold]jitscope inspect[/bold] {esc(result.target)}({esc(result.signature.short() if result.signature else '')})")
     if result.status != "ok":
         _render_trace_error(result, console)
         return
@@ -79,19 +69,6 @@ def render(result: InspectResult, console: Console) -> None:
         console.print(esc(f"dump: {len(result.dump_files)} files in {result.dump_files[0].rsplit('/', 1)[0]}"))
 
 
-def _signature(result: InspectResult) -> str:
-    """``arg0=f32[3], n=5``: leaf paths of the (args, kwargs) tree shown as argument names."""
-    if not result.signature:
-        return ""
-    parts = []
-    for leaf in result.signature.leaves:
-        m = re.match(r"^\[0\]\[(\d+)\](.*)$", leaf.path) or re.match(r"^\[1\]\['([^']+)'\](.*)$", leaf.path)
-        name = (f"arg{m.group(1)}" if leaf.path.startswith("[0]") else m.group(1)) + m.group(2) if m else leaf.path
-        parts.append(f"{name}={leaf.short()}")
-    parts += [f"{k}={v}" for k, v in result.signature.static.items()]
-    return ", ".join(parts)
-
-
 def _render_jaxpr(result: InspectResult, console: Console) -> None:
     j = result.jaxpr
     assert j is not None
@@ -103,7 +80,7 @@ def _render_jaxpr(result: InspectResult, console: Console) -> None:
         bodies = ", ".join(f"{b.path} ({b.equations} eqns{f' x{b.uses}' if b.uses > 1 else ''})" for b in j.nested[:6])
         console.print(f"  nested bodies: {esc(bodies)}")
     console.print(esc(f"  inputs: {', '.join(j.inputs) or '-'}; outputs: {', '.join(j.outputs) or '-'}"))
-    console.print(f"  constants: {j.constants} ({_bytes(j.constant_bytes)})")
+    console.print(f"  constants: {j.constants} ({fmt_bytes(j.constant_bytes)})")
     for c in j.captured:
         if c.in_jaxpr or c.kind == "scalar":
             line = f" line {c.location.line}" if c.location else ""
@@ -122,10 +99,10 @@ def _render_hlo(result: InspectResult, console: Console) -> None:
     if len(h.fusions) > 8:
         console.print(f"  ... {len(h.fusions) - 8} more fusions")
     ai = f"{h.arithmetic_intensity:.3g} flops/byte" if h.arithmetic_intensity is not None else "-"
-    console.print(f"  cost: {_num(h.flops)} flops, {_bytes(h.bytes_accessed)} accessed, "
+    console.print(f"  cost: {_num(h.flops)} flops, {fmt_bytes(h.bytes_accessed)} accessed, "
                   f"{_num(h.transcendentals)} transcendentals; arithmetic intensity {ai}")
     if h.memory:
-        mem = ", ".join(f"{k.replace('_size', '')} {_bytes(v)}" for k, v in h.memory.items()
+        mem = ", ".join(f"{k.replace('_size', '')} {fmt_bytes(v)}" for k, v in h.memory.items()
                         if v and not k.startswith("host_"))
         console.print(esc(f"  memory: {mem or 'all zero'}"))
 
