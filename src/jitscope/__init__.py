@@ -3,12 +3,11 @@
 The public API is exactly the names below; everything else is private.
 """
 
-__version__ = "0.1.0"
-
 from ._compare import compare as compare
 from ._demo import demo as demo
 from ._inspect import inspect as inspect
 from ._scale import scale as scale
+from ._version import __version__ as __version__
 from ._watch import RecompileError as RecompileError
 from ._watch import RecompileWarning as RecompileWarning
 from ._watch import no_recompile as no_recompile

@@ -251,7 +251,7 @@ class Environment(Record):
     def capture(cls, with_jax: bool = True) -> Environment:
         import os
 
-        from . import __version__
+        from ._version import __version__
 
         env = cls(
             python=sys.version.split()[0],

@@ -25,9 +25,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ._format import fmt_bytes
 from .errors import UsageError
 from .model import DTYPE_LONG
-from .render.console import fmt_bytes
 
 _SPEC_RE = re.compile(r"^\s*~?([a-z]+[0-9]*)\[\s*([0-9,\s]*)\]\s*$")
 

@@ -17,8 +17,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .._format import fmt_ratio as fmt_ratio
+from .._format import fmt_seconds
 from .._serde import Record
-from ..render.console import fmt_seconds
 
 
 @dataclass(frozen=True)
@@ -137,13 +138,6 @@ def recommend(costs: list[Costs], calls: int | None = None) -> Recommendation | 
         rec.ratio = totals[runner.name] / totals[best.name] if totals[best.name] > 0 else None
     rec.text = recommendation_text(rec)
     return rec
-
-
-def fmt_ratio(r: float | None) -> str:
-    """``3.2x`` style ratio, with enough digits to tell 1.04x from 1.4x."""
-    if r is None or not math.isfinite(r):
-        return "-"
-    return f"{r:.3g}x" if r < 100 else f"{r:,.0f}x"
 
 
 def recommendation_text(rec: Recommendation) -> str:

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from .. import __version__
+from .._version import __version__
 from ..errors import EXIT_USAGE, JitscopeError
 
 COMMANDS = ("demo", "compare", "watch", "inspect", "scale", "lint", "rules", "report")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analyze.compare import BreakEven, fmt_ratio
-from ..render.console import fmt_seconds
+from .._format import faster_by as faster_by
+from .._format import fmt_seconds
+from ..analyze.compare import BreakEven
 from ..results.compare import CompareResult, VariantResult
 
 
@@ -56,13 +57,6 @@ def pair(r: CompareResult, a: str, b: str) -> BreakEven | None:
         if {be.faster, be.slower} == {a, b}:
             return be
     return None
-
-
-def faster_by(speedup: float) -> str:
-    """``3.2x faster`` for a speedup above 1, ``2.5x slower`` below (speedup = old time / new time)."""
-    if speedup >= 1:
-        return f"{fmt_ratio(speedup)} faster"
-    return f"{fmt_ratio(1 / speedup)} slower"
 
 
 def payback(r: CompareResult, a: str, b: str) -> str:

@@ -14,10 +14,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..analyze.compare import fmt_ratio
+from .._format import fmt_ratio, fmt_seconds
 from ..analyze.scaling import fit_growth
 from ..collect.clock import measure
-from ..render.console import fmt_seconds
 from ..results.demo import CaseStudy, Column
 
 NAME = "builtin_sum"

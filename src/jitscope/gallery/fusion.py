@@ -18,7 +18,7 @@ import os
 import time
 from typing import Any
 
-from ..render.console import fmt_seconds
+from .._format import fmt_seconds
 from ..results.demo import CaseStudy, Column
 from ._common import budget, faster_by, first, steady
 

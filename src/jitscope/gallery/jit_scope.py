@@ -12,7 +12,7 @@ import sys
 import time
 from typing import Any
 
-from ..render.console import fmt_seconds
+from .._format import fmt_seconds
 from ..results.demo import CaseStudy
 from ._common import budget, faster_by, fastest, first, payback, steady
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..analyze.compare import fmt_ratio
-from ..render.console import fmt_seconds
+from .._format import fmt_ratio, fmt_seconds
 from ..results.demo import CaseStudy
 from ._common import budget, steady
 

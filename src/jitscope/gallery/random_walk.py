@@ -13,7 +13,7 @@ import time
 from functools import partial
 from typing import Any
 
-from ..render.console import fmt_seconds
+from .._format import fmt_seconds
 from ..results.demo import CaseStudy
 from ._common import budget, faster_by, fastest, first, steady
 

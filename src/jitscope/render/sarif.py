@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..model import Finding
 from ..results.lint import LintResult
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...analyze.compare import BreakEven, fmt_ratio
+from ..._format import fmt_ratio
+from ...analyze.compare import BreakEven
 from . import fmt_seconds
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...analyze.compare import fmt_ratio
+from ..._format import fmt_ratio
 from . import fmt_seconds
 from .compare import numerics_lines, variants_table
 

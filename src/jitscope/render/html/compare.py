@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...analyze.compare import fmt_ratio
-from ..console import fmt_seconds
+from ..._format import fmt_ratio, fmt_seconds
 from ..console.compare import break_even_cell, numerics_lines
 from ._page import Section, esc, lesson, table
 from .svg import bar_chart

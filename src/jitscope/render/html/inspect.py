@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..console import fmt_seconds
+from ..._format import fmt_seconds
 from ._findings import findings_table
 from ._page import Section, esc, lesson, pre, table
 from .svg import bar_chart

@@ -16,7 +16,7 @@ PALETTE = ("#3b6fd4", "#e0683a", "#2f9e6b", "#b0459b", "#c9a227", "#5a6b7d", "#d
 
 def _fmt(v: float, unit: str) -> str:
     if unit == "s":
-        from ..console import fmt_seconds
+        from ..._format import fmt_seconds
 
         return fmt_seconds(v)
     if v != 0 and (abs(v) >= 1e5 or abs(v) < 1e-2):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..console import fmt_seconds
+from ..._format import fmt_seconds
 from ._page import Section, esc, lesson, table
 from .svg import bar_chart, timeline
 

@@ -1,0 +1,45 @@
+"""How every renderer writes seconds, bytes and ratios (the ground floor: imports only the stdlib)."""
+
+from __future__ import annotations
+
+import math
+
+
+def fmt_seconds(s: float | None) -> str:
+    """Human time with a sensible unit: 1.23 s, 45.6 ms, 789 µs, 12.3 ns."""
+    if s is None:
+        return "-"
+    if s == 0:
+        return "0 s"
+    a = abs(s)
+    if a >= 1:
+        return f"{s:.2f} s"
+    if a >= 1e-3:
+        return f"{s * 1e3:.3g} ms"
+    if a >= 1e-6:
+        return f"{s * 1e6:.3g} µs"
+    return f"{s * 1e9:.3g} ns"
+
+
+def fmt_bytes(n: float | None) -> str:
+    """Human size in binary units: 512 B, 1.5 KiB, 3.81 MiB, 7.45 GiB (``-`` for None)."""
+    if n is None:
+        return "-"
+    for unit, scale in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} B"
+
+
+def fmt_ratio(r: float | None) -> str:
+    """``3.2x`` style ratio, with enough digits to tell 1.04x from 1.4x."""
+    if r is None or not math.isfinite(r):
+        return "-"
+    return f"{r:.3g}x" if r < 100 else f"{r:,.0f}x"
+
+
+def faster_by(speedup: float) -> str:
+    """``3.2x faster`` for a speedup above 1, ``2.5x slower`` below (speedup = old time / new time)."""
+    if speedup >= 1:
+        return f"{fmt_ratio(speedup)} faster"
+    return f"{fmt_ratio(1 / speedup)} slower"
