@@ -12,17 +12,16 @@ import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+# CI runners and background jobs (`make test &`) start the suite with SIGINT ignored, and an ignored
+# disposition is inherited by every child: Python would then never raise KeyboardInterrupt in the
+# programs the tests run. A handler (unlike SIG_IGN) is reset to the default across exec, so the
+# children see SIGINT as they would from a terminal. (No preexec_fn: forking a threaded JAX process
+# can deadlock.)
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-def default_signals() -> None:
-    """Run in a child before exec: SIGINT back to its default, as in a terminal.
-
-    CI runners and background jobs (`make test &`) start the suite with SIGINT ignored, and an
-    ignored disposition is inherited; Python then never raises KeyboardInterrupt in the child.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,
@@ -31,8 +30,7 @@ def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str
     full_env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(FIXTURES), "COLUMNS": "160",
                 **(env or {})}
     return subprocess.run([sys.executable, "-m", "jitscope", *args], cwd=cwd or ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=timeout, input=input,
-                          preexec_fn=default_signals)
+                          capture_output=True, text=True, timeout=timeout, input=input)
 
 
 @pytest.fixture

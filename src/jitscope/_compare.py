@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._inspect import call_signature_of
 from .analyze.compare import Costs, break_even_table, recommend, speedups
 from .analyze.numerics import compare_outputs
+from .collect.call_signature import call_signature_of
 from .collect.variants import Variant, measure_variant, static_args_of
 from .model import ArgSignature, Environment
 from .results.compare import CompareResult, VariantResult

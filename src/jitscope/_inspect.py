@@ -8,13 +8,14 @@ effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``tracer
 from __future__ import annotations
 
 import inspect as _pyinspect
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ._pycode import entry_code
+from .collect.call_signature import call_signature_of
 from .errors import UsageError
-from .model import ArgSignature, Environment, Finding, Fix, Timing
+from .model import Environment, Finding, Fix, Timing
 from .results.inspect import InspectResult
 
 
@@ -46,34 +47,6 @@ def _dynamic_params(fn: Any, static_argnames: tuple[str, ...], static_argnums: t
     return [p.name for i, p in enumerate(params)
             if p.name not in static_argnames and i not in static_argnums
             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-
-
-def entry_code(fn: Any) -> Any:
-    """The code object where the traced function starts (functions, partials, callable objects)."""
-    import functools
-
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    if isinstance(fn, types.FunctionType):
-        return fn.__code__
-    call = type(fn).__dict__.get("__call__") or getattr(type(fn), "__call__", None)  # noqa: B004
-    return getattr(call, "__code__", None)
-
-
-def call_signature_of(fn: Any, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...], args: tuple,
-                      kwargs: dict) -> ArgSignature:
-    """The signature of ``fn(*args, **kwargs)`` under jit, leaf paths named by parameter (``x``, ``params['w']``).
-
-    ``collect.watch_signature.call_signature`` (the builder watch uses), given only the static
-    argnums that index a positional argument of this call (jit resolves ``static_argnames`` to
-    argnums too; an argument passed by keyword has none) and the keyword arguments in sorted
-    order, as jit flattens them, so that the leaves line up with the jaxpr's inputs.
-    """
-    from .collect.watch_signature import call_signature
-
-    n = len(args)
-    nums = tuple(i for i in static_argnums if -n <= i < n)
-    return call_signature(fn, nums, tuple(static_argnames), tuple(args), dict(sorted(kwargs.items())))
 
 
 def _bloat_findings(runs: list, total: int) -> list[Finding]:
@@ -159,10 +132,13 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         return result
     _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
     if dump is not None:
+        from .analyze.hlo import fusion_dot, parse_hlo
         from .collect.dump import write_dump
 
         try:
-            result.dump_files = write_dump(st, dump, name)
+            graph = (fusion_dot(parse_hlo(st.hlo_after_text), f"{name} optimised HLO".strip())
+                     if st.hlo_after_text else None)
+            result.dump_files = write_dump(st, dump, graph)
         except (UsageError, OSError) as e:  # keep everything measured; say what was not written
             result.stage_errors["dump"] = str(e)
             result.findings.append(Finding("stage-failed", f"dump failed: {e}", "error", name="dump"))

@@ -110,7 +110,7 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
     Raises:
         UsageError: bad sizes, or ``make`` fails or returns the wrong shape.
     """
-    from ._inspect import entry_code
+    from ._pycode import entry_code
     from .analyze.bloat import detect_bloat
     from .analyze.scaling import fit_growth
 

@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._pycode import code_objects, functions_reached
 from .._serde import Record
 from ..model import Location
 
@@ -146,40 +147,13 @@ def _describe(value: Any) -> tuple[str, str, str]:
     return "scalar", type(value).__name__, text if len(text) <= 40 else text[:37] + "..."
 
 
-def _code_objects(code: types.CodeType):
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from _code_objects(const)
-
-
 def _first_load(code: types.CodeType, name: str, ops: tuple[str, ...]) -> int | None:
-    for c in _code_objects(code):
+    for c in code_objects(code):
         for ins in dis.get_instructions(c):
             if ins.opname in ops and ins.argval == name:
                 pos = getattr(ins, "positions", None)
                 return getattr(pos, "lineno", None) or ins.starts_line
     return None
-
-
-def _functions_reached(fn: Any, depth: int = 3) -> list[types.FunctionType]:
-    """``fn`` plus same-module Python functions it names as globals, a few levels deep."""
-    seen: dict[int, types.FunctionType] = {}
-    frontier = [fn]
-    module = getattr(fn, "__module__", None)
-    for _ in range(depth):
-        nxt = []
-        for f in frontier:
-            if not isinstance(f, types.FunctionType) or id(f) in seen:
-                continue
-            seen[id(f)] = f
-            for c in _code_objects(f.__code__):
-                for name in c.co_names:
-                    g = f.__globals__.get(name)
-                    if isinstance(g, types.FunctionType) and g.__module__ == module:
-                        nxt.append(g)
-        frontier = nxt
-    return list(seen.values())
 
 
 def _literal_values(closed_jaxpr: Any) -> list[Any]:
@@ -223,9 +197,9 @@ def captured_values(fn: Any, closed_jaxpr: Any) -> list[CapturedValue]:
     literals = _literal_values(closed_jaxpr)
     out: list[CapturedValue] = []
     seen: set[tuple[str, str]] = set()
-    for f in _functions_reached(fn):
+    for f in functions_reached(fn):
         code = f.__code__
-        names = {n for c in _code_objects(code) for n in c.co_names}
+        names = {n for c in code_objects(code) for n in c.co_names}
         candidates: list[tuple[str, str, Any, int | None]] = []
         for name in sorted(names):
             if name in f.__globals__ and _is_data(f.__globals__[name]):

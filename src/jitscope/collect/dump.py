@@ -11,13 +11,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..analyze.hlo import fusion_dot, parse_hlo
 from ..errors import UsageError
 from .lowering import Stages
 
 
-def write_dump(stages: Stages, directory: str | Path, title: str = "") -> list[str]:
-    """Write the stage files into ``directory`` (created); return the paths written."""
+def write_dump(stages: Stages, directory: str | Path, fusion_graph: str | None = None) -> list[str]:
+    """Write the stage files into ``directory`` (created); return the paths written.
+
+    ``fusion_graph`` is the Graphviz text of the optimised HLO's fusions (``analyze.hlo.fusion_dot``),
+    made by the caller: a collector writes what it is given and analyses nothing.
+    """
     out = Path(directory)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -25,9 +28,8 @@ def write_dump(stages: Stages, directory: str | Path, title: str = "") -> list[s
         raise UsageError(f"--dump {directory}: cannot create directory ({e.strerror})") from None
     files = [("01_jaxpr.txt", stages.jaxpr_text), ("02_stablehlo.mlir", stages.stablehlo_text),
              ("03_hlo.before.txt", stages.hlo_before_text), ("04_hlo.after.txt", stages.hlo_after_text)]
-    if stages.hlo_after_text:
-        files.append(("05_fusions.dot", fusion_dot(parse_hlo(stages.hlo_after_text),
-                                                        f"{title} optimised HLO".strip())))
+    if fusion_graph:
+        files.append(("05_fusions.dot", fusion_graph))
     written = []
     for name, text in files:
         if not text:

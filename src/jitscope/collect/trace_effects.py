@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._pycode import code_objects, functions_reached
+
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
              "discard", "popitem", "__setitem__", "__delitem__"}
 _MAX_COPY = 100_000  # containers larger than this are compared by size only
@@ -48,10 +50,9 @@ class EffectEvent:
 
 
 def _reached(fn: Any) -> list[types.FunctionType]:
-    """``fn`` and the same-module helpers it calls (``analyze.jaxpr_stats._functions_reached``)."""
-    from ..analyze.jaxpr_stats import _functions_reached
+    """``fn`` and the same-module helpers it calls."""
 
-    return _functions_reached(fn) if isinstance(fn, types.FunctionType) else []
+    return functions_reached(fn) if isinstance(fn, types.FunctionType) else []
 
 
 def _modules_and_cells(funcs: list[types.FunctionType]
@@ -94,13 +95,12 @@ def _scan_code(funcs: list[types.FunctionType], names: set[str]
     _ANY_KEY)] for ``STORE_SUBSCR`` / ``DELETE_SUBSCR`` on a global or closure in ``names``,
     global name -> (file, line, function) of its first ``STORE_GLOBAL`` / ``STORE_NAME``).
     """
-    from ..analyze.jaxpr_stats import _code_objects
 
     sites: dict[str, list[tuple]] = {}
     stores: dict[str, tuple[str, int, str]] = {}
     seen: set[int] = set()
     for f in funcs:
-        for c in _code_objects(f.__code__):
+        for c in code_objects(f.__code__):
             if id(c) in seen:
                 continue
             seen.add(id(c))

@@ -105,11 +105,11 @@ def load_result(path: str | os.PathLike[str]) -> Result:
 
 def _import_all() -> None:
     # Result modules register on import; import every one that exists.
+    # By path, not by importing the package: the package imports this module.
     import importlib
     import pkgutil
 
-    from .. import results as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
+    package = __name__.rsplit(".", 1)[0]
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if not info.name.startswith("_"):
-            importlib.import_module(f"{pkg.__name__}.{info.name}")
+            importlib.import_module(f"{package}.{info.name}")
