@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from jitscope.lint import lint, lint_source
+from jitscope import lint
+from jitscope.lint import lint_source
 from jitscope.lint.registry import SECTIONS, all_rules
 from jitscope.render.console.lint import format_text
 

@@ -111,7 +111,7 @@ def test_sarif_no_findings_still_lists_rules(cli, tmp_path):
 
 
 def test_sarif_outside_root_has_absolute_uri_without_base(tmp_path):
-    from jitscope.lint import lint
+    from jitscope import lint
     from jitscope.render.sarif import render, to_sarif
 
     inside, outside = tmp_path / "proj" / "m.py", tmp_path / "other" / "o.py"

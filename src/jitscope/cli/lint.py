@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._lint import lint
     from ..errors import UsageError
-    from ..lint import lint
 
     if args.config and args.no_config:
         raise UsageError("--config and --no-config are mutually exclusive")

@@ -1,124 +1,14 @@
-"""Static detection of jit pitfalls: ``jitscope.lint(paths)`` and ``jitscope lint``.
+"""Static detection of jit pitfalls: the lint stage (``jitscope.lint`` is the command, in ``_lint.py``).
 
 Pure ``ast``: linting never imports JAX, so it is fast and safe to run on any code.
 The engine (``engine.py``) parses each file once and visits it once; rules live one per
-module in ``rules/`` and are listed by ``registry.py``; ``config.py`` reads
-``[tool.jitscope]``; ``fixes.py`` applies fixes; ``runner.py`` runs files in parallel.
+module in ``rules/`` (base class in ``rule.py``, context in ``context.py``) and are listed by
+``registry.py``; ``config.py`` reads ``[tool.jitscope]``; ``fixes.py`` computes fixes and
+``write.py`` writes them back; ``runner.py`` runs files in parallel.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Iterable
-from pathlib import Path
-
-from ..errors import UsageError
 from .engine import lint_source as lint_source
-from .registry import check_selectors, selected_codes
 
-__all__ = ["lint", "lint_source"]
-
-
-def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", *,
-         select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, fix: bool = False,
-         unsafe_fixes: bool = False, diff: bool = False, jobs: int | None = None,
-         config: bool | str | os.PathLike[str] = True):
-    """Lint Python files for jit pitfalls and return a ``LintResult``.
-
-    Args:
-        paths: files and/or directories (directories are searched for ``*.py``).
-        select: rule codes or prefixes to enable (``["JS1", "JS201"]``); default: the
-            configuration's ``select``, else every rule.
-        ignore: rule codes or prefixes to disable, added to the configuration's ``ignore``.
-        fix: apply safe fixes to the files (and report what remains).
-        unsafe_fixes: with ``fix`` or ``diff``, also apply fixes marked unsafe.
-        diff: compute the fixes as a unified diff in ``result.diff`` without writing files.
-        jobs: worker processes (default: all CPUs); files run in parallel for large trees.
-        config: ``True`` to find ``[tool.jitscope]`` in the nearest pyproject.toml,
-            ``False`` to ignore configuration, or a path to a pyproject.toml.
-
-    Returns:
-        LintResult with the findings (``model.Finding``), counts and fixes applied.
-
-    Raises:
-        UsageError: a path that does not exist, an unknown rule code, a bad configuration.
-
-    Example:
-        >>> import jitscope
-        >>> result = jitscope.lint(["src/"], select=["JS1", "JS2"])
-        >>> for f in result.findings:
-        ...     print(f.location, f.code, f.message)
-    """
-    from ..model import Environment
-    from ..results.lint import LintResult
-    from . import runner
-    from .config import LintConfig, find_config, load_config
-
-    started = time.perf_counter()
-    path_list = [str(paths)] if isinstance(paths, (str, os.PathLike)) else [str(p) for p in paths]
-    if not path_list:
-        path_list = ["."]
-    cli_select = check_selectors(select or [], "--select")
-    cli_ignore = check_selectors(ignore or [], "--ignore")
-    if jobs is not None and jobs < 1:
-        raise UsageError(f"--jobs must be at least 1 (got {jobs})")
-    files = runner.collect_files(path_list)
-    if config is True:
-        found = find_config(path_list[0])
-        cfg = load_config(found) if found else LintConfig()
-    elif config is False:
-        cfg = LintConfig()
-    else:
-        if not Path(config).is_file():
-            raise UsageError(f"{config}: no such config file")
-        cfg = load_config(config)
-    base_select = (cli_select or cfg.select or ["ALL"]) + cfg.extend_select
-    base_ignore = cfg.ignore + cli_ignore
-    cache: dict[tuple[str, ...], frozenset[str]] = {}
-    items = []
-    for f in files:
-        if cfg.exclude and f not in path_list and cfg.excluded(f):
-            continue
-        extra = tuple(cfg.ignored_for(f)) if cfg.per_file_ignores else ()
-        if extra not in cache:
-            cache[extra] = frozenset(selected_codes(base_select, base_ignore + list(extra)))
-        items.append((f, cache[extra]))
-    safeties = ("safe", "unsafe") if unsafe_fixes else ("safe",)
-    n_jobs = jobs or os.cpu_count() or 1
-    result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
-                        env=Environment.capture(with_jax=False))
-    diffs = []
-    for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
-        result.files_checked += 1
-        result.lines_checked += outcome.lines
-        result.findings.extend(outcome.findings)
-        if outcome.fixes_applied:
-            result.fixes_applied += outcome.fixes_applied
-            result.files_fixed.append(outcome.path)
-            if diff:
-                diffs.append(outcome.diff)
-            elif fix and outcome.fixed_text is not None:
-                _write(outcome.path, outcome.fixed_text)
-    result.diff = "".join(diffs)
-    for f in result.findings:
-        if f.fix is not None and f.fix.replacement is not None:
-            if f.fix.safety == "safe":
-                result.fixable += 1
-            elif f.fix.safety == "unsafe":
-                result.unsafe_fixable += 1
-    result.duration_s = time.perf_counter() - started
-    return result
-
-
-def _write(path: str, text: str) -> None:
-    """Write fixed source back, keeping the file's encoding (UTF-8 unless a coding cookie says otherwise)."""
-    import io
-    import tokenize
-
-    p = Path(path)
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(p.read_bytes()).readline)
-    tmp = p.with_name(p.name + ".jitscope-tmp")
-    with open(tmp, "w", encoding=encoding.replace("utf-8-sig", "utf-8"), newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, p)
+__all__ = ["lint_source"]

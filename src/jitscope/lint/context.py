@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..model import Finding, Fix, Location
-from .registry import Rule
+from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
 from .source import split_lines
 

@@ -15,14 +15,21 @@ from collections.abc import Iterable
 from ..model import Finding
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
-from .registry import all_rules
-from .source import _suppressed, parse_finding, parse_noqa
-from .source import decode_source as decode_source
+from .registry import all_rules, parse_finding
+from .source import _suppressed, decode_bytes, parse_noqa
 from .visitor import _Visitor
 
 
 def _mentions_jax(text: str) -> bool:
     return "jax" in text or "equinox" in text or "flax" in text
+
+
+def decode_source(data: bytes, filename: str) -> tuple[str | None, Finding | None]:
+    """Decode file bytes per PEP 263 (coding cookie, BOM); a JS002 finding if they are not text."""
+    text, problem = decode_bytes(data)
+    if problem is not None:
+        return None, parse_finding("JS002", problem[0], filename, problem[1])
+    return text, None
 
 
 def lint_text(text: str, filename: str, enabled: set[str],

@@ -19,77 +19,15 @@ Code groups:
 
 from __future__ import annotations
 
-import ast
-import inspect
-import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import UsageError
-
-if TYPE_CHECKING:
-    from .engine import Context
-
-GROUPS = {
-    "JS0": "The file itself",
-    "JS1": "Concretization: a traced value used where Python needs a concrete one",
-    "JS2": "Compile time and graph bloat",
-    "JS3": "Static shapes",
-    "JS4": "Side effects that run only while tracing",
-    "JS5": "Stale captures",
-    "JS6": "Array API misuse",
-}
-
-SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
-
-
-class Rule:
-    """Base class of every lint rule.
-
-    Subclasses set the class attributes and implement ``check(node, ctx)``, which is
-    called for every node whose type is in ``nodes`` (only inside traced functions
-    when ``traced_only``) and reports with ``ctx.report(self, node, ...)``.
-    """
-
-    code: ClassVar[str] = ""
-    name: ClassVar[str] = ""
-    message: ClassVar[str] = ""  # default message; str.format()-ed with the report's fields
-    severity: ClassVar[str] = "warning"
-    fix: ClassVar[str | None] = None  # "safe", "unsafe" or None when the rule never offers an edit
-    nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
-    traced_only: ClassVar[bool] = True
-
-    def check(self, node: ast.AST, ctx: Context) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    @classmethod
-    def summary(cls) -> str:
-        """The first line of the docstring."""
-        return (inspect.getdoc(cls) or "").strip().splitlines()[0]
-
-    @classmethod
-    def sections(cls) -> dict[str, str]:
-        """The docstring's fixed sections, by title (``What it does`` ... ``Fix safety``)."""
-        return parse_sections(inspect.getdoc(cls) or "")
-
-
-def parse_sections(doc: str) -> dict[str, str]:
-    """Split a rule docstring into its ``## Title`` sections (text under each, stripped)."""
-    out: dict[str, str] = {}
-    current = None
-    buf: list[str] = []
-    for line in doc.splitlines():
-        m = re.match(r"^## (.+?)\s*$", line)
-        if m:
-            if current:
-                out[current] = "\n".join(buf).strip()
-            current, buf = m.group(1), []
-        elif current:
-            buf.append(line)
-    if current:
-        out[current] = "\n".join(buf).strip()
-    return out
-
+from ..model import Finding, Location
+from .rule import GROUPS as GROUPS
+from .rule import SECTIONS as SECTIONS
+from .rule import Rule as Rule
+from .rule import parse_sections as parse_sections
+from .rules import RULE_CLASSES
 
 _RULES: dict[str, type[Rule]] | None = None
 
@@ -98,8 +36,6 @@ def all_rules() -> dict[str, type[Rule]]:
     """Every rule, by code, in code order."""
     global _RULES
     if _RULES is None:
-        from .rules import RULE_CLASSES
-
         _RULES = {r.code: r for r in sorted(RULE_CLASSES, key=lambda r: r.code)}
     return _RULES
 
@@ -138,3 +74,9 @@ def selected_codes(select: Iterable[str] | None, ignore: Iterable[str] | None) -
         if best_sel >= 0 and best_sel > best_ign:
             enabled.add(code)
     return enabled
+
+
+def parse_finding(code: str, message: str, filename: str, line: int = 1, col: int | None = 1) -> Finding:
+    """A finding of rule ``code`` (its severity and name from the catalog) at ``filename:line``."""
+    rule = all_rules()[code]
+    return Finding(code, message, rule.severity, Location(filename, max(line, 1), col), rule.name)  # type: ignore[arg-type]

@@ -109,7 +109,7 @@ def _attach_source(findings: list[Finding], text: str) -> None:
 
 
 def _io_finding(path: str, e: OSError) -> Finding:
-    from .engine import parse_finding
+    from .registry import parse_finding
 
     return parse_finding("JS002", f"cannot read file: {e.strerror or e}", path)
 

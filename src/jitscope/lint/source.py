@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 import tokenize
 
-from ..model import Finding, Location
-from .registry import all_rules
+from ..model import Finding
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -54,13 +53,8 @@ def _suppressed(f: Finding, noqa: dict[int, set[str] | None]) -> bool:
     return False
 
 
-def parse_finding(code: str, message: str, filename: str, line: int = 1, col: int | None = 1) -> Finding:
-    rule = all_rules()[code]
-    return Finding(code, message, rule.severity, Location(filename, max(line, 1), col), rule.name)  # type: ignore[arg-type]
-
-
-def decode_source(data: bytes, filename: str) -> tuple[str | None, Finding | None]:
-    """Decode file bytes per PEP 263 (coding cookie, BOM); a JS002 finding if they are not text."""
+def decode_bytes(data: bytes) -> tuple[str | None, tuple[str, int] | None]:
+    """Decode file bytes per PEP 263 (coding cookie, BOM): ``(text, None)``, or ``(None, (why, line))``."""
     import io
 
     try:
@@ -69,7 +63,7 @@ def decode_source(data: bytes, filename: str) -> tuple[str | None, Finding | Non
     except (SyntaxError, UnicodeDecodeError, LookupError) as e:
         reason = getattr(e, "reason", None) or (str(e).splitlines() or [type(e).__name__])[0]
         line = data[: e.start].count(b"\n") + 1 if isinstance(e, UnicodeDecodeError) else 1
-        return None, parse_finding("JS002", f"file is not decodable Python source: {reason}", filename, line)
+        return None, (f"file is not decodable Python source: {reason}", line)
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, None

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from .astutil import children
 from .context import NESTED, Context, Frame
-from .registry import Rule
+from .rule import Rule
 from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import Context
+from ..context import Context
+from ..scope import JIT_LIKE
 
 
 def short(ctx: Context, node: ast.AST, limit: int = 40) -> str:
@@ -63,3 +64,36 @@ class Span:
         self.col_offset = start.col_offset  # type: ignore[attr-defined]
         self.end_lineno = end.end_lineno  # type: ignore[attr-defined]
         self.end_col_offset = end.end_col_offset  # type: ignore[attr-defined]
+
+
+def fresh_function(ctx: Context, node: ast.Call, in_loop: bool = False) -> str | None:
+    """Describe the fresh function object a jit-like call wraps (lambda, closure, partial), or None.
+
+    In a loop, a local function counts only if it is defined inside the loop: jit's cache is
+    keyed on the function object, and one defined before the loop is the same object each time.
+    """
+    if not node.args or type(node.args[0]) not in (ast.Lambda, ast.Call, ast.Name):
+        return None
+    if ctx.resolve(node.func) not in JIT_LIKE:
+        return None
+    fn = node.args[0]
+    if isinstance(fn, ast.Lambda):
+        return "a lambda"
+    if isinstance(fn, ast.Call) and (ctx.resolve(fn.func) or "").endswith("partial"):
+        return f"`{short(ctx, fn)}` (a new partial object)"
+    if isinstance(fn, ast.Name) and len(ctx.frames) > 1 and fn.id in ctx.frame.nested_defs:
+        if not in_loop:
+            return f"local function `{fn.id}` (defined anew on every call)"
+        if fn.id in ctx.frame.loop_defs:
+            return f"local function `{fn.id}` (defined anew in every iteration)"
+    return None
+
+
+def once_per_function(ctx: Context, code: str, var: str) -> bool:
+    """True the first time ``(code, var)`` is seen in the current function (report each capture once)."""
+    seen = ctx.frame.__dict__.setdefault("_reported", set())
+    key = (code, var)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Rule
+from ..rule import Rule
 
 
 class SyntaxErrorRule(Rule):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import ARRAY_NAMESPACES, Context
-from ..registry import Rule
+from ..context import ARRAY_NAMESPACES, Context
+from ..rule import Rule
 from ._util import Span, is_builtin, short, used_as_array
 
 UNROLL_THRESHOLD = 16  # literal trip counts below this are treated as intentional small unrolls

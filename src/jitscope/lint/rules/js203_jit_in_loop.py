@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import Context
-from ..registry import Rule
-from ..scope import JIT_LIKE
-from ._util import short
+from ..context import Context
+from ..rule import Rule
+from ._util import fresh_function
 
 
 class JitInLoop(Rule):
@@ -58,24 +57,3 @@ class JitInLoop(Rule):
         ctx.report(self, node, wrapper=ctx.resolve(node.func), what=what)  # type: ignore[attr-defined]
 
 
-def fresh_function(ctx: Context, node: ast.Call, in_loop: bool = False) -> str | None:
-    """Describe the fresh function object a jit-like call wraps (lambda, closure, partial), or None.
-
-    In a loop, a local function counts only if it is defined inside the loop: jit's cache is
-    keyed on the function object, and one defined before the loop is the same object each time.
-    """
-    if not node.args or type(node.args[0]) not in (ast.Lambda, ast.Call, ast.Name):
-        return None
-    if ctx.resolve(node.func) not in JIT_LIKE:
-        return None
-    fn = node.args[0]
-    if isinstance(fn, ast.Lambda):
-        return "a lambda"
-    if isinstance(fn, ast.Call) and (ctx.resolve(fn.func) or "").endswith("partial"):
-        return f"`{short(ctx, fn)}` (a new partial object)"
-    if isinstance(fn, ast.Name) and len(ctx.frames) > 1 and fn.id in ctx.frame.nested_defs:
-        if not in_loop:
-            return f"local function `{fn.id}` (defined anew on every call)"
-        if fn.id in ctx.frame.loop_defs:
-            return f"local function `{fn.id}` (defined anew in every iteration)"
-    return None

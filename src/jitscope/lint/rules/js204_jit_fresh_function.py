@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import Context
-from ..registry import Rule
-from .js203_jit_in_loop import fresh_function
+from ..context import Context
+from ..rule import Rule
+from ._util import fresh_function
 
 
 class JitFreshFunction(Rule):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import Context
-from ..registry import Rule
+from ..context import Context
+from ..rule import Rule
+from ._util import once_per_function
 
 
 class GlobalArrayCapture(Rule):
@@ -56,11 +57,3 @@ class GlobalArrayCapture(Rule):
             ctx.report(self, name, var=name.id, line=line)
 
 
-def once_per_function(ctx: Context, code: str, var: str) -> bool:
-    """True the first time ``(code, var)`` is seen in the current function (report each capture once)."""
-    seen = ctx.frame.__dict__.setdefault("_reported", set())
-    key = (code, var)
-    if key in seen:
-        return False
-    seen.add(key)
-    return True

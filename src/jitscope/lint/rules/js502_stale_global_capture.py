@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import Context
-from ..registry import Rule
+from ..context import Context
+from ..rule import Rule
 from ..scope import MUTATORS
-from .js501_global_array_capture import once_per_function
+from ._util import once_per_function
 
 
 class StaleGlobalCapture(Rule):

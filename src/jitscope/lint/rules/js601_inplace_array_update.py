@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import Context
-from ..registry import Rule
+from ..context import Context
+from ..rule import Rule
 
 _AT_METHOD = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
 

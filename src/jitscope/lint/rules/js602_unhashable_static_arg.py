@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from ..engine import Context
-from ..registry import Rule
+from ..context import Context
+from ..rule import Rule
 from ..scope import JIT_LIKE, decorator_spec
 
 _UNHASHABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)

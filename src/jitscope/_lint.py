@@ -1,0 +1,103 @@
+"""``jitscope.lint(paths)``: the lint command, files in, a ``LintResult`` out."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from .errors import UsageError
+from .lint import runner
+from .lint.config import LintConfig, find_config, load_config
+from .lint.registry import check_selectors, selected_codes
+from .lint.write import write_fixed
+from .model import Environment
+from .results.lint import LintResult
+
+
+def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", *,
+         select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, fix: bool = False,
+         unsafe_fixes: bool = False, diff: bool = False, jobs: int | None = None,
+         config: bool | str | os.PathLike[str] = True):
+    """Lint Python files for jit pitfalls and return a ``LintResult``.
+
+    Args:
+        paths: files and/or directories (directories are searched for ``*.py``).
+        select: rule codes or prefixes to enable (``["JS1", "JS201"]``); default: the
+            configuration's ``select``, else every rule.
+        ignore: rule codes or prefixes to disable, added to the configuration's ``ignore``.
+        fix: apply safe fixes to the files (and report what remains).
+        unsafe_fixes: with ``fix`` or ``diff``, also apply fixes marked unsafe.
+        diff: compute the fixes as a unified diff in ``result.diff`` without writing files.
+        jobs: worker processes (default: all CPUs); files run in parallel for large trees.
+        config: ``True`` to find ``[tool.jitscope]`` in the nearest pyproject.toml,
+            ``False`` to ignore configuration, or a path to a pyproject.toml.
+
+    Returns:
+        LintResult with the findings (``model.Finding``), counts and fixes applied.
+
+    Raises:
+        UsageError: a path that does not exist, an unknown rule code, a bad configuration.
+
+    Example:
+        >>> import jitscope
+        >>> result = jitscope.lint(["src/"], select=["JS1", "JS2"])
+        >>> for f in result.findings:
+        ...     print(f.location, f.code, f.message)
+    """
+
+    started = time.perf_counter()
+    path_list = [str(paths)] if isinstance(paths, (str, os.PathLike)) else [str(p) for p in paths]
+    if not path_list:
+        path_list = ["."]
+    cli_select = check_selectors(select or [], "--select")
+    cli_ignore = check_selectors(ignore or [], "--ignore")
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs must be at least 1 (got {jobs})")
+    files = runner.collect_files(path_list)
+    if config is True:
+        found = find_config(path_list[0])
+        cfg = load_config(found) if found else LintConfig()
+    elif config is False:
+        cfg = LintConfig()
+    else:
+        if not Path(config).is_file():
+            raise UsageError(f"{config}: no such config file")
+        cfg = load_config(config)
+    base_select = (cli_select or cfg.select or ["ALL"]) + cfg.extend_select
+    base_ignore = cfg.ignore + cli_ignore
+    cache: dict[tuple[str, ...], frozenset[str]] = {}
+    items = []
+    for f in files:
+        if cfg.exclude and f not in path_list and cfg.excluded(f):
+            continue
+        extra = tuple(cfg.ignored_for(f)) if cfg.per_file_ignores else ()
+        if extra not in cache:
+            cache[extra] = frozenset(selected_codes(base_select, base_ignore + list(extra)))
+        items.append((f, cache[extra]))
+    safeties = ("safe", "unsafe") if unsafe_fixes else ("safe",)
+    n_jobs = jobs or os.cpu_count() or 1
+    result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
+                        env=Environment.capture(with_jax=False))
+    diffs = []
+    for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
+        result.files_checked += 1
+        result.lines_checked += outcome.lines
+        result.findings.extend(outcome.findings)
+        if outcome.fixes_applied:
+            result.fixes_applied += outcome.fixes_applied
+            result.files_fixed.append(outcome.path)
+            if diff:
+                diffs.append(outcome.diff)
+            elif fix and outcome.fixed_text is not None:
+                write_fixed(outcome.path, outcome.fixed_text)
+    result.diff = "".join(diffs)
+    for f in result.findings:
+        if f.fix is not None and f.fix.replacement is not None:
+            if f.fix.safety == "safe":
+                result.fixable += 1
+            elif f.fix.safety == "unsafe":
+                result.unsafe_fixable += 1
+    result.duration_s = time.perf_counter() - started
+    return result

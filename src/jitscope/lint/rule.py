@@ -1,0 +1,73 @@
+"""The base of every lint rule, and the fixed sections of a rule's documentation.
+
+A ``Rule`` is one unit (code, name, message, severity, check, fix safety, docs). This module
+imports nothing from the engine: rules import ``Rule`` from here and ``Context`` from
+``lint/context.py``; ``registry.py`` lists them.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from typing import Any, ClassVar
+
+GROUPS = {
+    "JS0": "The file itself",
+    "JS1": "Concretization: a traced value used where Python needs a concrete one",
+    "JS2": "Compile time and graph bloat",
+    "JS3": "Static shapes",
+    "JS4": "Side effects that run only while tracing",
+    "JS5": "Stale captures",
+    "JS6": "Array API misuse",
+}
+
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
+
+
+class Rule:
+    """Base class of every lint rule.
+
+    Subclasses set the class attributes and implement ``check(node, ctx)``, which is
+    called for every node whose type is in ``nodes`` (only inside traced functions
+    when ``traced_only``) and reports with ``ctx.report(self, node, ...)``.
+    """
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    message: ClassVar[str] = ""  # default message; str.format()-ed with the report's fields
+    severity: ClassVar[str] = "warning"
+    fix: ClassVar[str | None] = None  # "safe", "unsafe" or None when the rule never offers an edit
+    nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
+    traced_only: ClassVar[bool] = True
+
+    def check(self, node: ast.AST, ctx: Any) -> None:  # pragma: no cover - overridden; ctx: lint.context.Context
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first line of the docstring."""
+        return (inspect.getdoc(cls) or "").strip().splitlines()[0]
+
+    @classmethod
+    def sections(cls) -> dict[str, str]:
+        """The docstring's fixed sections, by title (``What it does`` ... ``Fix safety``)."""
+        return parse_sections(inspect.getdoc(cls) or "")
+
+
+def parse_sections(doc: str) -> dict[str, str]:
+    """Split a rule docstring into its ``## Title`` sections (text under each, stripped)."""
+    out: dict[str, str] = {}
+    current = None
+    buf: list[str] = []
+    for line in doc.splitlines():
+        m = re.match(r"^## (.+?)\s*$", line)
+        if m:
+            if current:
+                out[current] = "\n".join(buf).strip()
+            current, buf = m.group(1), []
+        elif current:
+            buf.append(line)
+    if current:
+        out[current] = "\n".join(buf).strip()
+    return out
