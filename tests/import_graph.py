@@ -7,11 +7,13 @@ Every ``import`` counts: module level, inside functions, and under ``TYPE_CHECKI
 ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg``.
 A parent package's ``__init__`` run implicitly by importing a submodule is not an edge.
 
-Layers (docs/architecture.md; a module may import its own layer's package and any lower row):
+Layers (docs/architecture.md; a module may import its own layer's package and any lower row, except
+that entry points reach the stages only through a command function):
 
     7 entry      jitscope (root), __main__, cli/, pytest_plugin, ipython
     6 demo       _demo, gallery/   (the demo composes the other commands' library functions)
-    5 commands   _watch_session, _watch, _inspect, _compare, _scale, _lint, _command_support, targets
+    5 commands   _watch, _inspect, _compare, _scale, _lint   (never each other)
+  4.5 targets    targets (resolving MOD:FN and building call arguments, for commands and the CLI)
     4 render     render/
     3 results    results/
     2 stages     collect/, analyze/, lint/, schema/     (never each other)
@@ -30,14 +32,13 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 ROOT = "jitscope"
 
 GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode"}
-COMMANDS = {"_watch_session", "_watch", "_inspect", "_compare", "_scale", "_lint", "targets",
-            "_command_support"}
+COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_command_support"}
 DEMO = {"_demo", "gallery"}
 ENTRY = {"__main__", "cli", "pytest_plugin", "ipython"}
 STAGES = {"collect", "analyze", "lint", "schema"}
 
 
-def layer_of(module: str) -> tuple[int, str]:
+def layer_of(module: str) -> tuple[float, str]:
     """(rank, group) of a jitscope module; group is the package a same-rank import must share."""
     parts = module.split(".")
     if module == ROOT:
@@ -49,6 +50,8 @@ def layer_of(module: str) -> tuple[int, str]:
         return 6, "demo"
     if top in COMMANDS:
         return 5, top  # a command never borrows from another command
+    if top == "targets":
+        return 4.5, "targets"  # user targets and call arguments, shared by the commands and the CLI
     if top == "render":
         return 4, "render"
     if top == "results":
@@ -119,11 +122,12 @@ def edges() -> list[Edge]:
 
 
 def upward(all_edges: list[Edge]) -> list[Edge]:
-    """Edges that go up a layer, or sideways into another package of the same layer."""
+    """Edges that go up a layer, sideways into another package of the same layer, or from an entry
+    point (CLI, integrations) past the command functions into the stages (collect/analyze/lint)."""
     bad = []
     for e in all_edges:
         (rs, gs), (rt, gt) = layer_of(e.source), layer_of(e.target)
-        if rt > rs or (rt == rs and gs != gt and rs != 7):
+        if rt > rs or (rt == rs and gs != gt and rs != 7) or (rs == 7 and rt == 2 and gt != "schema"):
             bad.append(e)
     return bad
 

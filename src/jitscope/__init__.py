@@ -3,22 +3,22 @@
 The public API is exactly the names below; everything else is private.
 """
 
+from ._compare import Variant as Variant
 from ._compare import compare as compare
+from ._compare import scope_variants as scope_variants
 from ._demo import demo as demo
 from ._inspect import inspect as inspect
 from ._lint import lint as lint
+from ._lint import lint_source as lint_source
 from ._scale import scale as scale
 from ._version import __version__ as __version__
 from ._watch import RecompileError as RecompileError
 from ._watch import RecompileWarning as RecompileWarning
 from ._watch import no_recompile as no_recompile
 from ._watch import watch as watch
-from .collect.variants import Variant as Variant
-from .collect.variants import scope_variants as scope_variants
 from .errors import JitscopeError as JitscopeError
 from .errors import UsageError as UsageError
 from .ipython import load_ipython_extension as load_ipython_extension
-from .lint import lint_source as lint_source
 from .model import ArgSignature as ArgSignature
 from .model import CompileEvent as CompileEvent
 from .model import Environment as Environment

@@ -13,9 +13,13 @@ from typing import Any
 from .analyze.compare import Costs, break_even_table, recommend, speedups
 from .analyze.numerics import compare_outputs
 from .collect.call_signature import call_signature_of
-from .collect.variants import Variant, measure_variant, static_args_of
+from .collect.variants import Variant as Variant
+from .collect.variants import jit_like, measure_variant, plain_function, static_args_of
+from .collect.variants import scope_variants as scope_variants
+from .errors import UsageError
 from .model import ArgSignature, Environment
 from .results.compare import CompareResult, VariantResult
+from .targets import resolve_callable, resolve_target
 
 
 def _as_variants(variants: Mapping[str, Any] | Sequence[Variant]) -> list[Variant]:
@@ -187,3 +191,76 @@ def compare(
     """
     return run_compare(variants, args, kwargs, calls=calls, budget_s=budget_s, min_samples=min_samples,
                        reference=reference, phases=phases, title=title, static=static)[0]
+
+
+def _parse_variant(text: str) -> tuple[str, str]:
+    name, sep, target = text.partition("=")
+    if not sep:
+        target = text
+        name = text.rpartition(":")[2]
+    if not name.strip() or ":" not in target:
+        raise UsageError(f"--variant '{text}': expected NAME=MOD:FN, e.g. --variant fast=mypkg.ops:fast_loss")
+    return name.strip(), target.strip()
+
+
+def variants_for(target: str | None, inner_target: str | None, variant_specs: Sequence[str],
+                 static_names: Sequence[str] = ()) -> tuple[list[Variant], list[str]]:
+    """The variants ``jitscope compare`` measures, and one line per variant that could not be resolved.
+
+    ``target`` alone: eager vs ``jit(target)``. With ``inner_target``: eager / ``jit(inner)`` /
+    ``jit(outer)`` / ``jit(both)`` by rebinding the inner function in its module. Each
+    ``variant_specs`` item (``NAME=MOD:FN`` or ``MOD:FN``) adds one more. A target that cannot be
+    resolved becomes a failed variant (its line in the returned problems) so the others still run.
+
+    Raises:
+        UsageError: nothing to compare, ``--inner`` without a target, a malformed spec, a name used twice.
+    """
+    variants: list[Variant] = []
+    problems: list[str] = []
+    static = tuple(static_names)
+    if target:
+        try:
+            outer = resolve_callable(target)
+        except UsageError as e:
+            problems.append(str(e))
+            outer = None
+        if inner_target:
+            try:
+                inner = resolve_target(inner_target)
+                if not callable(inner.obj):
+                    raise UsageError(f"'{inner_target}' is a {type(inner.obj).__name__}, not a function")
+            except UsageError as e:
+                problems.append(str(e))
+                inner = None
+            if outer is not None and inner is not None:
+                variants += scope_variants(outer, inner.module, inner.attr, static)
+            else:
+                names = ["eager", "jit(inner)", "jit(outer)", "jit(both)"]
+                if outer is not None:  # the outer function alone can still be measured
+                    variants += [Variant("eager", plain_function(outer), False),
+                                 Variant("jit(outer)", jit_like(outer, static), True)]
+                    names = ["jit(inner)", "jit(both)"]
+                variants += [Variant(n, None, error=problems[-1]) for n in names]
+        elif outer is not None:
+            base = plain_function(outer)
+            label = getattr(base, "__name__", "fn")
+            variants += [Variant("eager", base, False, f"{label} op by op"),
+                         Variant(f"jit({label})", jit_like(outer, static), True)]
+        else:
+            variants += [Variant("eager", None, error=problems[-1]), Variant("jit", None, error=problems[-1])]
+    elif inner_target:
+        raise UsageError("--inner needs the outer function as TARGET: jitscope compare MOD:G --inner MOD:F")
+    for text in variant_specs:
+        name, target = _parse_variant(text)
+        try:
+            variants.append(Variant(name, resolve_callable(target)))
+        except UsageError as e:
+            problems.append(str(e))
+            variants.append(Variant(name, None, error=str(e)))
+    if not variants:
+        raise UsageError("nothing to compare: give MOD:FN (eager vs jit), --inner, or --variant NAME=MOD:FN")
+    names = [v.name for v in variants]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(f"variant name(s) used twice: {', '.join(dupes)}")
+    return variants, problems

@@ -10,7 +10,9 @@ from pathlib import Path
 from .errors import UsageError
 from .lint import runner
 from .lint.config import LintConfig, find_config, load_config
-from .lint.registry import check_selectors, selected_codes
+from .lint.docs import rule_text, rules_markdown, rules_table
+from .lint.engine import lint_source as lint_source
+from .lint.registry import check_selectors, get_rule, selected_codes
 from .lint.write import write_fixed
 from .model import Environment
 from .results.lint import LintResult
@@ -101,3 +103,12 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
                 result.unsafe_fixable += 1
     result.duration_s = time.perf_counter() - started
     return result
+
+
+def rule_catalog(code: str | None = None, markdown: bool = False) -> str:
+    """``jitscope rules``: the catalog as a table, as Markdown (docs/rules.md), or one rule's documentation."""
+    if markdown:
+        return rules_markdown()
+    if code:
+        return rule_text(get_rule(code))
+    return rules_table()

@@ -1,4 +1,9 @@
-"""``jitscope.watch`` and ``jitscope.no_recompile``: the Python API of the watch command."""
+"""The watch command: ``WatchSession`` and ``watch_program`` (the one lifecycle every front door uses),
+and the Python API built on them, ``jitscope.watch`` and ``jitscope.no_recompile``.
+
+``jitscope watch``, ``jitscope.watch()``, ``no_recompile``, the pytest plugin and the IPython magic
+all record through ``WatchSession``; they only parse options, render, and choose exit codes.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,118 @@ import functools
 import os
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, TypeVar
 
-from .collect.watch import WatchCollector, describe
+from .analyze import watch_summary
+from .analyze.budget import budget_violations
+from .analyze.budget import describe as describe
+from .analyze.reasons import ReasonHistory
+from .analyze.tracer_errors import explain_program_error
+from .collect import monitoring
+from .collect.runner import check_target as check_target
+from .collect.runner import run_program
+from .collect.watch import WatchCollector
 from .errors import JitscopeError, UsageError
-from .model import CompileEvent
+from .model import CompileEvent, Environment
 from .results.watch import WatchResult
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class WatchSession:
+    """Record the user's compiles between ``start()`` and ``stop()`` and build the ``WatchResult``.
+
+    Args:
+        events: write each compile as a JSON line to this path as it happens.
+        explain: turn on ``jax_explain_cache_misses`` while recording (JAX's text in each reason).
+        listeners: called with each finished ``CompileEvent`` on the compiling thread; one that
+            raises makes that jitted call raise (``no_recompile`` relies on this).
+        seed_from_active: explain compiles against those already seen by enclosing sessions.
+        max_compiles / fail_on_recompile: budgets, reported in the result's ``violations``.
+        program: what was watched, for the result.
+    """
+
+    def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
+                 listeners: Iterable[Callable[[CompileEvent], None]] = (), seed_from_active: bool = False,
+                 max_compiles: int | None = None, fail_on_recompile: bool = False, program: str = "") -> None:
+        if max_compiles is not None and max_compiles < 0:
+            raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
+        self.history = ReasonHistory()
+        if seed_from_active:
+            for sub in monitoring.active_subscribers():
+                if isinstance(sub, WatchCollector):
+                    self.history.seed(sub.events)
+        self.collector = WatchCollector(events_path=events, explain=explain, listeners=list(listeners),
+                                        classify=self.history.classify)
+        self.max_compiles = max_compiles
+        self.fail_on_recompile = fail_on_recompile
+        self.program = program
+
+    def start(self) -> WatchSession:
+        """Begin (or resume) recording."""
+        self.collector.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop recording; compiles interrupted mid-way are recorded first."""
+        self.collector.stop()
+
+    @property
+    def events(self) -> list[CompileEvent]:
+        """The compiles recorded so far."""
+        return list(self.collector.events)
+
+    def result(self, *, argv: list[str] | None = None, exit_code: int | None = None,
+               capture_env: bool = True) -> WatchResult:
+        """The run so far as a ``WatchResult`` (safe to call while recording)."""
+        c = self.collector
+        events = self.events
+        wall = c.wall_seconds
+        enabled, directory, min_seconds = c.cache_info
+        return WatchResult(
+            env=Environment.capture() if capture_env else Environment(), program=self.program,
+            argv=list(argv or []), exit_code=exit_code, wall_seconds=wall, events=events,
+            functions=watch_summary.summarize_functions(events, wall),
+            fixes=watch_summary.suggest_fixes(events), internal_compiles=c.internal_compiles,
+            internal_seconds=c.internal_seconds,
+            persistent_cache=watch_summary.persistent_cache_info(events, enabled, directory, min_seconds,
+                                                                 c.cache_seconds_saved),
+            max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
+            violations=budget_violations(events, self.max_compiles, self.fail_on_recompile))
+
+
+def watch_program(target: str, args: list[str], *, module: bool = False,
+                  events: str | os.PathLike[str] | None = None, explain: bool = True,
+                  max_compiles: int | None = None, fail_on_recompile: bool = False) -> WatchResult:
+    """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
+
+    The program's exit status is ``result.exit_code``; a program that died of a jit error (a
+    tracer error, an unhashable static argument) gets the cause and fix in ``result.crash``.
+    The working directory is restored afterwards (the program may chdir).
+
+    Raises:
+        UsageError: no such script or module, an unwritable events file, a negative budget.
+    """
+    check_target(target, module)
+    session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
+                           fail_on_recompile=fail_on_recompile,
+                           program=f"-m {target}" if module else target)
+    cwd = os.getcwd()
+    failure: list[BaseException] = []
+    session.start()
+    try:
+        code = run_program(target, args, module=module, failure=failure)
+    finally:
+        session.stop()
+        try:
+            os.chdir(cwd)  # call sites in the summary are shown relative to the starting cwd
+        except OSError:
+            pass
+    result = session.result(argv=[target, *args], exit_code=code)
+    if failure:
+        result.crash = explain_program_error(failure[0])
+    return result
 
 
 class RecompileError(JitscopeError):
@@ -58,13 +166,12 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
                  print_summary: bool = False, max_compiles: int | None = None,
                  fail_on_recompile: bool = False, program: str = "") -> None:
-        if max_compiles is not None and max_compiles < 0:
-            raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
-        self._collector = WatchCollector(events_path=events, explain=explain)
+        self._session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
+                                     fail_on_recompile=fail_on_recompile, program=program or "<python block>")
         self.print_summary = print_summary
         self.max_compiles = max_compiles
         self.fail_on_recompile = fail_on_recompile
-        self.program = program or "<python block>"
+        self.program = self._session.program
         self._depth = 0
         self._lock = threading.Lock()
         self._final: WatchResult | None = None
@@ -74,7 +181,7 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
             self._depth += 1
             if self._depth == 1:
                 self._final = None
-                self._collector.start()
+                self._session.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -82,7 +189,7 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
             self._depth -= 1
             if self._depth:
                 return
-            self._collector.stop()
+            self._session.stop()
             self._final = self._make_result()
         if self.print_summary:
             from .render.console import make_console, render
@@ -99,13 +206,12 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
         return wrapper  # type: ignore[return-value]
 
     def _make_result(self) -> WatchResult:
-        return self._collector.result(program=self.program, max_compiles=self.max_compiles,
-                                      fail_on_recompile=self.fail_on_recompile)
+        return self._session.result()
 
     @property
     def events(self) -> list[CompileEvent]:
         """The compiles recorded so far (live while watching)."""
-        return list(self._collector.events)
+        return self._session.events
 
     def result(self) -> WatchResult:
         """The ``WatchResult``: final after the block, a snapshot while still watching."""
@@ -154,7 +260,7 @@ class no_recompile:  # noqa: N801
             raise UsageError(f"on_compile must be 'raise' or 'warn', not {on_compile!r}")
         self.on_compile = on_compile
         self.allow_first = allow_first
-        self._collector: WatchCollector | None = None
+        self._session: WatchSession | None = None
         self.violations: list[CompileEvent] = []
 
     def _check(self, event: CompileEvent) -> None:
@@ -173,21 +279,15 @@ class no_recompile:  # noqa: N801
             warnings.warn(msg, RecompileWarning, stacklevel=2)
 
     def __enter__(self) -> no_recompile:
-        from .collect import monitoring
-
         self.violations = []
-        c = WatchCollector(listeners=[self._check])
-        # Seed the history with what enclosing watches saw, so reasons compare with earlier compiles.
-        for sub in monitoring.active_subscribers():
-            if isinstance(sub, WatchCollector):
-                c.seed_history(sub.events)
-        self._collector = c.start()
+        # Seeded with what enclosing watches saw, so reasons compare with earlier compiles.
+        self._session = WatchSession(listeners=[self._check], seed_from_active=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._collector is not None:
-            self._collector.stop()
-            self._collector = None
+        if self._session is not None:
+            self._session.stop()
+            self._session = None
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)

@@ -56,25 +56,23 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     if marker is None and not item.config.getoption("jitscope"):
         return (yield)
     max_compiles, fail_on_recompile = _budget(marker)
-    from .collect.watch import WatchCollector, budget_violations, describe
-    from .results.watch import WatchResult
+    from ._watch import WatchSession, describe
 
-    collector = WatchCollector().start()
+    session = WatchSession(max_compiles=max_compiles, fail_on_recompile=fail_on_recompile,
+                           program=item.nodeid).start()
     try:
         result = yield
     finally:
-        collector.stop()
-        events = collector.events
-        watched = WatchResult(events=events)  # no environment capture: just the totals
+        session.stop()
+        watched = session.result(capture_env=False)  # per test: just the totals
         item.user_properties.append((_KEY, json.dumps({
-            "compiles": len(events),
+            "compiles": len(watched.events),
             "seconds": watched.compile_seconds,
             "recompiles": [describe(e) for e in watched.recompiles],
         })))
-    violations = budget_violations(events, max_compiles, fail_on_recompile)
-    if violations:
-        lines = [f"jitscope: compile budget exceeded: {'; '.join(violations[:1])}"]
-        lines += [f"  #{e.index} {describe(e)}" for e in events]
+    if watched.violations:
+        lines = [f"jitscope: compile budget exceeded: {'; '.join(watched.violations[:1])}"]
+        lines += [f"  #{e.index} {describe(e)}" for e in watched.events]
         pytest.fail("\n".join(lines), pytrace=False)
     return result
 

@@ -140,3 +140,27 @@ def explain_all(events: Sequence[CompileEvent]) -> list[Reason]:
         out.append(classify(e, hist))
         hist.append(e)
     return out
+
+
+class ReasonHistory:
+    """The compiles seen so far, per function and transformation: explains each new one as it comes.
+
+    ``classify`` compares only with compiles under the same transformation (grad of f is a
+    different program from f: its first compile is a first compile, not a recompile). Not
+    thread-safe by itself: the collector calls it under its own lock, in compile order.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str, int], list[CompileEvent]] = {}
+
+    def seed(self, events: Iterable[CompileEvent]) -> None:
+        """Treat ``events`` (from an enclosing session) as earlier compiles."""
+        for e in events:
+            self._seen.setdefault(function_key(e), []).append(e)
+
+    def classify(self, event: CompileEvent) -> Reason:
+        """The reason for ``event``, which then joins the history."""
+        hist = self._seen.setdefault(function_key(event), [])
+        reason = classify(event, hist)
+        hist.append(event)
+        return reason

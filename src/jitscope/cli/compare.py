@@ -43,75 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _parse_variant(text: str) -> tuple[str, str]:
-    name, sep, target = text.partition("=")
-    if not sep:
-        target = text
-        name = text.rpartition(":")[2]
-    if not name.strip() or ":" not in target:
-        raise UsageError(f"--variant '{text}': expected NAME=MOD:FN, e.g. --variant fast=mypkg.ops:fast_loss")
-    return name.strip(), target.strip()
-
-
-def build_variants(args: argparse.Namespace) -> tuple[list, list[str]]:
-    """The variants the options ask for, and one line per variant that could not be resolved."""
-
-    from ..collect.variants import Variant, jit_like, plain_function, scope_variants
-    from ..targets import resolve_callable, resolve_target
-
-    variants: list[Variant] = []
-    problems: list[str] = []
-    static = tuple(args.static_names)
-    if args.target:
-        try:
-            outer = resolve_callable(args.target)
-        except UsageError as e:
-            problems.append(str(e))
-            outer = None
-        if args.inner:
-            try:
-                inner = resolve_target(args.inner)
-                if not callable(inner.obj):
-                    raise UsageError(f"'{args.inner}' is a {type(inner.obj).__name__}, not a function")
-            except UsageError as e:
-                problems.append(str(e))
-                inner = None
-            if outer is not None and inner is not None:
-                variants += scope_variants(outer, inner.module, inner.attr, static)
-            else:
-                names = ["eager", "jit(inner)", "jit(outer)", "jit(both)"]
-                if outer is not None:  # the outer function alone can still be measured
-                    variants += [Variant("eager", plain_function(outer), False),
-                                 Variant("jit(outer)", jit_like(outer, static), True)]
-                    names = ["jit(inner)", "jit(both)"]
-                variants += [Variant(n, None, error=problems[-1]) for n in names]
-        elif outer is not None:
-            base = plain_function(outer)
-            label = getattr(base, "__name__", "fn")
-            variants += [Variant("eager", base, False, f"{label} op by op"),
-                         Variant(f"jit({label})", jit_like(outer, static), True)]
-        else:
-            variants += [Variant("eager", None, error=problems[-1]), Variant("jit", None, error=problems[-1])]
-    elif args.inner:
-        raise UsageError("--inner needs the outer function as TARGET: jitscope compare MOD:G --inner MOD:F")
-    for text in args.variant:
-        name, target = _parse_variant(text)
-        try:
-            variants.append(Variant(name, resolve_callable(target)))
-        except UsageError as e:
-            problems.append(str(e))
-            variants.append(Variant(name, None, error=str(e)))
-    if not variants:
-        raise UsageError("nothing to compare: give MOD:FN (eager vs jit), --inner, or --variant NAME=MOD:FN")
-    names = [v.name for v in variants]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise UsageError(f"variant name(s) used twice: {', '.join(dupes)}")
-    return variants, problems
-
-
 def run(args: argparse.Namespace) -> int:
-    from .._compare import run_compare
+    from .._compare import run_compare, variants_for
     from ..render.console import make_console, render
     from ..targets import build_call, parse_static
 
@@ -122,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args)  # fail before measuring, not after
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
-    variants, problems = build_variants(args)
+    variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names)
     if all(v.fn is None for v in variants):
         raise UsageError(problems[0])
     names = [v.name for v in variants]

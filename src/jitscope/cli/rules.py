@@ -15,13 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..lint import docs
-    from ..lint.registry import get_rule
+    from .._lint import rule_catalog
 
-    if args.markdown:
-        sys.stdout.write(docs.rules_markdown())
-    elif args.code:
-        sys.stdout.write(docs.rule_text(get_rule(args.code)))
-    else:
-        sys.stdout.write(docs.rules_table())
+    sys.stdout.write(rule_catalog(args.code, args.markdown))
     return 0

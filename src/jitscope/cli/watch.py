@@ -48,32 +48,19 @@ def run(args: argparse.Namespace) -> int:
     if args.max_compiles is not None and args.max_compiles < 0:
         raise UsageError(f"--max-compiles must be >= 0, got {args.max_compiles}")
 
-    from ..collect.runner import check_target, run_program
-    from ..collect.watch import WatchCollector
+    from .._watch import check_target, watch_program
 
     check_target(target, is_module)
     # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in,
     # and unwritable paths are refused before the program runs.
-    cwd = os.getcwd()
     for name in ("json", "html", "trace", "events"):
         path = getattr(args, name)
         if path:
             check_writable(path, f"--{name}")
             setattr(args, name, os.path.abspath(path))
-    program = f"-m {target}" if is_module else target
-    collector = WatchCollector(events_path=args.events, explain=not args.no_explain).start()
-    failure: list[BaseException] = []
-    try:
-        code = run_program(target, prog_args, module=is_module, failure=failure)
-    finally:
-        collector.stop()
-        _chdir_back(cwd)  # call sites in the summary are shown relative to the starting cwd
-    result = collector.result(program=program, argv=[target, *prog_args], exit_code=code,
-                              max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
-    if failure:
-        from ..analyze.tracer_errors import explain_program_error
-
-        result.crash = explain_program_error(failure[0])
+    result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
+                           max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
+    code = result.exit_code or 0
     _write_outputs(result, args)
     if not args.quiet:
         from ..render.console import make_console, render
@@ -87,13 +74,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
         return EXIT_BUDGET
     return 0
-
-
-def _chdir_back(cwd: str) -> None:
-    try:
-        os.chdir(cwd)
-    except OSError:
-        pass
 
 
 def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]

@@ -1,5 +1,11 @@
-"""A watch session: subscribe to the capture engine, number and explain each compile,
-stream it to a JSONL file as it happens, and build the ``WatchResult`` at the end."""
+"""Recording a watch: subscribe to the capture engine, number each compile of the user's functions,
+stream it to a JSONL file as it happens.
+
+Recording only. The reason for each compile is given by the ``classify`` callable the caller
+passes in (``analyze.reasons.ReasonHistory.classify``): listeners such as ``no_recompile`` need
+it the moment the compile finishes, yet a collector imports no analyzer. The command module
+``_watch_session.py`` puts collector, history and result together.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +16,13 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..analyze import reasons as reasons_mod
-from ..analyze import watch_summary
 from ..errors import UsageError
-from ..model import CompileEvent, Environment, Location, Reason
-from ..results.watch import WatchResult, recompiles
+from ..model import CompileEvent, Reason
 from . import monitoring
 from .monitoring import RawCompile
 
 Listener = Callable[[CompileEvent], None]
+Classifier = Callable[[CompileEvent], Reason]
 
 
 class WatchCollector:
@@ -30,7 +34,7 @@ class WatchCollector:
     """
 
     def __init__(self, events_path: str | os.PathLike[str] | None = None, explain: bool = True,
-                 listeners: list[Listener] | None = None) -> None:
+                 listeners: list[Listener] | None = None, classify: Classifier | None = None) -> None:
         self.events: list[CompileEvent] = []
         self.listeners: list[Listener] = list(listeners or [])
         self.internal_compiles = 0
@@ -40,7 +44,7 @@ class WatchCollector:
         self._events_path = events_path
         self._file: IO[str] | None = None
         self._lock = threading.RLock()
-        self._history: dict[tuple[str, str, int], list[CompileEvent]] = {}
+        self._classify = classify
         self._t0 = 0.0
         self._t0_perf = 0.0
         self._t1_perf: float | None = None
@@ -82,17 +86,20 @@ class WatchCollector:
                 self._file = None
 
     @property
+    def cache_info(self) -> tuple[bool, str | None, float | None]:
+        """JAX's persistent compilation cache settings now: (enabled, directory, min compile seconds)."""
+        import jax
+
+        cache_dir = jax.config.jax_compilation_cache_dir
+        enabled = bool(cache_dir) and bool(jax.config.jax_enable_compilation_cache)
+        return enabled, cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs
+
+    @property
     def wall_seconds(self) -> float:
         """Seconds spent watching (summed over start/stop periods)."""
         if self.running:
             return self._wall_before + time.perf_counter() - self._t0_perf
         return self._wall_before
-
-    def seed_history(self, events: list[CompileEvent]) -> None:
-        """Treat ``events`` (from an enclosing session) as earlier compiles when explaining new ones."""
-        with self._lock:
-            for e in events:
-                self._history.setdefault(reasons_mod.function_key(e), []).append(e)
 
     # -- engine callbacks ----------------------------------------------------
     def on_cache_saving(self, seconds: float) -> None:
@@ -117,11 +124,8 @@ class WatchCollector:
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:
                 event.transform = "transformed"
-            # classify compares only with compiles under the same transformation (grad of f is
-            # a different program from f: its first compile is a first compile, not a recompile).
-            hist = self._history.setdefault(reasons_mod.function_key(event), [])
-            event.reason = reasons_mod.classify(event, hist)
-            hist.append(event)
+            if self._classify is not None:
+                event.reason = self._classify(event)
             self.events.append(event)
             if self._file is not None:
                 self._file.write(json.dumps(event.to_dict(), allow_nan=False) + "\n")
@@ -129,51 +133,6 @@ class WatchCollector:
             listeners = list(self.listeners)
         for cb in listeners:
             cb(event)
-
-    # -- result --------------------------------------------------------------
-    def result(self, program: str = "", argv: list[str] | None = None, exit_code: int | None = None,
-               max_compiles: int | None = None, fail_on_recompile: bool = False) -> WatchResult:
-        """The run so far as a ``WatchResult`` (safe to call while running)."""
-        import jax
-
-        with self._lock:
-            events = list(self.events)
-        wall = self.wall_seconds
-        cache_dir = jax.config.jax_compilation_cache_dir
-        enabled = bool(cache_dir) and bool(jax.config.jax_enable_compilation_cache)
-        cache = watch_summary.persistent_cache_info(
-            events, enabled, cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs,
-            self.cache_seconds_saved)
-        return WatchResult(
-            env=Environment.capture(), program=program, argv=list(argv or []), exit_code=exit_code,
-            wall_seconds=wall, events=events, functions=watch_summary.summarize_functions(events, wall),
-            fixes=watch_summary.suggest_fixes(events), internal_compiles=self.internal_compiles,
-            internal_seconds=self.internal_seconds, persistent_cache=cache, max_compiles=max_compiles,
-            fail_on_recompile=fail_on_recompile,
-            violations=budget_violations(events, max_compiles, fail_on_recompile))
-
-
-def budget_violations(events: list[CompileEvent], max_compiles: int | None, fail_on_recompile: bool) -> list[str]:
-    """One line per budget breach: too many compiles, or any recompile when that is forbidden."""
-    out = []
-    if max_compiles is not None and len(events) > max_compiles:
-        out.append(f"{len(events)} compiles, budget is {max_compiles}")
-    if fail_on_recompile:
-        for e in recompiles(events):  # each has a reason
-            out.append(f"recompile #{e.index} of {e.function}{_at(e.call_site)}: "
-                       f"{e.reason.category}: {e.reason.detail}")  # type: ignore[union-attr]
-    return out
-
-
-def _at(loc: Location | None) -> str:
-    return f" at {loc.file}:{loc.line}" if loc else ""
-
-
-def describe(event: CompileEvent) -> str:
-    """One line for messages: function, reason and call site."""
-    r = event.reason
-    why = f"{r.category}: {r.detail}" if r else "unknown reason"
-    return f"{event.function}{_at(event.call_site)} compiled ({why})"
 
 
 def read_events(path: str | os.PathLike[str]) -> list[CompileEvent]:
