@@ -15,6 +15,7 @@ from jitscope.analyze.compare import (
     total_time,
 )
 from jitscope.model import Timing
+from jitscope.render.text import recommendation_text
 
 
 def costs(name: str, first: list[float], steady: list[float]) -> Costs:
@@ -78,20 +79,20 @@ def test_recommend_short_workload_prefers_cheap_first_call():
     one = recommend([eager, jit], calls=1)
     assert one.best == "eager" and one.runner_up == "jit"
     assert one.best_until_call == 1 and one.overtaken_by == "jit"  # jit overtakes from call 2
-    assert "beyond 1 call jit wins" in one.text
+    assert "beyond 1 call jit wins" in recommendation_text(one)
     assert one.saving_s == pytest.approx(0.2)
-    assert "eager" in one.text and "1 call" in one.text
+    assert "eager" in recommendation_text(one) and "1 call" in recommendation_text(one)
     many = recommend([eager, jit], calls=100)
     assert many.best == "jit"
     assert many.totals_s["jit"] == pytest.approx(0.5 + 99 * 0.005)
     assert many.ratio == pytest.approx(many.totals_s["eager"] / many.totals_s["jit"])
     assert many.best_from_call == 2 and many.best_until_call is None
-    assert "from call 2" in many.text
+    assert "from call 2" in recommendation_text(many)
 
 
 def test_recommend_text_changes_with_numbers():
-    a = recommend([Costs("x", 1, 1), Costs("y", 5, 0.1)], calls=10).text
-    b = recommend([Costs("x", 1, 0.01), Costs("y", 5, 0.1)], calls=10).text
+    a = recommendation_text(recommend([Costs("x", 1, 1), Costs("y", 5, 0.1)], calls=10))
+    b = recommendation_text(recommend([Costs("x", 1, 0.01), Costs("y", 5, 0.1)], calls=10))
     assert a != b
     assert a.startswith("for 10 calls: use y") and b.startswith("for 10 calls: use x")
 
@@ -101,13 +102,13 @@ def test_recommend_steady_state():
     assert rec.calls is None and rec.best == "jit"
     assert rec.ratio == pytest.approx(3.0)
     assert rec.best_from_call == 4  # 0.5 + (n-1)0.1 < 0.01 + (n-1)0.3  <=>  n - 1 > 2.45
-    assert "steady state" in rec.text and "3x" in rec.text
+    assert "steady state" in recommendation_text(rec) and "3x" in recommendation_text(rec)
 
 
 def test_recommend_single_and_empty():
     assert recommend([]) is None
     only = recommend([Costs("a", 1, 1)], calls=3)
-    assert only.best == "a" and only.runner_up is None and "only a" in only.text
+    assert only.best == "a" and only.runner_up is None and "only a" in recommendation_text(only)
 
 
 def test_records_round_trip():
@@ -127,4 +128,4 @@ def test_recommendation_text_uses_fmt_seconds():
 
     rec = recommend([Costs("a", 2e-7, 1e-7), Costs("b", 3e-7, 5e-7)])
     # sub-microsecond times print in ns, as everywhere else (the old private formatter said "0.1 µs")
-    assert f"({fmt_seconds(1e-7)})" in rec.text and "100 ns" in rec.text
+    assert f"({fmt_seconds(1e-7)})" in recommendation_text(rec) and "100 ns" in recommendation_text(rec)

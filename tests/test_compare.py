@@ -57,10 +57,10 @@ def test_eager_vs_jit_measures_everything(tmp_path):
     loaded = check_round_trip(r, tmp_path)
     assert loaded.variant("jit").phases == jit.phases
     # the console renderer works on the loaded result (no live objects)
-    from jitscope.render.console import make_console, render
+    from jitscope.render import render
 
     buf = io.StringIO()
-    render(loaded, make_console(file=buf, width=200))
+    buf.write(render(loaded, "console", width=200))
     text = buf.getvalue()
     assert "recommendation: " + rec.text[:30] in text and "jit" in text and "equal eager within tolerance" in text
 

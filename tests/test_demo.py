@@ -12,7 +12,7 @@ import pytest
 from jitscope import demo
 from jitscope.errors import UsageError
 from jitscope.gallery import CASES, case_module
-from jitscope.render.console import make_console, render
+from jitscope.render import render
 from jitscope.results import load_result
 from jitscope.schema import validate
 
@@ -65,7 +65,7 @@ def test_cli_quick_only_two_cases(cli, tmp_path):
 
     # the console renderer works on the loaded result (no live objects)
     buf = io.StringIO()
-    render(result, make_console(file=buf, width=200))
+    buf.write(render(result, "console", width=200))
     assert buf.getvalue().count("LESSON:") == 2
 
 

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import pytest
 
 import jitscope
-from jitscope.render.console import make_console, render
+from jitscope.render import render
 from jitscope.results import load_result
 from jitscope.schema import validate
 
@@ -84,7 +84,7 @@ def test_result_round_trip_schema_and_render(builtin_result, tmp_path):
     assert loaded.to_dict() == builtin_result.to_dict()
     validate(loaded.to_dict())
     buf = io.StringIO()
-    render(loaded, make_console(file=buf, width=120))
+    buf.write(render(loaded, "console", width=120))
     text = buf.getvalue()
     assert "jnp.sum" in text and "fusions" in text and "integr_grid" in text
 

@@ -284,10 +284,10 @@ def test_json_result_schema_and_round_trip(cli, tmp_path):
     assert loaded.to_dict() == LintResult.from_dict(data).to_dict()
     import io
 
-    from jitscope.render.console import make_console, render
+    from jitscope.render import render
 
     buf = io.StringIO()
-    render(loaded, make_console(file=buf, width=200))
+    buf.write(render(loaded, "console", width=200))
     assert f"{p}:7:8: JS101" in buf.getvalue() and "    if x > 0:" in buf.getvalue()
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import jitscope
 from jitscope.analyze.scaling import fit_growth, growth_word
-from jitscope.render.console import make_console, render
+from jitscope.render import render
 from jitscope.results import load_result
 from jitscope.schema import validate
 
@@ -77,7 +77,7 @@ def test_round_trip_schema_render(builtin_scale, tmp_path):
     assert loaded.to_dict() == builtin_scale.to_dict()
     validate(json.loads(path.read_text()))
     buf = io.StringIO()
-    render(loaded, make_console(file=buf, width=140))
+    buf.write(render(loaded, "console", width=140))
     assert "equations" in buf.getvalue() and "jnp.sum" in buf.getvalue()
 
 

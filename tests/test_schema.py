@@ -137,3 +137,111 @@ def test_every_record_dataclass_matches_its_schema_exactly():
         assert schema["additionalProperties"] is False, cls.__name__
         checked += 1
     assert checked >= 25
+
+
+def _json_types_of_annotation(tp) -> set[str] | None:
+    """The JSON types a value of Python type ``tp`` serialises to (None: anything)."""
+    import dataclasses
+    import types
+    import typing
+
+    origin = typing.get_origin(tp)
+    if tp is typing.Any:
+        return None
+    if origin in (typing.Union, types.UnionType):
+        out: set[str] = set()
+        for arg in typing.get_args(tp):
+            sub = _json_types_of_annotation(arg)
+            if sub is None:
+                return None
+            out |= sub
+        return out
+    if origin is typing.Literal:
+        return {{str: "string", int: "integer", bool: "boolean"}[type(v)] for v in typing.get_args(tp)}
+    if tp is type(None):
+        return {"null"}
+    base = origin or tp
+    if base is bool:
+        return {"boolean"}
+    if base is int:
+        return {"integer"}
+    if base is float:
+        return {"number"}
+    if base is str:
+        return {"string"}
+    if base in (list, tuple, set, frozenset):
+        return {"array"}
+    if base is dict or (isinstance(base, type) and dataclasses.is_dataclass(base)):
+        return {"object"}
+    raise AssertionError(f"no JSON type known for {tp!r}")
+
+
+def _json_types_of_schema(prop: dict, defs: dict) -> set[str] | None:
+    if not prop:
+        return None  # {}: any value
+    if "$ref" in prop:
+        ref = prop["$ref"].rsplit("/", 1)[-1]
+        target = defs[ref[: -len(".schema.json")] if ref.endswith(".schema.json") else ref]
+        return _json_types_of_schema(target, defs)
+    for key in ("anyOf", "oneOf"):
+        if key in prop:
+            out: set[str] = set()
+            for sub in prop[key]:
+                s = _json_types_of_schema(sub, defs)
+                if s is None:
+                    return None
+                out |= s
+            return out
+    if "type" in prop:
+        return {prop["type"]} if isinstance(prop["type"], str) else set(prop["type"])
+    if "enum" in prop or "const" in prop:
+        values = prop.get("enum", [prop.get("const")])
+        return {{str: "string", int: "integer", bool: "boolean", type(None): "null", float: "number"}[type(v)]
+                for v in values}
+    if "properties" in prop or "allOf" in prop:
+        return {"object"}
+    return None
+
+
+def test_every_record_field_has_the_json_type_of_its_annotation():
+    """Type drift: each dataclass field's annotation and its schema property allow the same JSON types
+    (a float field may hold an integer; the schema's "number" covers both)."""
+    import dataclasses
+    import importlib
+    import typing
+
+    from jitscope._serde import Record
+    from jitscope.results import _base
+
+    for mod in ("model", "analyze.compare", "analyze.numerics", "analyze.jaxpr_stats", "analyze.hlo",
+                "analyze.bloat", "analyze.scaling", "analyze.watch_summary", "collect.variants"):
+        importlib.import_module(f"jitscope.{mod}")
+    _base._import_all()
+    defs: dict = {}
+    for name in schema_names():
+        doc = load_schema(name)
+        defs[name] = doc
+        for key, value in doc.get("$defs", {}).items():
+            defs.setdefault(key, value)
+    todo, checked, problems = list(Record.__subclasses__()), 0, []
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if not dataclasses.is_dataclass(cls):
+            continue
+        schema = defs[cls.kind if issubclass(cls, _base.Result) else cls.__name__]
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            want = _json_types_of_annotation(hints[f.name])
+            have = _json_types_of_schema(schema["properties"][f.name], defs)
+            checked += 1
+            if want is None or have is None:
+                continue
+            if "number" in have:
+                have = have | {"integer"}
+            if "number" in want:
+                want = want | {"integer"}
+            if want != have:
+                problems.append(f"{cls.__name__}.{f.name}: annotation {sorted(want)} vs schema {sorted(have)}")
+    assert not problems, "\n".join(problems)
+    assert checked >= 150

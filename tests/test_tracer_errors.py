@@ -90,7 +90,7 @@ def test_render_keeps_brackets_and_round_trips(fixtures_on_path, tmp_path):
 
     import inspect_tracer_errors as m
 
-    from jitscope.render.console import make_console, render
+    from jitscope.render import render
     from jitscope.results import load_result
     from jitscope.schema import validate
 
@@ -99,7 +99,7 @@ def test_render_keeps_brackets_and_round_trips(fixtures_on_path, tmp_path):
     loaded = load_result(tmp_path / "r.json")
     validate(loaded.to_dict())
     buf = io.StringIO()
-    render(loaded, make_console(file=buf, width=200))
+    buf.write(render(loaded, "console", width=200))
     text = buf.getvalue()
     assert "return x[x < 0]" in text and "x[mask]" in text and "size=K" in text
     assert f"inspect_tracer_errors.py:{marked_line('NonConcreteBooleanIndexError')}" in text

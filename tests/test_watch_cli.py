@@ -100,10 +100,10 @@ def test_json_result_trace_and_summary(reasons_run):
     # the console renderer works on the loaded result (no live objects), as `jitscope report` uses it
     import io
 
-    from jitscope.render.console import make_console, render
+    from jitscope.render import render
 
     buf = io.StringIO()
-    render(result, make_console(file=buf, width=200))
+    buf.write(render(result, "console", width=200))
     assert "dtype_change x: f32[4] -> i32[4]" in buf.getvalue()
     # the summary went to stderr; the program's stdout is untouched
     assert "Compiles per function" in p.stderr and "shape_change x: f32[3] -> f32[4]" in p.stderr

@@ -102,7 +102,7 @@ def test_summary_omits_a_zero_rerun_saving_sentence():
     import io
 
     from jitscope.model import Environment
-    from jitscope.render.console import make_console, render
+    from jitscope.render import render
     from jitscope.results.watch import WatchResult
 
     x = LeafSpec("x", (3,), "float32")
@@ -114,7 +114,7 @@ def test_summary_omits_a_zero_rerun_saving_sentence():
         res = WatchResult(env=Environment(), events=evs, wall_seconds=1.0,
                           persistent_cache=persistent_cache_info(evs, True, "/c", 1.0, 0.0))
         buf = io.StringIO()
-        render(res, make_console(file=buf, width=300))
+        buf.write(render(res, "console", width=300))
         out.append(buf.getvalue())
     assert "would save nothing" in out[0] and "would skip" not in out[0] and "0 s of backend" not in out[0]
     assert "would skip about 200 ms of backend compile" in out[1]

@@ -18,6 +18,7 @@ from .collect.variants import jit_like, measure_variant, plain_function, static_
 from .collect.variants import scope_variants as scope_variants
 from .errors import UsageError
 from .model import ArgSignature, Environment
+from .render.text import recommendation_text
 from .results.compare import CompareResult, VariantResult
 from .targets import resolve_callable, resolve_target
 
@@ -141,6 +142,8 @@ def run_compare(
             r.speedup = ratios.get(r.name)
     result.break_even = break_even_table(costs)
     result.recommendation = recommend(costs, calls)
+    if result.recommendation is not None:  # the sentence, for readers of the JSON
+        result.recommendation.text = recommendation_text(result.recommendation)
     return result, outputs
 
 

@@ -43,3 +43,8 @@ def faster_by(speedup: float) -> str:
     if speedup >= 1:
         return f"{fmt_ratio(speedup)} faster"
     return f"{fmt_ratio(1 / speedup)} slower"
+
+
+def fmt_number(x: float | None, spec: str = ".3g") -> str:
+    """``x`` formatted with ``spec``; ``n/a`` for None (a value JSON could not hold: inf or NaN)."""
+    return "n/a" if x is None else format(x, spec)

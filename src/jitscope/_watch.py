@@ -192,9 +192,9 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
             self._session.stop()
             self._final = self._make_result()
         if self.print_summary:
-            from .render.console import make_console, render
+            from .render import show
 
-            render(self._final, make_console())
+            show(self._final)
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
@@ -220,13 +220,10 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
     @property
     def summary(self) -> str:
         """The terminal summary as plain text."""
-        import io
 
-        from .render.console import make_console, render
+        from .render import render
 
-        buf = io.StringIO()
-        render(self.result(), make_console(file=buf, width=120))
-        return buf.getvalue()
+        return render(self.result(), "console", width=120)
 
 
 class no_recompile:  # noqa: N801

@@ -30,7 +30,7 @@ def jitscope_cell_magic(shell: Any, line: str, cell: str) -> None:
     """Run ``cell`` in ``shell`` under ``jitscope.watch()`` and print the summary."""
     from ._watch import RecompileError, watch
     from .errors import UsageError
-    from .render.console import make_console, render
+    from .render import show
 
     try:
         opts = _parser().parse_args(shlex.split(line))
@@ -42,7 +42,7 @@ def jitscope_cell_magic(shell: Any, line: str, cell: str) -> None:
         shell.run_cell(cell)
     result = w.result()
     shell.user_ns["_jitscope"] = result
-    render(result, make_console())
+    show(result)
     if result.violations:
         bad = [e for e in result.recompiles]
         raise RecompileError("%%jitscope: " + "; ".join(result.violations), bad[0])

@@ -17,8 +17,6 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .._format import fmt_ratio as fmt_ratio
-from .._format import fmt_seconds
 from .._serde import Record
 
 
@@ -58,7 +56,8 @@ class Recommendation(Record):
     ``calls`` is None for a steady-state recommendation (an unbounded workload): then ``best``
     is the variant with the lowest per-call time. ``best_from_call``/``best_until_call`` bound
     the workload lengths over which ``best`` stays the best (``best_until_call`` None = forever).
-    ``text`` is a sentence built from these numbers.
+    ``text`` is the sentence ``render.text.recommendation_text`` builds from these numbers, stored
+    by the compare command for JSON readers (renderers phrase it again from the numbers).
     """
 
     best: str
@@ -136,34 +135,7 @@ def recommend(costs: list[Costs], calls: int | None = None) -> Recommendation | 
         rec.runner_up_total_s = totals[runner.name]
         rec.saving_s = totals[runner.name] - totals[best.name]
         rec.ratio = totals[runner.name] / totals[best.name] if totals[best.name] > 0 else None
-    rec.text = recommendation_text(rec)
     return rec
-
-
-def recommendation_text(rec: Recommendation) -> str:
-    """One sentence built from a Recommendation's numbers."""
-    if rec.runner_up is None:
-        return f"only {rec.best} was measured successfully"
-    if rec.calls is None:
-        s = (f"steady state: {rec.best} is fastest per call ({fmt_seconds(rec.best_total_s)}), "
-             f"{fmt_ratio(rec.ratio)} faster than {rec.runner_up} ({fmt_seconds(rec.runner_up_total_s)})")
-        if rec.best_from_call > 1:
-            s += f"; counting its first call it is the best choice from call {rec.best_from_call} on"
-        return s
-    s = (f"for {rec.calls} call{'s' if rec.calls != 1 else ''}: use {rec.best} "
-         f"({fmt_seconds(rec.best_total_s)} in total), {fmt_ratio(rec.ratio)} less than {rec.runner_up} "
-         f"({fmt_seconds(rec.runner_up_total_s)}, {fmt_seconds(rec.saving_s)} more)")
-    if rec.best_from_call > 1 and rec.best_until_call is not None:
-        s += (f"; {rec.best} is the best choice for {rec.best_from_call} to {rec.best_until_call} calls, "
-              f"{rec.overtaken_by} beyond")
-    elif rec.best_from_call > 1:
-        s += f"; {rec.best} is the best choice from call {rec.best_from_call} on"
-    elif rec.best_until_call is not None:
-        n = rec.best_until_call
-        s += f"; beyond {n} call{'s' if n != 1 else ''} {rec.overtaken_by} wins"
-    else:
-        s += f"; {rec.best} wins from the first call"
-    return s
 
 
 def speedups(steady: Mapping[str, float], reference: str) -> dict[str, float]:

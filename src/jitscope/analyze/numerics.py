@@ -34,8 +34,9 @@ class NumericDiff(Record):
     reference: str
     candidate: str
     status: str = "equal"
-    max_abs_error: float = 0.0
-    max_rel_error: float = 0.0
+    # None once saved when the error was inf or NaN (JSON has neither): renderers show "n/a"
+    max_abs_error: float | None = 0.0
+    max_rel_error: float | None = 0.0
     rtol: float = 0.0
     atol: float = 0.0
     detail: str = ""

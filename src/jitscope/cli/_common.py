@@ -41,9 +41,9 @@ def save_outputs(result: object, args: argparse.Namespace) -> None:
     if args.json:
         result.save(args.json)  # type: ignore[attr-defined]
     if args.html:
-        from ..render import html
+        from ..render import render
 
-        write_output(args.html, html.render(result))  # type: ignore[arg-type]
+        write_output(args.html, render(result, "html"))  # type: ignore[arg-type]
 
 
 def add_call_options(p: argparse.ArgumentParser) -> None:

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._compare import run_compare, variants_for
-    from ..render.console import make_console, render
+    from ..render import show
     from ..targets import build_call, parse_static
 
     if args.calls is not None and args.calls < 1:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
                             min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
                             title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
                             keep_partial_on_interrupt=True)
-    render(result, make_console())  # the measurements reach the terminal even if the save fails
+    show(result)  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)
     save_outputs(result, args)

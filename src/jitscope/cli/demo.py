@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._demo import demo, parse_only
-    from ..render.console import make_console, render
+    from ..render import show as show_result
 
     names = parse_only(args.only)
     check_outputs(args)  # fail before measuring, not after
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             bar.advance(task)
     else:
         result = demo(names, quick=args.quick)
-    render(result, make_console())
+    show_result(result)
     save_outputs(result, args)
     for case in result.cases:
         if case.error is not None:

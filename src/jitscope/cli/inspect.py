@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import _inspect
     from ..errors import EXIT_FINDINGS, UsageError
-    from ..render.console import render
+    from ..render import show
     from ..targets import build_call, parse_static, resolve_target
 
     if args.budget <= 0:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
                               numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
                               target=args.target, **call_kwargs)
-    render(result)
+    show(result)
     save_outputs(result, args)
     if result.status != "ok":
         finding = result.findings[0]

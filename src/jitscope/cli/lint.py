@@ -49,17 +49,12 @@ def run(args: argparse.Namespace) -> int:
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config)
     if args.diff:
         text = result.diff
-    elif args.format == "json":
-        text = result.to_json() + "\n"
-    elif args.format == "sarif":
-        from ..render.sarif import render as render_sarif
-
-        text = render_sarif(result) + "\n"
     else:
-        from ..render.console.lint import format_text
+        from ..render import render
 
         color = args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        text = format_text(result, snippet=not args.no_snippet, color=color)
+        text = render(result, "console" if args.format == "text" else args.format, color=color,
+                      snippet=not args.no_snippet)
     if args.output_file:
         write_output(args.output_file, text)
     else:

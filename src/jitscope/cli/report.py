@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from ..errors import UsageError
+from ..render import FORMATS
 from ._common import write_output
-
-FORMATS = ("console", "html", "json", "sarif")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,48 +19,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _format_for(args: argparse.Namespace) -> str:
-    if args.format:
-        return args.format
-    suffix = Path(args.output).suffix.lower() if args.output else ""
-    return {".html": "html", ".htm": "html", ".sarif": "sarif", ".json": "json"}.get(suffix, "console")
-
-
-def render_to(result, fmt: str) -> str:  # noqa: ANN001 - any Result
-    """Render ``result`` in ``fmt`` ("html", "json" or "sarif") and return the text."""
-    if fmt == "html":
-        from ..render import html
-
-        return html.render(result)
-    if fmt == "json":
-        return result.to_json() + "\n"
-    if fmt == "sarif":
-        from ..render import sarif
-
-        if not hasattr(result, "findings"):
-            raise UsageError(f"SARIF needs a result with findings (lint, inspect); '{result.kind}' has none")
-        return sarif.render(result)
-    raise UsageError(f"unknown format '{fmt}'")
-
-
 def run(args: argparse.Namespace) -> int:
+    from ..render import check_format, format_for_path, render
     from ..results import load_result
 
+    fmt = args.format or format_for_path(args.output)
     result = load_result(args.path)
-    fmt = _format_for(args)
-    if fmt == "console":
-        from ..render.console import make_console, render
+    check_format(result.kind, fmt)  # before anything is written
+    if fmt == "console" and not args.output:
+        from ..render import show
 
-        if args.output:
-            import io
-
-            buf = io.StringIO()
-            render(result, make_console(file=buf, width=120))
-            write_output(args.output, buf.getvalue())
-        else:
-            render(result, make_console())
+        show(result)
         return 0
-    text = render_to(result, fmt)
+    text = render(result, fmt)
     if args.output:
         write_output(args.output, text)
         print(f"wrote {args.output} ({fmt})", file=sys.stderr)

@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import _scale
     from ..errors import EXIT_FINDINGS, UsageError
-    from ..render.console import render
+    from ..render import show
     from ..targets import resolve_callable
 
     if args.budget <= 0:
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             result.plot_files = plot_scale(result, args.plot)
         except (OSError, ValueError) as e:  # keep the measurements; report the plot failure last
             plot_error = f"--plot {args.plot}: cannot write the plot ({e})"
-    render(result)
+    show(result)
     save_outputs(result, args)
     if plot_error:
         raise UsageError(plot_error)

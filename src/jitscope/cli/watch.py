@@ -63,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
     code = result.exit_code or 0
     _write_outputs(result, args)
     if not args.quiet:
-        from ..render.console import make_console, render
+        from ..render import show
 
-        render(result, make_console(file=sys.stderr))  # the summary lists budget breaches itself
+        show(result, sys.stderr)  # the summary lists budget breaches itself
     if code:
         return code
     if result.violations:

@@ -1,5 +1,7 @@
 """Terminal renderers, one module per result kind: ``render/console/<kind>.py`` with
-``render(result, console) -> None``. ``render(result)`` dispatches by ``result.kind``."""
+``render(result, console) -> None`` drawing on a rich Console. This package turns that into the
+one renderer contract: ``render(result) -> str`` (plain text, or ANSI colours with ``color``),
+and ``show(result, file)`` for a live terminal stream."""
 
 from __future__ import annotations
 
@@ -28,7 +30,28 @@ def make_console(file: TextIO | None = None, width: int | None = None) -> Consol
     return Console(file=file, width=width, highlight=False, soft_wrap=False)
 
 
-def render(result: Result, console: Console | None = None) -> None:
-    """Print ``result`` with the console renderer for its kind."""
+def render(result: Result, *, width: int | None = None, color: bool = False, snippet: bool = True) -> str:
+    """The terminal report of ``result`` as text (120 columns unless ``width``)."""
+    if result.kind == "lint":
+        from .lint import format_text
+
+        return format_text(result, snippet=snippet, color=color)  # type: ignore[arg-type]
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    draw(result, Console(file=buf, width=width or 120, highlight=False, soft_wrap=False,
+                         force_terminal=color, color_system="standard" if color else None))
+    return buf.getvalue()
+
+
+def show(result: Result, file: TextIO | None = None) -> None:
+    """Print the report of ``result`` on a terminal stream (rich: colours on a tty)."""
+    draw(result, make_console(file=file))
+
+
+def draw(result: Result, console: Console) -> None:
+    """Draw ``result`` on a rich ``console`` with the renderer for its kind."""
     module: Any = importlib.import_module(f"{__name__}.{result.kind}")
-    module.render(result, console or make_console())
+    module.render(result, console)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_ratio
+from ..._format import fmt_number, fmt_ratio
 from ...analyze.compare import BreakEven
+from ..text import recommendation_text
 from . import fmt_seconds
 
 if TYPE_CHECKING:
@@ -82,8 +83,8 @@ def numerics_lines(result: CompareResult) -> list[str]:
     lines = []
     for d in result.numerics:
         if d.status == "differs":
-            lines.append(f"{d.candidate} differs from {d.reference}: max abs error {d.max_abs_error:.3g}, "
-                         f"max rel error {d.max_rel_error:.3g} (tolerance rtol={d.rtol:g}, atol={d.atol:g})")
+            lines.append(f"{d.candidate} differs from {d.reference}: max abs error {fmt_number(d.max_abs_error)}, "
+                         f"max rel error {fmt_number(d.max_rel_error)} (tolerance rtol={d.rtol:g}, atol={d.atol:g})")
         elif d.status == "mismatch":
             lines.append(f"{d.candidate} does not match {d.reference}: {d.detail}")
     return lines
@@ -109,4 +110,4 @@ def render(result: CompareResult, console: Console) -> None:
     for err in result.errors:
         console.print(f"[red]error:[/red] {escape(err)}")
     if result.recommendation is not None:
-        console.print(f"[bold]recommendation:[/bold] {escape(result.recommendation.text)}")
+        console.print(f"[bold]recommendation:[/bold] {escape(recommendation_text(result.recommendation))}")

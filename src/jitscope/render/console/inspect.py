@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape as esc
 
+from ..._format import fmt_number
 from . import fmt_bytes, fmt_seconds
 
 if TYPE_CHECKING:
@@ -58,8 +59,8 @@ def render(result: InspectResult, console: Console) -> None:
     if result.numerics is not None:
         n = result.numerics
         state = "equal within tolerance" if n.ok else f"[yellow]{n.status}[/yellow]: {esc(n.detail)}"
-        console.print(f"jit vs eager: {esc(state) if n.ok else state} (max abs error {n.max_abs_error:.3g}, max rel error "
-                      f"{n.max_rel_error:.3g})")
+        console.print(f"jit vs eager: {esc(state) if n.ok else state} (max abs error {fmt_number(n.max_abs_error)}, max rel error "
+                      f"{fmt_number(n.max_rel_error)})")
     _render_findings(result, console)
     if result.trace_output.strip():
         lines = result.trace_output.strip().splitlines()

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..._format import fmt_ratio, fmt_seconds
 from ..console.compare import break_even_cell, numerics_lines
+from ..text import recommendation_text
 from ._page import Section, esc, lesson, table
 from .svg import bar_chart
 
@@ -46,7 +47,7 @@ def compare_body(result: CompareResult) -> str:
         for note in v.notes:
             html += f'<p class="muted">note: {esc(v.name)}: {esc(note)}</p>'
     if result.recommendation is not None:
-        html += lesson(f"Recommendation: {result.recommendation.text}")
+        html += lesson(f"Recommendation: {recommendation_text(result.recommendation)}")
     return html
 
 

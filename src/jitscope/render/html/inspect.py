@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_seconds
+from ..._format import fmt_number, fmt_seconds
 from ._findings import findings_table
 from ._page import Section, esc, lesson, pre, table
 from .svg import bar_chart
@@ -91,8 +91,8 @@ def sections(result: InspectResult) -> list[Section]:
     if result.numerics is not None:
         n = result.numerics
         tone = "ok" if n.ok else "warn"
-        out.append(Section("jit vs eager", lesson(f"{n.status}: max abs error {n.max_abs_error:.3g}, max rel error "
-                                                  f"{n.max_rel_error:.3g}. {n.detail}", tone)))
+        out.append(Section("jit vs eager", lesson(f"{n.status}: max abs error {fmt_number(n.max_abs_error)}, max rel error "
+                                                  f"{fmt_number(n.max_rel_error)}. {n.detail}", tone)))
     out.append(Section("Findings", findings_table(result.findings)))
     if result.trace_output:
         out.append(Section("Printed while tracing", pre(result.trace_output)))
