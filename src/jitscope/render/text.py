@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from .._format import fmt_ratio, fmt_seconds
-from ..analyze.compare import Recommendation
+from typing import TYPE_CHECKING, Any
+
+from .._format import fmt_number, fmt_ratio, fmt_seconds
+from ..analyze.compare import BreakEven, Recommendation
+
+if TYPE_CHECKING:
+    from ..results.compare import CompareResult
 
 
 def recommendation_text(rec: Recommendation) -> str:
@@ -30,3 +35,45 @@ def recommendation_text(rec: Recommendation) -> str:
     else:
         s += f"; {rec.best} wins from the first call"
     return s
+
+
+def break_even_cell(name: str, reference: str | None, table: list[BreakEven]) -> str:
+    """How ``name`` fares against the reference over a growing number of calls, in a few words."""
+    if reference is None or name == reference:
+        return "-"
+    for be in table:
+        if {be.faster, be.slower} != {name, reference}:
+            continue
+        if be.faster == name:
+            return "wins from call 1" if be.break_even_calls is None else f"wins from call {be.faster_from_call:,}"
+        if be.break_even_calls is None:
+            return "never wins"
+        return f"loses from call {be.faster_from_call:,}"
+    return "-"
+
+
+def numerics_lines(result: CompareResult) -> list[str]:
+    """One line per output that is not equal to the reference's."""
+    lines = []
+    for d in result.numerics:
+        if d.status == "differs":
+            lines.append(f"{d.candidate} differs from {d.reference}: max abs error {fmt_number(d.max_abs_error)}, "
+                         f"max rel error {fmt_number(d.max_rel_error)} (tolerance rtol={d.rtol:g}, atol={d.atol:g})")
+        elif d.status == "mismatch":
+            lines.append(f"{d.candidate} does not match {d.reference}: {d.detail}")
+    return lines
+
+
+def fmt_value(value: Any, unit: str) -> str:
+    """Format one cell of a case study table by its column's unit."""
+    if value is None:
+        return "-"
+    if unit == "s":
+        return fmt_seconds(value)
+    if unit == "x":
+        return fmt_ratio(value)
+    if unit == "int":
+        return f"{int(value):,}"
+    if unit == "float":
+        return f"{value:.3g}"
+    return str(value)

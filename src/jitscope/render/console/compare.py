@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_number, fmt_ratio
-from ...analyze.compare import BreakEven
-from ..text import recommendation_text
+from ..._format import fmt_ratio
+from ..text import break_even_cell, numerics_lines, recommendation_text
 from . import fmt_seconds
 
 if TYPE_CHECKING:
@@ -26,21 +25,6 @@ def _range(v: VariantResult) -> str:
     if v.steady is None or v.steady.median is None:
         return "-"
     return f"{fmt_seconds(v.steady.min)}-{fmt_seconds(v.steady.max)}"
-
-
-def break_even_cell(name: str, reference: str | None, table: list[BreakEven]) -> str:
-    """How ``name`` fares against the reference over a growing number of calls, in a few words."""
-    if reference is None or name == reference:
-        return "-"
-    for be in table:
-        if {be.faster, be.slower} != {name, reference}:
-            continue
-        if be.faster == name:
-            return "wins from call 1" if be.break_even_calls is None else f"wins from call {be.faster_from_call:,}"
-        if be.break_even_calls is None:
-            return "never wins"
-        return f"loses from call {be.faster_from_call:,}"
-    return "-"
 
 
 def variants_table(result: CompareResult, title: str | None = None) -> Table:
@@ -76,18 +60,6 @@ def variants_table(result: CompareResult, title: str | None = None) -> Table:
                       steady, _range(v), fmt_ratio(v.speedup), compiles,
                       break_even_cell(v.name, result.reference, result.break_even))
     return table
-
-
-def numerics_lines(result: CompareResult) -> list[str]:
-    """One line per output that is not equal to the reference's."""
-    lines = []
-    for d in result.numerics:
-        if d.status == "differs":
-            lines.append(f"{d.candidate} differs from {d.reference}: max abs error {fmt_number(d.max_abs_error)}, "
-                         f"max rel error {fmt_number(d.max_rel_error)} (tolerance rtol={d.rtol:g}, atol={d.atol:g})")
-        elif d.status == "mismatch":
-            lines.append(f"{d.candidate} does not match {d.reference}: {d.detail}")
-    return lines
 
 
 def render(result: CompareResult, console: Console) -> None:

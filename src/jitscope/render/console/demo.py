@@ -4,29 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..._format import fmt_ratio
-from . import fmt_seconds
-from .compare import numerics_lines, variants_table
+from ..text import fmt_value, numerics_lines
+from .compare import variants_table
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ...results.demo import CaseStudy, Column, DemoResult
-
-
-def fmt_value(value: Any, unit: str) -> str:
-    """Format one cell of a case study table by its column's unit."""
-    if value is None:
-        return "-"
-    if unit == "s":
-        return fmt_seconds(value)
-    if unit == "x":
-        return fmt_ratio(value)
-    if unit == "int":
-        return f"{int(value):,}"
-    if unit == "float":
-        return f"{value:.3g}"
-    return str(value)
 
 
 def case_table(columns: list[Column], rows: list[dict[str, Any]], title: str | None = None) -> Any:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_ratio, fmt_seconds
-from ..console.compare import break_even_cell, numerics_lines
-from ..text import recommendation_text
+from ..text import break_even_cell, numerics_lines, recommendation_text
 from ._page import Section, esc, lesson, table
 from .svg import bar_chart
 

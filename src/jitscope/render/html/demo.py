@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..console.demo import fmt_value
+from ..text import fmt_value
 from ._page import Section, esc, lesson, table
 from .compare import compare_body
 from .svg import loglog_chart
