@@ -63,6 +63,6 @@ def test_scale_cli_unwritable_plot_is_refused_before_measuring(cli, tmp_path):
     p = cli("scale", "inspect_integral:make_jnp", "--sizes", "10,20", "--no-run", "--plot", str(blocker / "p"),
             "--json", str(out))
     assert p.returncode == 2
-    assert p.stderr.strip() == (f"jitscope: --plot {blocker / 'p'}: cannot write {blocker / 'p'}.png: "
+    assert p.stderr.strip() == (f"jitscope: --plot {blocker / 'p'}.png: cannot write {blocker / 'p'}.png: "
                                 f"{blocker} is not a directory")
     assert not out.exists() and p.stdout == ""  # nothing was measured

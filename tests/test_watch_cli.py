@@ -144,7 +144,7 @@ def test_usage_errors_are_one_line(cli, tmp_path):
     for args, needle in ((["watch"], "give a script"),
                          (["watch", str(tmp_path / "missing.py")], "can't open file"),
                          (["watch", "-m", "no_such_module_xyz"], "no module named 'no_such_module_xyz'"),
-                         (["watch", "--max-compiles", "-1", str(EXIT)], "--max-compiles must be >= 0"),
+                         (["watch", "--max-compiles", "-1", str(EXIT)], "argument --max-compiles: -1 is below the minimum 0"),
                          (["watch", "--events", str(tmp_path / "afile" / "dir.jsonl"), str(EXIT)],
                           "cannot write ")):
         p = cli(*args, cwd=tmp_path)

@@ -105,6 +105,15 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     return result
 
 
+def files_to_lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+    """The files ``lint(paths)`` would read (directories expanded), without reading them."""
+    path_list = [str(paths)] if isinstance(paths, (str, os.PathLike)) else [str(p) for p in paths]
+    try:
+        return runner.collect_files(path_list or ["."])
+    except UsageError:
+        return []  # the lint run itself reports the bad path
+
+
 def rule_catalog(code: str | None = None, markdown: bool = False) -> str:
     """``jitscope rules``: the catalog as a table, as Markdown (docs/rules.md), or one rule's documentation."""
     if markdown:

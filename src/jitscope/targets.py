@@ -163,18 +163,28 @@ def _import_module(name: str) -> ModuleType:
             sys.path.insert(0, parent)
         try:
             spec.loader.exec_module(module)
+        except SystemExit as e:
+            del sys.modules[mod_name]
+            raise UsageError(f"importing '{name}' called sys.exit({e.code!r})") from None
         except Exception as e:
             del sys.modules[mod_name]
-            raise UsageError(f"importing '{name}' raised {type(e).__name__}: {e}") from None
+            raise UsageError(f"importing '{name}' raised {type(e).__name__}: {_one_line(e)}") from None
         return module
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:
-        raise UsageError(f"cannot import module '{name}': {e}") from None
+        raise UsageError(f"cannot import module '{name}': {_one_line(e)}") from None
+    except SystemExit as e:
+        raise UsageError(f"importing module '{name}' called sys.exit({e.code!r})") from None
     except Exception as e:
-        raise UsageError(f"importing module '{name}' raised {type(e).__name__}: {e}") from None
+        raise UsageError(f"importing module '{name}' raised {type(e).__name__}: {_one_line(e)}") from None
+
+
+def _one_line(e: BaseException) -> str:
+    """An exception's text folded onto one line (the user's message may span several)."""
+    return " ".join(str(e).split())[:300]
 
 
 @dataclass

@@ -18,9 +18,10 @@ COMMANDS = ("demo", "compare", "watch", "inspect", "scale", "lint", "rules", "re
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every usage error
-        self.print_usage(sys.stderr)
-        print(f"jitscope: {message}", file=sys.stderr)
+    def error(self, message: str) -> None:  # one line, exit 2, like every usage error (usage only with --help)
+        where = self.prog.removeprefix("jitscope").strip()
+        hint = f"jitscope {where} --help" if where else "jitscope --help"
+        print(f"jitscope: {' '.join(message.split())} (see {hint})", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from pathlib import Path
+
+from ._outputs import Inputs, guard_outputs, try_write
 
 
 def add_json_option(p: argparse.ArgumentParser) -> None:
@@ -14,10 +17,16 @@ def add_json_option(p: argparse.ArgumentParser) -> None:
                    help="also write a self-contained HTML report (inline SVG charts, no network access)")
 
 
-def check_outputs(args: argparse.Namespace) -> None:
-    """Refuse unwritable ``--json`` / ``--html`` destinations before anything is measured or run."""
-    check_writable(args.json)
-    check_writable(args.html, "--html")
+def check_outputs(args: argparse.Namespace, inputs: Inputs | None = None,
+                  **extra: str | os.PathLike[str] | None) -> dict[str, str]:
+    """Refuse unsafe ``--json`` / ``--html`` (and ``extra``) outputs before anything is measured or run.
+
+    ``inputs`` names what the run reads (``guard_outputs``): an output onto one of them is refused.
+    ``extra`` maps more option names (``output_file="..."``) to paths. Returns absolute paths by option.
+    """
+    outputs = {"--json": args.json, "--html": args.html}
+    outputs.update({"--" + k.replace("_", "-"): v for k, v in extra.items()})
+    return guard_outputs(outputs, inputs or {})
 
 
 def write_output(path: str | os.PathLike[str], text: str) -> None:
@@ -53,31 +62,36 @@ def add_call_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--static", action="append", metavar="NAME=VALUE", default=[],
                    help="keyword argument passed as a static value (Python literal)")
     p.add_argument("--args-from", metavar="MOD:FACTORY", help="call FACTORY() (or FACTORY(seed=...)) for the arguments")
-    p.add_argument("--seed", type=int, default=0, help="seed for random inputs (default 0)")
+    p.add_argument("--seed", type=count(0), default=0, help="seed for random inputs (default 0)")
 
 
 def check_writable(path: str | os.PathLike[str] | None, option: str = "--json", label: str | None = None) -> None:
-    """Fail early (``UsageError``, exit 2) when ``path`` cannot be written, BEFORE measuring.
+    """Fail early (``UsageError``, exit 2) when ``path`` cannot be written, BEFORE measuring (a real write)."""
+    if path:
+        try_write(path, f"{option} {label if label is not None else path}")
 
-    The parent directory must exist and be writable, or be creatable (its nearest existing
-    ancestor is a writable directory); ``path`` itself must not be a directory. The message
-    reads ``OPTION LABEL: cannot write PATH: reason`` (``label`` defaults to ``path``).
-    """
-    from ..errors import UsageError
 
-    if not path:
-        return
-    p = Path(path)
-    option = f"{option} {label if label is not None else path}"
-    if p.is_dir():
-        raise UsageError(f"{option}: cannot write {path}: is a directory")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise UsageError(f"{option}: cannot write {path}: permission denied")
-    parent = p.parent if str(p.parent) else Path(".")
-    ancestor = parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise UsageError(f"{option}: cannot write {path}: {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise UsageError(f"{option}: cannot write {path}: directory {ancestor} is not writable")
+def count(minimum: int = 0):  # noqa: ANN201 - an argparse type
+    """An argparse type: an integer >= ``minimum`` (``--jobs 0``, ``--seed -1`` are one-line errors)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is below the minimum {minimum}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite, positive number of seconds (``nan``, ``inf``, ``0``, ``-1`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return value

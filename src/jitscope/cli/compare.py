@@ -12,7 +12,8 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from ._common import add_call_options, add_json_option, check_outputs, save_outputs
+from ._common import add_call_options, add_json_option, check_outputs, count, save_outputs, seconds
+from ._outputs import module_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,11 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="an extra variant, called as is (a jax.jit object counts as jitted); repeatable")
     p.add_argument("--reference", metavar="NAME", help="variant to compare outputs and speedups against "
                    "(default: the first eager variant)")
-    p.add_argument("--calls", type=int, metavar="N", help="workload length for the recommendation "
+    p.add_argument("--calls", type=count(1), metavar="N", help="workload length for the recommendation "
                    "(default: steady state)")
-    p.add_argument("--budget", type=float, default=0.5, metavar="SECONDS",
+    p.add_argument("--budget", type=seconds, default=0.5, metavar="SECONDS",
                    help="steady-state sampling time per variant (default 0.5)")
-    p.add_argument("--min-samples", type=int, default=5, metavar="N", help="minimum steady samples (default 5)")
+    p.add_argument("--min-samples", type=count(1), default=5, metavar="N", help="minimum steady samples (default 5)")
     p.add_argument("--no-phases", action="store_true",
                    help="skip the ahead-of-time trace/lower/compile split (saves one compile per jitted variant)")
     add_call_options(p)
@@ -50,9 +51,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.calls is not None and args.calls < 1:
         raise UsageError(f"--calls must be >= 1, got {args.calls}")
-    if args.budget <= 0 or args.min_samples < 1:
-        raise UsageError("--budget must be > 0 and --min-samples >= 1")
-    check_outputs(args)  # fail before measuring, not after
+    check_outputs(args, {"a compared module": [module_file(t) for t in [args.target, args.inner, *(v.partition("=")[2] or v for v in args.variant)]],
+                         "the --args-from module": [module_file(args.args_from)]})  # before measuring
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
     variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_call_options, add_json_option, check_outputs, save_outputs
+from ._common import add_call_options, add_json_option, check_outputs, save_outputs, seconds
+from ._outputs import module_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                  "04_hlo.after.txt, 05_fusions.dot (+ .svg with graphviz)")
     p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
-    p.add_argument("--budget", type=float, default=0.3, metavar="SECONDS",
+    p.add_argument("--budget", type=seconds, default=0.3, metavar="SECONDS",
                    help="time spent sampling the steady-state run (default 0.3)")
     p.set_defaults(func=run)
 
@@ -32,9 +33,8 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show
     from ..targets import build_call, parse_static, resolve_target
 
-    if args.budget <= 0:
-        raise UsageError(f"--budget {args.budget}: must be positive")
-    check_outputs(args)  # fail before measuring, not after
+    inputs = {"the inspected module": [module_file(args.target)], "the --args-from module": [module_file(args.args_from)]}
+    check_outputs(args, inputs, **{"dump/": args.dump})  # fail before measuring, not after
     if args.dump:
         from pathlib import Path
 

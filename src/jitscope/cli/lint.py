@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._common import add_json_option, check_outputs, check_writable, save_outputs, write_output
+from ._common import add_json_option, check_outputs, count, save_outputs, write_output
 
 
 def _codes(value: str) -> list[str]:
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
     p.add_argument("--output-file", "-o", metavar="PATH", help="write the report there instead of stdout")
     p.add_argument("--no-snippet", action="store_true", help="text format: one line per finding, no source")
-    p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: CPU count)")
+    p.add_argument("--jobs", "-j", type=count(1), metavar="N", help="worker processes (default: CPU count)")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.jitscope] from this file")
     p.add_argument("--no-config", action="store_true", help="ignore [tool.jitscope] in pyproject.toml")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -42,8 +42,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config and args.no_config:
         raise UsageError("--config and --no-config are mutually exclusive")
-    check_outputs(args)
-    check_writable(args.output_file, "--output-file")
+    from .._lint import files_to_lint
+
+    config_file = None if args.no_config else args.config
+    check_outputs(args, {"a linted file": files_to_lint(args.paths), "the configuration": [config_file]},
+                  output_file=args.output_file)
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config)

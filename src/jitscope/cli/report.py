@@ -7,6 +7,7 @@ import sys
 
 from ..render import FORMATS
 from ._common import write_output
+from ._outputs import guard_outputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or format_for_path(args.output)
     result = load_result(args.path)
     check_format(result.kind, fmt)  # before anything is written
+    guard_outputs({"-o": args.output}, {"the result being rendered": [args.path]})
     if fmt == "console" and not args.output:
         from ..render import show
 

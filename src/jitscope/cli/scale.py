@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_option, check_outputs, check_writable, save_outputs
+from ._common import add_json_option, check_outputs, count, save_outputs, seconds
+from ._outputs import module_file
 
 
 def _sizes(text: str) -> list[int]:
     from ..errors import UsageError
 
+    items = text.replace(" ", "").split(",")
     try:
-        sizes = [int(s) for s in text.replace(" ", "").split(",") if s]
+        if any(not s for s in items):
+            raise ValueError("empty item")
+        return [int(s) for s in items]
     except ValueError:
         raise UsageError(f"--sizes '{text}': expected comma-separated integers, e.g. 100,200,400") from None
-    return sizes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "compile growth.")
     p.add_argument("target", metavar="MODULE:FACTORY", help="make(n) returning (fn, args) or (fn, args, kwargs)")
     p.add_argument("--sizes", default="100,200,400,800,1600", help="comma-separated sizes (default 100,...,1600)")
-    p.add_argument("--repeats", type=int, default=1, help="cold compiles per size; the minimum is used (default 1)")
+    p.add_argument("--repeats", type=count(1), default=1, help="cold compiles per size; the minimum is used (default 1)")
     p.add_argument("--no-run", action="store_true", help="do not time the compiled function's run")
-    p.add_argument("--budget", type=float, default=0.1, metavar="SECONDS",
+    p.add_argument("--budget", type=seconds, default=0.1, metavar="SECONDS",
                    help="time spent sampling each size's steady run (default 0.1)")
     p.add_argument("--plot", metavar="PREFIX", help="write a log-log plot to PREFIX.png and PREFIX.svg (matplotlib)")
     add_json_option(p)
@@ -40,11 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show
     from ..targets import resolve_callable
 
-    if args.budget <= 0:
-        raise UsageError(f"--budget {args.budget}: must be positive")
     sizes = _sizes(args.sizes)
-    check_outputs(args)  # fail before measuring, not after
-    check_writable(f"{args.plot}.png" if args.plot else None, "--plot", args.plot)
+    check_outputs(args, {"the scaled module": [module_file(args.target)]},  # fail before measuring
+                  plot=f"{args.plot}.png" if args.plot else None, plot_svg=f"{args.plot}.svg" if args.plot else None)
     if args.plot:
         from ..render.plot import _pyplot
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
-from ._common import add_json_option, check_writable, save_outputs, write_output
+from ._common import add_json_option, check_outputs, count, save_outputs, write_output
+from ._outputs import module_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--events", metavar="PATH", help="write each compile as a JSON line, as it happens")
     p.add_argument("--trace", metavar="PATH", help="write a Chrome/Perfetto trace JSON of the compiles")
     add_json_option(p)
-    p.add_argument("--max-compiles", type=int, metavar="N",
+    p.add_argument("--max-compiles", type=count(0), metavar="N",
                    help="exit 3 if the program compiles its jitted functions more than N times")
     p.add_argument("--fail-on-recompile", action="store_true",
                    help="exit 3 if any function compiles more than once (lists the recompiles)")
@@ -45,19 +45,16 @@ def run(args: argparse.Namespace) -> int:
         target, prog_args, is_module = args.target[0], list(args.target[1:]), False
     else:
         raise UsageError("watch: give a script (jitscope watch script.py) or a module (jitscope watch -m pkg.mod)")
-    if args.max_compiles is not None and args.max_compiles < 0:
-        raise UsageError(f"--max-compiles must be >= 0, got {args.max_compiles}")
 
     from .._watch import check_target, watch_program
 
     check_target(target, is_module)
-    # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in,
-    # and unwritable paths are refused before the program runs.
+    # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in;
+    # outputs onto the program itself, or unwritable ones, are refused before the program runs.
+    program_file = module_file(target) if is_module else target
+    paths = check_outputs(args, {"the watched program": [program_file]}, trace=args.trace, events=args.events)
     for name in ("json", "html", "trace", "events"):
-        path = getattr(args, name)
-        if path:
-            check_writable(path, f"--{name}")
-            setattr(args, name, os.path.abspath(path))
+        setattr(args, name, paths.get(f"--{name}"))
     result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
                            max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
     code = result.exit_code or 0

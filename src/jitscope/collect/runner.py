@@ -62,6 +62,8 @@ def check_target(target: str, module: bool) -> str:
     if module:
         import importlib.util
 
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())  # as `python -m` does: the current directory first
         try:
             spec = importlib.util.find_spec(target)
         except (ImportError, ValueError) as e:

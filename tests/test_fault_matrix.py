@@ -1,0 +1,129 @@
+"""Fault injection across every command: no output may overwrite an input, and every bad input is one line.
+
+Two tables, run for real through the CLI:
+
+* output-equals-input: each output option of each command pointed at a file the same run reads
+  (the watched script, the target or ``--args-from`` module, a linted file, the result being
+  re-rendered, another output). Each must exit 2 with one ``jitscope:`` line, before anything runs,
+  and leave the input byte-for-byte intact.
+* bad input: malformed options and specs for every command. Each must exit 2 with exactly one
+  stderr line, ``jitscope: <cause>``, and no traceback.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+PROG = "import jax\nimport jax.numpy as jnp\n\nf = jax.jit(lambda x: x * 2)\nprint(f(jnp.ones(3)))\n"
+MOD = '''import jax.numpy as jnp
+
+
+def f(x):
+    return jnp.sin(x) * 2
+
+
+def make(n):
+    return f, (jnp.ones(n),)
+
+
+def args():
+    return (jnp.ones(3),), {}
+'''
+RESULT = '{"format_version": 1, "kind": "lint", "paths": ["x.py"]}\n'
+
+
+@pytest.fixture
+def work(tmp_path):
+    (tmp_path / "prog.py").write_text(PROG)
+    (tmp_path / "fmod.py").write_text(MOD)
+    (tmp_path / "amod.py").write_text(MOD)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "lib.py").write_text(PROG)
+    (tmp_path / "r.json").write_text(RESULT)
+    (tmp_path / "pyproject.toml").write_text("[tool.jitscope]\nselect = ['JS1']\n")
+    return tmp_path
+
+
+# (argv, the input it must not overwrite, the words the refusal names it by)
+OVERWRITES = [
+    (["watch", "--events", "prog.py", "prog.py"], "prog.py", "the watched program"),
+    (["watch", "--json", "./prog.py", "prog.py"], "prog.py", "the watched program"),
+    (["watch", "--html", "prog.py", "prog.py"], "prog.py", "the watched program"),
+    (["watch", "--trace", "prog.py", "prog.py"], "prog.py", "the watched program"),
+    (["watch", "--json", "pkg/lib.py", "-m", "pkg.lib"], "pkg/lib.py", "the watched program"),
+    (["watch", "--json", "o.json", "--trace", "o.json", "prog.py"], None, "also given to --json"),
+    (["inspect", "fmod:f", "--arg", "f32[3]", "--json", "fmod.py"], "fmod.py", "the inspected module"),
+    (["inspect", "fmod:f", "--arg", "f32[3]", "--html", "fmod.py"], "fmod.py", "the inspected module"),
+    (["inspect", "fmod:f", "--args-from", "amod:args", "--json", "amod.py"], "amod.py", "the --args-from module"),
+    (["inspect", "./fmod.py:f", "--arg", "f32[3]", "--json", "fmod.py"], "fmod.py", "the inspected module"),
+    (["compare", "fmod:f", "--arg", "f32[3]", "--json", "fmod.py"], "fmod.py", "a compared module"),
+    (["compare", "fmod:f", "--variant", "g=amod:f", "--arg", "f32[3]", "--html", "amod.py"], "amod.py",
+     "a compared module"),
+    (["compare", "fmod:f", "--args-from", "amod:args", "--json", "amod.py"], "amod.py", "the --args-from module"),
+    (["scale", "fmod:make", "--sizes", "2,4", "--json", "fmod.py"], "fmod.py", "the scaled module"),
+    (["scale", "fmod:make", "--sizes", "2,4", "--plot", "fmod", "--json", "fmod.png"], None, "also given to"),
+    (["lint", "prog.py", "-o", "prog.py"], "prog.py", "a linted file"),
+    (["lint", "prog.py", "--json", "prog.py"], "prog.py", "a linted file"),
+    (["lint", ".", "--html", "pkg/lib.py"], "pkg/lib.py", "a linted file"),
+    (["lint", "prog.py", "--config", "pyproject.toml", "--json", "pyproject.toml"], "pyproject.toml",
+     "the configuration"),
+    (["report", "r.json", "-o", "r.json"], "r.json", "the result being rendered"),
+    (["report", "r.json", "-o", "./r.json", "-f", "json"], "r.json", "the result being rendered"),
+]
+
+
+@pytest.mark.parametrize("argv,victim,named", OVERWRITES, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_no_output_overwrites_an_input(cli, work, argv, victim, named):
+    before = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    p = cli(*argv, cwd=work)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jitscope: ") and named in lines[0], p.stderr
+    assert p.stdout == ""  # refused before anything ran
+    after = {p: p.read_bytes() for p in work.rglob("*") if p.is_file()}
+    assert after == before  # nothing overwritten, nothing created
+    if victim:
+        assert f"is {named}; refusing" in lines[0]
+
+
+def test_an_output_through_a_symlink_to_the_input_is_refused(cli, work):
+    (work / "alias.json").symlink_to(work / "prog.py")
+    p = cli("watch", "--json", "alias.json", "prog.py", cwd=work)
+    assert p.returncode == 2 and "is the watched program" in p.stderr
+    assert (work / "prog.py").read_text() == PROG
+
+
+BAD = [
+    (["compare", "fmod:f", "--arg", "f32[3]", "--seed", "-1"], "--seed: -1 is below the minimum 0"),
+    (["inspect", "fmod:f", "--arg", "f32[3]", "--budget", "nan"], "--budget: nan is not a positive number"),
+    (["inspect", "fmod:f", "--arg", "f32[3]", "--budget", "inf"], "--budget: inf is not a positive number"),
+    (["compare", "fmod:f", "--arg", "f32[3]", "--budget", "0"], "--budget: 0 is not a positive number"),
+    (["compare", "fmod:f", "--arg", "f32[3]", "--calls", "0"], "--calls: 0 is below the minimum 1"),
+    (["compare", "fmod:f", "--arg", "f32[3]", "--min-samples", "x"], "--min-samples: 'x' is not an integer"),
+    (["scale", "fmod:make", "--sizes", "4,8,,"], "--sizes '4,8,,': expected comma-separated integers"),
+    (["scale", "fmod:make", "--sizes", "4,8", "--repeats", "0"], "--repeats: 0 is below the minimum 1"),
+    (["watch", "--max-compiles", "-1", "prog.py"], "--max-compiles: -1 is below the minimum 0"),
+    (["lint", "prog.py", "--jobs", "0"], "--jobs/-j: 0 is below the minimum 1"),
+    (["demo", "--no-such-option"], "unrecognized arguments: --no-such-option"),
+    (["inspect"], "the following arguments are required"),
+    (["no-such-command"], "invalid choice: 'no-such-command'"),
+    (["report", "missing.json"], "missing.json"),
+    (["report", "prog.py"], "prog.py"),
+    (["lint", "no/such/path.py"], "no/such/path.py"),
+]
+
+
+@pytest.mark.parametrize("argv,needle", BAD, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_bad_input_is_one_line_and_exit_2(cli, work, argv, needle):
+    p = cli(*argv, cwd=work)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("jitscope: ") and needle in lines[0], lines[0]
+    assert "Traceback" not in p.stderr and "usage:" not in p.stderr
+
+
+def test_usage_block_only_with_help(cli):
+    p = cli("watch", "--help")
+    assert p.returncode == 0 and "usage: jitscope watch" in p.stdout
