@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 BUILD  := build
 
-.PHONY: demo test quick lint bench docs clean chromium
+.PHONY: demo test test-slow quick lint bench docs clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,9 +27,13 @@ demo: $(VENV)/.installed-run
 quick: $(VENV)/.installed-run
 	$(BIN)/jitscope demo --quick
 
-## test: the whole suite (real JAX on CPU, real subprocesses, headless chromium)
+## test: the suite (real JAX on CPU, real subprocesses, headless chromium); `slow` tests excluded
 test: $(VENV)/.installed-test chromium
-	JAX_PLATFORMS=cpu $(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	JAX_PLATFORMS=cpu $(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow"
+
+## test-slow: only the long fuzzing runs (thousands of mutated results per kind)
+test-slow: $(VENV)/.installed-test
+	JAX_PLATFORMS=cpu $(BIN)/python -m pytest -q -n 2 -m slow
 
 ## chromium: Debian's chromium for the HTML report tests (root installs it; others need it installed)
 chromium:

@@ -12,6 +12,8 @@ Two tables, run for real through the CLI:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 PROG = "import jax\nimport jax.numpy as jnp\n\nf = jax.jit(lambda x: x * 2)\nprint(f(jnp.ones(3)))\n"
@@ -29,7 +31,7 @@ def make(n):
 def args():
     return (jnp.ones(3),), {}
 '''
-RESULT = '{"format_version": 1, "kind": "lint", "paths": ["x.py"]}\n'
+RESULT = (Path(__file__).resolve().parent / "gold" / "lint.json").read_text()
 
 
 @pytest.fixture

@@ -65,7 +65,6 @@ def test_deep_nesting_is_a_finding_not_a_crash():
     _check(lint_source(src2, "long.py"))
 
 
-@pytest.mark.slow
 def test_standard_library_never_crashes():
     """The whole stdlib, in parallel: every file ends with findings or a parse finding, never an exception."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
@@ -82,7 +81,6 @@ def test_standard_library_never_crashes():
           f"{len(result.findings)} findings, {len(parse_errors)} parse findings")
 
 
-@pytest.mark.slow
 def test_standard_library_sample_with_every_function_traced():
     """Every rule runs over real, varied code (a third of the stdlib, every function assumed traced)."""
     from jitscope.lint import runner

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, TypeVar
 
 from .._serde import Record
 from ..errors import UsageError
+from ..schema.check import first_problem
 
 FORMAT_VERSION = 1
 
@@ -86,7 +87,9 @@ def load_result(path: str | os.PathLike[str]) -> Result:
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise UsageError(f"{path}: not a jitscope JSON result ({e})") from None
+        raise UsageError(f"{path}: not a jitscope JSON result ({' '.join(str(e).split())})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a jitscope JSON result (nested too deeply)") from None
     if not isinstance(data, dict) or "kind" not in data:
         raise UsageError(f"{path}: not a jitscope JSON result (no 'kind' field)")
     version = data.get("format_version")
@@ -96,6 +99,10 @@ def load_result(path: str | os.PathLike[str]) -> Result:
     if not isinstance(kind, str):
         raise UsageError(f"{path}: not a jitscope JSON result ('kind' is not a string)")
     cls = result_class(kind)
+    # Validate before trusting: a renderer must never meet a field of the wrong type or shape.
+    problem = first_problem(data)
+    if problem:
+        raise UsageError(f"{path}: not a valid {kind} result: {problem}")
     try:
         return cls.from_dict(data)
     except (TypeError, KeyError, ValueError, AttributeError) as e:

@@ -81,6 +81,9 @@ def pre(text: str, limit: int = 200_000) -> str:
     return f"<pre>{esc(text)}</pre>"
 
 
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
 def page(result: Result, sections: list[Section], data_json: str) -> str:
     env = getattr(result, "env", None)
     bits = []
@@ -98,6 +101,8 @@ def page(result: Result, sections: list[Section], data_json: str) -> str:
     safe_json = data_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        # No script may run and nothing may load: styles inline, images only as data: URIs.
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
         "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
         f"<title>jitscope {esc(result.kind)} report</title><style>{CSS}</style></head><body>"
         f"<header><h1>jitscope {esc(result.kind)} report</h1><div class=\"sub\">{esc(' · '.join(bits))}</div></header>"

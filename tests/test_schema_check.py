@@ -1,0 +1,153 @@
+"""load_result validates before it trusts, and every renderer survives whatever validation lets through.
+
+The built-in validator (``jitscope.schema.check``) must agree with the ``jsonschema`` package on
+every document, valid or mutated. Then a hypothesis mutator changes one field of a saved result of
+each kind (wrong type, null, missing, extra, huge, nested) and runs it through ``load_result`` and
+every renderer: each outcome is a rendering or a one-line ``UsageError``, never another exception.
+A few hundred examples per kind by default; ``-m slow`` runs thousands.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schema_instances import instance
+
+from jitscope.errors import UsageError
+from jitscope.render import FORMATS, render
+from jitscope.results import load_result
+from jitscope.schema import validate
+from jitscope.schema.check import MAX_DEPTH, first_problem
+
+GOLD = Path(__file__).resolve().parent / "gold"
+KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint")
+SEEDS = {k: [json.loads((GOLD / f"{k}.json").read_text()), instance(k, "text <b>&")] for k in KINDS}
+VALUES = [None, "", "x", "<script>", 0, -1, 1.5, -2.5, 10**30, True, False, [], {}, [1, "a"], {"a": None},
+          [[[[[]]]]]]
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, (*prefix, i))
+
+
+@st.composite
+def mutated(draw, kind):
+    doc = copy.deepcopy(draw(st.sampled_from(SEEDS[kind])))
+    paths = [p for p in _paths(doc) if p and p[0] not in ("format_version", "kind")]
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(paths))
+        parent = doc
+        try:
+            for key in path[:-1]:
+                parent = parent[key]
+            action = draw(st.sampled_from(["replace", "replace", "delete", "extra"]))
+            if action == "delete" and isinstance(parent, dict):
+                parent.pop(path[-1], None)
+            elif action == "extra" and isinstance(parent, dict):
+                parent["surprise"] = copy.deepcopy(draw(st.sampled_from(VALUES)))
+            else:
+                parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(VALUES)))
+        except (KeyError, IndexError, TypeError):
+            pass  # an earlier mutation removed this path
+    return doc
+
+
+def _agree(doc):
+    mine = first_problem(doc)
+    try:
+        validate(doc)
+        theirs = None
+    except jsonschema.ValidationError as e:
+        theirs = e.message
+    assert (mine is None) == (theirs is None), (mine, theirs)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_seeds_are_valid(kind):
+    for doc in SEEDS[kind]:
+        assert first_problem(doc) is None
+        validate(doc)
+
+
+def _run(kind, doc, tmp_path):
+    _agree(doc)
+    path = tmp_path / f"{kind}.json"
+    path.write_text(json.dumps(doc))
+    try:
+        result = load_result(path)
+    except UsageError as e:
+        assert "\n" not in str(e) and str(e).startswith(str(path))
+        return
+    for fmt in FORMATS:
+        try:
+            render(result, fmt)
+        except UsageError as e:
+            assert fmt == "sarif" and kind != "lint", e
+
+
+def _given(examples):
+    return settings(max_examples=examples, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_mutated_results_render_or_are_refused_in_one_line(kind, tmp_path):
+    @_given(200)
+    @given(mutated(kind))
+    def check(doc):
+        _run(kind, doc, tmp_path)
+
+    check()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_mutated_results_many(kind, tmp_path):
+    @_given(3000)
+    @given(mutated(kind))
+    def check(doc):
+        _run(kind, doc, tmp_path)
+
+    check()
+
+
+def test_deep_nesting_is_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format_version": 1, "kind": "lint", "paths": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(UsageError, match="deep.json: not a jitscope JSON result"):
+        load_result(deep)
+    doc = json.loads((GOLD / "lint.json").read_text())
+    node = doc["findings"][0]["details"] = {}
+    for _ in range(MAX_DEPTH + 5):
+        node["x"] = {}
+        node = node["x"]
+    assert "nested more than" in first_problem(doc)
+
+
+def test_unknown_schema_keywords_are_not_ignored():
+    from jitscope.schema import check
+
+    with pytest.raises(NotImplementedError, match="maxLength"):
+        check._check("x", {"type": "string", "maxLength": 1}, "records", "", 0)
+
+
+def test_messages_name_the_field(tmp_path):
+    doc = json.loads((GOLD / "watch.json").read_text())
+    doc["events"][1]["phases"]["compile"] = "slow"
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(UsageError) as e:
+        load_result(path)
+    assert str(e.value) == f"{path}: not a valid watch result: events[1].phases.compile: expected number, got the string 'slow'"
