@@ -65,7 +65,7 @@ def _bloat_findings(runs: list, total: int) -> list[Finding]:
 def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...] | list[str] = (),
             static_argnums: tuple[int, ...] | list[int] = (), run: bool = True, numerics: bool = True,
             side_effects: bool = True, dump: str | Path | None = None, budget_s: float = 0.3,
-            target: str | None = None, **kwargs: Any) -> InspectResult:
+            target: str | None = None, keep_partial_on_interrupt: bool = False, **kwargs: Any) -> InspectResult:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit and explain what happened.
 
     Static arguments are declared like ``jax.jit`` does: ``static_argnames=("n",)`` /
@@ -92,6 +92,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         dump: a directory for the stage files (``01_jaxpr.txt`` ... ``05_fusions.dot``).
         budget_s: seconds to spend sampling the steady-state run time.
         target: the name shown in reports (default ``module:qualname``).
+        keep_partial_on_interrupt: on Ctrl-C, stop and return what was measured so far
+            (``status="interrupted"``) instead of raising ``KeyboardInterrupt`` (the CLI uses this).
 
     Returns:
         An ``InspectResult``. A tracing failure is reported in it (``status="trace_error"``,
@@ -124,13 +126,26 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     try:
         st = collect_stages(fn, args, kwargs, static_argnames=static_argnames, static_argnums=static_argnums,
                             run=run, budget_s=budget_s)
+    except KeyboardInterrupt:
+        if not keep_partial_on_interrupt:
+            raise
+        return _interrupted(result, "while tracing, lowering or compiling")
     except Exception as e:  # noqa: BLE001 - any exception while tracing is the user's, explain it
         from .analyze.tracer_errors import explain
 
         result.status = "trace_error"
         result.findings.append(explain(e, _dynamic_params(fn, static_argnames, static_argnums)))
         return result
-    _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
+    try:
+        _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
+    except KeyboardInterrupt:
+        if not keep_partial_on_interrupt:
+            raise
+        return _interrupted(result, "while analysing (the stages measured so far are kept)")
+    if "run" in st.errors and st.errors["run"] == "interrupted":
+        if not keep_partial_on_interrupt:
+            raise KeyboardInterrupt
+        return _interrupted(result, "while timing the compiled run")
     if dump is not None:
         from .analyze.hlo import fusion_dot, parse_hlo
         from .collect.dump import write_dump
@@ -142,6 +157,12 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         except (UsageError, OSError) as e:  # keep everything measured; say what was not written
             result.stage_errors["dump"] = str(e)
             result.findings.append(Finding("stage-failed", f"dump failed: {e}", "error", name="dump"))
+    return result
+
+
+def _interrupted(result: InspectResult, when: str) -> InspectResult:
+    result.status = "interrupted"
+    result.findings.append(Finding("interrupted", f"interrupted {when}", "info", name="interrupted"))
     return result
 
 

@@ -84,7 +84,8 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
 
 
 def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800, 1600), *, repeats: int = 1,
-          run: bool = True, budget_s: float = 0.1, target: str | None = None) -> ScaleResult:
+          run: bool = True, budget_s: float = 0.1, target: str | None = None,
+          keep_partial_on_interrupt: bool = False) -> ScaleResult:
     """Measure trace / lower / compile / run time and jaxpr size of ``make(n)`` for each size.
 
     Example:
@@ -101,6 +102,8 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
         sizes: at least two distinct positive sizes.
         repeats: cold trace/lower/compile repeats per size; the minimum is used for the fit.
         run: also time the steady-state run of the compiled function (``budget_s`` each).
+        keep_partial_on_interrupt: on Ctrl-C, stop and return the sizes measured so far
+            (``result.interrupted``) instead of raising ``KeyboardInterrupt``.
         target: the name shown in reports.
 
     Returns:
@@ -123,7 +126,15 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
     result = ScaleResult(target=name, sizes=sorted(set(sizes)), repeats=repeats, env=Environment.capture())
     largest = None
     for n in result.sizes:
-        point, closed, fn = _measure_size(make, n, name, repeats, run, budget_s)
+        try:
+            point, closed, fn = _measure_size(make, n, name, repeats, run, budget_s)
+        except KeyboardInterrupt:
+            if not keep_partial_on_interrupt:
+                raise
+            result.interrupted = True  # fit what was measured; the sizes after this one are not
+            result.findings.append(Finding("interrupted", f"interrupted at n={n}; larger sizes not measured",
+                                           "info", name=str(n)))
+            break
         result.points.append(point)
         if point.error:
             result.findings.append(Finding("size-failed", f"n={n}: {point.error}", "error", name=str(n)))

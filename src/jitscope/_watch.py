@@ -23,6 +23,7 @@ from .collect import monitoring
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
 from .collect.watch import WatchCollector
+from .collect.watch import pid_path as pid_path
 from .errors import JitscopeError, UsageError
 from .model import CompileEvent, Environment
 from .results.watch import WatchResult

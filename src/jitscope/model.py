@@ -202,6 +202,7 @@ class CompileEvent(Record):
     function_id: int | None = None  # one number per Python function object (watch: new-object detection)
     phase_starts: dict[str, float] = field(default_factory=dict)  # phase -> start, seconds since collector start
     transform: str | None = None  # watch: compiled under grad/vmap/... ("grad", "vmap", "jvp"); None if plain
+    pid: int | None = None  # watch: the process that compiled (a forked child writes its own events file)
 
     @property
     def total_seconds(self) -> float:

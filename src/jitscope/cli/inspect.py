@@ -49,9 +49,12 @@ def run(args: argparse.Namespace) -> int:
     static_names = tuple(parse_static(args.static))
     result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
                               numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
-                              target=args.target, **call_kwargs)
+                              target=args.target, keep_partial_on_interrupt=True, **call_kwargs)
     show(result)
     save_outputs(result, args)
+    if result.status == "interrupted":
+        print("jitscope: interrupted; what was measured before it is shown and saved", file=sys.stderr)
+        return 130
     if result.status != "ok":
         finding = result.findings[0]
         print(f"jitscope: tracing {args.target} failed: {finding.message}", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ._common import add_json_option, check_outputs, count, save_outputs, seconds
 from ._outputs import module_file
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         _pyplot()  # fail before measuring when matplotlib is missing
     make = resolve_callable(args.target)
     result = _scale.scale(make, sizes, repeats=args.repeats, run=not args.no_run, budget_s=args.budget,
-                          target=args.target)
+                          target=args.target, keep_partial_on_interrupt=True)
     plot_error = None
     if args.plot:
         from ..render.plot import plot_scale
@@ -63,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
             plot_error = f"--plot {args.plot}: cannot write the plot ({e})"
     show(result)
     save_outputs(result, args)
+    if result.interrupted:
+        print("jitscope: interrupted; the sizes measured before it are shown and saved", file=sys.stderr)
+        return 130
     if plot_error:
         raise UsageError(plot_error)
     return EXIT_FINDINGS if any(p.error for p in result.points) else 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise UsageError("watch: give a script (jitscope watch script.py) or a module (jitscope watch -m pkg.mod)")
 
-    from .._watch import check_target, watch_program
+    from .._watch import check_target, pid_path, watch_program
 
     check_target(target, is_module)
     # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in;
@@ -55,9 +56,18 @@ def run(args: argparse.Namespace) -> int:
     paths = check_outputs(args, {"the watched program": [program_file]}, trace=args.trace, events=args.events)
     for name in ("json", "html", "trace", "events"):
         setattr(args, name, paths.get(f"--{name}"))
+    parent = os.getpid()
     result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
                            max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
     code = result.exit_code or 0
+    if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
+        for name in ("json", "html", "trace", "events"):
+            if getattr(args, name):
+                setattr(args, name, pid_path(getattr(args, name), os.getpid()))
+        _write_outputs(result, args)
+        print(f"jitscope: forked child {os.getpid()} of {parent}: {len(result.events)} compiles"
+              + (f"; events in {args.events}" if args.events else ""), file=sys.stderr)
+        return code
     _write_outputs(result, args)
     if not args.quiet:
         from ..render import show

@@ -179,6 +179,8 @@ def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_ar
         st.timings["first_run"] = Timing.single(seconds)
         st.timings["steady_run"] = measure(lambda: st.compiled(*dyn_args, **dyn_kwargs), budget_s=budget_s,
                                            min_samples=3, max_samples=100, warmup=0)
+    except KeyboardInterrupt:
+        st.errors["run"] = "interrupted"  # keep the trace, lowering and compile; the caller decides
     except Exception as e:  # noqa: BLE001
         st.errors["run"] = error_line(e)
     return st

@@ -9,16 +9,30 @@ directory for ``-m``), and the exit status:
 * Ctrl-C (``KeyboardInterrupt``) -> traceback, 130. CPython itself re-raises SIGINT so the
   shell sees "killed by SIGINT", which shells report as 128 + 2 = 130; we return 130.
 
-``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, so the
-caller (the watch session) can still write its results.
+* SIGTERM or SIGHUP (a CI cancel, ``timeout``, ``kill``, a closed terminal) -> the program unwinds
+  (``finally`` blocks run) and the status is 128 + the signal's number (143, 129), as the shell
+  reports a process killed by it, so the caller still writes its results. A signal the program or
+  its launcher ignores stays ignored; one the program handles itself is its own.
+
+After the program's body, as Python does at exit: non-daemon threads are joined, then the
+``atexit`` handlers the program registered run (last first), so their work is watched too.
+
+``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, and a
+standard stream the program closed is reopened on its file descriptor, so the caller (the
+watch session) can still write its results.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import runpy
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Callable, Iterator
 from types import TracebackType
 
 from ..errors import UsageError
@@ -26,17 +40,111 @@ from ..errors import UsageError
 EXIT_INTERRUPTED = 130
 
 
-def _trim(tb: TracebackType | None) -> TracebackType | None:
+_TERMINATED_CODES = {128 + int(s) for s in (signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM))}
+
+
+class Terminated(BaseException):
+    """Raised in the program's main thread by SIGTERM / SIGHUP, so it unwinds instead of dying."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def _ours(tb: TracebackType) -> bool:
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    runpy_file = os.path.abspath(runpy.__file__ or "")
+    raw = tb.tb_frame.f_code.co_filename
+    f = raw if raw.startswith("<") else os.path.abspath(raw)
+    return f.startswith(here + os.sep) or f == os.path.abspath(runpy.__file__ or "") or f.startswith("<frozen runpy")
+
+
+def _trim(tb: TracebackType | None) -> TracebackType | None:
+    """The traceback without jitscope's or runpy's frames, wherever they are in the chain (the jit hook
+    sits between the user's call and JAX)."""
+    kept = []
     while tb is not None:
-        raw = tb.tb_frame.f_code.co_filename
-        f = raw if raw.startswith("<") else os.path.abspath(raw)
-        if f.startswith(here + os.sep) or f == runpy_file or f.startswith("<frozen runpy"):
-            tb = tb.tb_next
-        else:
-            break
-    return tb
+        if not _ours(tb):
+            kept.append(tb)
+        tb = tb.tb_next
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    if kept:
+        kept[-1].tb_next = None
+    return kept[0] if kept else None
+
+
+@contextlib.contextmanager
+def _unwind_on_termination() -> Iterator[None]:
+    """SIGTERM / SIGHUP raise ``Terminated`` while the program runs (only where nobody set a handler)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    installed = {}
+
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated(signum)
+
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, handler)
+            installed[sig] = signal.SIG_DFL
+    try:
+        yield
+    finally:
+        for sig, old in installed.items():
+            if signal.getsignal(sig) is handler:  # the program may have installed its own since
+                signal.signal(sig, old)
+
+
+@contextlib.contextmanager
+def _program_atexit() -> Iterator[list[tuple[Callable[..., object], tuple, dict]]]:
+    """Collect the ``atexit`` handlers registered while the program runs, to run them under watch."""
+    handlers: list[tuple[Callable[..., object], tuple, dict]] = []
+    real_register, real_unregister = atexit.register, atexit.unregister
+
+    def register(func: Callable[..., object], *args: object, **kwargs: object) -> Callable[..., object]:
+        handlers.append((func, args, kwargs))
+        return func
+
+    def unregister(func: Callable[..., object]) -> None:
+        handlers[:] = [h for h in handlers if h[0] != func]
+        real_unregister(func)
+
+    atexit.register, atexit.unregister = register, unregister  # type: ignore[assignment]
+    try:
+        yield handlers
+    finally:
+        atexit.register, atexit.unregister = real_register, real_unregister  # type: ignore[assignment]
+
+
+def _finish_like_python(handlers: list[tuple[Callable[..., object], tuple, dict]]) -> None:
+    """What Python does after the main module: join non-daemon threads, then run atexit handlers (LIFO)."""
+    main = threading.main_thread()
+    for t in threading.enumerate():
+        if t is not main and not t.daemon and t.is_alive() and t is not threading.current_thread():
+            t.join()
+    while handlers:
+        func, args, kwargs = handlers.pop()
+        try:
+            func(*args, **kwargs)
+        except SystemExit:
+            pass  # as at interpreter exit: a SystemExit from a handler does not change the status
+        except BaseException as e:  # noqa: BLE001 - reported as Python reports it, then go on
+            print(f"Exception ignored in atexit callback: {func!r}", file=sys.stderr)
+            _print_exception(e)
+
+
+def _reopen_closed_streams(saved_out: object, saved_err: object) -> None:
+    """A program that closed sys.stdout / sys.stderr closed only the Python object (the standard streams
+    do not own their descriptors): put a usable stream back so the summary can still be written."""
+    for name, fd, saved in (("stdout", 1, saved_out), ("stderr", 2, saved_err)):
+        stream = getattr(sys, name)
+        if getattr(stream, "closed", False):
+            if saved is not None and not getattr(saved, "closed", True):
+                setattr(sys, name, saved)
+                continue
+            with contextlib.suppress(OSError):
+                setattr(sys, name, open(fd, "w", closefd=False, encoding="utf-8", errors="backslashreplace"))
 
 
 def _print_exception(e: BaseException) -> None:
@@ -86,6 +194,28 @@ def run_program(target: str, args: list[str], module: bool = False,
     check_target(target, module)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     saved_main = sys.modules.get("__main__")
+    saved_out, saved_err = sys.stdout, sys.stderr
+    with _unwind_on_termination(), _program_atexit() as handlers:
+        code = _run_body(target, args, module, failure)
+        try:
+            if code not in _TERMINATED_CODES:  # a process killed by a signal runs neither
+                _finish_like_python(handlers)
+        except KeyboardInterrupt as e:
+            _print_exception(e)
+            code = code or EXIT_INTERRUPTED
+        except Terminated as e:
+            code = code or 128 + e.signum
+        finally:
+            sys.argv, sys.path[:] = saved_argv, saved_path
+            if saved_main is not None:
+                sys.modules["__main__"] = saved_main
+            _reopen_closed_streams(saved_out, saved_err)
+            with contextlib.suppress(ValueError, OSError):
+                sys.stdout.flush()
+    return code
+
+
+def _run_body(target: str, args: list[str], module: bool, failure: list[BaseException] | None) -> int:
     try:
         if module:
             sys.path.insert(0, os.getcwd())
@@ -102,13 +232,11 @@ def run_program(target: str, args: list[str], module: bool = False,
     except KeyboardInterrupt as e:
         _print_exception(e)
         return EXIT_INTERRUPTED
+    except Terminated as e:
+        print(f"jitscope: the program was {e}; writing what was recorded", file=sys.__stderr__ or sys.stderr)
+        return 128 + e.signum
     except BaseException as e:  # the user's program failed: report it like python would
         _print_exception(e)
         if failure is not None:
             failure.append(e)
         return 1
-    finally:
-        sys.argv, sys.path[:] = saved_argv, saved_path
-        if saved_main is not None:
-            sys.modules["__main__"] = saved_main
-        sys.stdout.flush()

@@ -13,6 +13,7 @@ import json
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -23,6 +24,26 @@ from .monitoring import RawCompile
 
 Listener = Callable[[CompileEvent], None]
 Classifier = Callable[[CompileEvent], Reason]
+
+
+def pid_path(path: str | os.PathLike[str], pid: int) -> str:
+    """``events.jsonl`` -> ``events.<pid>.jsonl``: where a forked child writes what it records."""
+    root, ext = os.path.splitext(os.fspath(path))
+    return f"{root}.{pid}{ext}"
+
+
+_RUNNING: weakref.WeakSet[WatchCollector] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # The child inherits the parent's collectors and open events file; appending to it would mix two
+    # processes' indexes in one file. The child starts over: its own file, its own events, its pid.
+    for c in list(_RUNNING):
+        c._forked_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class WatchCollector:
@@ -45,6 +66,8 @@ class WatchCollector:
         self._file: IO[str] | None = None
         self._lock = threading.RLock()
         self._classify = classify
+        self.pid = os.getpid()
+        self.forked_from: int | None = None  # set in a forked child: the parent's pid
         self._t0 = 0.0
         self._t0_perf = 0.0
         self._t1_perf: float | None = None
@@ -69,7 +92,24 @@ class WatchCollector:
         self._t1_perf = None
         monitoring.subscribe(self, explain=self.explain)
         self.running = True
+        _RUNNING.add(self)
         return self
+
+    def _forked_child(self) -> None:
+        pid = os.getpid()
+        self.events = []
+        self.forked_from = self.pid
+        self.pid = pid
+        if self._file is not None and self._events_path is not None:
+            try:
+                self._file.close()  # the child's copy of the descriptor; flushed per event, so nothing pending
+            except OSError:
+                pass
+            self._events_path = pid_path(self._events_path, pid)
+            try:
+                self._file = open(self._events_path, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError:
+                self._file = None
 
     def stop(self) -> None:
         """Stop recording; still-pending compiles (interrupted mid-compile) are recorded first."""
@@ -79,6 +119,7 @@ class WatchCollector:
             monitoring.unsubscribe(self)
         finally:
             self.running = False
+            _RUNNING.discard(self)
             self._t1_perf = time.perf_counter()
             self._wall_before += self._t1_perf - self._t0_perf
             if self._file is not None:
@@ -120,7 +161,7 @@ class WatchCollector:
                 signature=raw.signature, phases=dict(raw.phases), cache_hit=raw.cache_hit,
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
                 function_id=raw.function_id, phase_starts=starts,
-                transform=raw.transform if raw.transformed else None,
+                transform=raw.transform if raw.transformed else None, pid=self.pid,
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:
                 event.transform = "transformed"

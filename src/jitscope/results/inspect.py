@@ -16,7 +16,8 @@ from ._base import Result
 class InspectResult(Result):
     """Everything ``inspect`` measured about one function on one set of arguments.
 
-    ``status`` is ``"ok"`` or ``"trace_error"`` (tracing failed; ``findings`` explains it and
+    ``status`` is ``"ok"``, ``"interrupted"`` (Ctrl-C: what was measured before it is kept) or
+    ``"trace_error"`` (tracing failed; ``findings`` explains it and
     the remaining fields are empty). ``timings`` has ``trace``, ``lower``, ``compile``,
     ``first_run``, ``steady_run`` and ``eager_run`` where they ran.
     """

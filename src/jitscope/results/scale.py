@@ -43,6 +43,7 @@ class ScaleResult(Result):
     bloat: list[BloatRun] = field(default_factory=list)  # found at the largest size that traced
     findings: list[Finding] = field(default_factory=list)
     plot_files: list[str] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C stopped the measurement; the sizes measured before it are kept
     env: Environment = field(default_factory=Environment)
 
     def fit(self, metric: str) -> GrowthFit | None:
