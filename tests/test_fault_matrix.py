@@ -43,6 +43,7 @@ def work(tmp_path):
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "lib.py").write_text(PROG)
     (tmp_path / "r.json").write_text(RESULT)
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(5)\n")
     (tmp_path / "pyproject.toml").write_text("[tool.jitscope]\nselect = ['JS1']\n")
     return tmp_path
 
@@ -113,6 +114,14 @@ BAD = [
     (["report", "missing.json"], "missing.json"),
     (["report", "prog.py"], "prog.py"),
     (["lint", "no/such/path.py"], "no/such/path.py"),
+    (["inspect", "fmod:f", "--arg", "f32[1,,2]"], "empty dimension"),
+    (["inspect", "fmod:f", "--arg", "{[1]: 2}"], "unhashable"),
+    (["inspect", "fmod:f", "--arg", "[" * 20000 + "]" * 20000], "nested more than 100 levels deep"),
+    (["inspect", "fmod:f", "--static", "n=" + "-" * 20000 + "1"], "nested more than 100 levels deep"),
+    (["compare", "fmod:f", "--arg", "f32[3]", "--static", "n=[1, 2]"], "unhashable"),
+    (["inspect", "exits:f", "--arg", "f32[3]"], "called sys.exit(5) at import"),
+    (["compare", "exits:f", "--arg", "f32[3]"], "called sys.exit(5) at import"),
+    ([], "give a command"),
 ]
 
 
@@ -129,3 +138,21 @@ def test_bad_input_is_one_line_and_exit_2(cli, work, argv, needle):
 def test_usage_block_only_with_help(cli):
     p = cli("watch", "--help")
     assert p.returncode == 0 and "usage: jitscope watch" in p.stdout
+
+
+def test_dev_null_takes_every_output_and_stays_a_device(cli, work):
+    import stat
+
+    p = cli("watch", "-q", "--json", "/dev/null", "--html", "/dev/null", "--events", "/dev/null",
+            "--trace", "/dev/null", "prog.py", cwd=work)
+    assert p.returncode == 0, p.stderr
+    assert stat.S_ISCHR(Path("/dev/null").stat().st_mode)  # written into, never replaced by a file
+
+
+def test_json_through_a_symlink_writes_the_target_and_keeps_the_link(cli, work):
+    (work / "real.json").write_text("")
+    (work / "link.json").symlink_to(work / "real.json")
+    p = cli("lint", "prog.py", "--exit-zero", "--json", "link.json", cwd=work)
+    assert p.returncode == 0, p.stderr
+    assert (work / "link.json").is_symlink()
+    assert '"kind": "lint"' in (work / "real.json").read_text()

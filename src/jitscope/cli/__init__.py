@@ -42,12 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
+        print(f"jitscope: give a command: {', '.join(COMMANDS)} (see jitscope --help)", file=sys.stderr)
         return EXIT_USAGE
     try:
         return int(args.func(args) or 0)
     except JitscopeError as e:
-        print(f"jitscope: {e}", file=sys.stderr)
+        print(f"jitscope: {' '.join(str(e).split())}", file=sys.stderr)  # one line, whatever the cause said
         return e.exit_code
     except KeyboardInterrupt:
         print("jitscope: interrupted", file=sys.stderr)

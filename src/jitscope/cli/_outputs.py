@@ -10,35 +10,16 @@ appending (which changes nothing) and a new one is created beside its target and
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..errors import UsageError
+from ..targets import module_file as module_file
 
 Inputs = Mapping[str, Iterable[str | os.PathLike[str] | None]]
-
-
-def module_file(target: str | None) -> str | None:
-    """The source file of ``MODULE:NAME`` (or ``MODULE``) without running the module, if it has one."""
-    if not target:
-        return None
-    name = target.rpartition(":")[0].strip() if ":" in target else target.strip()
-    if name.endswith(".py") or os.sep in name or "/" in name:
-        return name if os.path.isfile(name) else None  # a file target: jitscope imports it from there
-    if not name or name.startswith("."):
-        return None
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # as jitscope.targets does before importing a target
-    try:
-        spec = importlib.util.find_spec(name)  # imports parent packages only
-    except (ImportError, ValueError, AttributeError, SystemExit):
-        return None  # the command's own resolution reports it
-    origin = getattr(spec, "origin", None)
-    return origin if origin and os.path.isfile(origin) else None
 
 
 def _real(path: str | os.PathLike[str]) -> str:
@@ -72,13 +53,22 @@ def guard_outputs(outputs: Mapping[str, str | os.PathLike[str] | None], inputs: 
                     raise UsageError(f"{option} {path}: is {what}; refusing to write into it")
         elif real in seen_inputs:
             raise UsageError(f"{option} {path}: is {seen_inputs[real]}; refusing to overwrite it")
-        if real in taken:
+        if real in taken and not _is_special(real):  # /dev/null may take every output
             raise UsageError(f"{option} {path}: also given to {taken[real]}; each output needs its own file")
         taken[real] = option
         if not is_dir:
             try_write(path, f"{option} {path}")
         out[option] = os.path.abspath(os.fspath(path))
     return out
+
+
+def _is_special(path: str) -> bool:
+    """A character device or FIFO (``/dev/null``, a named pipe): outputs are written into it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 def try_write(path: str | os.PathLike[str], option: str) -> None:
@@ -90,6 +80,9 @@ def try_write(path: str | os.PathLike[str], option: str) -> None:
         raise UsageError(f"{option}: cannot write {path}: is a directory")
     try:
         if p.exists():
+            if _is_special(str(p)):  # /dev/null, a FIFO: written to in place, never replaced
+                os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))  # a FIFO with no reader: ENXIO, refused
+                return
             if not p.is_file():
                 raise UsageError(f"{option}: cannot write {path}: not a regular file")
             with open(p, "a", encoding="utf-8"):
