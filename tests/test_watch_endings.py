@@ -1,0 +1,65 @@
+"""What `jitscope watch` writes on each way a program can end (docs/watch.md, "What is written on each ending").
+
+Real subprocesses of the CLI on tests/fixtures/watch_endings.py: the exit status, the events file and
+the --json result are checked for every ending jitscope can observe.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+PROG = str(FIXTURES / "watch_endings.py")
+
+
+@pytest.mark.parametrize("mode,code,compiles", [
+    ("term", 143, 1), ("hup", 129, 1),              # unwound: results written, status 128 + signal
+    ("closeout", 0, 1), ("closeerr", 0, 1),          # the summary finds a stream again
+    ("thread", 0, 2), ("atexit", 0, 2),              # as Python: threads joined, then atexit, watched
+    ("int-first", 130, 0),                           # Ctrl-C before any compile: still a result
+])
+def test_every_ending_writes_events_and_result(cli, tmp_path, mode, code, compiles):
+    ev, js = tmp_path / "e.jsonl", tmp_path / "r.json"
+    p = cli("watch", "--events", str(ev), "--json", str(js), PROG, mode, cwd=tmp_path)
+    assert p.returncode == code, p.stderr
+    events = [json.loads(line) for line in ev.read_text().splitlines()]
+    result = json.loads(js.read_text())
+    assert len(events) == len(result["events"]) == compiles
+    assert result["exit_code"] == code
+    assert "Traceback" not in p.stderr or mode == "int-first"
+    if mode in ("term", "hup"):
+        assert f"terminated by SIG{mode.upper()}" in p.stderr and "not reached" not in p.stdout
+    if mode == "closeerr":
+        assert "Compiles per function" in p.stderr  # the summary still reached the terminal
+
+
+def test_a_forked_child_writes_its_own_files_never_the_parents(cli, tmp_path):
+    ev, js = tmp_path / "e.jsonl", tmp_path / "r.json"
+    p = cli("watch", "-q", "--events", str(ev), "--json", str(js), PROG, "fork", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    parent = json.loads(js.read_text())
+    assert len(parent["events"]) == 2 and len({e["pid"] for e in parent["events"]}) == 1
+    children = [f for f in tmp_path.glob("e.*.jsonl")]
+    assert len(children) == 1  # e.<pid>.jsonl: the child's own (empty: it compiled nothing)
+    child_pid = int(children[0].name.split(".")[1])
+    assert child_pid != parent["events"][0]["pid"]
+    assert (tmp_path / f"r.{child_pid}.json").exists()
+    assert f"forked child {child_pid}" in p.stderr
+    assert len(ev.read_text().splitlines()) == 2  # the parent's events file holds the parent's events only
+
+
+def test_jitscope_frames_never_appear_in_the_users_traceback(cli, tmp_path):
+    """Ctrl-C while jit traces the user's function (the hook that records compiles is on that path)."""
+    prog = tmp_path / "boom.py"
+    prog.write_text("import os, signal, time\nimport jax\n\n@jax.jit\ndef f(x):\n"
+                    "    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(2)\n    return x\n\nf(1.0)\n")
+    p = cli("watch", "-q", str(prog), cwd=tmp_path)
+    assert p.returncode == 130
+    tb = p.stderr.split("KeyboardInterrupt")[0]
+    import jitscope
+
+    here = str(Path(jitscope.__file__).parent)
+    assert "boom.py" in tb and here not in tb and "runpy" not in tb
