@@ -129,3 +129,25 @@ def test_recommendation_text_uses_fmt_seconds():
     rec = recommend([Costs("a", 2e-7, 1e-7), Costs("b", 3e-7, 5e-7)])
     # sub-microsecond times print in ns, as everywhere else (the old private formatter said "0.1 µs")
     assert f"({fmt_seconds(1e-7)})" in recommendation_text(rec) and "100 ns" in recommendation_text(rec)
+
+
+def test_median_interval_is_distribution_free():
+    from jitscope.analyze.compare import median_interval
+
+    assert median_interval([3.0, 1.0, 2.0]) == (1.0, 3.0)  # few samples: the whole range
+    xs = [float(i) for i in range(1, 101)]
+    lo, hi = median_interval(xs)
+    assert 38 <= lo <= 45 and 56 <= hi <= 62  # ~95% order-statistic interval around 50.5
+
+
+def test_overlapping_or_small_differences_are_within_noise():
+    a = Costs("a", 1.0, 1.00e-3, (0.95e-3, 1.06e-3))
+    b = Costs("b", 1.0, 1.30e-3, (1.05e-3, 1.40e-3))  # 30% apart, but the intervals overlap
+    rec = recommend([a, b])
+    assert rec.within_noise and "within noise per call" in recommendation_text(rec)
+    close = recommend([Costs("a", 1.0, 1.00e-3, (0.99e-3, 1.01e-3)), Costs("b", 1.0, 1.05e-3, (1.04e-3, 1.06e-3))])
+    assert close.within_noise  # separated, but a 5% difference is not a verdict
+    apart = recommend([Costs("a", 1.0, 1.0e-3, (0.9e-3, 1.1e-3)), Costs("b", 1.0, 2.0e-3, (1.8e-3, 2.2e-3))])
+    assert not apart.within_noise and "a is fastest per call" in recommendation_text(apart)
+    workload = recommend([a, b], calls=1000)  # totals carry the steady intervals, scaled by the calls
+    assert workload.within_noise and workload.best_interval_s[0] == pytest.approx(1.0 + 999 * 0.95e-3)

@@ -14,6 +14,7 @@ on constructed records.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ class Costs:
     name: str
     first: float
     steady: float
+    steady_interval: tuple[float, float] | None = None  # 95% interval of the steady median (None: unknown)
 
 
 @dataclass
@@ -72,6 +74,41 @@ class Recommendation(Record):
     overtaken_by: str | None = None  # the variant that is cheaper from best_until_call + 1 on
     totals_s: dict[str, float] = field(default_factory=dict)
     text: str = ""
+    # True when best and runner-up cannot be told apart: their totals' 95% intervals overlap.
+    within_noise: bool = False
+    best_interval_s: list[float] | None = None  # [low, high] of best_total_s
+    runner_up_interval_s: list[float] | None = None
+
+
+# A steady-state difference under 10% is not a reason to pick a jit strategy from one measurement:
+# identical programs differ by a few percent from code placement and machine state alone.
+MIN_EFFECT = 1.10
+
+
+def median_interval(samples: list[float], confidence: float = 0.95) -> tuple[float, float]:
+    """A distribution-free interval for the median of ``samples`` (order statistics, normal approximation
+    of the binomial): timings are skewed and heavy-tailed, so no mean or normality is assumed. With
+    fewer than 6 samples it is the whole range."""
+    xs = sorted(samples)
+    n = len(xs)
+    if n == 0:
+        raise ValueError("no samples")
+    if n < 6:
+        return xs[0], xs[-1]
+    z = 1.96 if confidence == 0.95 else statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    half = z * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half) - 1)
+    hi = min(n - 1, math.ceil(n / 2 + half))
+    return xs[lo], xs[hi]
+
+
+def _interval(c: Costs, calls: int | None) -> tuple[float, float] | None:
+    if c.steady_interval is None:
+        return None
+    lo, hi = c.steady_interval
+    if calls is None:
+        return lo, hi
+    return c.first + (calls - 1) * lo, c.first + (calls - 1) * hi
 
 
 def total_time(first: float, steady: float, calls: int) -> float:
@@ -135,6 +172,12 @@ def recommend(costs: list[Costs], calls: int | None = None) -> Recommendation | 
         rec.runner_up_total_s = totals[runner.name]
         rec.saving_s = totals[runner.name] - totals[best.name]
         rec.ratio = totals[runner.name] / totals[best.name] if totals[best.name] > 0 else None
+        a, b = _interval(best, calls), _interval(runner, calls)
+        if a is not None and b is not None:
+            rec.best_interval_s, rec.runner_up_interval_s = list(a), list(b)
+            rec.within_noise = a[1] >= b[0]  # best's upper end reaches runner-up's lower end
+        if rec.ratio is not None and rec.ratio < MIN_EFFECT:
+            rec.within_noise = True
     return rec
 
 

@@ -310,3 +310,18 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
             return res, out
     return res, out
 
+
+def replicate_steady(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float,
+                     min_samples: int = 5) -> Timing:
+    """Measure a variant's steady state once more, later and in another order than the first time.
+
+    Samples from one pass share that moment's machine state (load, clocks, caches); a second pass
+    shows how much the median drifts between passes, which a single pass cannot. The first call
+    (which may recompile: each measurement starts from cleared caches) is a warm-up, not timed.
+    """
+    fn = variant.fn
+    if fn is None:
+        raise ValueError(f"variant {variant.name} has no function")
+    with rebind(variant.bindings), persistent_cache_disabled():
+        return measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
+                       max_samples=max(MAX_SAMPLES, min_samples), warmup=1)
