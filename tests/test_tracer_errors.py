@@ -142,3 +142,52 @@ def test_program_errors_that_are_not_jits_are_left_to_the_traceback():
 
     assert explain_program_error(RuntimeError("disk full")) is None
     assert explain_program_error(ValueError("bad value")) is None
+
+
+def _raise_under_jit(fn, *args):
+    import jax
+
+    try:
+        jax.jit(fn)(*args)
+    except Exception as e:  # noqa: BLE001
+        return e
+    raise AssertionError("no error")
+
+
+def test_advice_never_makes_an_array_static():
+    """jit rejects an array as a static argument (unhashable): the fix must not suggest it."""
+    import jax.numpy as jnp
+
+    from jitscope.analyze.tracer_errors import explain
+
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    def g(x, n):
+        if n > 0:
+            return x
+        return -x
+
+    for finding in (explain(_raise_under_jit(f, jnp.ones(3)), ["x"]),  # from the tracer in the frame
+                    explain(_raise_under_jit(f, jnp.ones(3)), ["x"], {"x"}),  # from the call
+                    explain(_raise_under_jit(f, jnp.float32(2.0)), ["x"])):  # a 0-d array is an array too
+        assert "static_argnames" not in finding.fix.description and "static" not in finding.fix.title
+        assert "cannot be a static argument" in finding.fix.description
+    scalar = explain(_raise_under_jit(g, jnp.ones(3), 2), ["x", "n"])  # n was a Python int: static is right
+    assert "static_argnames=('n',)" in scalar.fix.description and "make n static" in scalar.fix.title
+
+
+def test_boolean_mask_advice_keeps_a_means_meaning():
+    import jax.numpy as jnp
+
+    from jitscope.analyze.tracer_errors import explain
+
+    def f(x):
+        return x[x > 0].mean()
+
+    advice = explain(_raise_under_jit(f, jnp.ones(3)), ["x"]).fix.description
+    assert "jnp.mean(x, where=mask)" in advice and "changes a mean" in advice
+    x = jnp.array([1.0, -1.0, 3.0])  # and the advice is right: the where= form equals the eager mask
+    assert float(jnp.mean(x, where=x > 0)) == float(x[x > 0].mean()) != float(jnp.where(x > 0, x, 0).mean())

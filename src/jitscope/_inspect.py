@@ -49,6 +49,20 @@ def _dynamic_params(fn: Any, static_argnames: tuple[str, ...], static_argnums: t
             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
+def _array_params(fn: Any, args: tuple, kwargs: dict) -> set[str] | None:
+    """Names of ``fn``'s parameters this call passes an array (a pytree holding one counts); None if unknown."""
+    try:
+        bound = _pyinspect.signature(fn).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    import jax
+
+    def holds_array(value: Any) -> bool:
+        return any(hasattr(leaf, "shape") and hasattr(leaf, "dtype") for leaf in jax.tree_util.tree_leaves(value))
+
+    return {name for name, value in bound.arguments.items() if holds_array(value)}
+
+
 def _bloat_findings(runs: list, total: int) -> list[Finding]:
     out = []
     for r in runs:
@@ -134,7 +148,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         from .analyze.tracer_errors import explain
 
         result.status = "trace_error"
-        result.findings.append(explain(e, _dynamic_params(fn, static_argnames, static_argnums)))
+        result.findings.append(explain(e, _dynamic_params(fn, static_argnames, static_argnums),
+                                       _array_params(fn, args, kwargs)))
         return result
     try:
         _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)

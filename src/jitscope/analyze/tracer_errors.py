@@ -45,8 +45,10 @@ ADVICE: dict[str, tuple[str, str, str]] = {
     "NonConcreteBooleanIndexError": (
         "boolean-mask indexing x[mask]: the result's shape depends on the data",
         "use jnp.where, or give the size with a size= argument",
-        "jit needs static shapes. Keep the shape: jnp.where(mask, x, 0), or select a fixed number "
-        "of elements with jnp.nonzero(mask, size=K, fill_value=0) / x[jnp.nonzero(mask, size=K)].",
+        "jit needs static shapes. Keep the shape and say what the masked-out elements mean to the "
+        "reduction: jnp.sum(x, where=mask), jnp.mean(x, where=mask), jnp.max(x, where=mask, initial=-jnp.inf) "
+        "(jnp.where(mask, x, 0) is right for a sum but changes a mean: the zeros are counted in its "
+        "denominator); or select a fixed number of elements with jnp.nonzero(mask, size=K, fill_value=0).",
     ),
     "ConcretizationTypeError": (
         "a concrete Python value was needed from a traced value",
@@ -101,12 +103,38 @@ def user_location(exc: BaseException) -> Location | None:
     return Location(file, line, function=func)
 
 
-def explain(exc: BaseException, static_params: list[str] | None = None) -> Finding:
+_NOT_STATIC = ("{arg} is an array, and an array cannot be a static argument (jit hashes static arguments to "
+               "key its cache; arrays are unhashable). If a Python value decides the branch, size or count, pass "
+               "that value as its own static argument instead.")
+_STATIC_TITLES = {", or make {arg} static": "", "make {arg} static, or ": "",
+                  "make {arg} static": "compute the shape from x.shape, or pass the size as its own static argument"}
+
+
+def _is_array(arg: str, array_params: set[str] | None, exc: BaseException) -> bool:
+    """Whether the traced argument was passed an array: known from the call when given; else from the
+    tracer itself in the failing frame. A Python number becomes a weakly typed 0-d tracer; an array
+    (even a 0-d one) a strongly typed one, or one with dimensions."""
+    if array_params is not None:
+        return arg in array_params
+    tb, value = exc.__traceback__, None
+    while tb is not None:
+        if arg in tb.tb_frame.f_locals:
+            value = tb.tb_frame.f_locals[arg]
+        tb = tb.tb_next
+    aval = getattr(value, "aval", None)
+    if aval is None:
+        return False
+    return bool(getattr(aval, "shape", ())) or not getattr(aval, "weak_type", True)
+
+
+def explain(exc: BaseException, static_params: list[str] | None = None,
+            array_params: set[str] | None = None) -> Finding:
     """A one-finding explanation of an exception raised while tracing.
 
     ``static_params`` are the traced (dynamic) parameter names of the function; for a JAX
     tracer error whose message names no argument, a single one is named as the culprit.
-    Other exceptions (``trace-failed``) never get that guess.
+    Other exceptions (``trace-failed``) never get that guess. ``array_params`` names the
+    parameters that were passed arrays: advice never tells to make an array static (jit rejects it).
     """
     cls = error_class(exc)
     text = str(exc).strip()
@@ -126,6 +154,13 @@ def explain(exc: BaseException, static_params: list[str] | None = None) -> Findi
         return Finding("trace-failed", f"tracing raised {type(exc).__name__}: {first}{where}", "error", loc,
                        name="trace-failed", details=details)
     what, title, advice = ADVICE[cls]
+    if "static" in title and arg and _is_array(arg, array_params, exc):
+        for old, new in _STATIC_TITLES.items():
+            if old in title:
+                title = title.replace(old, new)
+                break
+        sentences = [s for s in re.split(r"(?<=[.;]) ", advice) if "static_argnames" not in s]
+        advice = " ".join(sentences) + " " + _NOT_STATIC
     argname = arg or "the argument"
     advice = advice.format(arg=argname)
     title = title.format(arg=argname)
