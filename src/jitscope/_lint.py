@@ -13,7 +13,6 @@ from .lint.config import LintConfig, find_config, load_config
 from .lint.docs import rule_text, rules_markdown, rules_table
 from .lint.engine import lint_source as lint_source
 from .lint.registry import check_selectors, get_rule, selected_codes
-from .lint.write import write_fixed
 from .model import Environment
 from .results.lint import LintResult
 
@@ -84,6 +83,8 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
                         env=Environment.capture(with_jax=False))
     diffs = []
     for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
+        if fix and not diff:
+            runner.write_outcome(outcome)  # a refused file keeps its findings plus one JS002 line why
         result.files_checked += 1
         result.lines_checked += outcome.lines
         result.findings.extend(outcome.findings)
@@ -92,8 +93,6 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             result.files_fixed.append(outcome.path)
             if diff:
                 diffs.append(outcome.diff)
-            elif fix and outcome.fixed_text is not None:
-                write_fixed(outcome.path, outcome.fixed_text)
     result.diff = "".join(diffs)
     for f in result.findings:
         if f.fix is not None and f.fix.replacement is not None:

@@ -22,10 +22,12 @@ from ..model import Finding
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
 from .source import split_lines
+from .write import write_fixed
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
                        ".mypy_cache", ".ruff_cache", ".pytest_cache", ".eggs", "build", "dist", ".hypothesis"})
 PARALLEL_MIN_FILES = 24
+MAX_SNIPPET = 1000  # longest source line kept in a finding's details["source"]
 
 
 @dataclass
@@ -38,6 +40,8 @@ class FileOutcome:
     fixes_applied: int = 0
     diff: str = ""
     fixed_text: str | None = None
+    original: bytes | None = None  # the bytes the fixes were computed from (with ``fixed_text``)
+    unfixed: list[Finding] = field(default_factory=list)  # the findings before fixes, if not written
 
 
 def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -91,11 +95,28 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
             outcome.fixed_text = new
             if diff:
                 outcome.diff = unified_diff(text, new, path)
+            else:
+                outcome.original = data
+                outcome.unfixed = findings
+                _attach_source(findings, text)
             findings, ctx = lint_text(new, path, set(enabled))
             outcome.findings = findings
             text = new
     _attach_source(outcome.findings, text)
     return outcome
+
+
+def write_outcome(outcome: FileOutcome) -> None:
+    """Write ``outcome``'s fixes to its file; if refused, keep the unfixed findings plus one JS002 saying why."""
+    if outcome.fixed_text is None or outcome.original is None:
+        return
+    why = write_fixed(outcome.path, outcome.original, outcome.fixed_text)
+    if why is not None:
+        from .registry import parse_finding
+
+        outcome.findings = [parse_finding("JS002", f"fixes not written: {why}", outcome.path), *outcome.unfixed]
+        outcome.fixes_applied = 0
+        outcome.fixed_text = None
 
 
 def _attach_source(findings: list[Finding], text: str) -> None:
@@ -104,7 +125,9 @@ def _attach_source(findings: list[Finding], text: str) -> None:
         return
     lines = split_lines(text)
     for f in findings:
-        if f.location and 1 <= f.location.line <= len(lines):
+        # A minified or generated line (say 1 MB) is not a snippet: copying it into every finding would
+        # make the report grow with findings x line length, so such findings render without one.
+        if f.location and 1 <= f.location.line <= len(lines) and len(lines[f.location.line - 1]) <= MAX_SNIPPET:
             f.details["source"] = lines[f.location.line - 1]
 
 
