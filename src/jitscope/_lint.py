@@ -31,7 +31,8 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
         fix: apply safe fixes to the files (and report what remains).
         unsafe_fixes: with ``fix`` or ``diff``, also apply fixes marked unsafe.
         diff: compute the fixes as a unified diff in ``result.diff`` without writing files.
-        jobs: worker processes (default: all CPUs); files run in parallel for large trees.
+        jobs: worker processes (default: all CPUs); clamped to the CPUs this process may use and
+            to the number of files; files run in parallel for large trees.
         config: ``True`` to find ``[tool.jitscope]`` in the nearest pyproject.toml,
             ``False`` to ignore configuration, or a path to a pyproject.toml.
 
@@ -78,7 +79,7 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             cache[extra] = frozenset(selected_codes(base_select, base_ignore + list(extra)))
         items.append((f, cache[extra]))
     safeties = ("safe", "unsafe") if unsafe_fixes else ("safe",)
-    n_jobs = jobs or os.cpu_count() or 1
+    n_jobs = runner.clamp_jobs(jobs, len(items))
     result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
                         env=Environment.capture(with_jax=False))
     diffs = []
