@@ -239,7 +239,15 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
             yield lint_file(p, enabled, fix, diff, assume_traced)
         return
     chunks = _chunk(items, jobs * 4)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    try:
         futures = [pool.submit(_lint_chunk, c, fix, diff, assume_traced) for c in chunks]
         for fut in futures:
             yield from fut.result()
+    except BaseException:  # Ctrl-C, or the caller stopped early: leave no workers behind
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers:
+            proc.terminate()
+        raise
+    pool.shutdown()

@@ -12,10 +12,14 @@ exception, so one file's failure never aborts the others.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import signal
 import stat
+import threading
 import tokenize
+from collections.abc import Iterator
 
 BOM = b"\xef\xbb\xbf"
 
@@ -43,6 +47,24 @@ def unwritable(path: str) -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends, so a file is never left half-written (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[object] = []
+    previous = signal.signal(signal.SIGINT, lambda *a: caught.append(a))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught and callable(previous):
+            previous(signal.SIGINT, None)
+        elif caught and previous == signal.default_int_handler:
+            raise KeyboardInterrupt
+
+
 def write_fixed(path: str, original: bytes, text: str) -> str | None:
     """Write fixed ``text`` over ``path`` if it still holds ``original``; None, or why it was not written."""
     real = os.path.realpath(path)  # a symlink: fix the target, keep the link
@@ -54,7 +76,7 @@ def write_fixed(path: str, original: bytes, text: str) -> str | None:
     except (UnicodeEncodeError, LookupError, SyntaxError) as e:
         return f"fixed text not encodable in the file's encoding: {str(e).splitlines()[0]}"
     try:
-        with open(real, "r+b") as fh:
+        with _sigint_deferred(), open(real, "r+b") as fh:
             if fh.read() != original:
                 return "file changed since it was read; not fixed (run lint again)"
             fh.seek(0)
