@@ -5,6 +5,12 @@ once, and the parse alone costs this much. The goals: single-process lint within
 that floor, and lint on 2 worker processes faster than the single-process floor.
 
     python benchmarks/lint_speed.py [--tree DIR ...] [--jobs 2] [--repeats 3] [--quick]
+    python benchmarks/lint_speed.py --cases [--repeats 5]
+
+``--cases`` times two generated worst cases instead (written to a temporary directory):
+a file with one 1 MB line (one finding on it) and a ~100 KB file with 2,000 findings, each
+next to ``ast.parse`` of the same file (goal: within 3x; slicing per finding used to make
+both quadratic).
 
 Default tree: site-packages/{jax,flax,optax} of .venv-bench (or the jax package that is
 importable here). Each method reads the files itself; runs are interleaved and the
@@ -60,13 +66,54 @@ def lint_run(files: list[str], jobs: int) -> tuple[float, float, int]:
     return time.perf_counter() - t, _cpu() - c, n
 
 
+HEAD = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n"
+
+
+def case_files(directory: Path) -> dict[str, Path]:
+    """The generated worst cases: a 1 MB line, and 2,000 findings in ~100 KB (non-ASCII text on each line)."""
+    wide = directory / "one_mb_line.py"
+    names = ", ".join(f"x{i}" for i in range(150_000))
+    wide.write_text(HEAD + f"    names = ['\u00e9', {names}]\n    if x > 0:\n        return x\n    return names\n",
+                    encoding="utf-8")
+    dense = directory / "two_thousand_findings.py"
+    dense.write_text(HEAD + "".join(f"    y{i} = sum(x) + jnp.float32({i}) * 0.5  # \u00e9 value {i}\n" for i in range(2000)) + "    return x\n",
+                     encoding="utf-8")
+    return {"1 MB line, 1 finding": wide, "2,000 findings": dense}
+
+
+def run_cases(repeats: int) -> None:
+    import tempfile
+
+    from jitscope.lint.registry import all_rules
+    from jitscope.lint.runner import lint_file
+
+    enabled = frozenset(all_rules())
+    print(f"cpus: {os.cpu_count()}  repeats: {repeats}  python {sys.version.split()[0]}")
+    print("\n| case | bytes | findings | ast.parse floor s | lint s | x floor |")
+    print("|---|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as d:
+        for name, path in case_files(Path(d)).items():
+            floors, lints, found = [], [], 0
+            for _ in range(repeats):
+                floors.append(floor([str(path)])[0])
+                t = time.perf_counter()
+                found = len(lint_file(str(path), enabled).findings)
+                lints.append(time.perf_counter() - t)
+            f, m = statistics.median(floors), statistics.median(lints)
+            print(f"| {name} | {path.stat().st_size:,} | {found} | {f:.3f} | {m:.3f} | {m / f:.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tree", action="append", type=Path, help="directory to lint (repeatable)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="every 4th file, one repeat")
+    ap.add_argument("--cases", action="store_true", help="time the generated worst cases instead of a tree")
     args = ap.parse_args()
+    if args.cases:
+        run_cases(args.repeats)
+        return
     from jitscope.lint.runner import collect_files
 
     trees = args.tree or default_trees()

@@ -13,7 +13,6 @@ from .lint.config import LintConfig, find_config, load_config
 from .lint.docs import rule_text, rules_markdown, rules_table
 from .lint.engine import lint_source as lint_source
 from .lint.registry import check_selectors, get_rule, selected_codes
-from .lint.write import write_fixed
 from .model import Environment
 from .results.lint import LintResult
 
@@ -21,7 +20,7 @@ from .results.lint import LintResult
 def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", *,
          select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, fix: bool = False,
          unsafe_fixes: bool = False, diff: bool = False, jobs: int | None = None,
-         config: bool | str | os.PathLike[str] = True):
+         config: bool | str | os.PathLike[str] = True, keep_partial_on_interrupt: bool = False):
     """Lint Python files for jit pitfalls and return a ``LintResult``.
 
     Args:
@@ -32,9 +31,13 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
         fix: apply safe fixes to the files (and report what remains).
         unsafe_fixes: with ``fix`` or ``diff``, also apply fixes marked unsafe.
         diff: compute the fixes as a unified diff in ``result.diff`` without writing files.
-        jobs: worker processes (default: all CPUs); files run in parallel for large trees.
+        jobs: worker processes (default: all CPUs); clamped to the CPUs this process may use and
+            to the number of files; files run in parallel for large trees.
         config: ``True`` to find ``[tool.jitscope]`` in the nearest pyproject.toml,
             ``False`` to ignore configuration, or a path to a pyproject.toml.
+        keep_partial_on_interrupt: on Ctrl-C, stop and return what was linted so far
+            (``result.interrupted``) instead of raising ``KeyboardInterrupt``. A file being
+            fixed is written whole or not at all either way.
 
     Returns:
         LintResult with the findings (``model.Finding``), counts and fixes applied.
@@ -79,21 +82,26 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             cache[extra] = frozenset(selected_codes(base_select, base_ignore + list(extra)))
         items.append((f, cache[extra]))
     safeties = ("safe", "unsafe") if unsafe_fixes else ("safe",)
-    n_jobs = jobs or os.cpu_count() or 1
+    n_jobs = runner.clamp_jobs(jobs, len(items))
     result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
                         env=Environment.capture(with_jax=False))
     diffs = []
-    for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
-        result.files_checked += 1
-        result.lines_checked += outcome.lines
-        result.findings.extend(outcome.findings)
-        if outcome.fixes_applied:
-            result.fixes_applied += outcome.fixes_applied
-            result.files_fixed.append(outcome.path)
-            if diff:
-                diffs.append(outcome.diff)
-            elif fix and outcome.fixed_text is not None:
-                write_fixed(outcome.path, outcome.fixed_text)
+    try:
+        for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
+            if fix and not diff:
+                runner.write_outcome(outcome)  # a refused file keeps its findings plus one JS002 line why
+            result.files_checked += 1
+            result.lines_checked += outcome.lines
+            result.findings.extend(outcome.findings)
+            if outcome.fixes_applied:
+                result.fixes_applied += outcome.fixes_applied
+                result.files_fixed.append(outcome.path)
+                if diff:
+                    diffs.append(outcome.diff)
+    except KeyboardInterrupt:
+        if not keep_partial_on_interrupt:
+            raise
+        result.interrupted = True
     result.diff = "".join(diffs)
     for f in result.findings:
         if f.fix is not None and f.fix.replacement is not None:

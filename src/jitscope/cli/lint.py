@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
                   output_file=args.output_file)
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
-                  unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config)
+                  unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config,
+                  keep_partial_on_interrupt=True)
     if args.diff:
         text = result.diff
     else:
@@ -63,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     save_outputs(result, args)
+    if result.interrupted:
+        print(f"jitscope: interrupted after {result.files_checked} file(s); the report covers those",
+              file=sys.stderr)
+        return 130
     if args.exit_zero:
         return 0
     if args.diff:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,14 +77,24 @@ def find_config(start: str | os.PathLike[str]) -> Path | None:
         p = p.parent
     for d in (p, *p.parents):
         candidate = d / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                text = candidate.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+        try:  # an unreadable directory on the way up is not an error: there is no config in it for us
+            if not candidate.is_file():
                 continue
-            if "[tool.jitscope" in text:
-                return candidate
+            text = candidate.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "[tool.jitscope" in text:
+            return candidate
     return None
+
+
+def _line_of(text: str, key: str) -> str:
+    """``:N`` for the first line assigning or opening ``key`` (for one-line errors), else ``""``."""
+    pattern = re.compile(rf"^\s*(\[+\s*{re.escape(key)}\b|{re.escape(key)}\s*[=.])")
+    for n, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return f":{n}"
+    return ""
 
 
 def load_config(path: str | os.PathLike[str]) -> LintConfig:
@@ -92,12 +103,25 @@ def load_config(path: str | os.PathLike[str]) -> LintConfig:
 
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise UsageError(f"{path}: cannot read config: {e}") from None
-    table = data.get("tool", {}).get("jitscope", {})
+            raw = fh.read()
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read config: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise UsageError(f"{path}:{line}: not a TOML file (byte 0x{raw[e.start]:02x} is not UTF-8)") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{path}: cannot read config: {' '.join(str(e).split())}") from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise UsageError(f"{path}{_line_of(text, 'tool')}: 'tool' must be a table, not {type(tool).__name__}")
+    table = tool.get("jitscope", {})
     if not isinstance(table, dict):
-        raise UsageError(f"{path}: [tool.jitscope] must be a table")
+        where_line = _line_of(text, 'tool.jitscope') or _line_of(text, 'jitscope')
+        raise UsageError(f"{path}{where_line}: [tool.jitscope] must be a table")
     unknown = set(table) - KNOWN_KEYS
     if unknown:
         raise UsageError(f"{path}: unknown key(s) in [tool.jitscope]: {', '.join(sorted(unknown))} "

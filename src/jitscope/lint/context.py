@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..model import Finding, Fix, Location
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
-from .source import split_lines
+from .source import SourceIndex
 
 STATIC_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"})
 STATIC_CALLS = frozenset({
@@ -71,28 +71,18 @@ class Context:
         self.info = ModuleInfo.collect(tree)
         self.frames: list[Frame] = [Frame(None, "<module>")]
         self.findings: list[Finding] = []
-        self._lines: list[str] | None = None
+        self.source = SourceIndex(text)  # line offsets once per file: slicing stays linear
         self.parents: list[ast.AST] = []  # ancestors of the node being checked (innermost last)
         self.assume_traced = False  # stress mode: every function traced (robustness tests)
 
     # -- source access -------------------------------------------------------------------------
-    @property
-    def lines(self) -> list[str]:
-        if self._lines is None:
-            self._lines = split_lines(self.text)
-        return self._lines
-
     def char_col(self, line: int, byte_col: int) -> int:
         """0-based character column from ast's UTF-8 byte offset."""
-        if 1 <= line <= len(self.lines):
-            src = self.lines[line - 1]
-            if not src.isascii():
-                return len(src.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-        return byte_col
+        return self.source.char_col(line, byte_col)
 
     def segment(self, node: ast.AST) -> str:
         """Exact source text of ``node``."""
-        return ast.get_source_segment(self.text, node) or ""
+        return self.source.segment(node)
 
     def location(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)

@@ -9,6 +9,7 @@ becomes one JS001/JS002 finding), gathers module facts in one pre-pass
 from __future__ import annotations
 
 import ast
+import sys
 import warnings
 from collections.abc import Iterable
 
@@ -18,6 +19,8 @@ from .context import Context as Context
 from .registry import all_rules, parse_finding
 from .source import _suppressed, decode_bytes, parse_noqa
 from .visitor import _Visitor
+
+DEEP_LIMIT = 12_000  # recursion limit while walking a tree (Python frames, not C stack, in 3.11+)
 
 
 def _mentions_jax(text: str) -> bool:
@@ -46,18 +49,30 @@ def lint_text(text: str, filename: str, enabled: set[str],
     except SyntaxError as e:
         msg = f"syntax error: {e.msg}"
         return [parse_finding("JS001", msg, filename, e.lineno or 1, e.offset or 1)], None
-    except (ValueError, RecursionError, MemoryError) as e:  # null bytes, absurd nesting
+    except (RecursionError, MemoryError):  # valid code nested past the parser's limit: not a syntax error
+        return [parse_finding("JS003", "expressions nested too deeply for Python's parser; not linted",
+                              filename)], None
+    except ValueError as e:  # null bytes
         return [parse_finding("JS001", f"cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
                               filename)], None
     if not assume_traced and not _mentions_jax(text):
         return [], None  # every rule needs JAX (or equinox/flax) imported: nothing else to find
-    ctx = Context(tree, text, filename, enabled)
-    ctx.assume_traced = assume_traced
-    rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
+    limit = sys.getrecursionlimit()
+    # Generated code (sympy's lambdify) nests 500-1,000 deep; the walk takes a few frames per level.
+    sys.setrecursionlimit(max(limit, DEEP_LIMIT))
     try:
-        _Visitor(ctx, rules).visit_all(tree.body)
-    except RecursionError:
-        ctx.findings.append(parse_finding("JS001", "cannot lint: expressions nested too deeply", filename))
+        ctx = Context(tree, text, filename, enabled)
+        ctx.assume_traced = assume_traced
+        rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
+        try:
+            _Visitor(ctx, rules).visit_all(tree.body)
+        except RecursionError:
+            ctx.findings.append(parse_finding("JS003", "expressions nested too deeply; file only partly linted",
+                                              filename))
+    except RecursionError:  # the module pre-pass itself
+        return [parse_finding("JS003", "expressions nested too deeply; not linted", filename)], None
+    finally:
+        sys.setrecursionlimit(limit)
     findings = ctx.findings
     if findings:
         noqa = parse_noqa(text)

@@ -52,11 +52,14 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
         if chosen and e[0] < chosen[-1][1]:
             continue  # overlaps the previous edit: leave it for the next run
         chosen.append(e)
-    new = text
-    for a, b, repl in reversed(chosen):
-        new = new[:a] + repl + new[b:]
     if not chosen:
         return text, 0
+    parts, pos = [], 0  # one pass: slicing per edit would copy the file once per fix
+    for a, b, repl in chosen:
+        parts += (text[pos:a], repl)
+        pos = b
+    parts.append(text[pos:])
+    new = "".join(parts)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -11,21 +11,26 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
+from .registry import parse_finding
 from .source import split_lines
+from .write import write_fixed
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
                        ".mypy_cache", ".ruff_cache", ".pytest_cache", ".eggs", "build", "dist", ".hypothesis"})
 PARALLEL_MIN_FILES = 24
+MAX_SNIPPET = 1000  # longest source line kept in a finding's details["source"]
 
 
 @dataclass
@@ -38,23 +43,67 @@ class FileOutcome:
     fixes_applied: int = 0
     diff: str = ""
     fixed_text: str | None = None
+    original: bytes | None = None  # the bytes the fixes were computed from (with ``fixed_text``)
+    unfixed: list[Finding] = field(default_factory=list)  # the findings before fixes, if not written
 
 
 def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
-    """Python files under ``paths`` (files as given; directories recursed, skipping caches and venvs)."""
+    """Python files under ``paths`` (files as given; directories recursed, skipping caches and venvs).
+
+    Anything named ``*.py`` is listed, even a FIFO or a device: ``lint_file`` answers those with a
+    finding instead of reading them (reading a FIFO or ``/dev/zero`` never ends). A subdirectory
+    that cannot be read is listed too and answered the same way; an unreadable top-level
+    directory is a usage error.
+    """
     out: list[str] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_file():
-            out.append(str(p))
-        elif p.is_dir():
-            for root, dirs, files in os.walk(p):
+        try:
+            is_dir = stat.S_ISDIR(os.stat(p).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            is_dir = False
+        except OSError as e:  # e.g. a parent directory this user may not enter
+            raise UsageError(f"{raw}: {e.strerror or e}") from None
+        if is_dir:
+            try:
+                os.listdir(p)
+            except OSError as e:
+                raise UsageError(f"{raw}: cannot read directory: {e.strerror or e}") from None
+            unreadable: list[str] = []
+            for root, dirs, files in os.walk(p, onerror=partial(_note_unreadable, unreadable)):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info"))
                 out.extend(os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi")))
+            out.extend(unreadable)
+        elif os.path.lexists(p):
+            out.append(str(p))  # a file, or a special file / broken link that lint_file reports
         else:
             raise UsageError(f"{raw}: no such file or directory")
     seen: set[str] = set()
     return [f for f in out if not (f in seen or seen.add(f))]  # type: ignore[func-returns-value]
+
+
+def _note_unreadable(into: list[str], e: OSError) -> None:
+    into.append(str(e.filename))
+
+
+def _special(path: str) -> str | None:
+    """Why ``path`` is not linted as a file (a FIFO, device, directory, dangling link), or None."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return f"cannot read file: {e.strerror or e}"
+    if stat.S_ISREG(st.st_mode):
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            os.listdir(path)
+        except OSError as e:
+            return f"cannot read directory: {e.strerror or e}"
+        return "a directory, not a file"
+    kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else "character device" if stat.S_ISCHR(st.st_mode)
+            else "block device" if stat.S_ISBLK(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode)
+            else "special file")
+    return f"not a regular file ({kind}): skipped"
 
 
 def lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...] = (), diff: bool = False,
@@ -75,10 +124,13 @@ def lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...] = (), dif
 
 def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: bool,
                assume_traced: bool) -> FileOutcome:
+    why = _special(path)
+    if why is not None:
+        return FileOutcome(path, [_io_finding(path, why)])
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        return FileOutcome(path, [_io_finding(path, e)])
+        return FileOutcome(path, [_io_finding(path, f"cannot read file: {e.strerror or e}")])
     text, bad = decode_source(data, path)
     if text is None:
         return FileOutcome(path, [bad] if bad is not None and "JS002" in enabled else [], data.count(b"\n"))
@@ -91,11 +143,26 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
             outcome.fixed_text = new
             if diff:
                 outcome.diff = unified_diff(text, new, path)
+            else:
+                outcome.original = data
+                outcome.unfixed = findings
+                _attach_source(findings, text)
             findings, ctx = lint_text(new, path, set(enabled))
             outcome.findings = findings
             text = new
     _attach_source(outcome.findings, text)
     return outcome
+
+
+def write_outcome(outcome: FileOutcome) -> None:
+    """Write ``outcome``'s fixes to its file; if refused, keep the unfixed findings plus one JS002 saying why."""
+    if outcome.fixed_text is None or outcome.original is None:
+        return
+    why = write_fixed(outcome.path, outcome.original, outcome.fixed_text)
+    if why is not None:
+        outcome.findings = [parse_finding("JS002", f"fixes not written: {why}", outcome.path), *outcome.unfixed]
+        outcome.fixes_applied = 0
+        outcome.fixed_text = None
 
 
 def _attach_source(findings: list[Finding], text: str) -> None:
@@ -104,14 +171,14 @@ def _attach_source(findings: list[Finding], text: str) -> None:
         return
     lines = split_lines(text)
     for f in findings:
-        if f.location and 1 <= f.location.line <= len(lines):
+        # A minified or generated line (say 1 MB) is not a snippet: copying it into every finding would
+        # make the report grow with findings x line length, so such findings render without one.
+        if f.location and 1 <= f.location.line <= len(lines) and len(lines[f.location.line - 1]) <= MAX_SNIPPET:
             f.details["source"] = lines[f.location.line - 1]
 
 
-def _io_finding(path: str, e: OSError) -> Finding:
-    from .registry import parse_finding
-
-    return parse_finding("JS002", f"cannot read file: {e.strerror or e}", path)
+def _io_finding(path: str, why: str) -> Finding:
+    return parse_finding("JS002", why, path)
 
 
 def _chunk(items: list[tuple[str, frozenset[str]]], n_chunks: int) -> list[list[tuple[str, frozenset[str]]]]:
@@ -138,6 +205,22 @@ def _lint_chunk(chunk: list[tuple[str, frozenset[str]]], fix: tuple[str, ...], d
     return [lint_file(p, enabled, fix, diff, assume_traced) for p, enabled in chunk]
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask, e.g. a container's share), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def clamp_jobs(jobs: int | None, n_items: int) -> int:
+    """Worker processes to use: ``jobs`` (default: every CPU), at most the CPUs and the files, at least 1.
+
+    ``--jobs 99999`` used to fork that many workers; more workers than CPUs or files only add cost.
+    """
+    return max(1, min(jobs or usable_cpus(), usable_cpus(), max(n_items, 1)))
+
+
 def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[str, ...] = (),
         diff: bool = False, assume_traced: bool = False) -> Iterator[FileOutcome]:
     """Lint ``(path, enabled codes)`` items, in ``jobs`` processes when there are enough files.
@@ -150,12 +233,21 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     # threads can deadlock, and spawning would re-run an unguarded user script, so a program that
     # has imported JAX lints in-process. The `jitscope lint` command never imports JAX.
     can_fork = "jax" not in sys.modules and "fork" in multiprocessing.get_all_start_methods()
+    jobs = clamp_jobs(jobs, len(items))
     if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or not can_fork:
         for p, enabled in items:
             yield lint_file(p, enabled, fix, diff, assume_traced)
         return
     chunks = _chunk(items, jobs * 4)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    try:
         futures = [pool.submit(_lint_chunk, c, fix, diff, assume_traced) for c in chunks]
         for fut in futures:
             yield from fut.result()
+    except BaseException:  # Ctrl-C, or the caller stopped early: leave no workers behind
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers:
+            proc.terminate()
+        raise
+    pool.shutdown()

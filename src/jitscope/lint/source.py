@@ -20,6 +20,67 @@ def line_starts(text: str) -> list[int]:
     return [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
 
+_CONT = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: every other byte starts a character
+_STEP = 1 << 14
+
+
+class SourceIndex:
+    """Line offsets of one text, computed once, so slicing by ast positions is linear in the file.
+
+    ``ast.get_source_segment`` re-splits the whole text on every call (quadratic with many
+    findings); this keeps the line starts and converts ast's UTF-8 byte columns to character
+    columns with per-line checkpoints, so one conversion costs at most ``_STEP`` bytes.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = line_starts(text)
+        self._ascii = text.isascii()  # then byte columns are character columns
+        self._checkpoints: dict[int, tuple[bytes, list[int]] | None] = {}
+
+    def line(self, line: int) -> str:
+        """Line ``line`` (1-based) without its line ending; ``""`` out of range."""
+        if not 1 <= line <= len(self.starts):
+            return ""
+        end = self.starts[line] if line < len(self.starts) else len(self.text)
+        return self.text[self.starts[line - 1]:end].rstrip("\r\n")
+
+    def char_col(self, line: int, byte_col: int) -> int:
+        """0-based character column from ast's UTF-8 byte offset on ``line``."""
+        if self._ascii or not 1 <= line <= len(self.starts):
+            return byte_col
+        cp = self._checkpoints.get(line, False)
+        if cp is False:
+            src = self.line(line)
+            cp = None
+            if not src.isascii():
+                data = src.encode("utf-8")
+                counts = [0]
+                for k in range(0, len(data), _STEP):
+                    counts.append(counts[-1] + len(data[k:k + _STEP].translate(None, _CONT)))
+                cp = (data, counts)
+            self._checkpoints[line] = cp
+        if cp is None:
+            return byte_col
+        data, counts = cp
+        k = min(byte_col, len(data)) // _STEP
+        return counts[k] + len(data[k * _STEP:byte_col].translate(None, _CONT))
+
+    def offset(self, line: int, byte_col: int) -> int:
+        """Character offset in the text of an ast (line, byte column) position."""
+        line = min(max(line, 1), len(self.starts))
+        return self.starts[line - 1] + self.char_col(line, byte_col)
+
+    def segment(self, node: object) -> str:
+        """Exact source text of an ast node (``""`` without positions), like ``ast.get_source_segment``."""
+        try:
+            a = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+            b = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
+            return ""
+        return self.text[a:b]
+
+
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 
 

@@ -15,13 +15,14 @@ def recommendation_text(rec: Recommendation) -> str:
     """One sentence built from a Recommendation's numbers."""
     if rec.runner_up is None:
         return f"only {rec.best} was measured successfully"
-    if rec.within_noise and not (rec.best_interval_s and rec.runner_up_interval_s):
+    intervals = [i for i in (rec.best_interval_s, rec.runner_up_interval_s) if i and len(i) == 2]
+    if rec.within_noise and len(intervals) < 2:
         what = "per call" if rec.calls is None else f"for {rec.calls} call{'s' if rec.calls != 1 else ''}"
         return (f"within noise {what}: {rec.best} ({fmt_seconds(rec.best_total_s)}) and {rec.runner_up} "
                 f"({fmt_seconds(rec.runner_up_total_s)}) differ by less than 10%; neither is recommended over the other")
-    if rec.within_noise and rec.best_interval_s and rec.runner_up_interval_s:
+    if rec.within_noise:
         what = "per call" if rec.calls is None else f"for {rec.calls} call{'s' if rec.calls != 1 else ''}"
-        (a0, a1), (b0, b1) = rec.best_interval_s, rec.runner_up_interval_s
+        (a0, a1), (b0, b1) = intervals
         return (f"within noise {what}: {rec.best} ({fmt_seconds(rec.best_total_s)}, 95% interval "
                 f"{fmt_seconds(a0)}-{fmt_seconds(a1)}) and {rec.runner_up} ({fmt_seconds(rec.runner_up_total_s)}, "
                 f"{fmt_seconds(b0)}-{fmt_seconds(b1)}) cannot be told apart on this machine (intervals overlap "

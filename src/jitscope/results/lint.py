@@ -35,6 +35,7 @@ class LintResult(Result):
     jobs: int = 1
     duration_s: float = 0.0
     env: Environment = field(default_factory=Environment)
+    interrupted: bool = False  # Ctrl-C stopped the run; the files linted before it are kept
 
     def counts_by_code(self) -> dict[str, int]:
         """Number of findings per rule code, most frequent first."""

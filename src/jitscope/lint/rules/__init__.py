@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .js001_syntax_error import SyntaxErrorRule
 from .js002_undecodable_file import UndecodableFile
+from .js003_too_deep import TooDeepToAnalyse
 from .js101_traced_control_flow import TracedControlFlow
 from .js102_traced_bool_operator import TracedBoolOperator
 from .js103_traced_to_python import TracedToPython
@@ -24,7 +25,7 @@ from .js601_inplace_array_update import InplaceArrayUpdate
 from .js602_unhashable_static_arg import UnhashableStaticArg
 
 RULE_CLASSES = (
-    SyntaxErrorRule, UndecodableFile,
+    SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,

@@ -1,0 +1,46 @@
+"""Ctrl-C in `jitscope lint` keeps the partial report: --json written, exit 130, no workers left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# SIGINT may be ignored when the suite runs from a background job: the child restores Python's handler.
+CHILD = ("import signal, sys, runpy; signal.signal(signal.SIGINT, signal.default_int_handler); "
+         "sys.argv = ['jitscope', *sys.argv[1:]]; runpy.run_module('jitscope', run_name='__main__')")
+HEAD = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n"
+N_FILES = 60
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_writes_the_partial_json(tmp_path, jobs):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    body = HEAD + "".join(f"    y{i} = sum(x) + jnp.float32({i})\n" for i in range(2000)) + "    return x\n"
+    for i in range(N_FILES):  # ~0.2 s of lint each: far longer than the wait below
+        (tree / f"m{i:02d}.py").write_text(body)
+    out = tmp_path / "partial.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, "lint", "--jobs", jobs, "--no-config", "--json", str(out),
+                             "-o", str(tmp_path / "report.txt"), str(tree)], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.splitlines()[-1].startswith("jitscope: interrupted after ")
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True and data["files_checked"] < N_FILES
+    assert len(data["findings"]) == 2000 * data["files_checked"]
+    with pytest.raises(ProcessLookupError):  # no worker outlived the run
+        for _ in range(50):
+            os.killpg(proc.pid, 0)
+            time.sleep(0.1)
