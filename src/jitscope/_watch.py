@@ -94,19 +94,21 @@ class WatchSession:
 
 def watch_program(target: str, args: list[str], *, module: bool = False,
                   events: str | os.PathLike[str] | None = None, explain: bool = True,
-                  max_compiles: int | None = None, fail_on_recompile: bool = False) -> WatchResult:
+                  max_compiles: int | None = None, fail_on_recompile: bool = False,
+                  listeners: Iterable[Callable[[CompileEvent], None]] = ()) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
     tracer error, an unhashable static argument) gets the cause and fix in ``result.crash``.
-    The working directory is restored afterwards (the program may chdir).
+    The working directory is restored afterwards (the program may chdir). ``listeners`` are
+    called with each compile as it finishes (``jitscope watch --live`` prints from one).
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
     """
     check_target(target, module)
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
-                           fail_on_recompile=fail_on_recompile,
+                           fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target)
     cwd = os.getcwd()
     failure: list[BaseException] = []
@@ -123,6 +125,14 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def live_line(event: CompileEvent) -> str | None:
+    """The ``--live`` line for a compile as it happens: one per recompile, None for a first compile."""
+    cat = event.reason.category if event.reason else "other"
+    if cat == "first_compile":
+        return None
+    return f"jitscope: recompile #{event.index} {describe(event)}"
 
 
 class RecompileError(JitscopeError):
