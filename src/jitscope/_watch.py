@@ -73,6 +73,13 @@ class WatchSession:
         """The compiles recorded so far."""
         return list(self.collector.events)
 
+    @property
+    def uncompiled(self) -> list[tuple[str, CompileEvent]]:
+        """Traces and lowerings of user functions that compiled nothing, as (kind, event); kind is
+        ``trace`` (``eval_shape``, ``make_jaxpr``), ``lowering`` (``.lower()`` without ``.compile()``)
+        or ``failed_trace`` (the trace raised). Never counted as compiles, never against a budget."""
+        return list(self.collector.uncompiled)
+
     def result(self, *, argv: list[str] | None = None, exit_code: int | None = None,
                capture_env: bool = True) -> WatchResult:
         """The run so far as a ``WatchResult`` (safe to call while recording)."""
@@ -222,6 +229,12 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
     def events(self) -> list[CompileEvent]:
         """The compiles recorded so far (live while watching)."""
         return self._session.events
+
+    @property
+    def uncompiled(self) -> list[tuple[str, CompileEvent]]:
+        """Traces and lowerings that compiled nothing, as (kind, event): ``trace``, ``lowering``,
+        ``failed_trace``. Shown here; never counted as compiles or against a budget."""
+        return self._session.uncompiled
 
     def result(self) -> WatchResult:
         """The ``WatchResult``: final after the block, a snapshot while still watching."""
