@@ -64,7 +64,7 @@ class TruthPlugin:
             other = sum(n for k, n in truth.items() if k not in counted)
             ROWS.append({"test": item.nodeid, "watch": sum(counted.values()), "phantom": phantom,
                          "missed": missed, "other_backend": other,
-                         "uncompiled": len(w.uncompiled)})
+                         "uncompiled": len(getattr(w, "uncompiled", ()))})  # absent before the fix
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
