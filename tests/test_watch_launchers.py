@@ -89,7 +89,17 @@ def test_watch_dash_m_pytest_is_clean_under_W_error(project: Path) -> None:
     assert p.returncode == 0 and "warning" not in p.stdout.lower(), p.stdout
 
 
+def _hook_installed() -> None:
+    import site
+
+    dirs = [*site.getsitepackages(), site.getusersitepackages()]
+    assert any((Path(d) / "jitscope-autowatch.pth").exists() for d in dirs), (
+        "jitscope-autowatch.pth is not in site-packages: reinstall jitscope (make .venv/.installed-test, "
+        "or pip install -e .) so setup.py installs the startup hook")
+
+
 def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> None:
+    _hook_installed()
     out = project / "watchdir"
     p = _run([sys.executable, "-m", "pkg.train", "--spawn"], project, JITSCOPE="watch", JITSCOPE_DIR=str(out))
     assert p.returncode == 0, p.stderr
@@ -110,6 +120,7 @@ def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> N
 
 
 def test_env_switch_unknown_value_is_one_line_and_the_program_runs(project: Path) -> None:
+    _hook_installed()
     p = _run([sys.executable, "-m", "pkg.train"], project, JITSCOPE="yes")
     assert p.returncode == 0 and "train done" in p.stdout
     assert p.stderr.strip().splitlines() == ["jitscope: JITSCOPE='yes' not understood (use JITSCOPE=watch); "
