@@ -34,7 +34,7 @@ ROOT = "jitscope"
 GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode"}
 COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_command_support"}
 DEMO = {"_demo", "gallery"}
-ENTRY = {"__main__", "cli", "pytest_plugin", "ipython"}
+ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch"}
 STAGES = {"collect", "analyze", "lint", "schema"}
 
 

@@ -80,3 +80,60 @@ def test_typo():
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*unknown argument(s) max_compile*"])
     assert result.ret != 0
+
+
+ORDER_TESTS = '''
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+@jax.jit
+def step(x):
+    return x * 2
+
+
+def test_warms_step():
+    step(jnp.ones(3))
+
+
+@pytest.mark.jitscope(fail_on_recompile=True)
+def test_marked_recompiles():
+    # Alone: step(4) compiles, step(3) recompiles -> fails. Without clearing JAX's caches, after
+    # test_warms_step in the same process step(3) would be a cache hit and the test would pass.
+    step(jnp.ones(4))
+    step(jnp.ones(3))
+
+
+@pytest.mark.jitscope(max_compiles=1)
+def test_marked_one_compile():
+    # Alone: 1 compile. After test_marked_recompiles without clearing: 0 (still passes); the
+    # counted number itself is checked through --jitscope below.
+    step(jnp.ones(3))
+'''
+
+
+def _outcomes(result) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    out = {}
+    for line in result.stdout.lines:
+        for word in ("PASSED", "FAILED"):
+            if line.startswith(word + " "):
+                out[line.split()[1].split("::")[-1].split(" ")[0]] = word
+    return out
+
+
+def test_marked_result_is_the_same_alone_after_others_and_under_xdist(pytester):
+    pytester.makepyfile(test_order=ORDER_TESTS)
+    base = ("-p", "no:cacheprovider", "-rA", "--jitscope")
+    alone = {}
+    for name in ("test_marked_recompiles", "test_marked_one_compile"):
+        r = pytester.runpytest_subprocess(*base, f"test_order.py::{name}")
+        alone.update(_outcomes(r))
+        assert "1 compiles" in r.stdout.str() or "2 compiles" in r.stdout.str()
+    assert alone == {"test_marked_recompiles": "FAILED", "test_marked_one_compile": "PASSED"}
+    in_order = pytester.runpytest_subprocess(*base, "test_order.py")
+    assert {k: v for k, v in _outcomes(in_order).items() if k != "test_warms_step"} == alone
+    # The marked test that ran after others counted its own compile, as alone.
+    in_order.stdout.re_match_lines([r"\s+1 compiles .*test_marked_one_compile"])
+    xdist = pytester.runpytest_subprocess(*base, "-n", "2", "test_order.py")
+    assert {k: v for k, v in _outcomes(xdist).items() if k != "test_warms_step"} == alone

@@ -116,5 +116,31 @@ def test_summary_omits_a_zero_rerun_saving_sentence():
         buf = io.StringIO()
         buf.write(render(res, "console", width=300))
         out.append(buf.getvalue())
-    assert "would save nothing" in out[0] and "would skip" not in out[0] and "0 s of backend" not in out[0]
+    # Warm (all hits): no "would save nothing ... threshold" contradiction, and no "saved 0 s".
+    assert "the cache is warm (all 1 compiles were loaded from it)" in out[0]
+    assert "would save nothing" not in out[0] and "would skip" not in out[0] and "0 s of backend" not in out[0]
+    assert "1 hits (JAX reported no time saved)" in out[0] and "saved 0" not in out[0]
     assert "would skip about 200 ms of backend compile" in out[1]
+
+
+def test_persistent_cache_lines_on_cold_warm_and_disabled_caches():
+    from jitscope.model import Environment
+    from jitscope.render import render
+    from jitscope.results.watch import WatchResult
+
+    def run(enabled: bool, hit: bool | None, saved: float) -> str:
+        evs = [CompileEvent("f", DEF, phases={"compile": 2.0}, index=0, cache_hit=hit,
+                            reason=Reason("first_compile"))]
+        res = WatchResult(env=Environment(), events=evs, wall_seconds=5.0,
+                          persistent_cache=persistent_cache_info(evs, enabled, "/c" if enabled else None,
+                                                                 1.0, saved))
+        return " ".join(render(res, "console", width=400).split())
+
+    cold = run(True, False, 0.0)
+    assert "0 hits saved 0 s, 1 misses" in cold or "0 hits saved 0 ms, 1 misses" in cold
+    assert "On a rerun with a warm cache: 1 compiles" in cold and "saving about 2" in cold
+    warm = run(True, True, 1.9)
+    assert "1 hits saved 1.9" in warm and "the cache is warm" in warm and "would load" not in warm
+    off = run(False, None, 0.0)
+    assert "Persistent compilation cache: off" in off
+    assert "On a rerun with the cache on and warm: 1 compiles" in off

@@ -1,6 +1,10 @@
 """jitscope: see what jax.jit does to your program, and what to do about it.
 
 The public API is exactly the names below; everything else is private.
+
+PYTEST_DONT_REWRITE: ``jitscope watch -m pytest`` imports jitscope before pytest loads its
+plugin; this marker tells pytest not to warn that it cannot rewrite asserts in it (jitscope's
+own modules hold no test asserts), so ``-W error`` runs stay clean.
 """
 
 from ._compare import Variant as Variant

@@ -74,6 +74,13 @@ class WatchSession:
         """The compiles recorded so far."""
         return list(self.collector.events)
 
+    @property
+    def uncompiled(self) -> list[tuple[str, CompileEvent]]:
+        """Traces and lowerings of user functions that compiled nothing, as (kind, event); kind is
+        ``trace`` (``eval_shape``, ``make_jaxpr``), ``lowering`` (``.lower()`` without ``.compile()``)
+        or ``failed_trace`` (the trace raised). Never counted as compiles, never against a budget."""
+        return list(self.collector.uncompiled)
+
     def result(self, *, argv: list[str] | None = None, exit_code: int | None = None,
                capture_env: bool = True) -> WatchResult:
         """The run so far as a ``WatchResult`` (safe to call while recording)."""
@@ -95,19 +102,21 @@ class WatchSession:
 
 def watch_program(target: str, args: list[str], *, module: bool = False,
                   events: str | os.PathLike[str] | None = None, explain: bool = True,
-                  max_compiles: int | None = None, fail_on_recompile: bool = False) -> WatchResult:
+                  max_compiles: int | None = None, fail_on_recompile: bool = False,
+                  listeners: Iterable[Callable[[CompileEvent], None]] = ()) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
     tracer error, an unhashable static argument) gets the cause and fix in ``result.crash``.
-    The working directory is restored afterwards (the program may chdir).
+    The working directory is restored afterwards (the program may chdir). ``listeners`` are
+    called with each compile as it finishes (``jitscope watch --live`` prints from one).
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
     """
     check_target(target, module)
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
-                           fail_on_recompile=fail_on_recompile,
+                           fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target)
     cwd = os.getcwd()
     failure: list[BaseException] = []
@@ -124,6 +133,14 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def live_line(event: CompileEvent) -> str | None:
+    """The ``--live`` line for a compile as it happens: one per recompile, None for a first compile."""
+    cat = event.reason.category if event.reason else "other"
+    if cat == "first_compile":
+        return None
+    return f"jitscope: recompile #{event.index} {describe(event)}"
 
 
 class RecompileError(JitscopeError):
@@ -213,6 +230,12 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
     def events(self) -> list[CompileEvent]:
         """The compiles recorded so far (live while watching)."""
         return self._session.events
+
+    @property
+    def uncompiled(self) -> list[tuple[str, CompileEvent]]:
+        """Traces and lowerings that compiled nothing, as (kind, event): ``trace``, ``lowering``,
+        ``failed_trace``. Shown here; never counted as compiles or against a budget."""
+        return self._session.uncompiled
 
     def result(self) -> WatchResult:
         """The ``WatchResult``: final after the block, a snapshot while still watching."""

@@ -12,6 +12,13 @@ installed; it imports nothing heavy (no JAX) until a test asks for it.
 Only the test function's call phase is watched (compiles in fixtures, e.g. a warm-up
 fixture, are not counted). JAX's own eager-op compiles never count. Works under
 pytest-xdist: per-test data travels in ``report.user_properties``.
+
+A marked test's result does not depend on test order or on how ``-n`` distributes tests:
+JAX's in-memory caches are process-wide, so before a marked test's setup the plugin clears
+them (``jax.clear_caches()``). Its counts are those of the test alone: what earlier tests
+compiled is compiled again if the test needs it, and a function-scoped warm-up fixture still
+warms the body. (A module- or session-scoped fixture ran before the clear; its compiles are
+not warm for the marked test.)
 """
 
 from __future__ import annotations
@@ -48,6 +55,14 @@ def _budget(marker: Any) -> tuple[int | None, bool]:
     if unknown:
         raise pytest.UsageError(f"@pytest.mark.jitscope: unknown argument(s) {', '.join(sorted(unknown))}")
     return marker.kwargs.get("max_compiles"), bool(marker.kwargs.get("fail_on_recompile", False))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("jitscope") is not None:
+        import jax
+
+        jax.clear_caches()  # the test's counts are its own, whatever ran before in this process
 
 
 @pytest.hookimpl(wrapper=True)

@@ -27,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 3 if any function compiles more than once (lists the recompiles)")
     p.add_argument("--no-explain", action="store_true",
                    help="do not turn on jax_explain_cache_misses (drops JAX's own explanation text)")
+    p.add_argument("--live", action="store_true",
+                   help="print one line (to stderr) per recompile as it happens, with its reason and call site")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
     p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
                    help="run a module as `python -m MODULE [args...]`")
@@ -58,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         setattr(args, name, paths.get(f"--{name}"))
     parent = os.getpid()
     result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
-                           max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
+                           max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile,
+                           listeners=[_print_live] if args.live else ())
     code = result.exit_code or 0
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events"):
@@ -81,6 +84,14 @@ def run(args: argparse.Namespace) -> int:
                 print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
         return EXIT_BUDGET
     return 0
+
+
+def _print_live(event) -> None:  # type: ignore[no-untyped-def]
+    from .._watch import live_line
+
+    line = live_line(event)
+    if line is not None:
+        print(line, file=sys.stderr, flush=True)
 
 
 def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import sys
 import threading
 import time
 import weakref
@@ -55,6 +56,18 @@ class RawCompile:
     traced: bool = False
     transformed: bool = False  # compiled for grad/vmap/... of the jitted function (tracer arguments)
     transform: str | None = None  # which one: "grad", "vmap", "jvp", ... (from the tracer classes)
+    failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
+
+    @property
+    def kind(self) -> str:
+        """What JAX did: ``compile`` (a backend compile finished: the only kind that counts),
+        ``failed_trace``, ``lowering`` (traced and lowered, never compiled: ``.lower()``, or
+        interrupted mid-compile) or ``trace`` (``eval_shape``, ``make_jaxpr``, ``.trace()``)."""
+        if "compile" in self.phases:
+            return "compile"
+        if self.failed:
+            return "failed_trace"
+        return "lowering" if "lower" in self.phases else "trace"
 
 
 class Subscriber(Protocol):
@@ -63,13 +76,17 @@ class Subscriber(Protocol):
 
 
 class _Call:
-    __slots__ = ("fun", "static_argnums", "static_argnames", "args", "kwargs", "pending", "explanation")
+    __slots__ = ("fun", "static_argnums", "static_argnames", "args", "kwargs", "pending", "explanation",
+                 "exc_at_enter")
 
     def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> None:
         self.fun, self.static_argnums, self.static_argnames = fun, sn, sna
         self.args, self.kwargs = args, kwargs
         self.pending: RawCompile | None = None
         self.explanation = ""
+        # The exception being handled when the call began (a jitted call inside an ``except``
+        # block): at exit, only a different one means the call itself raised.
+        self.exc_at_enter = sys.exc_info()[1]
 
 
 class _State(threading.local):
@@ -133,8 +150,15 @@ def _on_exit(call: _Call) -> None:
     calls = _state.calls
     if calls and calls[-1] is call:
         calls.pop()
-    if call.pending is None:
-        _state.last_call = call  # a compile may follow without a trace (new device/sharding)
+    # Called from the hook's ``finally``: an exception in flight here is the call's own failure.
+    exc = sys.exc_info()[1]
+    if exc is not None and exc is not call.exc_at_enter and call.pending is not None:
+        call.pending.failed = True
+    if call.pending is None and not calls:
+        # A compile may follow without a trace (new device/sharding, a trace cached by ``.lower()``).
+        # Only an outermost call: a jitted call inside another's trace (``jnp.add`` in the user's
+        # ``add``) never compiles on its own, and its name may collide with the user's.
+        _state.last_call = call
 
 
 def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
@@ -197,10 +221,15 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         name = str(kw.get("fun_name", "?"))
         phase = "lower" if event == compat.LOWER_EVENT else "compile"
         raw = _state.open
-        if raw is None or raw.module_name != name or phase in raw.phases:
-            last = _state.last_call
-            if last is not None and f"jit({sig.function_name(last.fun).rsplit('.', 1)[-1]})" == name:
-                raw = _record_from_call(last, name[4:-1], traced=False)
+        last = _state.last_call
+        last_matches = last is not None and f"jit({sig.function_name(last.fun).rsplit('.', 1)[-1]})" == name
+        # The last call traced nothing (its trace was cached, e.g. after ``.lower()`` or
+        # ``eval_shape``): this lowering/compile is that call's, not a still-open trace-only record's.
+        new_for_last = last_matches and raw is not last.pending  # type: ignore[union-attr]
+        if raw is None or raw.module_name != name or phase in raw.phases or new_for_last:
+            if last_matches:
+                raw = _record_from_call(last, name[4:-1], traced=False)  # type: ignore[arg-type]
+                last.pending = raw  # type: ignore[union-attr]
             else:
                 raw = RawCompile(function=name, module_name=name, user=False)
             _open_record(raw)

@@ -170,12 +170,15 @@ def check_target(target: str, module: bool) -> str:
     if module:
         import importlib.util
 
-        if os.getcwd() not in sys.path and "" not in sys.path:
-            sys.path.insert(0, os.getcwd())  # as `python -m` does: the current directory first
+        # ``python -m`` searches the current directory first; so does the run (run_program).
+        saved = sys.path[:]
+        sys.path.insert(0, os.getcwd())
         try:
             spec = importlib.util.find_spec(target)
         except (ImportError, ValueError) as e:
             raise UsageError(f"no module named '{target}' ({e})") from None
+        finally:
+            sys.path[:] = saved
         if spec is None:
             raise UsageError(f"no module named '{target}'")
         return target

@@ -57,6 +57,9 @@ class WatchCollector:
     def __init__(self, events_path: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: list[Listener] | None = None, classify: Classifier | None = None) -> None:
         self.events: list[CompileEvent] = []
+        # Traces and lowerings of user functions that produced no backend compile (``eval_shape``,
+        # ``make_jaxpr``, ``.lower()``, a trace that raised): (kind, event). Shown, never counted.
+        self.uncompiled: list[tuple[str, CompileEvent]] = []
         self.listeners: list[Listener] = list(listeners or [])
         self.internal_compiles = 0
         self.internal_seconds = 0.0
@@ -156,6 +159,7 @@ class WatchCollector:
             return
         with self._lock:
             starts = {k: v - self._t0 for k, v in raw.phase_starts.items()}
+            kind = raw.kind
             event = CompileEvent(
                 function=raw.function, definition=raw.definition, call_site=raw.call_site,
                 signature=raw.signature, phases=dict(raw.phases), cache_hit=raw.cache_hit,
@@ -165,6 +169,12 @@ class WatchCollector:
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:
                 event.transform = "transformed"
+            if kind != "compile":
+                # Not a compile: kept out of the numbering, the reason history (a later real
+                # compile is not "cache evicted"), the events file, listeners and budgets.
+                event.index = len(self.uncompiled)
+                self.uncompiled.append((kind, event))
+                return
             if self._classify is not None:
                 event.reason = self._classify(event)
             self.events.append(event)

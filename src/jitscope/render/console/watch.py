@@ -100,16 +100,24 @@ def _cache(result: WatchResult, console: Console) -> None:
     c = result.persistent_cache
     thr = f"{c.min_compile_seconds:g} s" if c.min_compile_seconds is not None else "1 s"
     if c.enabled:
-        console.print(f"Persistent compilation cache: on ({c.directory}); {c.hits} hits saved "
-                      f"{fmt_seconds(c.seconds_saved)}, {c.misses} misses.", markup=False)
+        # JAX reports no saving for entries written without their compile time: say so, not "saved 0 s".
+        saved = (f"saved {fmt_seconds(c.seconds_saved)}" if c.seconds_saved > 0 or not c.hits
+                 else "(JAX reported no time saved)")
+        console.print(f"Persistent compilation cache: on ({c.directory}); {c.hits} hits {saved}, "
+                      f"{c.misses} misses.", markup=False)
     else:
         console.print("Persistent compilation cache: off (set jax_compilation_cache_dir to turn it on).")
-    if c.rerun_cacheable_compiles:
-        console.print(f"On a rerun with a warm cache: {c.rerun_cacheable_compiles} compiles at or above the "
+    compiled = [e for e in result.events if "compile" in e.phases]
+    if c.enabled and compiled and all(e.cache_hit is True for e in compiled):
+        console.print(f"On a rerun: nothing more to save, the cache is warm (all {len(compiled)} compiles "
+                      "were loaded from it).")
+    elif c.rerun_cacheable_compiles:
+        when = "with a warm cache" if c.enabled else "with the cache on and warm"
+        console.print(f"On a rerun {when}: {c.rerun_cacheable_compiles} compiles at or above the "
                       f"{thr} threshold (jax_persistent_cache_min_compile_time_secs) would load instead of "
                       f"compiling, saving about {fmt_seconds(c.rerun_saving_seconds)}.")
-    elif result.events:
-        below = sum(e.phases.get("compile", 0.0) for e in result.events if e.cache_hit is not True)
+    elif compiled:
+        below = sum(e.phases.get("compile", 0.0) for e in compiled if e.cache_hit is not True)
         skip = (f"; with it at 0 a rerun would skip about {fmt_seconds(below)} of backend compile"
                 if below > 0 else "")
         console.print(f"On a rerun the persistent cache would save nothing: no compile reaches the {thr} "

@@ -1,0 +1,65 @@
+"""``JITSCOPE=watch``: watch programs started by launchers you do not control.
+
+jitscope installs ``jitscope-autowatch.pth`` into site-packages (as coverage.py and pytest-cov
+do for subprocesses). Python runs it at every interpreter start; it imports this module only
+when the ``JITSCOPE`` environment variable is set, so other programs pay one ``os.environ``
+lookup. With ``JITSCOPE=watch`` every Python process started with that environment (the
+launcher's children, their ``subprocess`` and ``multiprocessing`` spawn children) watches
+itself and writes, in ``JITSCOPE_DIR`` (default: the current directory):
+
+* ``jitscope-<pid>.events.jsonl``: each compile as it happens (one JSON line, flushed);
+* ``jitscope-<pid>.json``: the whole ``WatchResult`` at exit (``jitscope report`` reads it).
+
+A failure to start is one line on stderr (``jitscope: JITSCOPE=watch: <cause>``); it never
+stops the user's program. A process forked without exec (``os.fork``) shares its parent's
+session and is not watched on its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+
+ENV = "JITSCOPE"
+ENV_DIR = "JITSCOPE_DIR"
+_started = False
+
+
+def paths(pid: int | None = None, directory: str | None = None) -> tuple[str, str]:
+    """(events file, result file) of process ``pid`` (default: this one)."""
+    pid = os.getpid() if pid is None else pid
+    d = directory or os.environ.get(ENV_DIR) or os.getcwd()
+    return os.path.join(d, f"jitscope-{pid}.events.jsonl"), os.path.join(d, f"jitscope-{pid}.json")
+
+
+def maybe_start() -> None:
+    """Called by the .pth hook at interpreter start: begin watching if ``JITSCOPE=watch``."""
+    global _started
+    mode = os.environ.get(ENV, "").strip().lower()
+    if not mode or _started:
+        return
+    _started = True  # site may process the .pth twice (a venv's lib64 -> lib link)
+    if mode != "watch":
+        print(f"jitscope: {ENV}={os.environ[ENV]!r} not understood (use {ENV}=watch); not watching",
+              file=sys.stderr)
+        return
+    try:
+        from ._watch import WatchSession
+
+        events, result = paths()
+        # Absolute now: the program may chdir before it exits.
+        events, result = os.path.abspath(events), os.path.abspath(result)
+        session = WatchSession(events=events, program=" ".join(sys.orig_argv[1:]) or "<python>").start()
+    except Exception as e:  # noqa: BLE001 - the user's program must run whatever happens here
+        print(f"jitscope: {ENV}=watch: {type(e).__name__}: {e}; not watching", file=sys.stderr)
+        return
+    atexit.register(_finish, session, result)
+
+
+def _finish(session, path: str) -> None:  # type: ignore[no-untyped-def]
+    try:
+        session.stop()
+        session.result(argv=list(sys.argv)).save(path)
+    except Exception as e:  # noqa: BLE001 - at exit: report, never raise
+        print(f"jitscope: {ENV}=watch: cannot write {path}: {e}", file=sys.stderr)

@@ -1,0 +1,137 @@
+"""Where users start programs (issue 11 item 3), each run for real in a subprocess:
+``jitscope watch -m pkg.mod`` from the package's directory, ``jitscope watch -m pytest -W error``,
+the ``JITSCOPE=watch`` startup hook (a child process included) and ``--live``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+TRAIN = """\
+import subprocess, sys
+import jax, jax.numpy as jnp
+step = jax.jit(lambda x: x * 2)
+step(jnp.ones(3)); step(jnp.ones(4)); step(jnp.ones(3))
+print("train done", flush=True)
+if sys.argv[1:] == ["--spawn"]:
+    subprocess.run([sys.executable, "-m", "pkg.child"], check=True)
+"""
+CHILD = """\
+import jax, jax.numpy as jnp
+def child_fn(x):
+    return x + 1
+jax.jit(child_fn)(jnp.ones(5))
+"""
+LIVE = """\
+import sys
+import jax, jax.numpy as jnp
+f = jax.jit(lambda x: x * 2)
+f(jnp.ones(3))
+print("after first", file=sys.stderr, flush=True)
+f(jnp.ones(4))
+print("after second", file=sys.stderr, flush=True)
+f(jnp.ones(3)); f(jnp.ones(4))
+print("after hits", file=sys.stderr, flush=True)
+"""
+PYTEST_FILE = """\
+import jax, jax.numpy as jnp
+def test_a():
+    assert jax.jit(lambda x: x + 1)(jnp.ones(2)).sum() == 4
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JITSCOPE") and k != "PYTHONPATH"}
+    return {**env, "JAX_PLATFORMS": "cpu", "COLUMNS": "160", **extra}
+
+
+def _run(cmd: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text(TRAIN)
+    (pkg / "child.py").write_text(CHILD)
+    (tmp_path / "live.py").write_text(LIVE)
+    (tmp_path / "test_small.py").write_text(PYTEST_FILE)
+    return tmp_path
+
+
+def test_watch_dash_m_finds_a_package_in_the_current_directory(project: Path) -> None:
+    # The console script's sys.path[0] is the venv's bin, not the cwd: `python -m` semantics are jitscope's job.
+    p = _run([str(BIN / "jitscope"), "watch", "--json", "out.json", "-m", "pkg.train"], project)
+    assert p.returncode == 0, p.stderr
+    assert "train done" in p.stdout
+    data = json.loads((project / "out.json").read_text())
+    assert data["program"] == "-m pkg.train"
+    assert len(data["events"]) == 2  # shape 3, shape 4; the third call is a cache hit
+
+
+def test_watch_dash_m_pytest_is_clean_under_W_error(project: Path) -> None:
+    p = _run([str(BIN / "jitscope"), "watch", "-q", "-m", "pytest", "-W", "error", "-p", "no:cacheprovider",
+              "test_small.py"], project)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 passed" in p.stdout and "warning" not in p.stdout.lower(), p.stdout
+    # Without -W error: no warnings added to the run either.
+    p = _run([str(BIN / "jitscope"), "watch", "-q", "-m", "pytest", "-p", "no:cacheprovider", "test_small.py"],
+             project)
+    assert p.returncode == 0 and "warning" not in p.stdout.lower(), p.stdout
+
+
+def _hook_installed() -> None:
+    import site
+
+    dirs = [*site.getsitepackages(), site.getusersitepackages()]
+    assert any((Path(d) / "jitscope-autowatch.pth").exists() for d in dirs), (
+        "jitscope-autowatch.pth is not in site-packages: reinstall jitscope (make .venv/.installed-test, "
+        "or pip install -e .) so setup.py installs the startup hook")
+
+
+def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> None:
+    _hook_installed()
+    out = project / "watchdir"
+    p = _run([sys.executable, "-m", "pkg.train", "--spawn"], project, JITSCOPE="watch", JITSCOPE_DIR=str(out))
+    assert p.returncode == 0, p.stderr
+    assert "train done" in p.stdout and "jitscope:" not in p.stderr
+    results = sorted(out.glob("jitscope-*.json"))
+    assert len(results) == 2, list(out.iterdir())  # parent and child, one pair of files each
+    by_fn = {}
+    for r in results:
+        pid = r.name.split("-")[1].split(".")[0]
+        events = (out / f"jitscope-{pid}.events.jsonl").read_text().splitlines()
+        data = json.loads(r.read_text())
+        assert len(events) == len(data["events"])
+        by_fn[tuple(sorted({e["function"] for e in data["events"]}))] = len(events)
+    assert by_fn == {("<lambda>",): 2, ("child_fn",): 1}
+    # Without the variable nothing is written.
+    p = _run([sys.executable, "-m", "pkg.train"], project, JITSCOPE_DIR=str(project / "none"))
+    assert p.returncode == 0 and not (project / "none").exists()
+
+
+def test_env_switch_unknown_value_is_one_line_and_the_program_runs(project: Path) -> None:
+    _hook_installed()
+    p = _run([sys.executable, "-m", "pkg.train"], project, JITSCOPE="yes")
+    assert p.returncode == 0 and "train done" in p.stdout
+    assert p.stderr.strip().splitlines() == ["jitscope: JITSCOPE='yes' not understood (use JITSCOPE=watch); "
+                                             "not watching"]
+
+
+def test_live_prints_one_line_per_recompile_as_it_happens(project: Path) -> None:
+    p = _run([str(BIN / "jitscope"), "watch", "-q", "--live", "live.py"], project)
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    live = [i for i, line in enumerate(lines) if line.startswith("jitscope: recompile")]
+    assert len(live) == 1, p.stderr  # the first compile and the cache hits print nothing
+    assert lines.index("after first") < live[0] < lines.index("after second")
+    assert "live.py:6" in lines[live[0]] and "shape" in lines[live[0]]
