@@ -74,6 +74,7 @@ class Context:
         self.source = SourceIndex(text)  # line offsets once per file: slicing stays linear
         self.parents: list[ast.AST] = []  # ancestors of the node being checked (innermost last)
         self.assume_traced = False  # stress mode: every function traced (robustness tests)
+        self._resolved: dict[int, str | None] = {}
 
     # -- source access -------------------------------------------------------------------------
     def char_col(self, line: int, byte_col: int) -> int:
@@ -107,7 +108,19 @@ class Context:
         return self.frame.loop_depth > 0
 
     def resolve(self, node: ast.AST) -> str | None:
-        """Qualified name of a name/attribute chain (``np.sum`` -> ``jax.numpy.sum`` after ``import jax.numpy as np``)."""
+        """Qualified name of a name/attribute chain (``np.sum`` -> ``jax.numpy.sum`` after ``import jax.numpy as np``).
+
+        Cached per node: several rules ask about the same call, and a node is visited in one frame only.
+        """
+        key = id(node)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            pass
+        out = self._resolved[key] = self._resolve(node)
+        return out
+
+    def _resolve(self, node: ast.AST) -> str | None:
         base = node
         while isinstance(base, ast.Attribute):
             base = base.value

@@ -22,6 +22,7 @@ def line_starts(text: str) -> list[int]:
 
 _CONT = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: every other byte starts a character
 _STEP = 1 << 14
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
 
 
 class SourceIndex:
@@ -36,7 +37,7 @@ class SourceIndex:
         self.text = text
         self.starts = line_starts(text)
         self._ascii = text.isascii()  # then byte columns are character columns
-        self._checkpoints: dict[int, tuple[bytes, list[int]] | None] = {}
+        self._checkpoints: dict[int, tuple[bytes, list[int], int] | None] = {}
 
     def line(self, line: int) -> str:
         """Line ``line`` (1-based) without its line ending; ``""`` out of range."""
@@ -58,11 +59,14 @@ class SourceIndex:
                 counts = [0]
                 for k in range(0, len(data), _STEP):
                     counts.append(counts[-1] + len(data[k:k + _STEP].translate(None, _CONT)))
-                cp = (data, counts)
+                first = _NON_ASCII.search(data)
+                cp = (data, counts, first.start() if first else len(data))
             self._checkpoints[line] = cp
         if cp is None:
             return byte_col
-        data, counts = cp
+        data, counts, ascii_until = cp
+        if byte_col <= ascii_until:  # before the line's first non-ASCII byte (a trailing comment, say)
+            return byte_col
         k = min(byte_col, len(data)) // _STEP
         return counts[k] + len(data[k * _STEP:byte_col].translate(None, _CONT))
 
