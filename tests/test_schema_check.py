@@ -151,3 +151,19 @@ def test_messages_name_the_field(tmp_path):
     with pytest.raises(UsageError) as e:
         load_result(path)
     assert str(e.value) == f"{path}: not a valid watch result: events[1].phases.compile: expected number, got the string 'slow'"
+
+
+def test_nan_and_infinity_are_refused_even_in_free_form_fields(tmp_path):
+    for token in ("NaN", "Infinity", "-Infinity", "1e999"):
+        text = (GOLD / "lint.json").read_text().replace('"details": {', f'"details": {{"x": {token}, ', 1)
+        path = tmp_path / "nan.json"
+        path.write_text(text)
+        with pytest.raises(UsageError, match="not a finite number"):
+            load_result(path)
+
+
+def test_loglog_ticks_survive_extreme_values():
+    from jitscope.render.html.svg import loglog_chart
+
+    svg = loglog_chart({"a": [(1.0, 1e-300), (2.0, 1e308)], "b": [(True, 1.0), ("x", 2.0)]})
+    assert svg.count("chart-tick") <= 30

@@ -54,7 +54,24 @@ def first_problem(data: Any) -> str | None:
     too_deep = _too_deep(data)
     if too_deep is not None:
         return f"{_where(too_deep)}: nested more than {MAX_DEPTH} levels deep"
+    bad_number = _non_finite(data)
+    if bad_number is not None:  # Python's json reads NaN and Infinity; JSON has neither
+        return f"{_where(bad_number)}: not a finite number"
     return _check(data, _doc(kind), kind, "", 0)
+
+
+def _non_finite(data: Any) -> str | None:
+    """The path of the first NaN or infinite number anywhere in the document (free-form fields too)."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return path
+        if isinstance(node, dict):
+            stack.extend((v, _join(path, str(k))) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(node))
+    return None
 
 
 def _too_deep(data: Any) -> str | None:
