@@ -34,6 +34,11 @@ footer{padding:16px 32px;color:var(--muted);font-size:12px;border-top:1px solid 
 """
 
 
+# The page runs no script and loads nothing: even if a value escaped the escaping, the browser
+# would refuse to run it (inline handlers and <script> need 'script-src') or fetch anything.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
 @dataclass
 class Section:
     """One titled block of the report; ``body`` is trusted HTML built with the helpers below."""
@@ -98,6 +103,7 @@ def page(result: Result, sections: list[Section], data_json: str) -> str:
     safe_json = data_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
         "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
         f"<title>jitscope {esc(result.kind)} report</title><style>{CSS}</style></head><body>"
         f"<header><h1>jitscope {esc(result.kind)} report</h1><div class=\"sub\">{esc(' · '.join(bits))}</div></header>"

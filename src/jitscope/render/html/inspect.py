@@ -19,6 +19,11 @@ def _num(v: float | None) -> str:
     return "-" if v is None else f"{v:,.4g}"
 
 
+def _count(v: int) -> str:
+    # Thousands separators for a count; anything else (a hand-edited file) as its text, escaped by the caller.
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
 def sections(result: InspectResult) -> list[Section]:
     sig = result.signature.short() if result.signature else ""
     out: list[Section] = []
@@ -41,9 +46,9 @@ def sections(result: InspectResult) -> list[Section]:
     j = result.jaxpr
     if j is not None:
         prims = sorted(j.by_primitive.items(), key=lambda kv: -kv[1])
-        body = (f"<p>{j.equations:,} equations ({j.top_level_equations:,} at top level); inputs "
-                f"{esc(', '.join(j.inputs))}; outputs {esc(', '.join(j.outputs))}; {j.constants} constants "
-                f"({j.constant_bytes:,} bytes).</p>")
+        body = (f"<p>{esc(_count(j.equations))} equations ({esc(_count(j.top_level_equations))} at top level); "
+                f"inputs {esc(', '.join(j.inputs))}; outputs {esc(', '.join(j.outputs))}; {esc(j.constants)} "
+                f"constants ({esc(_count(j.constant_bytes))} bytes).</p>")
         body += bar_chart([p for p, _ in prims[:12]], [float(c) for _, c in prims[:12]], unit="",
                           title="Equations by primitive")
         if j.nested:
@@ -81,7 +86,7 @@ def sections(result: InspectResult) -> list[Section]:
         if h.memory:
             body += table(list(h.memory), [[f"{v:,}" for v in h.memory.values()]], numeric=range(len(h.memory)))
         if h.fusions:
-            body += f"<h3>{h.fusion_count} fusions</h3>" + table(
+            body += f"<h3>{esc(h.fusion_count)} fusions</h3>" + table(
                 ["fusion", "kind", "ops", "output", "holds"],
                 [(f.name, f.kind, f.ops, f.output, ", ".join(f"{k} ×{v}" for k, v in
                                                              sorted(f.by_op.items(), key=lambda kv: -kv[1])[:8]))

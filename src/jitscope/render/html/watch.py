@@ -72,8 +72,10 @@ def sections(result: WatchResult) -> list[Section]:
         out.append(Section("Fixes, largest saving first", table(
             ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3))))
     c = result.persistent_cache
-    cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
+    cache = (f"on ({c.directory}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")
-    out.append(Section("Persistent compilation cache", f"<p>Cache {cache}. A rerun with a warm cache would load "
-                       f"{c.rerun_cacheable_compiles} compiles, saving about {fmt_seconds(c.rerun_saving_seconds)}.</p>"))
+    # One sentence of plain text, escaped once: every value in it comes from a (possibly hand-edited) file.
+    text = (f"Cache {cache}. A rerun with a warm cache would load {c.rerun_cacheable_compiles} compiles, "
+            f"saving about {fmt_seconds(c.rerun_saving_seconds)}.")
+    out.append(Section("Persistent compilation cache", f"<p>{esc(text)}</p>"))
     return out
