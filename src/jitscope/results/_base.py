@@ -80,27 +80,52 @@ def result_class(kind: str) -> type[Result]:
 
 
 def load_result(path: str | os.PathLike[str]) -> Result:
-    """Read a saved result of any kind."""
+    """Read a saved result of any kind, checked against its schema before anything trusts it.
+
+    Raises:
+        UsageError: one line naming the file and, for a file that breaks the schema, the first
+            bad field (``FILE: not a valid inspect result: jaxpr.constants: expected integer, got string``).
+    """
+    from ..schema.check import Invalid, check
+
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise UsageError(f"{path}: not a jitscope JSON result ({e})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a jitscope JSON result (nested too deeply to read)") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # JSONDecodeError is a ValueError
+        reason = (str(e).strip().splitlines() or [""])[0][:200]
+        raise UsageError(f"{path}: not a jitscope JSON result ({reason})") from None
     if not isinstance(data, dict) or "kind" not in data:
         raise UsageError(f"{path}: not a jitscope JSON result (no 'kind' field)")
     version = data.get("format_version")
     if version != FORMAT_VERSION:
-        raise UsageError(f"{path}: format_version {version} is not supported (this jitscope reads {FORMAT_VERSION})")
+        raise UsageError(f"{path}: format_version {_short(version)} is not supported "
+                         f"(this jitscope reads {FORMAT_VERSION})")
     kind = data["kind"]
     if not isinstance(kind, str):
         raise UsageError(f"{path}: not a jitscope JSON result ('kind' is not a string)")
-    cls = result_class(kind)
+    _import_all()
+    if kind not in _REGISTRY:
+        raise UsageError(f"{path}: unknown result kind {_short(kind)} (known: {', '.join(sorted(_REGISTRY))})")
+    cls = _REGISTRY[kind]
+    try:
+        check(data, kind)
+    except Invalid as e:
+        raise UsageError(f"{path}: not a valid {kind} result: {_short(str(e), 300)}") from None
     try:
         return cls.from_dict(data)
-    except (TypeError, KeyError, ValueError, AttributeError) as e:
+    except (TypeError, KeyError, ValueError, AttributeError, OverflowError, RecursionError) as e:
         reason = (str(e).strip().splitlines() or [""])[0][:200]
         raise UsageError(f"{path}: not a valid {kind} result ({type(e).__name__}: {reason})") from None
+
+
+def _short(value: object, limit: int = 40) -> str:
+    # One line, bounded: a hostile file must not make the error message itself many lines long.
+    text = value if isinstance(value, str) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _import_all() -> None:

@@ -61,7 +61,10 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, unit: st
 
 
 def _ticks(lo: float, hi: float) -> list[float]:
-    return [10.0**k for k in range(math.floor(lo), math.ceil(hi) + 1)]
+    # Decades, at most about a dozen, and inside float range (a hand-edited file may hold 1e308).
+    a, b = max(math.floor(lo), -300), min(math.ceil(hi), 300)
+    step = max(1, math.ceil((b - a + 1) / 12))
+    return [10.0**k for k in range(a, b + 1, step)]
 
 
 def loglog_chart(series: dict[str, Sequence[tuple[float, float]]], *, xlabel: str = "", ylabel: str = "",
@@ -96,11 +99,11 @@ def loglog_chart(series: dict[str, Sequence[tuple[float, float]]], *, xlabel: st
 
     parts.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" class="chart-frame"/>')
     for t in _ticks(y0, y1):
-        if 10**y0 <= t <= 10**y1:
+        if y0 <= math.log10(t) <= y1:
             parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{py(t):.1f}" y2="{py(t):.1f}" class="chart-grid"/>'
                          f'<text x="{left - 6}" y="{py(t) + 4:.1f}" text-anchor="end" class="chart-tick">{t:g}</text>')
     xs = sorted({x for x, _ in pts_all})
-    for x in xs if len(xs) <= 8 else [t for t in _ticks(x0, x1) if 10**x0 <= t <= 10**x1]:
+    for x in xs if len(xs) <= 8 else [t for t in _ticks(x0, x1) if x0 <= math.log10(t) <= x1]:
         parts.append(f'<text x="{px(x):.1f}" y="{top + ph + 16}" text-anchor="middle" class="chart-tick">{x:g}</text>')
     parts.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle" class="chart-label">{escape(xlabel)}</text>')
     parts.append(f'<text x="14" y="{top + ph / 2}" text-anchor="middle" class="chart-label" '
