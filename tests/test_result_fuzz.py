@@ -166,3 +166,52 @@ def test_bad_field_is_named(tmp_path):
     code, out, err = report(path, "html")
     assert (code, out) == (2, "")
     assert err == f"jitscope: {path}: not a valid inspect result: jaxpr.constants: expected integer, got string\n"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_runtime_check_agrees_with_jsonschema(kind):
+    """The small runtime validator accepts exactly what jsonschema accepts, given its three rules of its
+    own: nesting depth, integers within 64 bits, and "integer" meaning a JSON number written without a
+    fraction (``2.0`` is a number, as Python's json reads it; jsonschema would take it as an integer)."""
+    import jsonschema
+    from referencing import Registry
+
+    from jitscope.schema import BASE_URI, load_schema, schema_names
+    from jitscope.schema.check import MAX_DEPTH, Invalid, check, depth
+
+    base = jsonschema.Draft202012Validator
+    strict = jsonschema.validators.extend(base, type_checker=base.TYPE_CHECKER.redefine(
+        "integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool)))
+    from referencing.jsonschema import DRAFT202012
+
+    def doc(name):  # without "$schema", so $refs into other files keep the strict integer too
+        return {k: v for k, v in load_schema(name).items() if k != "$schema"}
+
+    registry = Registry().with_resources(
+        (BASE_URI + f"{n}.schema.json", DRAFT202012.create_resource(doc(n))) for n in schema_names())
+    reference_validator = strict(doc(kind), registry=registry)
+
+    data = json.loads((GOLD / f"{kind}.json").read_text(encoding="utf-8"))
+    seen = {True: 0, False: 0}
+
+    @settings(max_examples=150, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(mutated(data))
+    def prop(mutant):
+        if depth(mutant) > MAX_DEPTH or any(isinstance(v, int) and abs(v) >= 2**63 for v in _leaves(mutant)):
+            return  # the runtime check's own rules; jsonschema has neither
+        reference = reference_validator.is_valid(mutant)
+        try:
+            check(mutant, kind)
+            ours = True
+        except Invalid:
+            ours = False
+        assert ours == reference
+        seen[ours] += 1
+
+    prop()
+    assert seen[True] and seen[False], seen  # both outcomes happened: the comparison meant something
+
+
+def _leaves(root: Any) -> list[Any]:
+    return [_get(root, p) for p in _paths(root)]

@@ -68,6 +68,8 @@ def fmt_value(value: Any, unit: str) -> str:
     """Format one cell of a case study table by its column's unit."""
     if value is None:
         return "-"
+    if unit and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        return str(value)  # a table cell is any scalar (rows are free-form): a non-number in a number column as is
     if unit == "s":
         return fmt_seconds(value)
     if unit == "x":

@@ -22,7 +22,7 @@ def _growth_chart(case: CaseStudy) -> str:
     for unit, ylabel in (("s", "seconds"), ("int", "count")):
         cols = [c for c in case.columns if c.unit == unit and c.key != "n"]
         if cols:
-            series = {c.title: [(r["n"], r.get(c.key)) for r in case.rows if r.get(c.key) is not None]
+            series = {c.title: [(r.get("n"), r.get(c.key)) for r in case.rows if r.get(c.key) is not None]
                       for c in cols}
             out += loglog_chart(series, xlabel="N", ylabel=ylabel, title=f"{ylabel.capitalize()} over N (log-log)")
     return out

@@ -60,6 +60,10 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, unit: st
     return "".join(parts)
 
 
+def _positive(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+
 def _ticks(lo: float, hi: float) -> list[float]:
     # Decades, at most about a dozen, and inside float range (a hand-edited file may hold 1e308).
     a, b = max(math.floor(lo), -300), min(math.ceil(hi), 300)
@@ -70,7 +74,7 @@ def _ticks(lo: float, hi: float) -> list[float]:
 def loglog_chart(series: dict[str, Sequence[tuple[float, float]]], *, xlabel: str = "", ylabel: str = "",
                  title: str = "", width: int = 640, height: int = 360) -> str:
     """Lines with markers on log-log axes; one entry of ``series`` per line. Non-positive points are dropped."""
-    clean = {name: [(x, y) for x, y in pts if x and y and x > 0 and y > 0] for name, pts in series.items()}
+    clean = {name: [(x, y) for x, y in pts if _positive(x) and _positive(y)] for name, pts in series.items()}
     pts_all = [p for pts in clean.values() for p in pts]
     left, right, top, bottom = 70, 210, 30 if title else 12, 46
     pw, ph = width - left - right, height - top - bottom
