@@ -108,7 +108,7 @@ def load_result(path: str | os.PathLike[str]) -> Result:
         raise UsageError(f"{path}: not a jitscope JSON result ('kind' is not a string)")
     _import_all()
     if kind not in _REGISTRY:
-        raise UsageError(f"{path}: unknown result kind {_short(kind)} (known: {', '.join(sorted(_REGISTRY))})")
+        raise UsageError(f"{path}: unknown result kind '{_short(kind)}' (known: {', '.join(sorted(_REGISTRY))})")
     cls = _REGISTRY[kind]
     try:
         check(data, kind)
