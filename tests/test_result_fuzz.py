@@ -215,3 +215,14 @@ def test_runtime_check_agrees_with_jsonschema(kind):
 
 def _leaves(root: Any) -> list[Any]:
     return [_get(root, p) for p in _paths(root)]
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_non_finite_numbers_are_refused(literal, tmp_path):
+    text = (GOLD / "scale.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    data["points"][0]["timings"]["compile"]["median"] = 12345.678
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(data).replace("12345.678", literal), encoding="utf-8")
+    code, _, err = report(path, "html")
+    assert code == 2 and err.count("\n") == 1 and "not a finite number" in err, err

@@ -5,14 +5,16 @@ values of the types they were written for. It is not a general JSON Schema imple
 is ``jsonschema``, a test dependency that checks these schemas agree with it): it knows ``type``,
 ``enum``, ``const``, ``properties``, ``required``, ``additionalProperties``, ``propertyNames``,
 ``items``, ``minItems``, ``minimum``, ``pattern``, ``oneOf``, ``allOf`` and ``$ref`` into these
-files (plus one rule of its own: integers fit in 64 bits), and fails loudly (``ValueError``) on any other keyword, so a schema edit cannot silently
-outgrow it. Kept at runtime, rather than depending on ``jsonschema``, because the subset is small
+files, and fails loudly (``ValueError``) on any other keyword, so a schema edit cannot silently
+outgrow it. Rules of its own: nesting depth, finite numbers, integers within 64 bits, and
+"integer" meaning a number written without a fraction. Kept at runtime, rather than depending on ``jsonschema``, because the subset is small
 and ``jsonschema`` brings three more packages into every user's environment for it.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from typing import Any
 
@@ -116,6 +118,9 @@ def _check(value: Any, schema: dict[str, Any], doc: str, path: str) -> None:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
         # Past 64 bits JSON readers disagree (and Python's float() overflows): no jitscope count gets there.
         raise Invalid(path, f"integer out of range: {_short(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        # Python's json reads NaN, Infinity and 1e999, which JSON does not have; jitscope writes null.
+        raise Invalid(path, f"not a finite number: {value}")
     if "const" in schema and not _same(value, schema["const"]):
         raise Invalid(path, f"must be {_short(schema['const'])}, got {_short(value)}")
     if "enum" in schema and not any(_same(value, e) for e in schema["enum"]):
