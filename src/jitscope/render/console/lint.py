@@ -32,7 +32,7 @@ def format_finding(f: Finding, *, snippet: bool = True, color: bool = False) -> 
     if not isinstance(src, str) or loc is None:
         return head
     src = src.expandtabs(1).rstrip()
-    col = max((loc.column or 1) - 1, 0)
+    col = min(max((loc.column or 1) - 1, 0), len(src))  # a column past the line (a hand-edited file) ends it
     end = (loc.end_column or col + 2) - 1 if (loc.end_line or loc.line) == loc.line else len(src)
     width = max(1, min(end, len(src)) - col)
     gutter = " " * len(str(loc.line))
