@@ -226,3 +226,14 @@ def test_non_finite_numbers_are_refused(literal, tmp_path):
     path.write_text(json.dumps(data).replace("12345.678", literal), encoding="utf-8")
     code, _, err = report(path, "html")
     assert code == 2 and err.count("\n") == 1 and "not a finite number" in err, err
+
+
+def test_huge_column_renders_small(tmp_path):
+    """A 2**62 column (valid per the schema) once made the console caret allocate gigabytes."""
+    data = json.loads((GOLD / "lint.json").read_text(encoding="utf-8"))
+    data["findings"][0]["location"]["column"] = 2**62
+    path = tmp_path / "col.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for fmt in FORMATS:
+        code, out, err = report(path, fmt)
+        assert code == 0 and len(out) < 100_000, (fmt, err)
