@@ -14,6 +14,7 @@ from typing import Any
 
 from ._pycode import entry_code
 from .collect.call_signature import call_signature_of
+from .collect.dump import DUMP_FILES as DUMP_FILES  # the files --dump may write, for the CLI's output check
 from .errors import UsageError
 from .model import Environment, Finding, Fix, Timing
 from .results.inspect import InspectResult

@@ -209,6 +209,29 @@ def resolve_target(text: str) -> Target:
     return Target(module, attr, obj)
 
 
+def module_file(text: str) -> str | None:
+    """The source file of the module of target ``text`` (``mod:fn`` or ``file.py:fn``), or None.
+
+    Found without running the module itself (``importlib.util.find_spec``; a dotted name's parent
+    packages are imported, as the import that follows would), so outputs can be checked against it
+    first. None when it cannot be found: resolving the target reports that properly.
+    """
+    mod_name, sep, _ = text.rpartition(":")
+    name = mod_name if sep else text
+    if not name:
+        return None
+    if name.endswith(".py") or os.sep in name or "/" in name:
+        return name if os.path.isfile(name) else None
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        spec = importlib.util.find_spec(name)
+    except (Exception, SystemExit):  # a parent package failing at import: reported by resolve_target
+        return None
+    origin = getattr(spec, "origin", None)
+    return origin if origin and os.path.isfile(origin) else None
+
+
 def resolve_callable(text: str) -> Callable[..., Any]:
     """Like ``resolve_target`` but the object must be callable."""
     target = resolve_target(text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
@@ -14,10 +15,42 @@ def add_json_option(p: argparse.ArgumentParser) -> None:
                    help="also write a self-contained HTML report (inline SVG charts, no network access)")
 
 
-def check_outputs(args: argparse.Namespace) -> None:
-    """Refuse unwritable ``--json`` / ``--html`` destinations before anything is measured or run."""
-    check_writable(args.json)
-    check_writable(args.html, "--html")
+def check_outputs(args: argparse.Namespace, *outputs: tuple[str, str | None] | tuple[str, str | None, str],
+                  inputs: Iterable[tuple[str, str | None]] = (), trees: Sequence[str] = ()) -> None:
+    """Refuse, before anything is measured or run, a ``--json`` / ``--html`` / other output (``outputs``:
+    ``(option, path)`` or ``(option, label, path)``) that cannot be written, that is one of the run's
+    ``inputs`` (``(what, path)``) or a ``*.py`` file under ``trees``, or that is another output of the run.
+    See ``cli/_outputs.py``."""
+    from ._outputs import guard_outputs
+
+    guard_outputs([("--json", getattr(args, "json", None)), ("--html", getattr(args, "html", None)), *outputs],
+                  inputs, trees)
+
+
+def target_inputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """The module files a run of inspect / compare / scale reads: ``target``, ``--inner``,
+    ``--variant NAME=MOD:FN`` and ``--args-from``, as ``(what, path)`` for :func:`check_outputs`."""
+    from ..targets import module_file
+
+    found: list[tuple[str, str | None]] = []
+    if getattr(args, "target", None):
+        found.append(("the target module", module_file(args.target)))
+    if getattr(args, "inner", None):
+        found.append(("the --inner module", module_file(args.inner)))
+    for item in getattr(args, "variant", None) or []:
+        found.append(("the --variant module", module_file(item.partition("=")[2])))
+    if getattr(args, "args_from", None):
+        found.append(("the --args-from module", module_file(args.args_from)))
+    return found
+
+
+def watched_inputs(target: str, module: bool) -> list[tuple[str, str | None]]:
+    """The file ``jitscope watch`` runs (the script, or the module's source), for :func:`check_outputs`."""
+    if not module:
+        return [("the watched script", target)]
+    from ..targets import module_file
+
+    return [("the watched module", module_file(target))]
 
 
 def write_output(path: str | os.PathLike[str], text: str) -> None:
@@ -57,27 +90,12 @@ def add_call_options(p: argparse.ArgumentParser) -> None:
 
 
 def check_writable(path: str | os.PathLike[str] | None, option: str = "--json", label: str | None = None) -> None:
-    """Fail early (``UsageError``, exit 2) when ``path`` cannot be written, BEFORE measuring.
+    """Fail early (``UsageError``, exit 2) when ``path`` cannot be written, BEFORE measuring, by trying.
 
-    The parent directory must exist and be writable, or be creatable (its nearest existing
-    ancestor is a writable directory); ``path`` itself must not be a directory. The message
-    reads ``OPTION LABEL: cannot write PATH: reason`` (``label`` defaults to ``path``).
+    The message reads ``OPTION LABEL: cannot write PATH: reason`` (``label`` defaults to ``path``).
+    Prefer :func:`check_outputs`, which also refuses outputs that are inputs of the run.
     """
-    from ..errors import UsageError
+    from ._outputs import try_write
 
-    if not path:
-        return
-    p = Path(path)
-    option = f"{option} {label if label is not None else path}"
-    if p.is_dir():
-        raise UsageError(f"{option}: cannot write {path}: is a directory")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise UsageError(f"{option}: cannot write {path}: permission denied")
-    parent = p.parent if str(p.parent) else Path(".")
-    ancestor = parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise UsageError(f"{option}: cannot write {path}: {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise UsageError(f"{option}: cannot write {path}: directory {ancestor} is not writable")
+    if path:
+        try_write(os.fspath(path), option, label)

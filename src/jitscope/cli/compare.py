@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from ._common import add_call_options, add_json_option, check_outputs, save_outputs
+from ._common import add_call_options, add_json_option, check_outputs, save_outputs, target_inputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--calls must be >= 1, got {args.calls}")
     if args.budget <= 0 or args.min_samples < 1:
         raise UsageError("--budget must be > 0 and --min-samples >= 1")
-    check_outputs(args)  # fail before measuring, not after
+    check_outputs(args, inputs=target_inputs(args))  # fail before measuring, not after
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
     variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names)

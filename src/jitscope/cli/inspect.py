@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from ._common import add_call_options, add_json_option, check_outputs, save_outputs
+from ._common import add_call_options, add_json_option, check_outputs, save_outputs, target_inputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +35,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.budget <= 0:
         raise UsageError(f"--budget {args.budget}: must be positive")
-    check_outputs(args)  # fail before measuring, not after
+    dump_files = [("--dump", args.dump, os.path.join(args.dump, name)) for name in _inspect.DUMP_FILES] \
+        if args.dump else []
+    check_outputs(args, *dump_files, inputs=target_inputs(args))  # fail before measuring, not after
     if args.dump:
         from pathlib import Path
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._common import add_json_option, check_outputs, check_writable, save_outputs, write_output
+from ._common import add_json_option, check_outputs, save_outputs, write_output
 
 
 def _codes(value: str) -> list[str]:
@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config and args.no_config:
         raise UsageError("--config and --no-config are mutually exclusive")
-    check_outputs(args)
-    check_writable(args.output_file, "--output-file")
+    check_outputs(args, ("--output-file", args.output_file), inputs=[("the --config file", args.config)]
+                  + [("a linted file", p) for p in args.paths], trees=args.paths)  # before anything is read
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config)

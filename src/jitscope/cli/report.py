@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..render import FORMATS
-from ._common import write_output
+from ._common import check_outputs, write_output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from ..render import check_format, format_for_path, render
     from ..results import load_result
 
+    check_outputs(args, ("-o", args.output), inputs=[("the result file", args.path)])  # never overwrite the input
     fmt = args.format or format_for_path(args.output)
     result = load_result(args.path)
     check_format(result.kind, fmt)  # before anything is written

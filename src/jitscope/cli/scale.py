@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_option, check_outputs, check_writable, save_outputs
+from ._common import add_json_option, check_outputs, save_outputs, target_inputs
 
 
 def _sizes(text: str) -> list[int]:
@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if args.budget <= 0:
         raise UsageError(f"--budget {args.budget}: must be positive")
     sizes = _sizes(args.sizes)
-    check_outputs(args)  # fail before measuring, not after
-    check_writable(f"{args.plot}.png" if args.plot else None, "--plot", args.plot)
+    plots = [("--plot", args.plot, f"{args.plot}.{ext}") for ext in ("png", "svg")] if args.plot else []
+    check_outputs(args, *plots, inputs=target_inputs(args))  # fail before measuring, not after
     if args.plot:
         from ..render.plot import _pyplot
 

@@ -7,7 +7,7 @@ import os
 import sys
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
-from ._common import add_json_option, check_writable, save_outputs, write_output
+from ._common import add_json_option, check_outputs, save_outputs, watched_inputs, write_output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,11 +53,10 @@ def run(args: argparse.Namespace) -> int:
     check_target(target, is_module)
     # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in,
     # and unwritable paths are refused before the program runs.
+    check_outputs(args, ("--trace", args.trace), ("--events", args.events), inputs=watched_inputs(target, is_module))
     for name in ("json", "html", "trace", "events"):
-        path = getattr(args, name)
-        if path:
-            check_writable(path, f"--{name}")
-            setattr(args, name, os.path.abspath(path))
+        if getattr(args, name):
+            setattr(args, name, os.path.abspath(getattr(args, name)))
     result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
                            max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile)
     code = result.exit_code or 0

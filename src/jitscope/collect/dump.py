@@ -14,6 +14,10 @@ from pathlib import Path
 from ..errors import UsageError
 from .lowering import Stages
 
+# Every file ``write_dump`` may write, so a caller can check them before anything is measured.
+DUMP_FILES = ("01_jaxpr.txt", "02_stablehlo.mlir", "03_hlo.before.txt", "04_hlo.after.txt",
+              "05_fusions.dot", "06_fusions.svg")
+
 
 def write_dump(stages: Stages, directory: str | Path, fusion_graph: str | None = None) -> list[str]:
     """Write the stage files into ``directory`` (created); return the paths written.
