@@ -71,7 +71,7 @@ CASES = [
      "the --variant module"),
     (["compare", "oi_prog:f", "--args-from", "pkg/oi_mod.py:args", "--json", "{out}"], "pkg/oi_mod.py",
      "the --args-from module"),
-    *[(["scale", "oi_prog.py:make", "--sizes", "4", opt, "{out}"], "oi_prog.py", "the target module")
+    *[(["scale", "oi_prog.py:make", "--sizes", "4,8", opt, "{out}"], "oi_prog.py", "the target module")
       for opt in ("--json", "--html")],
     *[(["watch", opt, "{out}", "oi_prog.py"], "oi_prog.py", "the watched script")
       for opt in ("--json", "--html", "--trace", "--events")],
@@ -106,7 +106,7 @@ def test_an_output_that_is_an_input_is_refused(tree, capsys, argv, victim, words
 OUTPUT_PAIRS = [
     (["inspect", "oi_prog.py:f", *CALL], "--json", "--html"),
     (["compare", "oi_prog.py:f", *CALL], "--html", "--json"),
-    (["scale", "oi_prog.py:make", "--sizes", "4"], "--json", "--html"),
+    (["scale", "oi_prog.py:make", "--sizes", "4,8"], "--json", "--html"),
     (["watch", "oi_prog.py"], "--events", "--trace"),
     (["watch", "oi_prog.py"], "--json", "--events"),
     (["lint", "oi_prog.py"], "--json", "--output-file"),
@@ -134,7 +134,7 @@ def test_inspect_dump_files_count_as_outputs(tree, capsys):
 
 def test_scale_plot_files_count_as_outputs(tree, capsys):
     (tree / "p.svg").symlink_to(tree / "oi_prog.py")
-    code = main(["scale", "oi_prog.py:make", "--sizes", "4", "--plot", "p"])
+    code = main(["scale", "oi_prog.py:make", "--sizes", "4,8", "--plot", "p"])
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and line == "jitscope: --plot p: would overwrite the target module oi_prog.py; choose another path"
 

@@ -61,14 +61,80 @@ def parse_arg_spec(text: str) -> ArraySpec | Any:
         if dtype is None:
             known = ", ".join(sorted(DTYPE_LONG))
             raise UsageError(f"arg spec '{text}': unknown dtype '{short}' (known: {known})")
-        shape = tuple(int(d) for d in dims.replace(" ", "").split(",") if d)
-        return ArraySpec(dtype, shape)
+        items = [d.strip() for d in dims.split(",")] if dims.strip() else []
+        if any(not d for d in items):
+            raise UsageError(f"arg spec '{text.strip()}': empty dimension; expected e.g. 'f32[1000,1000]'")
+        return ArraySpec(dtype, tuple(int(d) for d in items))
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+        return parse_literal(text, f"arg spec '{_clip(text)}'")
+    except ValueError:
         raise UsageError(
-            f"arg spec '{text}' does not parse: expected e.g. 'f32[1000,1000]', 'i32[]' or a Python literal"
+            f"arg spec '{_clip(text)}' does not parse: expected e.g. 'f32[1000,1000]', 'i32[]' or a Python literal"
         ) from None
+
+
+# Literal specs come from a command line: bounded so a pasted blob or a 20,000-deep literal is one
+# clear error, not a RecursionError / MemoryError from the parser.
+MAX_LITERAL_CHARS = 100_000
+MAX_LITERAL_DEPTH = 100
+
+
+def parse_literal(text: str, what: str) -> Any:
+    """``ast.literal_eval`` of a command-line value, with size and nesting limits.
+
+    Raises:
+        ValueError: ``text`` is not a Python literal (the caller decides what that means).
+        UsageError: a literal that is too long, nested too deeply, or unhashable where a dict key
+            or set item must be (``{[1]: 2}``); the message starts with ``what``.
+    """
+    if len(text) > MAX_LITERAL_CHARS:
+        raise UsageError(f"{what}: {len(text):,} characters, more than the {MAX_LITERAL_CHARS:,} accepted")
+    too_deep = UsageError(f"{what}: nested more than {MAX_LITERAL_DEPTH} levels deep")
+    if _bracket_depth(text) > MAX_LITERAL_DEPTH:
+        raise too_deep
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        raise ValueError(text) from None
+    except (RecursionError, MemoryError):  # e.g. 20,000 unary minus signs
+        raise too_deep from None
+    try:
+        return ast.literal_eval(tree)
+    except (ValueError, SyntaxError):
+        raise ValueError(text) from None
+    except TypeError as e:  # {[1]: 2}: a list as a dict key
+        raise UsageError(f"{what}: {e}") from None
+    except (RecursionError, MemoryError):
+        raise too_deep from None
+
+
+def _bracket_depth(text: str) -> int:
+    """Deepest nesting of ``([{`` outside string literals (the parser itself stops near 200)."""
+    depth = deepest = 0
+    quote = ""
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in ")]}":
+            depth -= 1
+        i += 1
+    return deepest
+
+
+def _clip(text: str, width: int = 60) -> str:
+    """``text`` shortened for a one-line message."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def parse_static(items: list[str] | None) -> dict[str, Any]:
@@ -77,10 +143,10 @@ def parse_static(items: list[str] | None) -> dict[str, Any]:
     for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name.strip().isidentifier():
-            raise UsageError(f"--static '{item}': expected name=value, e.g. --static n=100")
+            raise UsageError(f"--static '{_clip(item)}': expected name=value, e.g. --static n=100")
         try:
-            out[name.strip()] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
+            out[name.strip()] = parse_literal(value, f"--static {name.strip()}")
+        except ValueError:  # not a literal: passed as the string itself (--static mode=fast)
             out[name.strip()] = value
     check_hashable_static(out)
     return out
@@ -163,9 +229,9 @@ def _import_module(name: str) -> ModuleType:
             sys.path.insert(0, parent)
         try:
             spec.loader.exec_module(module)
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             del sys.modules[mod_name]
-            raise UsageError(f"importing '{name}' raised {type(e).__name__}: {e}") from None
+            raise UsageError(_import_failure(f"importing '{name}'", e)) from None
         return module
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -173,8 +239,16 @@ def _import_module(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:
         raise UsageError(f"cannot import module '{name}': {e}") from None
-    except Exception as e:
-        raise UsageError(f"importing module '{name}' raised {type(e).__name__}: {e}") from None
+    except (Exception, SystemExit) as e:
+        raise UsageError(_import_failure(f"importing module '{name}'", e)) from None
+
+
+def _import_failure(doing: str, e: BaseException) -> str:
+    """One line for a module that failed at import; ``sys.exit()`` at import is named as such."""
+    if isinstance(e, SystemExit):
+        return (f"{doing} called sys.exit({e.code!r}) at import; guard the script part of the module "
+                "with `if __name__ == \"__main__\":`")
+    return f"{doing} raised {type(e).__name__}: {e}"
 
 
 @dataclass
@@ -252,6 +326,8 @@ def args_from(text: str, seed: int = 0) -> tuple[tuple[Any, ...], dict[str, Any]
         takes_seed = False
     try:
         value = factory(seed=seed) if takes_seed else factory()
+    except SystemExit as e:
+        raise UsageError(f"--args-from '{text}' called sys.exit({e.code!r})") from None
     except Exception as e:
         raise UsageError(f"--args-from '{text}' raised {type(e).__name__}: {e}") from None
     if isinstance(value, dict):
@@ -284,4 +360,4 @@ def check_hashable_static(static: dict[str, Any]) -> None:
             hash(value)
         except TypeError:
             hint = "; pass a tuple" if isinstance(value, (list, tuple)) else ""
-            raise UsageError(f"static argument {name}={value!r} is unhashable{hint}") from None
+            raise UsageError(f"static argument {name}={_clip(repr(value))} is unhashable{hint}") from None

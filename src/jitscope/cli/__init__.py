@@ -13,14 +13,14 @@ import sys
 
 from .._version import __version__
 from ..errors import EXIT_USAGE, JitscopeError
+from ._common import one_line
 
 COMMANDS = ("demo", "compare", "watch", "inspect", "scale", "lint", "rules", "report")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every usage error
-        self.print_usage(sys.stderr)
-        print(f"jitscope: {message}", file=sys.stderr)
+    def error(self, message: str) -> None:  # one line, exit 2, like every usage error; usage only with --help
+        print(f"jitscope: {one_line(message)} (see '{self.prog} --help')", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 
@@ -41,12 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
+        print(f"jitscope: give a command: {', '.join(COMMANDS)} (see 'jitscope --help')", file=sys.stderr)
         return EXIT_USAGE
     try:
         return int(args.func(args) or 0)
     except JitscopeError as e:
-        print(f"jitscope: {e}", file=sys.stderr)
+        print(f"jitscope: {one_line(e)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("jitscope: interrupted", file=sys.stderr)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 
@@ -79,6 +80,37 @@ def save_outputs(result: object, args: argparse.Namespace) -> None:
         write_output(args.html, render(result, "html"))  # type: ignore[arg-type]
 
 
+def one_line(text: object) -> str:
+    """Fold a multi-line message (an exception's text, a user program's error) into one ``jitscope:`` line."""
+    return " ".join(str(text).split())
+
+
+def seconds(text: str) -> float:
+    """argparse type of a time budget: a finite number of seconds > 0 (``nan``, ``inf``, ``0`` refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got '{text}'")
+    return value
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """argparse type of an integer option that must be ``>= minimum`` (``--repeats``, ``--seed``, ...)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got '{text}'") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
 def add_call_options(p: argparse.ArgumentParser) -> None:
     """--arg / --static / --args-from / --seed, as parsed by jitscope.targets.build_call."""
     p.add_argument("--arg", action="append", metavar="SPEC", default=[],
@@ -86,7 +118,7 @@ def add_call_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--static", action="append", metavar="NAME=VALUE", default=[],
                    help="keyword argument passed as a static value (Python literal)")
     p.add_argument("--args-from", metavar="MOD:FACTORY", help="call FACTORY() (or FACTORY(seed=...)) for the arguments")
-    p.add_argument("--seed", type=int, default=0, help="seed for random inputs (default 0)")
+    p.add_argument("--seed", type=count(0), default=0, help="seed for random inputs (default 0)")
 
 
 def check_writable(path: str | os.PathLike[str] | None, option: str = "--json", label: str | None = None) -> None:

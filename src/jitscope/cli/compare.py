@@ -12,7 +12,16 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from ._common import add_call_options, add_json_option, check_outputs, save_outputs, target_inputs
+from ._common import (
+    add_call_options,
+    add_json_option,
+    check_outputs,
+    count,
+    one_line,
+    save_outputs,
+    seconds,
+    target_inputs,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,11 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="an extra variant, called as is (a jax.jit object counts as jitted); repeatable")
     p.add_argument("--reference", metavar="NAME", help="variant to compare outputs and speedups against "
                    "(default: the first eager variant)")
-    p.add_argument("--calls", type=int, metavar="N", help="workload length for the recommendation "
+    p.add_argument("--calls", type=count(1), metavar="N", help="workload length for the recommendation "
                    "(default: steady state)")
-    p.add_argument("--budget", type=float, default=0.5, metavar="SECONDS",
+    p.add_argument("--budget", type=seconds, default=0.5, metavar="SECONDS",
                    help="steady-state sampling time per variant (default 0.5)")
-    p.add_argument("--min-samples", type=int, default=5, metavar="N", help="minimum steady samples (default 5)")
+    p.add_argument("--min-samples", type=count(1), default=5, metavar="N", help="minimum steady samples (default 5)")
     p.add_argument("--no-phases", action="store_true",
                    help="skip the ahead-of-time trace/lower/compile split (saves one compile per jitted variant)")
     add_call_options(p)
@@ -48,10 +57,6 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show
     from ..targets import build_call, parse_static
 
-    if args.calls is not None and args.calls < 1:
-        raise UsageError(f"--calls must be >= 1, got {args.calls}")
-    if args.budget <= 0 or args.min_samples < 1:
-        raise UsageError("--budget must be > 0 and --min-samples >= 1")
     check_outputs(args, inputs=target_inputs(args))  # fail before measuring, not after
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
@@ -67,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
                             keep_partial_on_interrupt=True)
     show(result)  # the measurements reach the terminal even if the save fails
     for line in result.errors:
-        print(f"jitscope: {line}", file=sys.stderr)
+        print(f"jitscope: {one_line(line)}", file=sys.stderr)
     save_outputs(result, args)
     if result.interrupted:
         return 130

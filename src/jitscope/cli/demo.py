@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
-from ._common import add_json_option, check_outputs, save_outputs
+from ._common import add_json_option, check_outputs, one_line, save_outputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     save_outputs(result, args)
     for case in result.cases:
         if case.error is not None:
-            print(f"jitscope: case study '{case.name}' failed: {case.error}", file=sys.stderr)
+            print(f"jitscope: case study '{case.name}' failed: {one_line(case.error)}", file=sys.stderr)
     if result.interrupted:
         print("jitscope: interrupted", file=sys.stderr)
         return 130

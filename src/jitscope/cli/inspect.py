@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._common import add_call_options, add_json_option, check_outputs, save_outputs, target_inputs
+from ._common import add_call_options, add_json_option, check_outputs, one_line, save_outputs, seconds, target_inputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                  "04_hlo.after.txt, 05_fusions.dot (+ .svg with graphviz)")
     p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
-    p.add_argument("--budget", type=float, default=0.3, metavar="SECONDS",
+    p.add_argument("--budget", type=seconds, default=0.3, metavar="SECONDS",
                    help="time spent sampling the steady-state run (default 0.3)")
     p.set_defaults(func=run)
 
@@ -33,8 +33,6 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show
     from ..targets import build_call, parse_static, resolve_target
 
-    if args.budget <= 0:
-        raise UsageError(f"--budget {args.budget}: must be positive")
     dump_files = [("--dump", args.dump, os.path.join(args.dump, name)) for name in _inspect.DUMP_FILES] \
         if args.dump else []
     check_outputs(args, *dump_files, inputs=target_inputs(args))  # fail before measuring, not after
@@ -57,6 +55,6 @@ def run(args: argparse.Namespace) -> int:
     save_outputs(result, args)
     if result.status != "ok":
         finding = result.findings[0]
-        print(f"jitscope: tracing {args.target} failed: {finding.message}", file=sys.stderr)
+        print(f"jitscope: tracing {args.target} failed: {one_line(finding.message)}", file=sys.stderr)
         return EXIT_FINDINGS
     return 0

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_option, check_outputs, save_outputs, target_inputs
+from ._common import add_json_option, check_outputs, count, save_outputs, seconds, target_inputs
 
 
 def _sizes(text: str) -> list[int]:
     from ..errors import UsageError
 
     try:
-        sizes = [int(s) for s in text.replace(" ", "").split(",") if s]
-    except ValueError:
+        sizes = [int(s) for s in text.replace(" ", "").split(",")]
+    except ValueError:  # also an empty item: 4,8,,
         raise UsageError(f"--sizes '{text}': expected comma-separated integers, e.g. 100,200,400") from None
+    if any(n <= 0 for n in sizes) or len(set(sizes)) < 2:
+        raise UsageError(f"--sizes '{text}': need at least two distinct positive sizes")
     return sizes
 
 
@@ -25,9 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "compile growth.")
     p.add_argument("target", metavar="MODULE:FACTORY", help="make(n) returning (fn, args) or (fn, args, kwargs)")
     p.add_argument("--sizes", default="100,200,400,800,1600", help="comma-separated sizes (default 100,...,1600)")
-    p.add_argument("--repeats", type=int, default=1, help="cold compiles per size; the minimum is used (default 1)")
+    p.add_argument("--repeats", type=count(1), default=1, help="cold compiles per size; the minimum is used (default 1)")
     p.add_argument("--no-run", action="store_true", help="do not time the compiled function's run")
-    p.add_argument("--budget", type=float, default=0.1, metavar="SECONDS",
+    p.add_argument("--budget", type=seconds, default=0.1, metavar="SECONDS",
                    help="time spent sampling each size's steady run (default 0.1)")
     p.add_argument("--plot", metavar="PREFIX", help="write a log-log plot to PREFIX.png and PREFIX.svg (matplotlib)")
     add_json_option(p)
@@ -40,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show
     from ..targets import resolve_callable
 
-    if args.budget <= 0:
-        raise UsageError(f"--budget {args.budget}: must be positive")
     sizes = _sizes(args.sizes)
     plots = [("--plot", args.plot, f"{args.plot}.{ext}") for ext in ("png", "svg")] if args.plot else []
     check_outputs(args, *plots, inputs=target_inputs(args))  # fail before measuring, not after
