@@ -145,6 +145,21 @@ def test_a_new_output_beside_the_inputs_still_works(tree, capsys):
     assert (tree / "pkg" / "new.json").is_file() and (tree / "new.txt").is_file()
 
 
+def test_dev_null_takes_every_output_and_stays_a_device(tree, capsys):
+    import stat
+
+    code = main(["lint", "oi_prog.py", "--no-config", "--json", "/dev/null", "--html", "/dev/null", "-o", "/dev/null"])
+    assert code in (0, 1), capsys.readouterr().err
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_json_through_a_symlink_writes_the_target_and_keeps_the_link(tree, capsys):
+    (tree / "real.json").write_text("old\n")
+    (tree / "out.json").symlink_to(tree / "real.json")
+    assert main(["lint", "oi_prog.py", "--no-config", "--json", "out.json"]) in (0, 1), capsys.readouterr().err
+    assert (tree / "out.json").is_symlink() and '"kind": "lint"' in (tree / "real.json").read_text()
+
+
 def test_watch_events_on_the_script_in_a_real_process(cli, tree):
     """The issue's first report: ``watch --events prog.py prog.py`` emptied the script and exited 0."""
     before = (tree / "oi_prog.py").read_bytes()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 
@@ -58,8 +59,9 @@ def guard_outputs(outputs: Iterable[tuple[str, str | None] | tuple[str, str | No
                 if real.startswith(tree.rstrip(os.sep) + os.sep):
                     raise UsageError(f"{option} {label}: would overwrite a linted file ({path}); "
                                      "choose another path")
+        special = os.path.exists(real) and not os.path.isfile(real)  # /dev/null may take every output
         for other_option, other_label, other_real in seen:
-            if real == other_real:
+            if real == other_real and not special:
                 raise UsageError(f"{option} {label}: same file as {other_option} {other_label}; "
                                  "give each output its own path")
         try_write(path, option, label)
@@ -75,6 +77,14 @@ def try_write(path: str, option: str = "--json", label: str | None = None) -> No
     head = f"{option} {label if label is not None else path}: cannot write {path}"
     if os.path.isdir(path):
         raise UsageError(f"{head}: is a directory")
+    if os.path.exists(path) and not os.path.isfile(path):  # /dev/null, a FIFO: written in place
+        if stat.S_ISCHR(os.stat(path).st_mode):
+            try:
+                with open(path, "ab"):
+                    pass
+            except OSError as e:
+                raise UsageError(f"{head}: {e.strerror or e}") from None
+        return  # a FIFO would block until read: the write itself will tell
     parent = os.path.dirname(os.path.abspath(path))
     ancestor = parent
     while not os.path.lexists(ancestor) and ancestor != os.path.dirname(ancestor):

@@ -49,6 +49,15 @@ class Result(Record):
         """
         text = self.to_json() + "\n"
         p = Path(path)
+        if p.is_symlink():  # write through the link, as a shell redirect does, never replace the link
+            p = Path(os.path.realpath(p))
+        if p.exists() and not p.is_file():  # /dev/null, a FIFO: write to it, never replace it by a file
+            try:
+                with open(p, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError as e:
+                raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+            return
         tmp = p.with_name(p.name + ".tmp")
         try:
             if p.parent and not p.parent.exists():
