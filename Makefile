@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 BUILD  := build
 
-.PHONY: demo test test-slow quick lint bench docs clean chromium
+.PHONY: demo test test-slow test-matrix quick lint bench docs clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,19 @@ quick: $(VENV)/.installed-run
 ## test: the suite (real JAX on CPU, real subprocesses, headless chromium); `slow` tests excluded
 test: $(VENV)/.installed-test chromium
 	JAX_PLATFORMS=cpu $(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow"
+
+## test-matrix: the JAX-touching tests on older JAX releases, each in its own venv (.venv-jax-<version>)
+MATRIX_JAX ?= 0.8.3 0.6.2
+MATRIX_TESTS := tests/test_watch_api.py tests/test_inspect.py tests/test_compare.py tests/test_scale.py \
+	tests/test_watch_cli.py tests/test_watch_truth.py
+test-matrix:
+	@for v in $(MATRIX_JAX); do \
+	  test -x .venv-jax-$$v/bin/python || { $(PYTHON) -m venv .venv-jax-$$v && \
+	    .venv-jax-$$v/bin/pip install -q "jax==$$v" "jaxlib==$$v" numpy rich pytest pytest-xdist jsonschema \
+	      hypothesis && .venv-jax-$$v/bin/pip install -q --no-deps -e .; } || exit 1; \
+	  echo "== JAX $$v"; JAX_PLATFORMS=cpu .venv-jax-$$v/bin/python -m pytest -q -n 2 -p no:cacheprovider \
+	    $(MATRIX_TESTS) || status=1; \
+	done; exit $${status:-0}
 
 ## test-slow: only the long fuzzing runs (thousands of mutated results per kind)
 test-slow: $(VENV)/.installed-test

@@ -52,7 +52,7 @@ def test_explain_logger_carries_cache_miss_text():
         def emit(self, record):
             records.append(record.getMessage())
 
-    logger = logging.getLogger(compat.EXPLAIN_LOGGER)
+    logger = logging.getLogger(compat.EXPLAIN_LOGGER)  # 0.10: the tracing cache logs from partial_eval
     h = H()
     logger.addHandler(h)
     prev = jax.config.jax_explain_cache_misses

@@ -10,7 +10,22 @@ from __future__ import annotations
 import os
 import sys
 
-TESTED_JAX = (">=0.10.0", "<0.11")
+TESTED_JAX = (">=0.10.0", "<0.11")  # the whole suite; `make test-matrix` runs the JAX-touching tests on 0.8.3, 0.6.2
+FULLY_TESTED_MINOR = (0, 10)
+
+
+def version_notice() -> str | None:
+    """One line when the installed JAX is outside the fully tested release, else None."""
+    import jax
+
+    try:
+        minor = tuple(int(p) for p in jax.__version__.split(".")[:2])
+    except ValueError:
+        return None
+    if minor == FULLY_TESTED_MINOR:
+        return None
+    return (f"JAX {jax.__version__} is outside jitscope's fully tested release (0.10.x): counts and reasons "
+            "work, some explanations and rarer compile forms may be missing (README: 'JAX versions')")
 
 # --- watch: compile-event capture -------------------------------------------
 # Checked on JAX 0.10.2. jax.monitoring tells *that* a trace/lower/compile happened and
@@ -23,8 +38,10 @@ TESTED_JAX = (">=0.10.0", "<0.11")
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-# Logger that carries ``jax_explain_cache_misses`` text ("TRACING CACHE MISS at ...").
-EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+# Loggers that carry ``jax_explain_cache_misses`` text ("TRACING CACHE MISS at ..."): partial_eval
+# since 0.9 (the tracing cache moved there), pjit in 0.6-0.8. The handler is attached to each.
+EXPLAIN_LOGGERS = ("jax._src.interpreters.partial_eval", "jax._src.pjit")
+EXPLAIN_LOGGER = EXPLAIN_LOGGERS[0]
 # Loggers that explain mode raises to WARNING for persistent-cache misses/writes.
 EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 
@@ -58,6 +75,47 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
 
 
 _HIDDEN: list[bool] = []
+
+
+def jaxprs_in_params(params: dict) -> list:
+    """The sub-jaxprs of an equation's params (scan/cond/while/pjit bodies), as open ``Jaxpr`` objects.
+
+    Public ``jax.extend.core.jaxprs_in_params`` where it exists (0.9+); ``jax._src.core``'s in 0.6-0.8.
+    """
+    from jax.extend import core as jc
+
+    public = getattr(jc, "jaxprs_in_params", None)
+    if public is not None:
+        return list(public(params))
+    from jax._src import core
+
+    return list(core.jaxprs_in_params(params))
+
+
+_UNREGISTER = {  # listener kind -> (public name, 0.6's private by-callback name)
+    "duration": ("unregister_event_duration_listener", "_unregister_event_duration_listener_by_callback"),
+    "event": ("unregister_event_listener", "_unregister_event_listener_by_callback"),
+    "span": ("unregister_event_time_span_listener", "_unregister_event_time_span_listener_by_callback"),
+}
+
+
+def unregister_listener(kind: str, callback: object) -> None:
+    """Remove a ``jax.monitoring`` listener (``kind``: duration, event, span). Public since 0.7; 0.6 has
+    only private by-callback functions. A listener that is not registered is ignored."""
+    from jax import monitoring
+
+    public, private = _UNREGISTER[kind]
+    fn = getattr(monitoring, public, None)
+    if fn is None:
+        from jax._src import monitoring as private_monitoring
+
+        fn = getattr(private_monitoring, private, None)
+    if fn is None:
+        return
+    try:
+        fn(callback)
+    except (AssertionError, ValueError, KeyError):
+        pass
 
 
 def _hide_this_file_from_jax() -> None:

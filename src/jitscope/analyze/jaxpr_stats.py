@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._jaxcompat import jaxprs_in_params
 from .._pycode import code_objects, functions_reached
 from .._serde import Record
 from ..model import Location
@@ -80,7 +81,6 @@ def _nbytes(value: Any) -> int:
 
 def walk_bodies(jaxpr: Any):
     """Yield ``(path, jaxpr, uses)`` for the top-level jaxpr and every distinct nested body."""
-    from jax.extend import core as jc
 
     counts: dict[int, int] = {}
     order: list[tuple[str, Any]] = []
@@ -93,7 +93,7 @@ def walk_bodies(jaxpr: Any):
         counts[id(jx)] = uses
         order.append((path, jx))
         for eqn in jx.eqns:
-            for sub in jc.jaxprs_in_params(eqn.params):
+            for sub in jaxprs_in_params(eqn.params):
                 name = eqn.primitive.name
                 stack.append((f"{path}/{name}" if path else name, sub, uses))
     for path, jx in order:

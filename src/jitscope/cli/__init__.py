@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         print(f"jitscope: give a command: {', '.join(COMMANDS)} (see jitscope --help)", file=sys.stderr)
         return EXIT_USAGE
+    if args.command in ("demo", "compare", "watch", "inspect", "scale"):
+        _version_notice()
     try:
         return int(args.func(args) or 0)
     except JitscopeError as e:
@@ -52,3 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("jitscope: interrupted", file=sys.stderr)
         return 130
+
+
+def _version_notice() -> None:
+    """Say once, on one line, when the installed JAX is outside the fully tested release."""
+    try:
+        from .._jaxcompat import version_notice
+
+        line = version_notice()
+    except Exception:  # noqa: BLE001 - a notice must never stop a command (jax may be broken: it says so itself)
+        return
+    if line:
+        print(f"jitscope: note: {line}", file=sys.stderr)

@@ -293,15 +293,17 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         monitoring.register_event_time_span_listener(_on_span)
         monitoring.register_event_listener(_on_event)
         monitoring.register_event_duration_secs_listener(_on_duration)
-        if explain:
-            logger = logging.getLogger(compat.EXPLAIN_LOGGER)
+        if explain and hasattr(jax.config, "jax_explain_cache_misses"):
+            loggers = [logging.getLogger(name) for name in compat.EXPLAIN_LOGGERS]
             was_on = bool(jax.config.jax_explain_cache_misses)
-            _explain_saved[:] = [was_on, logger.propagate]
-            logger.addHandler(_explain_handler)
+            _explain_saved[:] = [was_on, [lg.propagate for lg in loggers]]
+            for lg in loggers:
+                lg.addHandler(_explain_handler)
             if not was_on:
                 # Our handler takes the text; don't spray the user's stderr with it (nor with the
                 # persistent-cache lines explain mode promotes to WARNING).
-                logger.propagate = False
+                for lg in loggers:
+                    lg.propagate = False
                 for name in compat.EXPLAIN_NOISY_LOGGERS:
                     noisy = logging.getLogger(name)
                     _explain_saved.append((noisy, noisy.propagate))
@@ -320,7 +322,6 @@ def unsubscribe(sub: Subscriber) -> None:
     """Stop delivering to ``sub``: first emits every still-pending record, then, for the last
     subscriber, removes the hooks and restores ``jax_explain_cache_misses``."""
     import jax
-    from jax import monitoring
 
     with _lock:
         pending = list(_open_records.values())
@@ -333,18 +334,14 @@ def unsubscribe(sub: Subscriber) -> None:
             return
         while _uninstall:
             _uninstall.pop()()
-        for unreg, cb in ((monitoring.unregister_event_time_span_listener, _on_span),
-                          (monitoring.unregister_event_listener, _on_event),
-                          (monitoring.unregister_event_duration_listener, _on_duration)):
-            try:
-                unreg(cb)
-            except (AssertionError, ValueError):
-                pass
-        logger = logging.getLogger(compat.EXPLAIN_LOGGER)
-        if _explain_handler in logger.handlers:
-            logger.removeHandler(_explain_handler)
-            was_on, propagate, *noisy = _explain_saved
-            logger.propagate = propagate
+        for kind, cb in (("span", _on_span), ("event", _on_event), ("duration", _on_duration)):
+            compat.unregister_listener(kind, cb)
+        loggers = [logging.getLogger(name) for name in compat.EXPLAIN_LOGGERS]
+        if _explain_handler in loggers[0].handlers:
+            was_on, propagates, *noisy = _explain_saved
+            for lg, propagate in zip(loggers, propagates):
+                lg.removeHandler(_explain_handler)
+                lg.propagate = propagate
             for noisy_logger, noisy_propagate in noisy:
                 noisy_logger.propagate = noisy_propagate
                 noisy_logger.removeHandler(_null_handler)

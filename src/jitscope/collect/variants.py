@@ -235,9 +235,9 @@ class CompileCounter:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        import jax.monitoring
+        from .._jaxcompat import unregister_listener
 
-        jax.monitoring.unregister_event_duration_listener(self)
+        unregister_listener("duration", self)
 
 
 def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
