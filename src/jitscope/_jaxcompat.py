@@ -198,3 +198,56 @@ def unwrap_jit(fn: object) -> tuple[object, tuple[int, ...], tuple[str, ...]] | 
         return None
     return (wrapped, tuple(getattr(info, "static_argnums", ()) or ()),
             tuple(getattr(info, "static_argnames", ()) or ()))
+
+
+# --- capability table ----------------------------------------------------------
+# Each private hook above is feature-detected here (not by JAX version), so a JAX that
+# moved one disables only the capability that needs it. Names and what each one enables:
+CAPABILITY_USES = {
+    "jit_call_hook": "watch: which function and arguments caused each compile (jax._src.pjit._infer_params)",
+    "hide_frames": "watch/inspect: jitscope's own frame hidden from JAX call sites "
+                   "(jax._src.source_info_util / traceback_util.register_exclusion)",
+    "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
+    "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
+}
+
+
+def capabilities() -> dict[str, tuple[bool, str]]:
+    """Which private hooks this JAX offers: ``{name: (available, why)}``; never raises."""
+    out: dict[str, tuple[bool, str]] = {}
+
+    def check(name: str, probe) -> None:  # type: ignore[no-untyped-def]
+        try:
+            why = probe()
+        except Exception as e:  # any failure means: this hook is unavailable, say why
+            out[name] = (False, f"{type(e).__name__}: {e}")
+            return
+        out[name] = (why is None, why or "ok")
+
+    def jit_call_hook() -> str | None:
+        from jax._src import pjit
+        return None if callable(getattr(pjit, "_infer_params", None)) else \
+            "jax._src.pjit._infer_params is missing"
+
+    def hide_frames() -> str | None:
+        from jax._src import source_info_util, traceback_util
+        for mod in (source_info_util, traceback_util):
+            if not callable(getattr(mod, "register_exclusion", None)):
+                return f"{mod.__name__}.register_exclusion is missing"
+        return None
+
+    def unwrap() -> str | None:
+        import jax
+        f = jax.jit(lambda x: x)
+        return None if unwrap_jit(f) is not None else "jax.jit objects have no _jit_info"
+
+    def monitoring() -> str | None:
+        import jax.monitoring as m
+        return None if callable(getattr(m, "register_event_duration_secs_listener", None)) else \
+            "jax.monitoring.register_event_duration_secs_listener is missing"
+
+    check("jit_call_hook", jit_call_hook)
+    check("hide_frames", hide_frames)
+    check("unwrap_jit", unwrap)
+    check("monitoring", monitoring)
+    return out
