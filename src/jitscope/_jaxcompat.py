@@ -29,6 +29,11 @@ EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
 EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 
 
+# The private name wrapped below; a test renames it to simulate a JAX that moved it (deleting
+# it would break JAX itself, which calls it by its global name).
+_PJIT_HOOK = "_infer_params"
+
+
 def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
     """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
@@ -36,10 +41,16 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
     the user passed to ``jax.jit`` (possibly a ``functools.partial``).
     """
-    from jax._src import pjit
-
     _hide_this_file_from_jax()
-    original = pjit._infer_params
+    try:
+        from jax._src import pjit
+
+        original = getattr(pjit, _PJIT_HOOK)
+    except (ImportError, AttributeError) as e:
+        # A JAX that moved this hook: watch still counts compiles via jax.monitoring, it just
+        # cannot name the arguments that caused them. Say so once, never crash the program.
+        _say_missing("jit_call_hook", e)
+        return lambda: None
 
     def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
         token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
@@ -48,11 +59,11 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
         finally:
             on_exit(token)
 
-    pjit._infer_params = _infer_params
+    setattr(pjit, _PJIT_HOOK, _infer_params)
 
     def uninstall() -> None:
-        if pjit._infer_params is _infer_params:
-            pjit._infer_params = original
+        if getattr(pjit, _PJIT_HOOK, None) is _infer_params:
+            setattr(pjit, _PJIT_HOOK, original)
 
     return uninstall
 
@@ -65,11 +76,32 @@ def _hide_this_file_from_jax() -> None:
     jitscope's gallery programs are user code for ``inspect``)."""
     if _HIDDEN:
         return
-    from jax._src import source_info_util, traceback_util
-
-    source_info_util.register_exclusion(__file__)
-    traceback_util.register_exclusion(__file__)
     _HIDDEN.append(True)
+    try:
+        from jax._src import source_info_util, traceback_util
+
+        source_info_util.register_exclusion(__file__)
+        traceback_util.register_exclusion(__file__)
+    except (ImportError, AttributeError) as e:  # cosmetic: call sites may show jitscope's frame
+        _say_missing("hide_frames", e)
+
+
+_SAID: set[str] = set()
+
+
+def _say_missing(capability: str, err: BaseException) -> None:
+    """One line on stderr, once per capability, naming what a missing JAX hook disables."""
+    if capability in _SAID:
+        return
+    _SAID.add(capability)
+    try:
+        import jax
+
+        ver = jax.__version__
+    except Exception:
+        ver = "?"
+    print(f"jitscope: JAX {ver} (tested {' '.join(TESTED_JAX)}) lacks a hook ({err}); disabled: "
+          f"{CAPABILITY_USES.get(capability, capability)}", file=sys.stderr)
 
 
 def array_committed(x: object) -> bool:
@@ -226,8 +258,8 @@ def capabilities() -> dict[str, tuple[bool, str]]:
 
     def jit_call_hook() -> str | None:
         from jax._src import pjit
-        return None if callable(getattr(pjit, "_infer_params", None)) else \
-            "jax._src.pjit._infer_params is missing"
+        return None if callable(getattr(pjit, _PJIT_HOOK, None)) else \
+            f"jax._src.pjit.{_PJIT_HOOK} is missing"
 
     def hide_frames() -> str | None:
         from jax._src import source_info_util, traceback_util
