@@ -67,3 +67,10 @@ bench: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) $(BUILD) .pytest_cache
+
+# A wheel and an sdist in dist/ (never committed) that pass twine check.
+package-check: $(VENV)/.installed-test
+	rm -rf dist
+	$(VENV)/bin/python -m pip install -q build twine
+	$(VENV)/bin/python -m build --outdir dist .
+	$(VENV)/bin/python -m twine check dist/*

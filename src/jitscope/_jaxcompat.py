@@ -46,6 +46,11 @@ EXPLAIN_LOGGER = EXPLAIN_LOGGERS[0]
 EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 
 
+# The private name wrapped below; a test renames it to simulate a JAX that moved it (deleting
+# it would break JAX itself, which calls it by its global name).
+_PJIT_HOOK = "_infer_params"
+
+
 def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
     """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
@@ -53,10 +58,16 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
     the user passed to ``jax.jit`` (possibly a ``functools.partial``).
     """
-    from jax._src import pjit
-
     _hide_this_file_from_jax()
-    original = pjit._infer_params
+    try:
+        from jax._src import pjit
+
+        original = getattr(pjit, _PJIT_HOOK)
+    except (ImportError, AttributeError) as e:
+        # A JAX that moved this hook: watch still counts compiles via jax.monitoring, it just
+        # cannot name the arguments that caused them. Say so once, never crash the program.
+        _say_missing("jit_call_hook", e)
+        return lambda: None
 
     def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
         token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
@@ -65,11 +76,11 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
         finally:
             on_exit(token)
 
-    pjit._infer_params = _infer_params
+    setattr(pjit, _PJIT_HOOK, _infer_params)
 
     def uninstall() -> None:
-        if pjit._infer_params is _infer_params:
-            pjit._infer_params = original
+        if getattr(pjit, _PJIT_HOOK, None) is _infer_params:
+            setattr(pjit, _PJIT_HOOK, original)
 
     return uninstall
 
@@ -123,11 +134,32 @@ def _hide_this_file_from_jax() -> None:
     jitscope's gallery programs are user code for ``inspect``)."""
     if _HIDDEN:
         return
-    from jax._src import source_info_util, traceback_util
-
-    source_info_util.register_exclusion(__file__)
-    traceback_util.register_exclusion(__file__)
     _HIDDEN.append(True)
+    try:
+        from jax._src import source_info_util, traceback_util
+
+        source_info_util.register_exclusion(__file__)
+        traceback_util.register_exclusion(__file__)
+    except (ImportError, AttributeError) as e:  # cosmetic: call sites may show jitscope's frame
+        _say_missing("hide_frames", e)
+
+
+_SAID: set[str] = set()
+
+
+def _say_missing(capability: str, err: BaseException) -> None:
+    """One line on stderr, once per capability, naming what a missing JAX hook disables."""
+    if capability in _SAID:
+        return
+    _SAID.add(capability)
+    try:
+        import jax
+
+        ver = jax.__version__
+    except Exception:
+        ver = "?"
+    print(f"jitscope: JAX {ver} (tested {' '.join(TESTED_JAX)}) lacks a hook ({err}); disabled: "
+          f"{CAPABILITY_USES.get(capability, capability)}", file=sys.stderr)
 
 
 def array_committed(x: object) -> bool:
@@ -256,3 +288,56 @@ def unwrap_jit(fn: object) -> tuple[object, tuple[int, ...], tuple[str, ...]] | 
         return None
     return (wrapped, tuple(getattr(info, "static_argnums", ()) or ()),
             tuple(getattr(info, "static_argnames", ()) or ()))
+
+
+# --- capability table ----------------------------------------------------------
+# Each private hook above is feature-detected here (not by JAX version), so a JAX that
+# moved one disables only the capability that needs it. Names and what each one enables:
+CAPABILITY_USES = {
+    "jit_call_hook": "watch: which function and arguments caused each compile (jax._src.pjit._infer_params)",
+    "hide_frames": "watch/inspect: jitscope's own frame hidden from JAX call sites "
+                   "(jax._src.source_info_util / traceback_util.register_exclusion)",
+    "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
+    "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
+}
+
+
+def capabilities() -> dict[str, tuple[bool, str]]:
+    """Which private hooks this JAX offers: ``{name: (available, why)}``; never raises."""
+    out: dict[str, tuple[bool, str]] = {}
+
+    def check(name: str, probe) -> None:  # type: ignore[no-untyped-def]
+        try:
+            why = probe()
+        except Exception as e:  # any failure means: this hook is unavailable, say why
+            out[name] = (False, f"{type(e).__name__}: {e}")
+            return
+        out[name] = (why is None, why or "ok")
+
+    def jit_call_hook() -> str | None:
+        from jax._src import pjit
+        return None if callable(getattr(pjit, _PJIT_HOOK, None)) else \
+            f"jax._src.pjit.{_PJIT_HOOK} is missing"
+
+    def hide_frames() -> str | None:
+        from jax._src import source_info_util, traceback_util
+        for mod in (source_info_util, traceback_util):
+            if not callable(getattr(mod, "register_exclusion", None)):
+                return f"{mod.__name__}.register_exclusion is missing"
+        return None
+
+    def unwrap() -> str | None:
+        import jax
+        f = jax.jit(lambda x: x)
+        return None if unwrap_jit(f) is not None else "jax.jit objects have no _jit_info"
+
+    def monitoring() -> str | None:
+        import jax.monitoring as m
+        return None if callable(getattr(m, "register_event_duration_secs_listener", None)) else \
+            "jax.monitoring.register_event_duration_secs_listener is missing"
+
+    check("jit_call_hook", jit_call_hook)
+    check("hide_frames", hide_frames)
+    check("unwrap_jit", unwrap)
+    check("monitoring", monitoring)
+    return out

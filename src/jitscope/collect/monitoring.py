@@ -290,9 +290,12 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         if len(_subscribers) > 1:
             return
         _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit))
-        monitoring.register_event_time_span_listener(_on_span)
-        monitoring.register_event_listener(_on_event)
-        monitoring.register_event_duration_secs_listener(_on_duration)
+        for name, cb in (("register_event_time_span_listener", _on_span),
+                         ("register_event_listener", _on_event),
+                         ("register_event_duration_secs_listener", _on_duration)):
+            register = getattr(monitoring, name, None)  # feature-detected: `jitscope doctor` lists what is missing
+            if register is not None:
+                register(cb)
         if explain and hasattr(jax.config, "jax_explain_cache_misses"):
             loggers = [logging.getLogger(name) for name in compat.EXPLAIN_LOGGERS]
             was_on = bool(jax.config.jax_explain_cache_misses)
