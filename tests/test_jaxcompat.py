@@ -23,6 +23,8 @@ def test_installed_jax_satisfies_the_pin_and_the_notice_follows_the_tested_relea
     assert _version_tuple(lo) <= _version_tuple(jax.__version__)
     assert _jaxcompat.version_notice() is None  # this suite runs on the fully tested release
     monkeypatch.setattr(jax, "__version__", "0.8.3")
-    assert "JAX 0.8.3 is outside jitscope's fully tested release" in _jaxcompat.version_notice()
+    assert _jaxcompat.version_notice() is None  # in the matrix's range
+    monkeypatch.setattr(jax, "__version__", "0.12.0")
+    assert "JAX 0.12.0 is outside jitscope's tested range (0.6 - 0.10)" in _jaxcompat.version_notice()
 
 

@@ -18,6 +18,7 @@ import pytest
 from jax import lax, monitoring
 
 import jitscope
+from jitscope import _jaxcompat
 
 BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
 
@@ -34,7 +35,7 @@ def _truth_and_watch(body):  # type: ignore[no-untyped-def]
         with jitscope.watch(explain=False) as w:
             body()
     finally:
-        monitoring.unregister_event_time_span_listener(span)
+        _jaxcompat.unregister_listener("span", span)
     return truth, w
 
 
