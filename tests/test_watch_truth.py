@@ -21,6 +21,8 @@ import jitscope
 from jitscope import _jaxcompat
 
 BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
+TRACE = "/jax/core/compile/jaxpr_trace_duration"
+_OLD_JAX = tuple(int(p) for p in jax.__version__.split(".")[:2]) < (0, 9)
 
 
 def _truth_and_watch(body):  # type: ignore[no-untyped-def]
@@ -29,6 +31,8 @@ def _truth_and_watch(body):  # type: ignore[no-untyped-def]
     def span(event, start, end, **kw):  # type: ignore[no-untyped-def]
         if event == BACKEND_COMPILE:
             truth[str(kw.get("fun_name"))] += 1
+        elif event == TRACE:
+            truth["trace:" + str(kw.get("fun_name"))] += 1
 
     monitoring.register_event_time_span_listener(span)
     try:
@@ -134,6 +138,10 @@ def test_compile_count_equals_jax_backend_compiles(case: str) -> None:
     truth, w = _truth_and_watch(body)
     counted = sum(1 for e in w.events if e.function.rsplit(".", 1)[-1] == name)
     assert counted == _user(name, truth), (dict(truth), [e.function for e in w.events])
+    if case == "nested jit, then alone" and _OLD_JAX:
+        # JAX 0.6-0.8 trace the inner jit on its own inside the outer trace, and the later standalone
+        # compile reuses that trace: watch counts the compile right but keeps the trace as uncompiled.
+        pytest.xfail("JAX < 0.9: the nested trace that a later compile reuses is kept as an uncompiled trace")
     assert [k for k, e in w.uncompiled if e.function.rsplit(".", 1)[-1] == name] == kinds
     assert all("compile" in e.phases for e in w.events)
 

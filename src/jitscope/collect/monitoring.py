@@ -263,6 +263,9 @@ class _ExplainHandler(logging.Handler):
         if call is not None:
             try:
                 call.explanation = record.getMessage()
+                # JAX 0.6-0.8 log it after the trace, when this call's record already exists.
+                if call.pending is not None and not call.pending.explanation:
+                    call.pending.explanation = call.explanation
             except Exception:
                 pass
 
