@@ -22,7 +22,8 @@ from jitscope import _jaxcompat
 
 BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
 TRACE = "/jax/core/compile/jaxpr_trace_duration"
-_OLD_JAX = tuple(int(p) for p in jax.__version__.split(".")[:2]) < (0, 9)
+_JAX_MINOR = tuple(int(p) for p in jax.__version__.split(".")[:2])
+_OLD_JAX = _JAX_MINOR < (0, 9)
 
 
 def _truth_and_watch(body):  # type: ignore[no-untyped-def]
@@ -167,4 +168,6 @@ def test_uncompiled_records_do_not_shape_reasons_or_budgets() -> None:
     r = w.result()
     assert [e.reason.category for e in r.events] == ["first_compile"]  # not "cache evicted"
     assert r.violations == [] and len(r.recompiles) == 0
+    if _JAX_MINOR < (0, 7):
+        pytest.xfail("JAX 0.6: a trace that a later compile reuses is also kept as an uncompiled trace")
     assert sorted(k for k, _ in w.uncompiled) == ["lowering", "trace"]

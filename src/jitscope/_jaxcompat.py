@@ -89,6 +89,22 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
 _HIDDEN: list[bool] = []
 
 
+_TRANSFORM_NAMES = {"LinearizeTracer": "grad", "JVPTracer": "jvp", "BatchTracer": "vmap",
+                    "JaxprTracer": "partial_eval", "DynamicJaxprTracer": "trace"}
+
+
+def transform_name(tracer: object) -> str:
+    """Which transformation a tracer belongs to (``grad``, ``jvp``, ``vmap``, ...), by its class.
+
+    0.9+ give grad its own ``LinearizeTracer``; 0.6-0.8 linearize with a ``JVPTracer`` whose tangent
+    is a partial-evaluation ``JaxprTracer`` (a real ``jvp`` carries a concrete tangent).
+    """
+    name = type(tracer).__name__
+    if name == "JVPTracer" and type(getattr(tracer, "tangent", None)).__name__ == "JaxprTracer":
+        return "grad"
+    return _TRANSFORM_NAMES.get(name, name)
+
+
 def jaxprs_in_params(params: dict) -> list:
     """The sub-jaxprs of an equation's params (scan/cond/while/pjit bodies), as open ``Jaxpr`` objects.
 

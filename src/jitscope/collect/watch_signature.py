@@ -97,10 +97,6 @@ def _param_names(fun: Any, n: int) -> list[str]:
     return names + [f"arg{i}" for i in range(len(names), n)]
 
 
-_TRANSFORM_NAMES = {"LinearizeTracer": "grad", "JVPTracer": "jvp", "BatchTracer": "vmap",
-                    "JaxprTracer": "partial_eval", "DynamicJaxprTracer": "trace"}
-
-
 def transform_kind(args: tuple, kwargs: dict[str, Any]) -> str | None:
     """Which transformation a jitted call runs under: ``grad``, ``vmap``, ``jvp``, ..., or None.
 
@@ -109,8 +105,10 @@ def transform_kind(args: tuple, kwargs: dict[str, Any]) -> str | None:
     """
     import jax
 
-    kinds = {_TRANSFORM_NAMES.get(type(leaf).__name__, type(leaf).__name__)
-             for leaf in jax.tree_util.tree_leaves((args, kwargs)) if isinstance(leaf, jax.core.Tracer)}
+    from .._jaxcompat import transform_name
+
+    kinds = {transform_name(leaf) for leaf in jax.tree_util.tree_leaves((args, kwargs))
+             if isinstance(leaf, jax.core.Tracer)}
     return "+".join(sorted(kinds)) or None
 
 
