@@ -1,5 +1,6 @@
 """The capability table feature-detects each private hook and never raises (issue 10 item 1)."""
 
+import jax
 import pytest
 
 from jitscope import _jaxcompat
@@ -67,3 +68,48 @@ def test_watch_runs_without_a_hook_and_says_what_is_missing(tmp_path, module, at
     assert "compiles" in p.stdout + p.stderr  # the summary still printed
     said = [line for line in p.stderr.splitlines() if "lacks a hook" in line]
     assert len(said) == 1 and _jaxcompat.CAPABILITY_USES[capability] in said[0], p.stderr
+
+
+def test_user_file_filter_falls_back_when_jax_offers_none(monkeypatch):
+    """A JAX without source_info_util.is_user_filename: jitscope's path filter takes over. (JAX itself
+    calls that function while tracing, so it is removed only around jitscope's own lookups here.)"""
+    import json as json_mod
+
+    from jax._src import source_info_util
+
+    from jitscope import _jaxcompat
+
+    monkeypatch.setattr(source_info_util, "is_user_filename", None)
+    monkeypatch.setattr(_jaxcompat, "_USER_FILE_CACHE", {})
+    assert _jaxcompat.capabilities()["user_frames"][0] is False
+    assert _jaxcompat.is_user_file(__file__)
+    assert not _jaxcompat.is_user_file(json_mod.__file__)  # the standard library
+    assert not _jaxcompat.is_user_file(jax.__file__)
+    assert "unavailable here: user_frames" in _jaxcompat.version_notice()
+
+
+def test_inspect_runs_when_a_jit_object_cannot_be_unwrapped(monkeypatch):
+    """Without a readable _jit_info, inspect treats a jax.jit object as a plain function and still
+    reports the program (its static options are simply not known)."""
+    import jax.numpy as jnp
+
+    import jitscope
+    from jitscope import _jaxcompat
+
+    monkeypatch.setattr(_jaxcompat, "unwrap_jit", lambda fn: None)
+    result = jitscope.inspect(jax.jit(lambda x: jnp.sin(x) * 2), jnp.ones(4), budget_s=0.01, numerics=False)
+    assert result.status == "ok" and result.jaxpr is not None
+
+
+def test_watch_runs_without_monitoring_duration_listeners(monkeypatch):
+    import jax.monitoring
+
+    import jitscope
+    from jitscope import _jaxcompat
+
+    monkeypatch.delattr(jax.monitoring, "register_event_duration_secs_listener")
+    assert _jaxcompat.capabilities()["monitoring"][0] is False
+    f = jax.jit(lambda x: x + 1)
+    with jitscope.watch(explain=False) as w:
+        f(jax.numpy.ones(3))
+    w.result()  # no exception: compiles recorded from what remains (spans, the jit hook)

@@ -22,10 +22,13 @@ def version_notice() -> str | None:
         minor = tuple(int(p) for p in jax.__version__.split(".")[:2])
     except ValueError:
         return None
-    if TESTED_MINORS[0] <= minor <= TESTED_MINORS[1]:
+    missing = sorted(name for name, (ok, _) in capabilities().items() if not ok)
+    if TESTED_MINORS[0] <= minor <= TESTED_MINORS[1] and not missing:
         return None
-    return (f"JAX {jax.__version__} is outside jitscope's tested range (0.6 - 0.10): every hook is "
-            "feature-detected, so what is missing is listed by `jitscope doctor`")
+    where = "inside" if TESTED_MINORS[0] <= minor <= TESTED_MINORS[1] else "outside"
+    lacks = f"; unavailable here: {', '.join(missing)}" if missing else "; every hook attached"
+    return (f"JAX {jax.__version__} is {where} jitscope's tested range (0.6 - 0.10){lacks} "
+            "(`jitscope doctor` says what each one disables)")
 
 
 # --- watch: compile-event capture -------------------------------------------
@@ -198,6 +201,16 @@ def _jaxlib_dir() -> str | None:
     return os.path.dirname(os.path.abspath(f)) + os.sep if f else None
 
 
+def _not_library(path: str) -> bool:
+    """Fallback user-file test when JAX offers none: not under jax, site-packages or the stdlib."""
+    import sysconfig
+
+    jax_dir = os.path.dirname(os.path.dirname(os.path.abspath(sys.modules["jax"].__file__ or "")))
+    stdlib = sysconfig.get_paths().get("stdlib", "")
+    return not (path.startswith(jax_dir + os.sep) or f"{os.sep}site-packages{os.sep}" in path
+                or (stdlib and path.startswith(stdlib + os.sep)))
+
+
 def is_user_file(filename: str) -> bool:
     """True for the user's files: not JAX or jaxlib, not the standard library or frozen code,
     not jitscope itself (except ``jitscope/gallery``, the demo's user code).
@@ -214,7 +227,8 @@ def is_user_file(filename: str) -> bool:
         else:
             path = os.path.abspath(filename)
             jaxlib = _jaxlib_dir()
-            known = (bool(source_info_util.is_user_filename(path))
+            jax_says = getattr(source_info_util, "is_user_filename", None)
+            known = (bool(jax_says(path) if jax_says is not None else _not_library(path))
                      and (not path.startswith(_JITSCOPE_DIR) or path.startswith(_GALLERY_DIR))
                      and not (jaxlib and path.startswith(jaxlib)))
         _USER_FILE_CACHE[filename] = known
@@ -316,6 +330,8 @@ CAPABILITY_USES = {
                    "(jax._src.source_info_util / traceback_util.register_exclusion)",
     "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
     "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
+    "user_frames": "watch/inspect: telling the user's files from JAX's (jax._src.source_info_util."
+                   "is_user_filename; without it a path-based filter is used)",
 }
 
 
@@ -356,5 +372,11 @@ def capabilities() -> dict[str, tuple[bool, str]]:
     check("jit_call_hook", jit_call_hook)
     check("hide_frames", hide_frames)
     check("unwrap_jit", unwrap)
+    def user_frames() -> str | None:
+        from jax._src import source_info_util
+        return None if callable(getattr(source_info_util, "is_user_filename", None)) else \
+            "jax._src.source_info_util.is_user_filename is missing"
+
     check("monitoring", monitoring)
+    check("user_frames", user_frames)
     return out
