@@ -106,7 +106,7 @@ def test_json_result_trace_and_summary(reasons_run):
     buf.write(render(result, "console", width=200))
     assert "dtype_change x: f32[4] -> i32[4]" in buf.getvalue()
     # the summary went to stderr; the program's stdout is untouched
-    assert "Compiles per function" in p.stderr and "shape_change x: f32[3] -> f32[4]" in p.stderr
+    assert "Compiles per function" in p.stderr and "shape_change x2" in p.stderr and "x: f32[3] -> f32[4]" in p.stderr
     assert "Fixes, largest saving" in p.stderr and "Persistent compilation cache: off" in p.stderr
 
 

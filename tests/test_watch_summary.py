@@ -144,3 +144,24 @@ def test_persistent_cache_lines_on_cold_warm_and_disabled_caches():
     off = run(False, None, 0.0)
     assert "Persistent compilation cache: off" in off
     assert "On a rerun with the cache on and warm: 1 compiles" in off
+
+
+def test_many_recompiles_are_summarised_by_function_and_cause_in_few_lines():
+    """#11: one line per (function, cause) with counts, seconds and sites; fixes before the evidence."""
+    import jax
+    import jax.numpy as jnp
+
+    import jitscope
+
+    f = jax.jit(lambda x: x * 2)
+    g = jax.jit(lambda x, k: x * k, static_argnums=1)
+    with jitscope.watch(explain=False) as w:
+        for n in range(1, 101):
+            f(jnp.ones(n))
+        for k in range(20):
+            g(jnp.ones(3), k)
+    text = w.summary
+    assert len(w.events) == 120
+    assert len(text.strip().splitlines()) <= 30, text
+    assert "shape_change x99" in text and "static_value_change x19" in text
+    assert text.index("Fixes, largest saving") < text.index("Recompiles, by function and cause")

@@ -69,31 +69,50 @@ def render(result: WatchResult, console: Console) -> None:
                   f"{fs.share_of_wall:.1%}" if fs.share_of_wall is not None else "-", why or "-")
     console.print(t)
 
-    rec = result.recompiles
-    if rec:
-        console.print("[bold]Recompiles[/bold]")
-        for e in rec[:MAX_EVENTS_SHOWN]:
-            r = e.reason
-            detail = (r.detail if r else "")
-            detail = detail if len(detail) <= 200 else detail[:197] + "..."
-            console.print(f"  #{e.index} {e.function} at {_where(e.call_site)}: "
-                          f"[bold]{r.category if r else '?'}[/bold] {detail} ({fmt_seconds(e.total_seconds)})")
-        if len(rec) > MAX_EVENTS_SHOWN:
-            console.print(f"  ... and {len(rec) - MAX_EVENTS_SHOWN} more (see --events / --json)")
-        other = [e for e in rec if e.reason and e.reason.category == "other" and e.reason.explanation]
-        for e in other[:3]:
-            text = "\n".join("    " + ln for ln in e.reason.explanation.splitlines())  # type: ignore[union-attr]
-            console.print(f"  JAX's explanation for #{e.index}:\n{text}", markup=False)
-
-    if result.fixes:
+    if result.fixes:  # what to do first, then the evidence
         console.print("[bold]Fixes, largest saving in this run first[/bold]")
         for i, fx in enumerate(result.fixes, 1):
             console.print(f"  {i}. [bold]{fx.title}[/bold]: saves {fmt_seconds(fx.saving_seconds)}, "
                           f"{fx.saving_compiles or 0} compile{'s' if fx.saving_compiles != 1 else ''} "
                           f"(at {_where(fx.location)})")
             console.print(f"     [dim]{fx.description}[/dim]")
+
+    rec = result.recompiles
+    if rec:
+        console.print("[bold]Recompiles, by function and cause[/bold]")
+        groups = _groups(rec)
+        for events in groups[:MAX_EVENTS_SHOWN]:
+            first = events[0]
+            r = first.reason
+            detail = (r.detail if r else "")
+            detail = detail if len(detail) <= 200 else detail[:197] + "..."
+            if len(events) == 1:
+                console.print(f"  #{first.index} {first.function} at {_where(first.call_site)}: "
+                              f"[bold]{r.category if r else '?'}[/bold] {detail} ({fmt_seconds(first.total_seconds)})")
+                continue
+            sites = list(dict.fromkeys(_where(e.call_site, short=True) for e in events))
+            where = ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
+            seconds = sum(e.total_seconds for e in events)
+            console.print(f"  {first.function}: [bold]{r.category if r else '?'}[/bold] x{len(events)} "
+                          f"({fmt_seconds(seconds)}) at {where}; first #{first.index}: {detail}")
+        if len(groups) > MAX_EVENTS_SHOWN:
+            console.print(f"  ... and {len(groups) - MAX_EVENTS_SHOWN} more groups (see --events / --json)")
+        other = [e for e in rec if e.reason and e.reason.category == "other" and e.reason.explanation]
+        for e in other[:3]:
+            text = "\n".join("    " + ln for ln in e.reason.explanation.splitlines())  # type: ignore[union-attr]
+            console.print(f"  JAX's explanation for #{e.index}:\n{text}", markup=False)
+
     _cache(result, console)
     _violations(result, console)
+
+
+def _groups(events: list) -> list[list]:  # type: ignore[type-arg]
+    """Recompiles grouped by (function, definition, cause), in order of first appearance."""
+    out: dict[tuple, list] = {}  # type: ignore[type-arg]
+    for e in events:
+        key = (e.function, str(e.definition), e.reason.category if e.reason else "?")
+        out.setdefault(key, []).append(e)
+    return list(out.values())
 
 
 def _cache(result: WatchResult, console: Console) -> None:
