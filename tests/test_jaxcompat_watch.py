@@ -52,19 +52,21 @@ def test_explain_logger_carries_cache_miss_text():
         def emit(self, record):
             records.append(record.getMessage())
 
-    logger = logging.getLogger(compat.EXPLAIN_LOGGER)  # 0.10: the tracing cache logs from partial_eval
+    loggers = [logging.getLogger(name) for name in compat.EXPLAIN_LOGGERS]  # one of them, by JAX version
     h = H()
-    logger.addHandler(h)
+    propagate = [lg.propagate for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(h)
+        lg.propagate = False
     prev = jax.config.jax_explain_cache_misses
-    propagate = logger.propagate
-    logger.propagate = False
     jax.config.update("jax_explain_cache_misses", True)
     try:
         jax.jit(lambda v: v + 1)(jnp.ones(3))
     finally:
         jax.config.update("jax_explain_cache_misses", prev)
-        logger.removeHandler(h)
-        logger.propagate = propagate
+        for lg, was in zip(loggers, propagate):
+            lg.removeHandler(h)
+            lg.propagate = was
     assert any("TRACING CACHE MISS" in r for r in records)
 
 

@@ -102,25 +102,24 @@ def _given(examples):
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_mutated_results_render_or_are_refused_in_one_line(kind, tmp_path):
-    @_given(200)
+def _fuzz(kind, tmp_path, examples):
+    @_given(examples)
     @given(mutated(kind))
     def check(doc):
         _run(kind, doc, tmp_path)
 
     check()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_mutated_results_render_or_are_refused_in_one_line(kind, tmp_path):
+    _fuzz(kind, tmp_path, 200)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_mutated_results_many(kind, tmp_path):
-    @_given(3000)
-    @given(mutated(kind))
-    def check(doc):
-        _run(kind, doc, tmp_path)
-
-    check()
+    _fuzz(kind, tmp_path, 3000)
 
 
 def test_deep_nesting_is_one_line(tmp_path):

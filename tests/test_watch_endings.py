@@ -63,3 +63,18 @@ def test_jitscope_frames_never_appear_in_the_users_traceback(cli, tmp_path):
 
     here = str(Path(jitscope.__file__).parent)
     assert "boom.py" in tb and here not in tb and "runpy" not in tb
+
+
+def test_jitscope_frames_in_the_middle_of_a_traceback_are_removed(cli, tmp_path):
+    """no_recompile raises from jitscope's listener, called by JAX inside the user's call: the frames
+    between the user's line and the raise (jax.monitoring -> jitscope's collector) are jitscope's own."""
+    prog = tmp_path / "guard.py"
+    prog.write_text("import jax, jax.numpy as jnp, jitscope\nf = jax.jit(lambda x: x * 2)\nf(jnp.ones(2))\n"
+                    "with jitscope.no_recompile():\n    f(jnp.ones(3))\n")
+    p = cli("watch", "-q", str(prog), cwd=tmp_path)
+    assert p.returncode == 1 and "RecompileError: no_recompile:" in p.stderr
+    import jitscope
+
+    tb = p.stderr.split("RecompileError")[0]
+    assert "guard.py\", line 5" in tb and str(Path(jitscope.__file__).parent) not in tb
+

@@ -45,7 +45,6 @@ COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 # Loggers that carry ``jax_explain_cache_misses`` text ("TRACING CACHE MISS at ..."): partial_eval
 # since 0.9 (the tracing cache moved there), pjit in 0.6-0.8. The handler is attached to each.
 EXPLAIN_LOGGERS = ("jax._src.interpreters.partial_eval", "jax._src.pjit")
-EXPLAIN_LOGGER = EXPLAIN_LOGGERS[0]
 # Loggers that explain mode raises to WARNING for persistent-cache misses/writes.
 EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 
