@@ -23,8 +23,21 @@ from jitscope.lint.runner import usable_cpus
 ROOT = Path(__file__).resolve().parent.parent
 SRC = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n    return sum(x)\n"
 HEAD = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x, y):\n"
-as_nobody = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                               reason="needs root and setpriv to run the CLI as an unprivileged user")
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def _nobody_can_run_jitscope() -> bool:
+    """Root, setpriv, and a checkout and interpreter that an unprivileged user may read (a clone in a
+    private 0700 directory, as ``mktemp -d`` makes, is not)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return False
+    probe = subprocess.run([*NOBODY, sys.executable, "-c", "import jitscope"], capture_output=True, cwd="/",
+                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    return probe.returncode == 0
+
+
+as_nobody = pytest.mark.skipif(not _nobody_can_run_jitscope(),
+                               reason="needs root, setpriv and a checkout the unprivileged user 'nobody' can read")
 
 
 @pytest.fixture
@@ -40,7 +53,7 @@ def open_tmp():
 
 
 def _run(*args, user=False, timeout=60):
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if user else []
+    prefix = NOBODY if user else []
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "JAX_PLATFORMS": "cpu"}
     return subprocess.run([*prefix, sys.executable, "-m", "jitscope", "lint", "--no-snippet", *args],
                           capture_output=True, text=True, timeout=timeout, env=env, cwd="/")
