@@ -24,19 +24,52 @@ def child_fields(t: type) -> tuple[str, ...]:
     return f
 
 
+# List fields that may hold something other than a node: ``None`` (``Dict.keys`` for ``**d``,
+# ``arguments.kw_defaults``) or identifiers. Every other list field holds only nodes.
+_MIXED_LISTS = frozenset({"keys", "kw_defaults", "kwd_attrs", "names"})
+_CHILDREN: dict[type, object] = {}
+
+
+def _children_function(t: type) -> object:
+    """A function returning the child nodes of a ``t`` node, generated once per node type.
+
+    Straight-line attribute reads beat a loop over the field names with ``getattr`` by about a
+    quarter, and both lint walks (the module pre-pass and the rule walk) call this for every node.
+    """
+    lines = ["def children(node):", "    out = []"]
+    for name in child_fields(t):
+        lines += [f"    v = node.{name}" if name.isidentifier() else f"    v = getattr(node, {name!r})",
+                  "    if v is not None:",
+                  "        if type(v) is list:",
+                  "            out += [x for x in v if isinstance(x, AST)]" if name in _MIXED_LISTS
+                  else "            out += v",
+                  "        elif isinstance(v, AST):",
+                  "            out.append(v)"]
+    lines.append("    return out")
+    namespace: dict[str, object] = {"AST": ast.AST}
+    exec("\n".join(lines), namespace)  # noqa: S102 - code built from ast's own field names above
+    fn = _CHILDREN[t] = namespace["children"]
+    return fn
+
+
 def children(node: ast.AST) -> list[ast.AST]:
     """Direct child nodes of ``node`` (expressions, statements, arguments, ...)."""
-    out: list[ast.AST] = []
     t = type(node)
-    fields = _FIELDS.get(t) or child_fields(t)
-    for name in fields:
+    fn = _CHILDREN.get(t) or _children_function(t)
+    try:
+        return fn(node)  # type: ignore[operator]
+    except AttributeError:  # a node built by hand without every field (never from ast.parse)
+        return _children_slow(node)
+
+
+def _children_slow(node: ast.AST) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    for name in child_fields(type(node)):
         v = getattr(node, name, None)
         if v is None:
             continue
         if type(v) is list:
-            for x in v:
-                if isinstance(x, ast.AST):
-                    out.append(x)
+            out.extend(x for x in v if isinstance(x, ast.AST))
         elif isinstance(v, ast.AST):
             out.append(v)
     return out

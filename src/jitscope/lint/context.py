@@ -75,6 +75,10 @@ class Context:
         self.parents: list[ast.AST] = []  # ancestors of the node being checked (innermost last)
         self.assume_traced = False  # stress mode: every function traced (robustness tests)
         self._resolved: dict[int, str | None] = {}
+        # Nodes live as long as the tree, so their ids are stable keys for the whole lint of this file.
+        self._segments: dict[int, str] = {}
+        self._jnp: str | None | bool = False
+        self._locations: dict[int, tuple[Frame, Location]] = {}
 
     # -- source access -------------------------------------------------------------------------
     def char_col(self, line: int, byte_col: int) -> int:
@@ -82,16 +86,34 @@ class Context:
         return self.source.char_col(line, byte_col)
 
     def segment(self, node: ast.AST) -> str:
-        """Exact source text of ``node``."""
-        return self.source.segment(node)
+        """Exact source text of ``node`` (cached: a finding's message and its fix both quote it)."""
+        key = id(node)
+        try:
+            return self._segments[key]
+        except KeyError:
+            out = self._segments[key] = self.source.segment(node)
+            return out
 
     def location(self, node: ast.AST) -> Location:
+        """Where ``node`` is, in 1-based character columns, named by the current function.
+
+        Cached per (node, frame): a finding and its fix usually point at the same node.
+        """
+        frame = self.frames[-1]
+        hit = self._locations.get(id(node))
+        if hit is not None and hit[0] is frame:
+            return hit[1]
+        loc = self._location(node, frame)
+        self._locations[id(node)] = (frame, loc)
+        return loc
+
+    def _location(self, node: ast.AST, frame: Frame) -> Location:
         line = getattr(node, "lineno", 1)
         end_line = getattr(node, "end_lineno", None) or line
         col = self.char_col(line, getattr(node, "col_offset", 0))
         end_col = getattr(node, "end_col_offset", None)
         end_col = self.char_col(end_line, end_col) if end_col is not None else col
-        return Location(self.filename, line, col + 1, self.frame.name if self.frame.node else None,
+        return Location(self.filename, line, col + 1, frame.name if frame.node else None,
                         end_line, end_col + 1)
 
     # -- frames --------------------------------------------------------------------------------
@@ -101,11 +123,11 @@ class Context:
 
     @property
     def in_traced(self) -> bool:
-        return self.frame.traced
+        return self.frames[-1].traced
 
     @property
     def in_loop(self) -> bool:
-        return self.frame.loop_depth > 0
+        return self.frames[-1].loop_depth > 0
 
     def resolve(self, node: ast.AST) -> str | None:
         """Qualified name of a name/attribute chain (``np.sum`` -> ``jax.numpy.sum`` after ``import jax.numpy as np``).
@@ -126,7 +148,8 @@ class Context:
             base = base.value
         if isinstance(base, ast.Name) and len(self.frames) > 1 and self._local_frame(base.id) is not None:
             return None
-        return self.info.resolve(node)
+        q = self.info.callees.get(id(node), False)  # every callee was resolved once by the pre-pass
+        return self.info.resolve(node) if q is False else q
 
     def _local_frame(self, name: str) -> Frame | None:
         for f in reversed(self.frames[1:]):
@@ -136,7 +159,9 @@ class Context:
 
     def jnp_alias(self) -> str | None:
         """The module-level name for ``jax.numpy`` if it is visible here (not shadowed by a local), else None."""
-        name = self.info.jnp_alias()
+        name = self._jnp
+        if name is False:
+            name = self._jnp = self.info.jnp_alias()  # module-level imports do not change during the walk
         if name is None or self._local_frame(name) is not None:
             return None
         if any(name in f.declared_global for f in self.frames):
@@ -152,7 +177,7 @@ class Context:
     # -- traced values -------------------------------------------------------------------------
     def is_traced(self, node: ast.AST | None) -> bool:
         """Does ``node`` evaluate to a traced value (a tracer) in the current frame?"""
-        if node is None or not self.in_traced:
+        if node is None or not self.frames[-1].traced:
             return False
         t = type(node)
         if t is ast.Name:
@@ -202,7 +227,7 @@ class Context:
 
     def is_mask(self, node: ast.AST) -> bool:
         """Is ``node`` a boolean array computed from traced values (``x < 0``, ``~m``, ``m1 & m2``)?"""
-        if not self.in_traced:
+        if not self.frames[-1].traced:
             return False
         t = type(node)
         if t is ast.Compare:

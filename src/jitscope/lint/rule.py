@@ -40,6 +40,17 @@ class Rule:
     fix: ClassVar[str | None] = None  # "safe", "unsafe" or None when the rule never offers an edit
     nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
     traced_only: ClassVar[bool] = True
+    # For ``ast.Call`` nodes: which calls can trigger the rule, so the walk skips every other call
+    # without calling ``check`` (most nodes of real code are calls). ``None``: every call. Otherwise
+    # patterns over the callee: ``"jax.jit"`` its resolved qualified name (a builtin by its name),
+    # ``"numpy.*"`` a prefix of it, ``".append"`` a method call ``anything.append(...)``. Must cover
+    # every call ``check`` can report on; other node types in ``nodes`` are always checked.
+    calls: ClassVar[tuple[str, ...] | frozenset[str] | None] = None
+
+    def names(self, info: Any) -> frozenset[str] | None:
+        """For ``ast.Name`` nodes: the only names that can trigger the rule in this module (``info``:
+        its ``lint.scope.ModuleInfo``), or ``None`` for every name. Same contract as ``calls``."""
+        return None
 
     def check(self, node: ast.AST, ctx: Any) -> None:  # pragma: no cover - overridden; ctx: lint.context.Context
         raise NotImplementedError

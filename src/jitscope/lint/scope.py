@@ -89,6 +89,7 @@ class ModuleInfo:
     defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     module_literals: dict[str, ast.expr] = field(default_factory=dict)  # NAME = (0, 1) at module level
     module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
+    callees: dict[int, str | None] = field(default_factory=dict)  # id(call.func) -> resolve(call.func)
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -98,6 +99,14 @@ class ModuleInfo:
 
     def resolve(self, node: ast.AST) -> str | None:
         """Qualified dotted name of a Name/Attribute chain, imports resolved; None if not a name."""
+        t = type(node)
+        if t is ast.Name:  # the common case, without building a list
+            base = self.aliases.get(node.id)  # type: ignore[attr-defined]
+            if base is None:
+                return node.id if node.id not in self.module_defs else "." + node.id  # type: ignore[attr-defined]
+            return base
+        if t is not ast.Attribute:
+            return None
         parts = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
@@ -137,6 +146,8 @@ class ModuleInfo:
             while stack:
                 node = stack.pop()
                 t = type(node)
+                if t is ast.Name or t is ast.Constant:  # the most common nodes: leaves, nothing to note
+                    continue
                 if t is ast.Call:
                     calls.append((node, scopes))  # type: ignore[arg-type]
                     func = node.func  # type: ignore[attr-defined]
@@ -160,8 +171,6 @@ class ModuleInfo:
                     continue
                 elif t is ast.Global:
                     info.reassigned_in_functions.update(node.names)  # type: ignore[attr-defined]
-                    continue
-                elif t is ast.Name or t is ast.Constant:
                     continue
                 ch = node._jc = children(node)  # type: ignore[attr-defined]  # reused by the main walk
                 stack.extend(ch)
@@ -233,7 +242,7 @@ class ModuleInfo:
         return self.traced_names.get((scope, name))
 
     def _call(self, node: ast.Call, scopes: tuple[int, ...] = (0,)) -> None:
-        q = self.resolve(node.func)
+        q = self.callees[id(node.func)] = self.resolve(node.func)  # the walk asks again: lint.Context.resolve
         if q is None:
             return
         if q in TRACES and node.args:

@@ -22,7 +22,8 @@ def line_starts(text: str) -> list[int]:
 
 _CONT = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: every other byte starts a character
 _STEP = 1 << 14
-_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_NON_ASCII_STR = re.compile(r"[^\x00-\x7f]")
+_ALL = 1 << 62  # "no non-ASCII character on this line": every byte column is a character column
 
 
 class SourceIndex:
@@ -37,7 +38,7 @@ class SourceIndex:
         self.text = text
         self.starts = line_starts(text)
         self._ascii = text.isascii()  # then byte columns are character columns
-        self._checkpoints: dict[int, tuple[bytes, list[int], int] | None] = {}
+        self._checkpoints: dict[int, list] = {}  # line -> [first non-ASCII column, (bytes, counts) or None]
 
     def line(self, line: int) -> str:
         """Line ``line`` (1-based) without its line ending; ``""`` out of range."""
@@ -50,23 +51,22 @@ class SourceIndex:
         """0-based character column from ast's UTF-8 byte offset on ``line``."""
         if self._ascii or not 1 <= line <= len(self.starts):
             return byte_col
-        cp = self._checkpoints.get(line, False)
-        if cp is False:
-            src = self.line(line)
-            cp = None
-            if not src.isascii():
-                data = src.encode("utf-8")
-                counts = [0]
-                for k in range(0, len(data), _STEP):
-                    counts.append(counts[-1] + len(data[k:k + _STEP].translate(None, _CONT)))
-                first = _NON_ASCII.search(data)
-                cp = (data, counts, first.start() if first else len(data))
-            self._checkpoints[line] = cp
+        cp = self._checkpoints.get(line)
         if cp is None:
+            # Only where the line's first non-ASCII character is: columns before it (most findings,
+            # with a non-ASCII comment or string later on the line) need no byte counting at all.
+            src = self.line(line)
+            first = _NON_ASCII_STR.search(src)
+            cp = self._checkpoints[line] = [first.start() if first else _ALL, None]
+        if byte_col <= cp[0]:
             return byte_col
-        data, counts, ascii_until = cp
-        if byte_col <= ascii_until:  # before the line's first non-ASCII byte (a trailing comment, say)
-            return byte_col
+        if cp[1] is None:
+            data = self.line(line).encode("utf-8")
+            counts = [0]
+            for k in range(0, len(data), _STEP):
+                counts.append(counts[-1] + len(data[k:k + _STEP].translate(None, _CONT)))
+            cp[1] = (data, counts)
+        data, counts = cp[1]
         k = min(byte_col, len(data)) // _STEP
         return counts[k] + len(data[k * _STEP:byte_col].translate(None, _CONT))
 

@@ -26,6 +26,9 @@ class _Visitor:
         self.rules = rules
         # node type -> (rules checked only in traced code, rules checked everywhere, special handler)
         self.table: dict[type, tuple[tuple[Rule, ...], tuple[Rule, ...], object]] = {}
+        self.call_table: _CallTable | None = None
+        self.constant_rules = any(ast.Constant in r.nodes for r in rules)
+        self.name_rules: tuple[dict[str, tuple[Rule, ...]], tuple[Rule, ...]] | None = None
 
     def _entry(self, t: type) -> tuple[tuple[Rule, ...], tuple[Rule, ...], object]:
         subscribed = [r for r in self.rules if t in r.nodes]
@@ -35,8 +38,24 @@ class _Visitor:
         return entry
 
     def visit(self, node: ast.AST) -> None:
-        ctx = self.ctx
         t = type(node)
+        if t is ast.Constant and not self.constant_rules:
+            return  # a leaf no rule looks at: the most common node after names
+        ctx = self.ctx
+        if t is ast.Call:
+            self._call(node)  # type: ignore[arg-type]
+            return
+        if t is ast.Name:
+            names = self.name_rules
+            if names is None:
+                names = self._name_rules()
+            hit = names[0].get(node.id, names[1])  # type: ignore[attr-defined]
+            if hit:
+                traced = ctx.frames[-1].traced
+                for r in hit:
+                    if traced or not r.traced_only:
+                        r.check(node, ctx)
+            return
         entry = self.table.get(t) or self._entry(t)
         traced_rules, any_rules, special = entry
         if traced_rules and ctx.frames[-1].traced:
@@ -53,6 +72,35 @@ class _Visitor:
             kids = node.__dict__.get("_jc")  # children cached by the pre-pass
             for child in kids if kids is not None else children(node):
                 self.visit(child)
+        ctx.parents.pop()
+
+    def _name_rules(self) -> tuple[dict[str, tuple[Rule, ...]], tuple[Rule, ...]]:
+        """Name rules by the module-level names that can trigger them (``Rule.names``), and those for any name."""
+        subscribed = [r for r in self.rules if ast.Name in r.nodes]
+        wanted = [(r, r.names(self.ctx.info)) for r in subscribed]
+        always = tuple(r for r, names in wanted if names is None)
+        by_name: dict[str, tuple[Rule, ...]] = {}
+        for r, names in wanted:
+            for n in names or ():
+                by_name[n] = by_name.get(n, always) + (r,)
+        self.name_rules = (by_name, always)
+        return self.name_rules
+
+    def _call(self, node: ast.Call) -> None:
+        """Check a call with only the rules whose ``calls`` patterns match its callee, then descend."""
+        ctx = self.ctx
+        table = self.call_table
+        if table is None:
+            table = self.call_table = _CallTable([r for r in self.rules if ast.Call in r.nodes])
+        if table.rules:
+            traced = ctx.frames[-1].traced
+            for r in table.matching(ctx, node):
+                if traced or not r.traced_only:
+                    r.check(node, ctx)
+        ctx.parents.append(node)
+        kids = node.__dict__.get("_jc")
+        for child in kids if kids is not None else children(node):
+            self.visit(child)
         ctx.parents.pop()
 
     def visit_all(self, nodes: Iterable[ast.AST]) -> None:
@@ -173,7 +221,8 @@ class _Visitor:
         return traced, mask, array
 
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
-        for child in children(node):
+        kids = node.__dict__.get("_jc")  # children cached by the pre-pass
+        for child in kids if kids is not None else children(node):
             self.visit(child)
         if node.value is not None:
             facts = self._value_facts(node.value)
@@ -283,6 +332,44 @@ class _Visitor:
             if item.optional_vars is not None:
                 self._bind(item.optional_vars, False)
         self.visit_all(node.body)
+
+
+class _CallTable:
+    """Call rules indexed by their ``calls`` patterns: exact names, name prefixes, method names."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.always: tuple[Rule, ...] = tuple(r for r in rules if r.calls is None)
+        self.exact: dict[str, tuple[Rule, ...]] = {}
+        self.attrs: dict[str, tuple[Rule, ...]] = {}
+        self.prefixes: list[tuple[str, Rule]] = []
+        for r in rules:
+            for pattern in r.calls or ():
+                if pattern.startswith("."):
+                    self.attrs[pattern[1:]] = self.attrs.get(pattern[1:], ()) + (r,)
+                elif pattern.endswith("*"):
+                    self.prefixes.append((pattern[:-1], r))
+                else:
+                    self.exact[pattern] = self.exact.get(pattern, ()) + (r,)
+
+    def matching(self, ctx: Context, node: ast.Call) -> tuple[Rule, ...]:
+        func = node.func
+        q = ctx.resolve(func)
+        found = self.always
+        if q is not None:
+            hit = self.exact.get(q)
+            if hit:
+                found = found + hit
+            for prefix, r in self.prefixes:
+                if q.startswith(prefix):
+                    found = found + (r,)
+        if type(func) is ast.Attribute:
+            hit = self.attrs.get(func.attr)
+            if hit:
+                found = found + hit
+        if len(found) > 1 and len(set(found)) < len(found):  # a rule matched by two patterns runs once
+            found = tuple(dict.fromkeys(found))
+        return found
 
 
 _LEAF = object()

@@ -50,6 +50,7 @@ class TracedBoolOperator(Rule):
     message = "`{op}` on traced value `{expr}` calls bool() on a tracer"
     severity = "error"
     nodes = (ast.BoolOp, ast.UnaryOp, ast.Call)
+    calls = ("bool", "max", "min")
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         if isinstance(node, ast.BoolOp):

@@ -40,6 +40,7 @@ class TracedToPython(Rule):
     message = "`{conv}` on traced value `{expr}` needs a concrete value"
     severity = "error"
     nodes = (ast.Call,)
+    calls = ("float", "int", "complex", ".item", ".tolist")
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         func = node.func  # type: ignore[attr-defined]

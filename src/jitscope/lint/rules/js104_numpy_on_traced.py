@@ -61,6 +61,7 @@ class NumpyOnTraced(Rule):
     severity = "error"
     fix = "unsafe"
     nodes = (ast.Call,)
+    calls = ("numpy.*",)
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         q = ctx.resolve(node.func)  # type: ignore[attr-defined]

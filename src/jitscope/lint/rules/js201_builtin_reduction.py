@@ -57,6 +57,7 @@ class BuiltinReduction(Rule):
     severity = "warning"
     fix = "unsafe"
     nodes = (ast.Call,)
+    calls = _REDUCTIONS
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         fn = is_builtin(ctx, node.func, _REDUCTIONS)  # type: ignore[attr-defined]

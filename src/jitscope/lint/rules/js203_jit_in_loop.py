@@ -6,6 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
+from ..scope import JIT_LIKE
 from ._util import fresh_function
 
 
@@ -46,6 +47,7 @@ class JitInLoop(Rule):
     message = "`{wrapper}` of {what} inside a loop: a new function object each iteration recompiles every time; hoist it out of the loop"
     severity = "warning"
     nodes = (ast.Call,)
+    calls = JIT_LIKE
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:

@@ -6,6 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
+from ..scope import JIT_LIKE
 from ._util import fresh_function
 
 
@@ -50,6 +51,7 @@ class JitFreshFunction(Rule):
     message = "`{wrapper}` of {what} on every call of `{function}`: recompiles on every call; jit once at module level"
     severity = "warning"
     nodes = (ast.Call,)
+    calls = JIT_LIKE
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:

@@ -49,6 +49,7 @@ class DataDependentShape(Rule):
     message = "`{fn}` without size= has a data-dependent output shape (fails under jit); pass size= and fill_value="
     severity = "error"
     nodes = (ast.Call,)
+    calls = ("jax.numpy.*", ".nonzero")
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]

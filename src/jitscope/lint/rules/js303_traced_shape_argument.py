@@ -59,6 +59,7 @@ class TracedShapeArgument(Rule):
     message = "`{fn}` with traced size `{expr}`: shapes must be static under jit"
     severity = "error"
     nodes = (ast.Call,)
+    calls = (*_SHAPE_ARGS, ".reshape")
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]

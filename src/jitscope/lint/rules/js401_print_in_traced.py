@@ -50,6 +50,7 @@ class PrintInTraced(Rule):
     message = "`{fn}` inside traced function `{function}` runs only while tracing, not on every call; use jax.debug.print"
     severity = "warning"
     nodes = (ast.Call,)
+    calls = ("print", *(f".{m}" for m in _LOG_METHODS))
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         func = node.func  # type: ignore[attr-defined]

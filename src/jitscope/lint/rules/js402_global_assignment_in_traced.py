@@ -51,6 +51,8 @@ class GlobalAssignmentInTraced(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         f = ctx.frame
+        if not f.declared_global and not f.declared_nonlocal:
+            return  # the common case: nothing in this function is declared global or nonlocal
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]  # type: ignore[attr-defined]
         for t in targets:
             for n in ast.walk(t):

@@ -57,6 +57,7 @@ class ContainerMutationInTraced(Rule):
     message = "`{expr}` mutates {owner} `{var}` inside traced function `{function}`: runs once at trace time and leaks tracers"
     severity = "warning"
     nodes = (ast.Call, ast.Assign, ast.AugAssign)
+    calls = tuple(f".{m}" for m in MUTATORS)
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         if isinstance(node, ast.Call):

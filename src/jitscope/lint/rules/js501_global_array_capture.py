@@ -6,6 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
+from ..scope import ModuleInfo
 from ._util import once_per_function
 
 
@@ -47,6 +48,9 @@ class GlobalArrayCapture(Rule):
     message = "module-level array `{var}` (line {line}) is baked into the compiled graph as a constant; pass it as an argument"
     severity = "warning"
     nodes = (ast.Name,)
+
+    def names(self, info: ModuleInfo) -> frozenset[str]:
+        return frozenset(info.module_arrays)
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         name: ast.Name = node  # type: ignore[assignment]

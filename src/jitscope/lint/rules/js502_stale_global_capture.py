@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ..scope import MUTATORS
+from ..scope import MUTATORS, ModuleInfo
 from ._util import once_per_function
 
 
@@ -53,6 +53,11 @@ class StaleGlobalCapture(Rule):
     message = "global `{var}` is {why}: jit freezes its value at trace time and later changes are ignored; pass it as an argument"
     severity = "warning"
     nodes = (ast.Name,)
+
+    def names(self, info: ModuleInfo) -> frozenset[str]:
+        """The module-level names that change: what ``check`` can report (a superset)."""
+        reassigned = {n for n, count in info.module_assign_count.items() if count > 1}
+        return frozenset(info.reassigned_in_functions | reassigned | (set(info.module_mutables) & info.mutated_names))
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         name: ast.Name = node  # type: ignore[assignment]
