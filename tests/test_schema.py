@@ -49,7 +49,13 @@ def _real_results(tmp_path):
     src = tmp_path / "lintme.py"
     src.write_text("import jax\n\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n", encoding="utf-8")
     lint = jitscope.lint([str(src)], config=False, jobs=1)
+    w.result().save(tmp_path / "run_a.json")
+    with jitscope.watch(print_summary=False) as w2:
+        jax.jit(_tiny)(x)
+    w2.result().save(tmp_path / "run_b.json")
+    run_diff = jitscope.diff(tmp_path / "run_a.json", tmp_path / "run_b.json", fail_on=["new-compiles"])
     return {
+        "diff": run_diff,
         "compare": cmp,
         "demo": demo,
         "watch": w.result(),

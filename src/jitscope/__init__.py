@@ -11,6 +11,7 @@ from ._compare import Variant as Variant
 from ._compare import compare as compare
 from ._compare import scope_variants as scope_variants
 from ._demo import demo as demo
+from ._diff import diff as diff
 from ._inspect import inspect as inspect
 from ._lint import lint as lint
 from ._lint import lint_source as lint_source
@@ -37,6 +38,7 @@ from .results import Result as Result
 from .results import load_result as load_result
 from .results.compare import CompareResult as CompareResult
 from .results.demo import DemoResult as DemoResult
+from .results.diff import DiffResult as DiffResult
 from .results.inspect import InspectResult as InspectResult
 from .results.lint import LintResult as LintResult
 from .results.scale import ScaleResult as ScaleResult

@@ -60,6 +60,18 @@ def first_problem(data: Any) -> str | None:
     return _check(data, _doc(kind), kind, "", 0)
 
 
+def record_problem(data: Any, record: str) -> str | None:
+    """Like ``first_problem`` for one shared record (``"CompileEvent"``, ``"Location"``, ...) of
+    ``records.schema.json``: a line of a watch events file is one ``CompileEvent``."""
+    too_deep = _too_deep(data)
+    if too_deep is not None:
+        return f"{_where(too_deep)}: nested more than {MAX_DEPTH} levels deep"
+    bad_number = _non_finite(data)
+    if bad_number is not None:
+        return f"{_where(bad_number)}: not a finite number"
+    return _check(data, {"$ref": f"records.schema.json#/$defs/{record}"}, "records", "", 0)
+
+
 def _non_finite(data: Any) -> str | None:
     """The path of the first NaN or infinite number anywhere in the document (free-form fields too)."""
     stack: list[tuple[Any, str]] = [(data, "")]

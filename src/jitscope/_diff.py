@@ -1,0 +1,108 @@
+"""The ``diff`` command: compare two watch runs of a program (saved ``--json`` results or ``--events`` files).
+
+``jitscope diff RUN_A RUN_B`` answers what CI asks after a change: which functions compile more
+(or for a new reason), which compile slower beyond run-to-run noise, and whether that breaks a
+``--fail-on`` condition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+
+from .analyze.run_diff import diff_events, fail_on_violations, time_change
+from .errors import UsageError
+from .model import CompileEvent, Environment
+from .results import load_result
+from .results.diff import DiffResult
+from .results.watch import WatchResult
+from .schema.check import record_problem
+
+FAIL_ON = ("new-compiles", "new-causes", "time:PCT")
+
+
+def check_fail_on(conditions: Sequence[str]) -> list[str]:
+    """Validate ``--fail-on`` conditions (one line on a bad one) and return them."""
+    out = []
+    for c in conditions:
+        c = c.strip()
+        if c in ("new-compiles", "new-causes"):
+            out.append(c)
+            continue
+        if c.startswith("time:"):
+            try:
+                pct = float(c[5:].rstrip("%"))
+            except ValueError:
+                pct = float("nan")
+            if pct == pct and 0 <= pct < 1e6:  # not NaN, not negative
+                out.append(f"time:{pct:g}")
+                continue
+        raise UsageError(f"--fail-on: '{c}' is not one of new-compiles, new-causes, time:PCT (e.g. time:20)")
+    return out
+
+
+def load_run(path: str | os.PathLike[str]) -> tuple[str, list[CompileEvent]]:
+    """A run's program and compile events, from a watch ``--json`` result or an ``--events`` JSONL file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    try:
+        whole = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        whole = None
+    if isinstance(whole, dict) and "kind" in whole:
+        result = load_result(path)
+        if not isinstance(result, WatchResult):
+            raise UsageError(f"{path}: holds a '{result.kind}' result; diff compares watch runs "
+                             "(jitscope watch --json or --events)")
+        return result.program, list(result.events)
+    return "", _events_lines(path, text)
+
+
+def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]:
+    lines = text.splitlines()
+    events = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            if n == len(lines) and events:
+                break  # a trailing partial line: the watched program was killed mid-write
+            raise UsageError(f"{path}:{n}: neither a watch --json result nor a watch --events line") from None
+        problem = record_problem(data, "CompileEvent") if isinstance(data, dict) else "not a JSON object"
+        if problem:
+            raise UsageError(f"{path}:{n}: not a watch --events line: {problem}")
+        events.append(CompileEvent.from_dict(data))
+    return events
+
+
+def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_on: Sequence[str] = (),
+         time_threshold: float = 0.25, min_seconds: float = 0.05) -> DiffResult:
+    """Compare two watch runs: per function compiles, compile seconds and recompile causes, B against A.
+
+    ``time_threshold`` (a fraction) and ``min_seconds``: a compile-time change counts only when it
+    passes both; ``fail_on`` (``new-compiles``, ``new-causes``, ``time:PCT``) fills ``violations``.
+
+    Raises:
+        UsageError: a file that is missing, unreadable, or neither a watch result nor an events file.
+    """
+    if not (time_threshold >= 0 and min_seconds >= 0):  # also refuses NaN
+        raise UsageError("--time-threshold and --min-seconds must be numbers >= 0")
+    conditions = check_fail_on(fail_on)
+    program_a, a = load_run(run_a)
+    program_b, b = load_run(run_b)
+    deltas = diff_events(a, b, rel=time_threshold, min_seconds=min_seconds)
+    sa, sb = sum(e.total_seconds for e in a), sum(e.total_seconds for e in b)
+    return DiffResult(
+        env=Environment.capture(with_jax=False), run_a=os.fspath(run_a), run_b=os.fspath(run_b),
+        program_a=program_a, program_b=program_b, compiles_a=len(a), compiles_b=len(b), seconds_a=sa,
+        seconds_b=sb, time_change=time_change(sa, sb, time_threshold, min_seconds), functions=deltas,
+        time_threshold=time_threshold, min_seconds=min_seconds, fail_on=conditions,
+        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds))

@@ -1,0 +1,53 @@
+"""Terminal report of a ``DiffResult``: what changed between two watch runs, worst first."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from . import fmt_seconds
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ...results.diff import DiffResult
+
+_STATUS = {"new": "new in B", "vanished": "gone in B", "more_compiles": "more compiles",
+           "fewer_compiles": "fewer compiles", "slower": "slower", "faster": "faster", "same": "same"}
+
+
+def render(result: DiffResult, console: Console) -> None:
+    """Print the diff: totals, then one row per function that changed, then the --fail-on outcome."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    console.print(f"[bold]jitscope diff[/bold]: {escape(result.run_b)} (B) against {escape(result.run_a)} (A)")
+    noise = f"{result.time_threshold:.0%} and {fmt_seconds(result.min_seconds)}"
+    verdict = {"slower": "slower", "faster": "faster", "within_noise": f"within noise (threshold {noise})"}
+    console.print(f"compiles: {result.compiles_a} -> {result.compiles_b} ({result.compiles_b - result.compiles_a:+d}); "
+                  f"compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
+                  f"{verdict[result.time_change]}")
+    changed = result.changed
+    if not changed:
+        console.print(f"no function changed: {len(result.functions)} functions compiled the same number of times, "
+                      "for the same causes, in times within noise")
+    else:
+        t = Table(title=f"{len(changed)} of {len(result.functions)} functions changed", title_justify="left")
+        for col in ("function", "defined", "change", "compiles A -> B", "seconds A -> B", "new causes"):
+            t.add_column(col, overflow="fold")
+        for d in changed:
+            where = f"{os.path.basename(d.definition.file)}:{d.definition.line}" if d.definition else "-"
+            causes = d.first_new or (", ".join(d.new_causes))
+            if d.vanished_causes:
+                causes += ("; " if causes else "") + "gone: " + ", ".join(d.vanished_causes)
+            t.add_row(escape(d.function), escape(where), _STATUS[d.status], f"{d.compiles_a} -> {d.compiles_b}",
+                      f"{fmt_seconds(d.seconds_a)} -> {fmt_seconds(d.seconds_b)}", escape(causes))
+        console.print(t)
+    if result.fail_on:
+        if result.violations:
+            console.print(f"[bold red]--fail-on {','.join(result.fail_on)}: {len(result.violations)} "
+                          f"breach{'es' if len(result.violations) != 1 else ''}[/bold red]")
+            for v in result.violations:
+                console.print(f"  {escape(v)}")
+        else:
+            console.print(f"--fail-on {','.join(result.fail_on)}: passed")

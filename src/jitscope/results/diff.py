@@ -1,0 +1,36 @@
+"""The result of ``jitscope diff``: two watch runs compared function by function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analyze.run_diff import FunctionDelta as FunctionDelta
+from ..model import Environment
+from ._base import Result
+
+
+@dataclass
+class DiffResult(Result):
+    """Run B against run A: compiles and compile seconds per function, new and vanished recompile causes."""
+
+    kind = "diff"
+    env: Environment = field(default_factory=Environment)
+    run_a: str = ""  # the files compared, as given
+    run_b: str = ""
+    program_a: str = ""
+    program_b: str = ""
+    compiles_a: int = 0
+    compiles_b: int = 0
+    seconds_a: float = 0.0
+    seconds_b: float = 0.0
+    time_change: str = "within_noise"  # the whole run's compile seconds: "slower", "faster", "within_noise"
+    functions: list[FunctionDelta] = field(default_factory=list)  # largest regression first
+    time_threshold: float = 0.25  # relative change a time difference must pass (fraction)
+    min_seconds: float = 0.05  # and the absolute one
+    fail_on: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)  # breached --fail-on conditions, one line each
+
+    @property
+    def changed(self) -> list[FunctionDelta]:
+        """Functions whose compiles or compile time changed beyond noise."""
+        return [d for d in self.functions if d.status != "same"]
