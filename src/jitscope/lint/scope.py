@@ -354,7 +354,24 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec
         traced = literal_ints(kw["argnums"]) if "argnums" in kw else (0,)
         if "argnums" in kw and not traced:
             traced = None
+    if wrapper in VMAP_LIKE:
+        axes = kw.get("in_axes")
+        if axes is None and len(call.args) > 1 and info.resolve(call.func) == wrapper:
+            axes = info.literal(call.args[1])  # jax.vmap(f, (0, None))
+        nums += unmapped_positions(axes)
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
+
+
+# vmap leaves an argument whose in_axes entry is None unmapped: the function sees the caller's
+# value as it is (a Python int stays a Python int), so such a parameter is not a tracer.
+VMAP_LIKE = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
+
+
+def unmapped_positions(axes: ast.AST | None) -> tuple[int, ...]:
+    """Positions whose entry is ``None`` in a literal ``in_axes=(0, None, ...)``."""
+    if not isinstance(axes, (ast.Tuple, ast.List)):
+        return ()
+    return tuple(i for i, e in enumerate(axes.elts) if isinstance(e, ast.Constant) and e.value is None)
 
 
 def _empty_literal(node: ast.AST) -> bool:
