@@ -44,3 +44,19 @@ def test_vmap_unmapped_arguments_are_python_values():
         mod.scaled_both(XS, jnp.array([1, 2]))
     assert "Tracer" in type(info.value).__name__ or "tracer" in str(info.value).lower()
     assert findings("JS101_vmap", "JS101") == {"scale_mapped": ["JS101"]}
+
+
+def test_filter_jit_non_array_arguments_are_static():
+    pytest.importorskip("equinox", reason="equinox not installed (it is in the bench venv)")
+    mod = fixture("JS101_filter_jit")
+    assert mod.solve(X, 20).shape == X.shape
+    assert mod.solve(X, None, False).shape == X.shape
+    assert mod.integrate(X, 0.2).shape == X.shape
+    assert mod.step(X, True).shape == X.shape
+    with pytest.raises(Exception) as info:  # noqa: B017 - a concretization error
+        mod.clipped(X, 1.0)
+    assert "tracer" in repr(info.value).lower() or "concrete" in repr(info.value).lower()
+
+
+def test_filter_jit_fixture_findings():
+    assert findings("JS101_filter_jit", "JS101") == {"clipped": ["JS101"]}
