@@ -60,3 +60,31 @@ def test_filter_jit_non_array_arguments_are_static():
 
 def test_filter_jit_fixture_findings():
     assert findings("JS101_filter_jit", "JS101") == {"clipped": ["JS101"]}
+
+
+def test_deliberate_trace_time_effects_run_and_are_not_findings(capsys):
+    mod = fixture("JS401_trace_time")
+    step = mod.make_step(verbose=True)
+    step(X)
+    step(X + 1)
+    assert capsys.readouterr().out.count("compiling for shape (6,)") == 1  # once per trace, as meant
+    assert mod.state_shapes(X)["w"].shape == X.shape and mod.shapes_seen == [(6,)]
+    mod.count_traces(X)
+    mod.count_traces(X + 1)
+    assert mod.n_traces == 1
+    got = {}
+    for code in ("JS401", "JS402", "JS403"):
+        path = FIXTURES / "JS401_trace_time.py"
+        for f in lint_source(path.read_bytes(), str(path), select=[code]):
+            got.setdefault(f.location.function, []).append((f.code, f.severity))
+    # a traced value printed: warning; a static one printed unguarded: info; the deliberate ones: nothing
+    assert got == {"step": [("JS401", "warning")], "announced": [("JS401", "info")]}
+
+
+@pytest.mark.parametrize("path", ["tests/test_step.py", "pkg/step_test.py", "conftest.py", "repo/tests/helpers.py"])
+def test_trace_time_effects_in_test_files_are_not_findings(path):
+    src = ("import jax\nseen = []\ncount = 0\n\n@jax.jit\ndef f(x):\n    global count\n    count += 1\n"
+           "    seen.append(x)\n    print(x)\n    return x\n")
+    assert [f.code for f in lint_source(src, path)] == []
+    assert sorted(f.code for f in lint_source(src, "pkg/step.py")) == ["JS401", "JS402", "JS403"]
+    assert sorted(f.code for f in lint_source(src, "tests/lint_fixtures/step.py")) == ["JS401", "JS402", "JS403"]
