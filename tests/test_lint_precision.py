@@ -88,3 +88,14 @@ def test_trace_time_effects_in_test_files_are_not_findings(path):
     assert [f.code for f in lint_source(src, path)] == []
     assert sorted(f.code for f in lint_source(src, "pkg/step.py")) == ["JS401", "JS402", "JS403"]
     assert sorted(f.code for f in lint_source(src, "tests/lint_fixtures/step.py")) == ["JS401", "JS402", "JS403"]
+
+
+def test_module_constants_settled_at_import_and_scalar_arrays():
+    js502 = fixture("JS502")
+    assert float(js502.first) == float(js502.second) == 1.0  # rebound after a call: really stale
+    assert float(js502.settled_ok(1.0)) == 6.0  # rebound before anything ran: the final value is used
+    js501 = fixture("JS501")
+    assert js501.scalar_arrays_ok(X).shape == X.shape
+    assert "settled_ok" not in findings("JS502", "JS502")
+    assert "scalar_arrays_ok" not in findings("JS501", "JS501")
+    assert findings("JS502", "JS502")["f"] == ["JS502"]

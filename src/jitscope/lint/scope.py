@@ -89,6 +89,8 @@ class ModuleInfo:
     defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     module_literals: dict[str, ast.expr] = field(default_factory=dict)  # NAME = (0, 1) at module level
     module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
+    module_bind_lines: dict[str, list[int]] = field(default_factory=dict)  # module-level bindings, in order
+    module_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, f) of module-level `f(...)` calls
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -202,6 +204,10 @@ class ModuleInfo:
             return
         targets: list[ast.expr] = []
         value = None
+        if not isinstance(stmt, (ast.If, ast.Try, ast.With, ast.Import, ast.ImportFrom)) and not isinstance(
+                getattr(stmt, "value", None), _LITERALS):
+            self.module_calls.extend((stmt.lineno, n.func.id) for n in ast.walk(stmt)
+                                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
         if isinstance(stmt, ast.Assign):
             targets, value = stmt.targets, stmt.value
         elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
@@ -215,14 +221,30 @@ class ModuleInfo:
             if isinstance(t, ast.Name):
                 self.module_assign_count[t.id] = self.module_assign_count.get(t.id, 0) + (
                     2 if isinstance(stmt, ast.AugAssign) else 1)
+                self.module_bind_lines.setdefault(t.id, []).append(stmt.lineno)
                 if value is None:
                     continue
                 if isinstance(value, (ast.Constant, ast.Tuple)) and not isinstance(stmt, ast.AugAssign):
                     self.module_literals[t.id] = value
                 if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
                     self.module_mutables[t.id] = stmt.lineno
-                elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)):
+                elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)) \
+                        and not _scalar_array(value):
                     self.module_arrays[t.id] = stmt.lineno
+
+    def rebound_after_call(self, name: str) -> bool:
+        """Is module-level ``name`` bound again after a module-level call of a function of this module?
+
+        ``N = 3`` then ``N = N * 2`` (or one binding per branch of an ``if``) is settled before
+        anything runs: a constant. A rebinding after ``f(...)`` ran at import (a script) is stale
+        for the graph ``f`` traced.
+        """
+        lines = self.module_bind_lines.get(name, ())
+        if len(lines) < 2:
+            return False
+        first, last = lines[0], lines[-1]
+        return any(first < line < last and (fn in self.module_defs or fn in self.jitted_callables)
+                   for line, fn in self.module_calls)
 
     def _mark(self, name: str, scopes: tuple[int, ...], spec: StaticSpec) -> None:
         for scope in scopes:
@@ -293,6 +315,23 @@ def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec
         return spec
     return StaticSpec(tuple(spec.argnums) + tuple(range(bound)), tuple(spec.argnames) + kw, spec.traced_argnums,
                       spec.wrapper, spec.filter)
+
+
+_LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
+_SCALAR_SHAPES = ("()", "[]")
+
+
+def _scalar_array(call: ast.Call) -> bool:
+    """``jnp.array(0)``, ``jnp.asarray(-1.0)``, ``jnp.zeros(())``: a 0-d array, as cheap to bake in as a float."""
+    if not call.args:
+        return False
+    a = call.args[0]
+    if isinstance(a, ast.UnaryOp) and isinstance(a.op, (ast.USub, ast.UAdd)):
+        a = a.operand
+    if isinstance(a, ast.Constant) and isinstance(a.value, (int, float, bool, complex)):
+        return isinstance(call.func, (ast.Name, ast.Attribute)) and (
+            call.func.id if isinstance(call.func, ast.Name) else call.func.attr) in ("array", "asarray")
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts
 
 
 def _is_array_factory(q: str | None) -> bool:
