@@ -15,6 +15,7 @@ FIXTURES = Path(__file__).resolve().parent / "lint_fixtures"
 _MODULES: dict[str, object] = {}
 X = jnp.linspace(-1.0, 2.0, 6)
 XS = X.reshape(2, 3)
+S = jnp.asarray(1.5)
 
 
 def fixture(name: str):
@@ -99,3 +100,49 @@ def test_module_constants_settled_at_import_and_scalar_arrays():
     assert "settled_ok" not in findings("JS502", "JS502")
     assert "scalar_arrays_ok" not in findings("JS501", "JS501")
     assert findings("JS502", "JS502")["f"] == ["JS502"]
+
+
+def test_ref_item_assignment_is_an_update_not_a_finding():
+    import jax
+
+    if not hasattr(jax, "new_ref"):
+        pytest.skip("jax.new_ref needs JAX >= 0.7")
+    first, total = fixture("JS601_refs").run(X)
+    assert first.tolist() == [2.0, 0.0, 0.0] and float(total) == pytest.approx(float(X.sum()))
+    with pytest.raises(TypeError, match="immutable"):
+        fixture("JS601_refs").fill(1.0)
+    got = findings("JS601_refs", "JS601")
+    assert got == {"fill": ["JS601"]}
+
+
+def test_nnx_variable_item_assignment_is_an_update():
+    pytest.importorskip("flax.nnx", reason="flax not installed (it is in the bench venv)")
+    mod = fixture("JS601_nnx")
+    c = mod.Counter()
+    mod.set_first(c.count, 2.0)
+    assert c.count[...].tolist() == [2.0, 0.0, 0.0]
+
+
+def test_js601_on_an_argument_without_array_use_is_a_warning_without_fix():
+    src = "import jax\n\n@jax.jit\ndef f(xs, v):\n    xs[0] = v\n    return xs\n"
+    (f,) = lint_source(src, "m.py")
+    assert (f.code, f.severity, f.confidence, f.fix) == ("JS601", "warning", "likely", None)
+    assert jax_list_update_works()
+
+
+def jax_list_update_works() -> bool:
+    """The look-alike the warning allows for: a list argument takes `xs[0] = v` under real jit."""
+    import jax
+
+    out = jax.jit(lambda xs, v: (xs.__setitem__(0, v), xs)[1])([X, X], S)
+    return float(out[0]) == 1.5
+
+
+def test_js601_argument_with_array_use_is_certain_and_fails():
+    with pytest.raises(TypeError, match="immutable"):
+        fixture("JS601").scale_first(X)
+    path = FIXTURES / "JS601.py"
+    got = [(f.location.function, f.severity, f.confidence, f.fix is not None)
+           for f in lint_source(path.read_bytes(), str(path), select=["JS601"])]
+    assert ("scale_first", "error", "certain", True) in got
+    assert ("reset_first", "warning", "likely", False) in got  # no array use: could be a list

@@ -221,14 +221,23 @@ class Context:
 
     # -- reporting -----------------------------------------------------------------------------
     def report(self, rule: Rule, node: ast.AST, message: str | None = None, *, fix: Fix | None = None,
-               severity: str | None = None, **details: object) -> None:
+               severity: str | None = None, confidence: str | None = None, **details: object) -> None:
         """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``;
-        ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count)."""
+        ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count), and
+        ``confidence`` the rule's (``"certain"`` for an error rule, else ``"likely"``); a claim weakened
+        to a warning is ``"likely"`` unless said otherwise."""
         loc = self.location(node)
         text = message or rule.message.format(**details)
-        self.findings.append(Finding(rule.code, text, severity or rule.severity, loc, rule.name,  # type: ignore[arg-type]
-                                     fix,
-                                     {k: v for k, v in details.items() if isinstance(v, (str, int, float, bool))}))
+        sev = severity or rule.severity
+        if confidence is None:
+            confidence = rule.confidence if sev == rule.severity else ("certain" if sev == "error" else "likely")
+        finding = Finding(rule.code, text, sev, loc, rule.name, fix,  # type: ignore[arg-type]
+                          {k: v for k, v in details.items() if isinstance(v, (str, int, float, bool))},
+                          confidence)  # type: ignore[arg-type]
+        via = self.frame.__dict__.get("traced_via") if self.frames else None
+        if via is not None and self.frame.traced:
+            finding.details["traced_via"] = via
+        self.findings.append(finding)
 
     def edit(self, rule: Rule, node: ast.AST, replacement: str, title: str) -> Fix:
         """A Fix replacing the source of ``node`` with ``replacement``, at the rule's fix safety."""
