@@ -146,3 +146,18 @@ def test_js601_argument_with_array_use_is_certain_and_fails():
            for f in lint_source(path.read_bytes(), str(path), select=["JS601"])]
     assert ("scale_first", "error", "certain", True) in got
     assert ("reset_first", "warning", "likely", False) in got  # no array use: could be a list
+
+
+def test_jit_of_a_closure_in_a_one_shot_driver_compiles_once_either_way():
+    import jax
+
+    mod = fixture("JS204_driver")
+    xs = jnp.arange(4.0)
+    assert float(mod.train(xs, 2.0)) == 12.0 and len(mod.COMPILES) == 1  # one call: one trace, as without jit
+    assert findings("JS204_driver", "JS204") == {"evaluate": ["JS204"]}
+    # the positive next to it: every call of `evaluate` traces anew (a fresh lambda each time)
+    traces = []
+    fresh = lambda v: (traces.append(1), v.mean())[1]  # noqa: E731
+    for _ in range(3):
+        jax.jit(lambda v: fresh(v))(xs)
+    assert len(traces) == 3

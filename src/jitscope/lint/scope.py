@@ -91,6 +91,8 @@ class ModuleInfo:
     module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
     module_bind_lines: dict[str, list[int]] = field(default_factory=dict)  # module-level bindings, in order
     module_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, f) of module-level `f(...)` calls
+    # names called inside some function, or in a module-level loop: not run just once per process
+    called_repeatedly: set[str] = field(default_factory=set)
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -177,6 +179,8 @@ class ModuleInfo:
             info._def(d)
         for c, scopes in calls:
             info._call(c, scopes)
+            if len(scopes) > 1 and type(c.func) is ast.Name:
+                info.called_repeatedly.add(c.func.id)
         info.uses_pallas = any(q.startswith(("jax.experimental.pallas", "jax._src.pallas", "jax.experimental.mosaic"))
                                for q in info.aliases.values())
         for a in assigns:
@@ -206,8 +210,10 @@ class ModuleInfo:
         value = None
         if not isinstance(stmt, (ast.If, ast.Try, ast.With, ast.Import, ast.ImportFrom)) and not isinstance(
                 getattr(stmt, "value", None), _LITERALS):
-            self.module_calls.extend((stmt.lineno, n.func.id) for n in ast.walk(stmt)
-                                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+            called = [n.func.id for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            self.module_calls.extend((stmt.lineno, fn) for fn in called)
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                self.called_repeatedly.update(called)
         if isinstance(stmt, ast.Assign):
             targets, value = stmt.targets, stmt.value
         elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
@@ -231,6 +237,18 @@ class ModuleInfo:
                 elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)) \
                         and not _scalar_array(value):
                     self.module_arrays[t.id] = stmt.lineno
+
+    def runs_once(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Is module-level function ``fn`` a one-shot driver: ``main``, a CLI command, or called only
+        from module-level code outside loops (``if __name__ == "__main__": train()``)?"""
+        name = fn.name
+        if name in self.called_repeatedly:
+            return False
+        if name in DRIVER_NAMES or any(
+                (self.resolve(d.func if isinstance(d, ast.Call) else d) or "").rpartition(".")[2] in ("command", "main")
+                for d in fn.decorator_list):
+            return True
+        return any(f == name for _, f in self.module_calls)
 
     def rebound_after_call(self, name: str) -> bool:
         """Is module-level ``name`` bound again after a module-level call of a function of this module?
@@ -317,6 +335,7 @@ def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec
                       spec.wrapper, spec.filter)
 
 
+DRIVER_NAMES = frozenset({"main", "_main", "cli", "run_main", "entrypoint", "entry_point"})
 _LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
 _SCALAR_SHAPES = ("()", "[]")
 
