@@ -59,7 +59,7 @@ def test_exit_codes(cli, tmp_path):
     assert r.returncode == 1
     assert f"{bad}:7:8: JS101" in r.stdout
     assert "    if x > 0:" in r.stdout and "^^^^^" in r.stdout
-    assert f"{bad}:8:16: JS201 builtin" in r.stdout  # no [*]: the JS201 fix is unsafe
+    assert f"{bad}:8:16: JS201 [warning, likely] builtin" in r.stdout  # no [*]: the JS201 fix is unsafe
     r = cli("lint", str(tmp_path / "missing.py"))
     assert r.returncode == 2 and r.stderr.strip().endswith("no such file or directory")
     assert "Traceback" not in r.stderr

@@ -163,6 +163,7 @@ def test_jit_of_a_closure_in_a_one_shot_driver_compiles_once_either_way():
     assert len(traces) == 3
 
 
+@pytest.mark.filterwarnings("ignore:Python iterable type:DeprecationWarning")
 def test_sum_over_a_generator_does_not_suggest_jnp_sum_of_the_generator():
     import jax
 
@@ -172,3 +173,50 @@ def test_sum_over_a_generator_does_not_suggest_jnp_sum_of_the_generator():
     with pytest.raises(TypeError):  # what the old advice led to, under real JAX
         jax.jit(lambda x: jnp.sum(v * v for v in x))(X)
     assert float(jax.jit(lambda x: jnp.sum(x * x))(X)) == pytest.approx(float(sum(v * v for v in X)))
+
+
+SEVERITIES = ("import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n    print('shape', x.shape)\n"
+              "    return sum(x)\n\n\n@jax.jit\ndef g(x):\n    if x > 0:\n        return x\n    return -x\n")
+
+
+@pytest.mark.parametrize("exit_on, selected, rc", [
+    ("info", "JS401", 1), ("warning", "JS401", 0), ("warning", "JS201", 1), ("error", "JS201", 0),
+    ("error", "JS101", 1), (None, "JS401", 0), (None, "JS201", 1),
+])
+def test_exit_on_sets_which_severities_fail_the_run(tmp_path, exit_on, selected, rc):
+    """JS401 here is info (a static shape printed), JS201 a warning, JS101 an error."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "m.py"
+    src.write_text(SEVERITIES)
+    argv = [sys.executable, "-m", "jitscope", "lint", "--no-config", "--select", selected, str(src)]
+    if exit_on:
+        argv += ["--exit-on", exit_on]
+    r = subprocess.run(argv, capture_output=True, text=True)
+    assert r.returncode == rc, r.stdout + r.stderr
+    assert f": {selected} [" in r.stdout  # reported either way, with its severity and confidence
+    bad = subprocess.run(argv[:-1] + [str(src), "--exit-on", "fatal"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_confidence_in_json_sarif_and_text(tmp_path):
+    import json
+
+    from jitscope import lint
+    from jitscope.render import render
+
+    src = tmp_path / "m.py"
+    src.write_text(SEVERITIES)
+    result = lint([str(src)], config=False)
+    by_code = {f.code: (f.severity, f.confidence) for f in result.findings}
+    assert by_code == {"JS401": ("info", "likely"), "JS201": ("warning", "likely"), "JS101": ("error", "certain")}
+    doc = json.loads(render(result, "json"))
+    assert {f["code"]: f["confidence"] for f in doc["findings"]} == {"JS401": "likely", "JS201": "likely",
+                                                                     "JS101": "certain"}
+    sarif = json.loads(render(result, "sarif"))
+    props = {r["ruleId"]: r["properties"]["confidence"] for r in sarif["runs"][0]["results"]}
+    assert props == {"JS401": "likely", "JS201": "likely", "JS101": "certain"}
+    text = render(result, "console")
+    assert "JS101 [error, certain] Python `if`" in text and "JS401 [info, likely]" in text
+    assert result.exit_status("error") == 1 and result.exit_status("warning") == 1

@@ -238,6 +238,12 @@ class Finding(Record):
     # wrong under jit) or "likely" (depends on something it could not see). None elsewhere.
     confidence: Confidence | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out.get("confidence") is None:
+            del out["confidence"]  # optional: findings of other commands, and files older than the field, lack it
+        return out
+
 
 @dataclass
 class Environment(Record):
