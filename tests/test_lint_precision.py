@@ -220,3 +220,44 @@ def test_confidence_in_json_sarif_and_text(tmp_path):
     text = render(result, "console")
     assert "JS101 [error, certain] Python `if`" in text and "JS401 [info, likely]" in text
     assert result.exit_status("error") == 1 and result.exit_status("warning") == 1
+
+
+def test_call_graph_same_module_helper_found_and_python_arguments_not():
+    mod = fixture("JS101_callgraph")
+    for fails in (lambda: mod.step(X), lambda: mod.Model()(X)):
+        with pytest.raises(Exception) as info:  # noqa: B017 - a concretization error
+            fails()
+        assert "tracer" in repr(info.value).lower() or "concrete" in repr(info.value).lower()
+    assert mod.step_ok(X).shape == X.shape  # `repeat(..., 2, False)`: Python values, fine under jit
+    path = FIXTURES / "JS101_callgraph.py"
+    got = {(f.location.function, f.details.get("traced_via")) for f in lint_source(path.read_bytes(), str(path))}
+    assert got == {("normalize", "`step` (JS101_callgraph.py:22) calls it"),
+                   ("gate", "`forward` (JS101_callgraph.py:35) calls it")}
+
+
+def test_call_graph_across_modules_names_the_path(monkeypatch):
+    import importlib
+    import sys
+
+    from jitscope import lint
+
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    train = importlib.import_module("callgraph_pkg.train")
+    with pytest.raises(Exception) as info:  # noqa: B017 - a concretization error
+        train.step(X)
+    assert "tracer" in repr(info.value).lower() or "concrete" in repr(info.value).lower()
+    assert train.step_ok(X).shape == X.shape
+    with pytest.raises(Exception):  # noqa: B017 - `damp` branches on a tracer under fori_loop
+        train.solve(X)
+    sys.modules.pop("callgraph_pkg.train", None)
+    pkg = FIXTURES / "callgraph_pkg"
+    result = lint([str(pkg)], config=False, jobs=1)
+    got = sorted((Path(f.location.file).name, f.location.line, f.code, f.message.rpartition("(traced because ")[2])
+                 for f in result.findings)
+    assert got == [("ops.py", 6, "JS101", "`step` (train.py:10) calls it)"),
+                   ("ops.py", 31, "JS101", "`update` (ops.py:28) calls it)")]
+    assert result.files_checked == 3
+    # the same files in the other order, and one file alone (its helpers' module is not linted: no finding)
+    again = lint([str(pkg / "train.py"), str(pkg / "ops.py")], config=False, jobs=1)
+    assert [(f.location.line, f.code) for f in again.findings] == [(6, "JS101"), (31, "JS101")]
+    assert lint([str(pkg / "train.py")], config=False, jobs=1).findings == []

@@ -53,6 +53,8 @@ class StaticSpec:
     traced_argnums: tuple[int, ...] | None = None  # grad: only these positions are traced
     wrapper: str = ""  # qualified name of the wrapper, e.g. "jax.jit"
     filter: bool = False  # equinox.filter_*: non-array arguments are static automatically
+    via: str = ""  # traced only through the call graph: who calls it ("`step` (train.py:40) calls it")
+    assumed: bool = False  # traced by convention (an equinox/flax module's __call__), not by a seen call
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args

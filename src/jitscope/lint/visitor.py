@@ -27,6 +27,7 @@ class _Visitor:
         self.rules = rules
         # node type -> (rules checked only in traced code, rules checked everywhere, special handler)
         self.table: dict[type, tuple[tuple[Rule, ...], tuple[Rule, ...], object]] = {}
+        self.forced: dict[int, StaticSpec] = {}  # id(def) -> spec found by the call graph (lint/callgraph.py)
 
     def _entry(self, t: type) -> tuple[tuple[Rule, ...], tuple[Rule, ...], object]:
         subscribed = [r for r in self.rules if t in r.nodes]
@@ -113,6 +114,8 @@ class _Visitor:
         info = self.ctx.info
         if self.ctx.assume_traced:
             return StaticSpec(wrapper="<assumed>")
+        if self.forced and id(node) in self.forced:
+            return self.forced[id(node)]
         if not isinstance(node, ast.Lambda):
             for dec in node.decorator_list:
                 spec = decorator_spec(info, dec)
