@@ -249,14 +249,21 @@ def test_call_graph_across_modules_names_the_path(monkeypatch):
     assert train.step_ok(X).shape == X.shape
     with pytest.raises(Exception):  # noqa: B017 - `damp` branches on a tracer under fori_loop
         train.solve(X)
-    sys.modules.pop("callgraph_pkg.train", None)
+    euler = importlib.import_module("callgraph_pkg.euler")
+    with pytest.raises(Exception):  # noqa: B017 - the override runs inside the base class's while_loop
+        euler.Euler().solve(X)
+    assert float(euler.Heun().solve(X).sum()) >= 10.0
+    for name in ("callgraph_pkg.train", "callgraph_pkg.euler", "callgraph_pkg.ops", "callgraph_pkg.base",
+                 "callgraph_pkg"):
+        sys.modules.pop(name, None)
     pkg = FIXTURES / "callgraph_pkg"
     result = lint([str(pkg)], config=False, jobs=1)
     got = sorted((Path(f.location.file).name, f.location.line, f.code, f.message.rpartition("(traced because ")[2])
                  for f in result.findings)
-    assert got == [("ops.py", 6, "JS101", "`step` (train.py:10) calls it)"),
+    assert got == [("euler.py", 8, "JS101", "base.py:6 hands it to `jax.lax.while_loop`)"),
+                   ("ops.py", 6, "JS101", "`step` (train.py:10) calls it)"),
                    ("ops.py", 31, "JS101", "`update` (ops.py:28) calls it)")]
-    assert result.files_checked == 3
+    assert result.files_checked == 5
     # the same files in the other order, and one file alone (its helpers' module is not linted: no finding)
     again = lint([str(pkg / "train.py"), str(pkg / "ops.py")], config=False, jobs=1)
     assert [(f.location.line, f.code) for f in again.findings] == [(6, "JS101"), (31, "JS101")]

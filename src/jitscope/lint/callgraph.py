@@ -34,6 +34,7 @@ _LIBRARY_HEADS = frozenset({"jax", "numpy", "np", "math", "functools", "builtins
                             "optax", "chex", "operator", "itertools", "collections", "os", "sys", "logging",
                             "dataclasses", "warnings", "re", "scipy", "jaxlib", "abc", "inspect"})
 MAX_ROUNDS = 8
+ENABLED = True  # benchmarks/lint_speed.py turns it off for its side-by-side row
 CONVENTION = "<module __call__>"
 
 
@@ -53,6 +54,7 @@ class OutgoingCall:
     static_positions: tuple[int, ...] = ()
     static_names: tuple[str, ...] = ()
     method: bool = False
+    virtual: bool = False  # `self.m` in class ``target``'s module (level -1): subclasses elsewhere may override m
     filter: bool = False
     wrapper: str = "<call graph>"
     via: str = ""
@@ -180,6 +182,8 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         cls = _enclosing_class(ctx)
         if cls is not None:
             _method(ctx, cls, attr, _with(edge, method=True), set())
+            # A subclass in another linted module may override `attr`: its version is what runs.
+            out.append(_with(edge, target=f"{cls}.{attr}", level=-1, method=True, virtual=True))
         return
     if type(base) is ast.Name and ctx._local_frame(base.id) is None:  # type: ignore[attr-defined]
         head = base.id  # type: ignore[attr-defined]
@@ -328,3 +332,24 @@ def resolve_incoming(ctx: Context, calls: list[tuple[str, OutgoingCall]]
             q = ctx.info.aliases[head]
             ctx.__dict__.setdefault("cg_outgoing", []).append(_with(edge, target=f"{q}.{rest}" if rest else q))
     return out + ctx.__dict__.pop("_cg_local", [])
+
+
+def class_bases(ctx: Context) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Each module-level class with its bases as (relative level, dotted name), for finding subclasses
+    across modules (``lint/traced.py``); classes whose bases are all builtins or library classes are left out."""
+    idx = index(ctx)
+    out = []
+    for name, cls in idx.classes.items():
+        bases: list[tuple[int, str]] = []
+        for b in cls.bases:
+            if isinstance(b, ast.Name) and b.id in idx.relative:
+                bases.append(idx.relative[b.id])
+            elif isinstance(b, ast.Name) and b.id in idx.classes:
+                bases.append((-1, b.id))
+            else:
+                q = ctx.info.resolve(b)
+                if q and not q.startswith(".") and q.split(".")[0] not in _LIBRARY_HEADS and "." in q:
+                    bases.append((0, q))
+        if bases:
+            out.append((name, bases))
+    return out

@@ -70,10 +70,11 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
         ctx.assume_traced = assume_traced
         rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
         try:
+            graph = callgraph.ENABLED and not assume_traced
             if incoming is None:
-                hooks = [] if assume_traced else [callgraph.CallEdges(), callgraph.HandedToTransform()]
+                hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
                 _Visitor(ctx, rules + hooks).visit_all(tree.body)
-            if not assume_traced:
+            if graph:
                 start = callgraph.resolve_incoming(ctx, incoming) if incoming else None
                 callgraph.follow(ctx, _Visitor, rules, start, conventions=incoming is None)
         except RecursionError:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
-from .callgraph import OutgoingCall
+from .callgraph import OutgoingCall, class_bases
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
 from .registry import parse_finding
@@ -48,6 +48,7 @@ class FileOutcome:
     original: bytes | None = None  # the bytes the fixes were computed from (with ``fixed_text``)
     unfixed: list[Finding] = field(default_factory=list)  # the findings before fixes, if not written
     outgoing: list[OutgoingCall] = field(default_factory=list)  # calls from traced code into other modules
+    classes: list = field(default_factory=list)  # (class, bases) of the module, for overrides across files
     extra: bool = False  # findings in functions reached from other files (the file itself was counted already)
 
 
@@ -157,6 +158,7 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
     _attach_source(outcome.findings, text)
     if ctx is not None:
         outcome.outgoing = ctx.__dict__.get("cg_outgoing", [])
+        outcome.classes = class_bases(ctx)
     return outcome
 
 
@@ -256,15 +258,19 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     can_fork = "jax" not in sys.modules and "fork" in multiprocessing.get_all_start_methods()
     jobs = clamp_jobs(jobs, len(items))
     outgoing: dict[str, list[OutgoingCall]] = {}
+    classes: dict[str, list] = {}
     for outcome in _run(items, jobs, fix, diff, assume_traced, can_fork):
         if outcome.outgoing:
             outgoing[outcome.path] = outcome.outgoing
             outcome.outgoing = []
+        if outcome.classes:
+            classes[outcome.path] = outcome.classes
+            outcome.classes = []
         yield outcome
     # The call graph across the linted files: functions in one file reached from traced code in another.
     enabled_of = dict(items)
-    yield from follow_across(outgoing, [p for p, _ in items],
-                             lambda path, calls: lint_incoming(path, enabled_of[path], calls))  # type: ignore[misc]
+    yield from follow_across(outgoing, [p for p, _ in items],  # type: ignore[misc]
+                             lambda path, calls: lint_incoming(path, enabled_of[path], calls), classes)
 
 
 def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...], diff: bool,

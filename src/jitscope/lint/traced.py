@@ -50,7 +50,14 @@ class ModuleMap:
                 self.of_path[path] = name
 
     def resolve(self, caller: str, call: OutgoingCall) -> tuple[str, str] | None:
-        target = call.target
+        return self.resolve_name(caller, call.target, call.level)
+
+    def resolve_name(self, caller: str, target: str, level: int) -> tuple[str, str] | None:
+        """(file, name inside it) of ``target`` as seen from ``caller`` (``level``: relative import level;
+        -1: ``caller``'s own module)."""
+        if level < 0:
+            return caller, target
+        call = OutgoingCall(target, level)
         if call.level:
             mod = self.of_path.get(caller, "")
             package = mod.split(".") if caller.endswith("__init__.py") else mod.split(".")[:-1]
@@ -66,16 +73,32 @@ class ModuleMap:
         return None
 
 
-def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str],
-                  lint_incoming) -> Iterator[object]:
+def _subclasses(modules: ModuleMap, classes: dict[str, list[tuple[str, list[tuple[int, str]]]]]
+                ) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(file, class) -> its direct subclasses (file, class) among the linted files."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path, entries in classes.items():
+        for name, bases in entries:
+            for level, dotted in bases:
+                hit = modules.resolve_name(path, dotted, level)
+                if hit is not None:
+                    out.setdefault(hit, []).append((path, name))
+    return out
+
+
+def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str], lint_incoming,
+                  classes: dict[str, list[tuple[str, list[tuple[int, str]]]]] | None = None) -> Iterator[object]:
     """Lint, round by round, the functions that calls in ``outgoing`` (caller path -> calls) reach.
 
     ``lint_incoming(path, [(name, call), ...])`` lints one file for those functions and returns
-    ``(outcome, new outgoing calls)``; the outcomes are yielded.
+    ``(outcome, new outgoing calls)``; the outcomes are yielded. ``classes`` (path -> classes and
+    their bases) lets a ``self.m`` call in a base class reach the overriding ``m`` of a subclass
+    in another file.
     """
     if not any(outgoing.values()):
         return
     modules = ModuleMap(paths)
+    subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
     done: set[tuple[str, str]] = set()
     rounds = 0
     while outgoing and rounds < MAX_ROUNDS:
@@ -83,13 +106,27 @@ def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str],
         targets: dict[str, list[tuple[str, OutgoingCall]]] = {}
         for caller, calls in outgoing.items():
             for call in calls:
-                hit = modules.resolve(caller, call)
-                if hit is None or hit[0] == caller:
-                    continue  # not a linted file; or this module itself (its own calls were followed)
-                path, name = hit
-                if (path, name) in done:
-                    continue
-                targets.setdefault(path, []).append((name, call))
+                hits: list[tuple[str, str]] = []
+                if call.virtual:
+                    if subclasses is None:
+                        subclasses = _subclasses(modules, classes or {})
+                    cls, _, method = call.target.rpartition(".")
+                    stack, seen = [(caller, cls)], set()
+                    while stack:
+                        key = stack.pop()
+                        for sub in subclasses.get(key, ()):
+                            if sub not in seen:
+                                seen.add(sub)
+                                stack.append(sub)
+                                if sub[0] != caller:
+                                    hits.append((sub[0], f"{sub[1]}.{method}"))
+                else:
+                    hit = modules.resolve(caller, call)
+                    if hit is not None and hit[0] != caller:  # this module's own calls were followed already
+                        hits.append(hit)
+                for path, name in hits:
+                    if (path, name) not in done:
+                        targets.setdefault(path, []).append((name, call))
         for path, calls in targets.items():
             done.update((path, name) for name, _ in calls)
         outgoing = {}
