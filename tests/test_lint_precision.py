@@ -224,15 +224,18 @@ def test_confidence_in_json_sarif_and_text(tmp_path):
 
 def test_call_graph_same_module_helper_found_and_python_arguments_not():
     mod = fixture("JS101_callgraph")
-    for fails in (lambda: mod.step(X), lambda: mod.Model()(X)):
+    assert mod.step_partial_ok(X).shape == X.shape
+    for fails in (lambda: mod.step(X), lambda: mod.Model()(X), lambda: mod.step_partial(X), lambda: mod.slope(S)):
         with pytest.raises(Exception) as info:  # noqa: B017 - a concretization error
             fails()
         assert "tracer" in repr(info.value).lower() or "concrete" in repr(info.value).lower()
     assert mod.step_ok(X).shape == X.shape  # `repeat(..., 2, False)`: Python values, fine under jit
     path = FIXTURES / "JS101_callgraph.py"
     got = {(f.location.function, f.details.get("traced_via")) for f in lint_source(path.read_bytes(), str(path))}
-    assert got == {("normalize", "`step` (JS101_callgraph.py:22) calls it"),
-                   ("gate", "`forward` (JS101_callgraph.py:35) calls it")}
+    assert got == {("normalize", "`step` (JS101_callgraph.py:24) calls it"),
+                   ("gate", "`forward` (JS101_callgraph.py:37) calls it"),
+                   ("shift_checked", "`step_partial` (JS101_callgraph.py:65) calls it"),
+                   ("soft_abs_jvp", "it is a derivative rule of `soft_abs`, which is traced")}
 
 
 def test_call_graph_across_modules_names_the_path(monkeypatch):

@@ -1,4 +1,6 @@
 # A helper is traced when traced code calls it with traced values (the call graph).
+import functools
+
 import jax
 import jax.numpy as jnp
 
@@ -44,3 +46,44 @@ def eager_only(x):
     if x.sum() > 0:  # never called from traced code
         return x
     return -x
+
+
+def shift(x, offset):
+    if offset > 0:  # bound by partial to a Python int
+        return x + offset
+    return x
+
+
+def shift_checked(x, offset):
+    if x.sum() > offset:  # JS101
+        return x - offset
+    return x
+
+
+@jax.jit
+def step_partial(x):
+    return functools.partial(shift_checked, offset=1.0)(x)
+
+
+@jax.jit
+def step_partial_ok(x):
+    return functools.partial(shift, offset=2)(x)
+
+
+@jax.custom_jvp
+def soft_abs(x):
+    return jnp.sqrt(x * x + 1e-6)
+
+
+@soft_abs.defjvp
+def soft_abs_jvp(primals, tangents):
+    x = primals[0]
+    t = tangents[0]
+    if x > 0:  # JS101
+        return soft_abs(x), t
+    return soft_abs(x), -t
+
+
+@jax.jit
+def slope(x):
+    return jax.grad(soft_abs)(x)

@@ -34,6 +34,7 @@ _LIBRARY_HEADS = frozenset({"jax", "numpy", "np", "math", "functools", "builtins
                             "optax", "chex", "operator", "itertools", "collections", "os", "sys", "logging",
                             "dataclasses", "warnings", "re", "scipy", "jaxlib", "abc", "inspect"})
 MAX_ROUNDS = 8
+_RULE_SETTERS = frozenset({"defjvp", "defvjp", "defjvps"})
 ENABLED = True  # benchmarks/lint_speed.py turns it off for its side-by-side row
 CONVENTION = "<module __call__>"
 
@@ -69,6 +70,7 @@ class _Index:
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]]
     owner: dict[int, str]  # id(method def) -> class name
     relative: dict[str, tuple[int, str]]  # name -> (level, "mod.name") of `from .mod import name`
+    rules: dict[str, list[str]]  # custom_jvp/custom_vjp function -> its derivative rules (`f.defjvp(f_jvp)`)
 
 
 def index(ctx: Context) -> _Index:
@@ -85,9 +87,17 @@ def _build_index(tree: ast.Module) -> _Index:
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     owner: dict[int, str] = {}
     relative: dict[str, tuple[int, str]] = {}
+    rules: dict[str, list[str]] = {}
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
+            for d in stmt.decorator_list:  # @f.defjvp
+                if isinstance(d, ast.Attribute) and d.attr in _RULE_SETTERS and isinstance(d.value, ast.Name):
+                    rules.setdefault(d.value.id, []).append(stmt.name)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):  # f.defvjp(f_fwd, f_bwd)
+            func = stmt.value.func
+            if isinstance(func, ast.Attribute) and func.attr in _RULE_SETTERS and isinstance(func.value, ast.Name):
+                rules.setdefault(func.value.id, []).extend(a.id for a in stmt.value.args if isinstance(a, ast.Name))
         elif isinstance(stmt, ast.ClassDef):
             classes[stmt.name] = stmt
             ms = methods[stmt.name] = {}
@@ -99,7 +109,7 @@ def _build_index(tree: ast.Module) -> _Index:
             for a in stmt.names:
                 if a.name != "*":
                     relative[a.asname or a.name] = (stmt.level, f"{stmt.module}.{a.name}" if stmt.module else a.name)
-    return _Index(functions, classes, methods, owner, relative)
+    return _Index(functions, classes, methods, owner, relative, rules)
 
 
 class CallEdges(Rule):
@@ -159,6 +169,15 @@ class HandedToTransform(Rule):
 
 def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
     """Resolve ``func`` to a def of this module (queued for ``follow``) or an outgoing call."""
+    if type(func) is ast.Call and func.args and (ctx.resolve(func.func) or "").endswith("partial"):  # type: ignore[attr-defined]
+        # `partial(helper, a, k=b)(x)`: the bound arguments come first; traced ones stay traced.
+        bound = func.args[1:]  # type: ignore[attr-defined]
+        if edge.traced is not None and not any(type(a) is ast.Starred for a in bound):
+            pos = tuple(i for i, a in enumerate(bound) if ctx.is_traced(a)) + tuple(i + len(bound)
+                                                                                  for i in edge.traced)
+            kws = edge.keywords + tuple(k.arg for k in func.keywords if k.arg and ctx.is_traced(k.value))  # type: ignore[attr-defined]
+            _record(ctx, func.args[0], _with(edge, traced=pos, keywords=kws))  # type: ignore[attr-defined]
+        return
     idx = index(ctx)
     local: list = ctx.__dict__.setdefault("_cg_local", [])
     out: list = ctx.__dict__.setdefault("cg_outgoing", [])
@@ -278,6 +297,10 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
     ``__call__`` of module classes (once per module: the first pass).
     """
     pending = list(start or []) + (module_calls(ctx) if conventions else []) + ctx.__dict__.pop("_cg_local", [])
+    idx = index(ctx)
+    if idx.rules and conventions:
+        pending += _derivative_rules(ctx, [idx.functions[n] for n in idx.rules
+                                           if n in idx.functions and already_traced(ctx, idx.functions[n])])
     if not pending:
         return
     hooks = [r for r in rules if r.traced_only] + [CallEdges()]
@@ -309,7 +332,20 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
             finally:
                 ctx.frames, ctx.parents = frames, parents
         pending = ctx.__dict__.pop("_cg_local", [])
+        pending += _derivative_rules(ctx, [fn for fn, _, _ in merged.values()])
 
+
+
+def _derivative_rules(ctx: Context, traced: list) -> list[tuple[ast.AST, OutgoingCall, bool]]:
+    """The custom_jvp/custom_vjp rules (``f.defjvp(f_jvp)``) of traced functions: traced with them."""
+    idx = index(ctx)
+    out: list[tuple[ast.AST, OutgoingCall, bool]] = []
+    for fn in traced:
+        for rule in idx.rules.get(getattr(fn, "name", ""), ()):
+            if rule in idx.functions:
+                via = f"it is a derivative rule of `{fn.name}`, which is traced"
+                out.append((idx.functions[rule], OutgoingCall("", traced=None, via=via), False))
+    return out
 
 
 def resolve_incoming(ctx: Context, calls: list[tuple[str, OutgoingCall]]
