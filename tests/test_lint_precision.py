@@ -225,7 +225,8 @@ def test_confidence_in_json_sarif_and_text(tmp_path):
 def test_call_graph_same_module_helper_found_and_python_arguments_not():
     mod = fixture("JS101_callgraph")
     assert mod.step_partial_ok(X).shape == X.shape
-    for fails in (lambda: mod.step(X), lambda: mod.Model()(X), lambda: mod.step_partial(X), lambda: mod.slope(S)):
+    for fails in (lambda: mod.step(X), lambda: mod.Model()(X), lambda: mod.step_partial(X), lambda: mod.slope(S),
+                  lambda: mod.rollout(X)):
         with pytest.raises(Exception) as info:  # noqa: B017 - a concretization error
             fails()
         assert "tracer" in repr(info.value).lower() or "concrete" in repr(info.value).lower()
@@ -235,7 +236,8 @@ def test_call_graph_same_module_helper_found_and_python_arguments_not():
     assert got == {("normalize", "`step` (JS101_callgraph.py:24) calls it"),
                    ("gate", "`forward` (JS101_callgraph.py:37) calls it"),
                    ("shift_checked", "`step_partial` (JS101_callgraph.py:65) calls it"),
-                   ("soft_abs_jvp", "it is a derivative rule of `soft_abs`, which is traced")}
+                   ("soft_abs_jvp", "it is a derivative rule of `soft_abs`, which is traced"),
+                   ("act", "`run_policy` (JS101_callgraph.py:111) calls it")}
 
 
 def test_call_graph_across_modules_names_the_path(monkeypatch):

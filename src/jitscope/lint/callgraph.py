@@ -204,7 +204,14 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
             # A subclass in another linted module may override `attr`: its version is what runs.
             out.append(_with(edge, target=f"{cls}.{attr}", level=-1, method=True, virtual=True))
         return
-    if type(base) is ast.Name and ctx._local_frame(base.id) is None:  # type: ignore[attr-defined]
+    if type(base) is ast.Name and ctx._local_frame(base.id) is not None:  # type: ignore[attr-defined]
+        cls = _annotated_class(ctx, base.id)  # type: ignore[attr-defined]
+        if cls is not None and cls in idx.classes:  # `def step(model: MLP, x): model.loss(x)`
+            _method(ctx, cls, attr, _with(edge, method=True), set())
+        elif cls is not None and cls.split(".")[0] not in _LIBRARY_HEADS and "." in cls:
+            out.append(_with(edge, target=f"{cls}.{attr}", method=True))
+        return
+    if type(base) is ast.Name:
         head = base.id  # type: ignore[attr-defined]
         if head in idx.relative:
             level, target = idx.relative[head]
@@ -213,6 +220,20 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         q = ctx.info.aliases.get(head)
         if q is not None and q.split(".")[0] not in _LIBRARY_HEADS:
             out.append(_with(edge, target=f"{q}.{attr}"))
+
+
+def _annotated_class(ctx: Context, name: str) -> str | None:
+    """The class a parameter ``name`` is annotated with (``model: MLP``): a local class name or a qualified one."""
+    f = ctx._local_frame(name)
+    args = getattr(f.node, "args", None) if f is not None else None
+    if args is None:
+        return None
+    for p in args.posonlyargs + args.args + args.kwonlyargs:
+        if p.arg == name and isinstance(p.annotation, (ast.Name, ast.Attribute)):
+            if isinstance(p.annotation, ast.Name) and p.annotation.id in index(ctx).classes:
+                return p.annotation.id
+            return ctx.info.resolve(p.annotation)
+    return None
 
 
 def _with(edge: OutgoingCall, **changes: object) -> OutgoingCall:
