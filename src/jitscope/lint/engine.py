@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable
 
 from ..model import Finding
-from . import callgraph
+from . import callgraph, reach
 from .callgraph import OutgoingCall
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
@@ -75,8 +75,8 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
                 hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
                 _Visitor(ctx, rules + hooks).visit_all(tree.body)
             if graph:
-                start = callgraph.resolve_incoming(ctx, incoming) if incoming else None
-                callgraph.follow(ctx, _Visitor, rules, start, conventions=incoming is None)
+                start = reach.resolve_incoming(ctx, incoming) if incoming else None
+                reach.follow(ctx, _Visitor, rules, start, conventions=incoming is None)
         except RecursionError:
             ctx.findings.append(parse_finding("JS003", "expressions nested too deeply; file only partly linted",
                                               filename))

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
-from .callgraph import OutgoingCall, class_bases
+from .callgraph import OutgoingCall
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
+from .reach import class_bases
 from .registry import parse_finding
 from .source import split_lines
 from .traced import follow_across
