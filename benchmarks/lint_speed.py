@@ -5,6 +5,9 @@ once, and the parse alone costs this much. The goals: single-process lint within
 that floor, and lint on 2 worker processes faster than the single-process floor.
 
     python benchmarks/lint_speed.py [--tree DIR ...] [--jobs 2] [--repeats 3] [--quick]
+
+The single-process lint runs twice, with the call graph (lint/callgraph.py: functions traced
+because traced code calls them, within and across the linted files) and without it, side by side.
     python benchmarks/lint_speed.py --cases [--repeats 5]
 
 ``--cases`` times two generated worst cases instead (written to a temporary directory):
@@ -56,14 +59,18 @@ def floor(files: list[str]) -> tuple[float, float]:
     return time.perf_counter() - t, _cpu() - c
 
 
-def lint_run(files: list[str], jobs: int) -> tuple[float, float, int]:
-    from jitscope.lint import runner
+def lint_run(files: list[str], jobs: int, call_graph: bool = True) -> tuple[float, float, int]:
+    from jitscope.lint import callgraph, runner
     from jitscope.lint.registry import all_rules
 
     enabled = frozenset(all_rules())
-    t, c = time.perf_counter(), _cpu()
-    n = sum(len(o.findings) for o in runner.run([(f, enabled) for f in files], jobs=jobs))
-    return time.perf_counter() - t, _cpu() - c, n
+    callgraph.ENABLED = call_graph
+    try:
+        t, c = time.perf_counter(), _cpu()
+        n = sum(len(o.findings) for o in runner.run([(f, enabled) for f in files], jobs=jobs))
+        return time.perf_counter() - t, _cpu() - c, n
+    finally:
+        callgraph.ENABLED = True
 
 
 HEAD = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n"
@@ -123,11 +130,13 @@ def main() -> None:
     lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
     print(f"tree: {', '.join(str(t) for t in trees)}")
     print(f"files: {len(files)}  lines: {lines}  cpus: {os.cpu_count()}  repeats: {args.repeats}  python {sys.version.split()[0]}")
-    names = ["ast.parse loop (floor)", "jitscope lint, 1 process", f"jitscope lint, {args.jobs} processes"]
+    names = ["ast.parse loop (floor)", "jitscope lint, 1 process", "jitscope lint, 1 process, no call graph",
+             f"jitscope lint, {args.jobs} processes"]
     times: dict[str, list[float]] = {n: [] for n in names}
     cpus: dict[str, list[float]] = {n: [] for n in names}
     for _ in range(args.repeats):
         for name, run in zip(names, (lambda: floor(files), lambda: lint_run(files, 1)[:2],
+                                     lambda: lint_run(files, 1, call_graph=False)[:2],
                                      lambda: lint_run(files, args.jobs)[:2]), strict=True):
             wall, cpu = run()
             times[name].append(wall)

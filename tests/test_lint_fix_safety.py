@@ -106,5 +106,5 @@ def test_cli_reports_a_refused_fix_on_one_line(cli, tmp_path):
     ro.chmod(0o444)
     r = cli("lint", "--fix", "--unsafe-fixes", "--no-snippet", str(ro))
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert f"{ro}:1:1: JS002 fixes not written: file is read-only" in r.stdout.splitlines()
+    assert f"{ro}:1:1: JS002 [error, certain] fixes not written: file is read-only" in r.stdout.splitlines()
     assert ro.read_text() == SRC

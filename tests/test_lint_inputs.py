@@ -66,8 +66,8 @@ def test_fifo_and_dev_zero_named_py_are_skipped_with_a_finding(tmp_path):
     r = _run(str(tmp_path), str(tmp_path / "pipe.py"), timeout=60)  # a read of either would never end
     assert r.returncode == 1 and r.stderr == ""
     out = r.stdout.splitlines()
-    assert f"{tmp_path}/pipe.py:1:1: JS002 not a regular file (FIFO): skipped" in out
-    assert f"{tmp_path}/zero.py:1:1: JS002 not a regular file (character device): skipped" in out
+    assert f"{tmp_path}/pipe.py:1:1: JS002 [error, certain] not a regular file (FIFO): skipped" in out
+    assert f"{tmp_path}/zero.py:1:1: JS002 [error, certain] not a regular file (character device): skipped" in out
     assert any(line.startswith(f"{tmp_path}/ok.py:7:12: JS201") for line in out)
 
 
@@ -86,7 +86,7 @@ def test_unreadable_directory_is_one_line_and_an_unreadable_subdirectory_a_findi
                                                              "Permission denied\n")
         r = _run(str(outer), user=True)
         assert r.returncode == 1 and "Traceback" not in r.stderr
-        assert f"{outer}/inner:1:1: JS002 cannot read directory: Permission denied" in r.stdout.splitlines()
+        assert f"{outer}/inner:1:1: JS002 [error, certain] cannot read directory: Permission denied" in r.stdout.splitlines()
         assert f"{outer}/ok.py:7:12: JS201" in r.stdout
         private = Path(tempfile.mkdtemp())  # mode 0700, root's: nobody may not even look inside
         r = _run(str(private / "m.py"), user=True)
@@ -106,7 +106,7 @@ def test_fix_refuses_another_users_file_in_a_writable_directory(open_tmp):
     theirs.chmod(0o644)
     r = _run("--fix", "--unsafe-fixes", str(theirs), user=True)
     assert r.returncode == 1 and r.stderr == ""
-    assert f"{theirs}:1:1: JS002 fixes not written: permission denied" in r.stdout.splitlines()
+    assert f"{theirs}:1:1: JS002 [error, certain] fixes not written: permission denied" in r.stdout.splitlines()
     assert theirs.read_text() == SRC and theirs.stat().st_uid == 0
     assert sorted(os.listdir(tmp_path)) == ["theirs.py"]
 

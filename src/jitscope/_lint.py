@@ -86,8 +86,13 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
                         env=Environment.capture(with_jax=False))
     diffs = []
+    reached = False
     try:
         for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
+            if outcome.extra:  # findings in functions reached through the call graph from another file
+                result.findings.extend(outcome.findings)
+                reached = True
+                continue
             if fix and not diff:
                 runner.write_outcome(outcome)  # a refused file keeps its findings plus one JS002 line why
             result.files_checked += 1
@@ -103,6 +108,11 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             raise
         result.interrupted = True
     result.diff = "".join(diffs)
+    if reached:  # keep the report in file order: the call-graph findings join their files
+        order = {f: i for i, (f, _) in enumerate(items)}
+        result.findings.sort(key=lambda f: (order.get(f.location.file, -1) if f.location else -1,
+                                            f.location.line if f.location else 0,
+                                            (f.location.column or 0) if f.location else 0, f.code))
     for f in result.findings:
         if f.fix is not None and f.fix.replacement is not None:
             if f.fix.safety == "safe":

@@ -19,6 +19,7 @@ from ._serde import Record
 
 Severity = Literal["error", "warning", "info"]
 FixSafety = Literal["safe", "unsafe", "advice"]
+Confidence = Literal["certain", "likely"]
 
 # Short dtype names in jaxpr notation, both directions.
 DTYPE_SHORT = {
@@ -233,6 +234,15 @@ class Finding(Record):
     name: str = ""
     fix: Fix | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    # lint: how sure the rule is, given what the linter proved: "certain" (fails or is silently
+    # wrong under jit) or "likely" (depends on something it could not see). None elsewhere.
+    confidence: Confidence | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out.get("confidence") is None:
+            del out["confidence"]  # optional: findings of other commands, and files older than the field, lack it
+        return out
 
 
 @dataclass

@@ -5,6 +5,9 @@ import numpy as np
 W = jnp.ones((1024, 1024))
 TABLE = np.arange(1000)
 SCALE = 2.0
+ZERO = jnp.array(0)
+NEG_ONE = jnp.asarray(-1.0)
+ORIGIN = jnp.zeros(())
 
 
 @jax.jit
@@ -27,6 +30,11 @@ def layer_ok(x, W):
 @jax.jit
 def scalar_constant(x):
     return x * SCALE
+
+
+@jax.jit
+def scalar_arrays_ok(x):
+    return jnp.maximum(x, ZERO) + NEG_ONE + ORIGIN
 
 
 def eager(x):

@@ -53,4 +53,19 @@ def eager(x):
     return x + g
 
 
-g = 10.0
+SIZE = 3
+SIZE = SIZE * 2  # rebound once at import time, before anything runs: a constant
+if EPS > 0:
+    MODE = "fast"
+else:
+    MODE = "exact"
+
+
+@jax.jit
+def settled_ok(x):
+    return x * SIZE if MODE == "fast" else x
+
+
+first = f(1.0)
+g = 10.0  # after f ran: f's compiled graph keeps g == 0.0
+second = f(1.0)

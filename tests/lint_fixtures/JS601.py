@@ -14,6 +14,13 @@ def bump(x, i):
     return x
 
 
+@jax.jit
+def scale_first(x):
+    y = x.shape[0]
+    x[0] = y  # JS601
+    return x
+
+
 def build(n):
     a = jnp.zeros(n)
     a[1:3] = 5.0  # JS601

@@ -15,8 +15,8 @@ def _codes(value: str) -> list[str]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="find jit pitfalls in source files without running them",
-                       description="Statically find jit pitfalls in Python files. Exit 0: no findings, "
-                                   "1: findings, 2: usage error.")
+                       description="Statically find jit pitfalls in Python files. Exit 0: no findings at or above "
+                                   "--exit-on (default warning), 1: such findings, 2: usage error.")
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
     p.add_argument("--select", type=_codes, action="extend", metavar="CODES", default=[],
                    help="comma-separated rule codes or prefixes to enable (e.g. JS1,JS201); default: all")
@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.jitscope] from this file")
     p.add_argument("--no-config", action="store_true", help="ignore [tool.jitscope] in pyproject.toml")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    p.add_argument("--exit-on", choices=("error", "warning", "info"), default="warning",
+                   help="lowest severity that makes the run fail with exit 1 (default warning: info findings "
+                        "are reported but do not fail)")
     add_json_option(p)
     p.set_defaults(func=run)
 
@@ -72,4 +75,4 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.diff:
         return 1 if result.fixes_applied else 0
-    return result.exit_code
+    return result.exit_status(args.exit_on)

@@ -246,14 +246,38 @@ class Context:
 
     # -- reporting -----------------------------------------------------------------------------
     def report(self, rule: Rule, node: ast.AST, message: str | None = None, *, fix: Fix | None = None,
-               severity: str | None = None, **details: object) -> None:
+               severity: str | None = None, confidence: str | None = None, **details: object) -> None:
         """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``;
-        ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count)."""
+        ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count), and
+        ``confidence`` the rule's (``"certain"`` for an error rule, else ``"likely"``); a claim weakened
+        to a warning is ``"likely"`` unless said otherwise."""
         loc = self.location(node)
         text = message or rule.message.format(**details)
-        self.findings.append(Finding(rule.code, text, severity or rule.severity, loc, rule.name,  # type: ignore[arg-type]
-                                     fix,
-                                     {k: v for k, v in details.items() if isinstance(v, (str, int, float, bool))}))
+        sev = severity or rule.severity
+        if confidence is None:
+            confidence = rule.confidence if sev == rule.severity else ("certain" if sev == "error" else "likely")
+        spec = self._call_graph_spec() if rule.traced_only else None
+        if spec is not None:
+            text = f"{text} (traced because {spec.via})"
+            if spec.assumed and sev == "error":  # traced by convention, not by a call the linter saw
+                sev, confidence = "warning", "likely"
+        finding = Finding(rule.code, text, sev, loc, rule.name, fix,  # type: ignore[arg-type]
+                          {k: v for k, v in details.items() if isinstance(v, (str, int, float, bool))},
+                          confidence)  # type: ignore[arg-type]
+        if spec is not None:
+            finding.details["traced_via"] = spec.via
+        self.findings.append(finding)
+
+    def _call_graph_spec(self) -> StaticSpec | None:
+        """The spec of the function that the call graph (not a wrapper) made traced, if the code is in one."""
+        for f in reversed(self.frames):
+            if f.spec is None:
+                return None
+            if f.spec.via:
+                return f.spec
+            if f.spec.wrapper != NESTED:
+                return None
+        return None
 
     def edit(self, rule: Rule, node: ast.AST, replacement: str, title: str) -> Fix:
         """A Fix replacing the source of ``node`` with ``replacement``, at the rule's fix safety."""

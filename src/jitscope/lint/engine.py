@@ -14,6 +14,8 @@ import warnings
 from collections.abc import Iterable
 
 from ..model import Finding
+from . import callgraph, reach
+from .callgraph import OutgoingCall
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
 from .registry import all_rules, parse_finding
@@ -35,12 +37,15 @@ def decode_source(data: bytes, filename: str) -> tuple[str | None, Finding | Non
     return text, None
 
 
-def lint_text(text: str, filename: str, enabled: set[str],
-              assume_traced: bool = False) -> tuple[list[Finding], Context | None]:
+def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool = False,
+              incoming: list[tuple[str, OutgoingCall]] | None = None) -> tuple[list[Finding], Context | None]:
     """Lint decoded source; returns findings (noqa applied) and the Context (None on a parse error).
 
     ``assume_traced`` treats every function as traced with every parameter traced: a stress
     mode for robustness tests, which drives every rule over code that never mentions JAX.
+    ``incoming`` (calls from other linted modules, ``lint/traced.py``) skips the main walk and
+    walks only the functions those calls reach, as traced: the findings the first pass could not see.
+    The Context's ``cg_outgoing`` lists this module's calls into other modules.
     """
     try:
         with warnings.catch_warnings():  # invalid escape sequences etc.: the user's compiler will say
@@ -55,7 +60,7 @@ def lint_text(text: str, filename: str, enabled: set[str],
     except ValueError as e:  # null bytes
         return [parse_finding("JS001", f"cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
                               filename)], None
-    if not assume_traced and not _mentions_jax(text):
+    if not assume_traced and incoming is None and not _mentions_jax(text):
         return [], None  # every rule needs JAX (or equinox/flax) imported: nothing else to find
     limit = sys.getrecursionlimit()
     # Generated code (sympy's lambdify) nests 500-1,000 deep; the walk takes a few frames per level.
@@ -65,7 +70,13 @@ def lint_text(text: str, filename: str, enabled: set[str],
         ctx.assume_traced = assume_traced
         rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
         try:
-            _Visitor(ctx, rules).visit_all(tree.body)
+            graph = callgraph.ENABLED and not assume_traced
+            if incoming is None:
+                hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
+                _Visitor(ctx, rules + hooks).visit_all(tree.body)
+            if graph:
+                start = reach.resolve_incoming(ctx, incoming) if incoming else None
+                reach.follow(ctx, _Visitor, rules, start, conventions=incoming is None)
         except RecursionError:
             ctx.findings.append(parse_finding("JS003", "expressions nested too deeply; file only partly linted",
                                               filename))

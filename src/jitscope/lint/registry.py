@@ -79,4 +79,5 @@ def selected_codes(select: Iterable[str] | None, ignore: Iterable[str] | None) -
 def parse_finding(code: str, message: str, filename: str, line: int = 1, col: int | None = 1) -> Finding:
     """A finding of rule ``code`` (its severity and name from the catalog) at ``filename:line``."""
     rule = all_rules()[code]
-    return Finding(code, message, rule.severity, Location(filename, max(line, 1), col), rule.name)  # type: ignore[arg-type]
+    return Finding(code, message, rule.severity, Location(filename, max(line, 1), col), rule.name,  # type: ignore[arg-type]
+                   confidence="certain")

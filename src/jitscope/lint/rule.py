@@ -37,6 +37,9 @@ class Rule:
     name: ClassVar[str] = ""
     message: ClassVar[str] = ""  # default message; str.format()-ed with the report's fields
     severity: ClassVar[str] = "warning"
+    # "certain": the finding holds whenever the rule fires (the code fails or is silently wrong under
+    # jit, given what the linter proved); "likely": it depends on something not visible statically.
+    confidence: ClassVar[str] = "likely"
     fix: ClassVar[str | None] = None  # "safe", "unsafe" or None when the rule never offers an edit
     nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
     traced_only: ClassVar[bool] = True

@@ -21,10 +21,13 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
+from .callgraph import OutgoingCall
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
+from .reach import class_bases
 from .registry import parse_finding
 from .source import split_lines
+from .traced import follow_across
 from .write import write_fixed
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
@@ -45,6 +48,9 @@ class FileOutcome:
     fixed_text: str | None = None
     original: bytes | None = None  # the bytes the fixes were computed from (with ``fixed_text``)
     unfixed: list[Finding] = field(default_factory=list)  # the findings before fixes, if not written
+    outgoing: list[OutgoingCall] = field(default_factory=list)  # calls from traced code into other modules
+    classes: list = field(default_factory=list)  # (class, bases) of the module, for overrides across files
+    extra: bool = False  # findings in functions reached from other files (the file itself was counted already)
 
 
 def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -151,7 +157,25 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
             outcome.findings = findings
             text = new
     _attach_source(outcome.findings, text)
+    if ctx is not None:
+        outcome.outgoing = ctx.__dict__.get("cg_outgoing", [])
+        outcome.classes = class_bases(ctx)
     return outcome
+
+
+def lint_incoming(path: str, enabled: frozenset[str], calls: list) -> tuple[FileOutcome | None, list]:
+    """Lint ``path`` again for the functions that calls from other files reach (``lint/traced.py``)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None, []
+    text, _ = decode_source(data, path)
+    if text is None:
+        return None, []
+    findings, ctx = lint_text(text, path, set(enabled), incoming=calls)
+    _attach_source(findings, text)
+    more = ctx.__dict__.get("cg_outgoing", []) if ctx is not None else []
+    return (FileOutcome(path, findings, extra=True) if findings else None), more
 
 
 def write_outcome(outcome: FileOutcome) -> None:
@@ -234,6 +258,26 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     # has imported JAX lints in-process. The `jitscope lint` command never imports JAX.
     can_fork = "jax" not in sys.modules and "fork" in multiprocessing.get_all_start_methods()
     jobs = clamp_jobs(jobs, len(items))
+    outgoing: dict[str, list[OutgoingCall]] = {}
+    classes: dict[str, list] = {}
+    for outcome in _run(items, jobs, fix, diff, assume_traced, can_fork):
+        if outcome.outgoing:
+            outgoing[outcome.path] = outcome.outgoing
+            outcome.outgoing = []
+        if outcome.classes:
+            classes[outcome.path] = outcome.classes
+            outcome.classes = []
+        yield outcome
+    # The call graph across the linted files: functions in one file reached from traced code in another.
+    enabled_of = dict(items)
+    yield from follow_across(outgoing, [p for p, _ in items],  # type: ignore[misc]
+                             lambda path, calls: lint_incoming(path, enabled_of[path], calls), classes)
+
+
+def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...], diff: bool,
+         assume_traced: bool, can_fork: bool) -> Iterator[FileOutcome]:
+    import multiprocessing
+
     if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or not can_fork:
         for p, enabled in items:
             yield lint_file(p, enabled, fix, diff, assume_traced)

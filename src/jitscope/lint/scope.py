@@ -53,6 +53,8 @@ class StaticSpec:
     traced_argnums: tuple[int, ...] | None = None  # grad: only these positions are traced
     wrapper: str = ""  # qualified name of the wrapper, e.g. "jax.jit"
     filter: bool = False  # equinox.filter_*: non-array arguments are static automatically
+    via: str = ""  # traced only through the call graph: who calls it ("`step` (train.py:40) calls it")
+    assumed: bool = False  # traced by convention (an equinox/flax module's __call__), not by a seen call
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
@@ -90,6 +92,10 @@ class ModuleInfo:
     module_literals: dict[str, ast.expr] = field(default_factory=dict)  # NAME = (0, 1) at module level
     module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
     callees: dict[int, str | None] = field(default_factory=dict)  # id(call.func) -> resolve(call.func)
+    module_bind_lines: dict[str, list[int]] = field(default_factory=dict)  # module-level bindings, in order
+    module_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, f) of module-level `f(...)` calls
+    # names called inside some function, or in a module-level loop: not run just once per process
+    called_repeatedly: set[str] = field(default_factory=set)
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -184,6 +190,8 @@ class ModuleInfo:
             info._def(d)
         for c, scopes in calls:
             info._call(c, scopes)
+            if len(scopes) > 1 and type(c.func) is ast.Name:
+                info.called_repeatedly.add(c.func.id)
         info.uses_pallas = any(q.startswith(("jax.experimental.pallas", "jax._src.pallas", "jax.experimental.mosaic"))
                                for q in info.aliases.values())
         for a in assigns:
@@ -211,6 +219,12 @@ class ModuleInfo:
             return
         targets: list[ast.expr] = []
         value = None
+        if not isinstance(stmt, (ast.If, ast.Try, ast.With, ast.Import, ast.ImportFrom)) and not isinstance(
+                getattr(stmt, "value", None), _LITERALS):
+            called = [n.func.id for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            self.module_calls.extend((stmt.lineno, fn) for fn in called)
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                self.called_repeatedly.update(called)
         if isinstance(stmt, ast.Assign):
             targets, value = stmt.targets, stmt.value
         elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
@@ -224,14 +238,42 @@ class ModuleInfo:
             if isinstance(t, ast.Name):
                 self.module_assign_count[t.id] = self.module_assign_count.get(t.id, 0) + (
                     2 if isinstance(stmt, ast.AugAssign) else 1)
+                self.module_bind_lines.setdefault(t.id, []).append(stmt.lineno)
                 if value is None:
                     continue
                 if isinstance(value, (ast.Constant, ast.Tuple)) and not isinstance(stmt, ast.AugAssign):
                     self.module_literals[t.id] = value
                 if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
                     self.module_mutables[t.id] = stmt.lineno
-                elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)):
+                elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)) \
+                        and not _scalar_array(value):
                     self.module_arrays[t.id] = stmt.lineno
+
+    def runs_once(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Is module-level function ``fn`` a one-shot driver: ``main``, a CLI command, or called only
+        from module-level code outside loops (``if __name__ == "__main__": train()``)?"""
+        name = fn.name
+        if name in self.called_repeatedly:
+            return False
+        if name in DRIVER_NAMES or any(
+                (self.resolve(d.func if isinstance(d, ast.Call) else d) or "").rpartition(".")[2] in ("command", "main")
+                for d in fn.decorator_list):
+            return True
+        return any(f == name for _, f in self.module_calls)
+
+    def rebound_after_call(self, name: str) -> bool:
+        """Is module-level ``name`` bound again after a module-level call of a function of this module?
+
+        ``N = 3`` then ``N = N * 2`` (or one binding per branch of an ``if``) is settled before
+        anything runs: a constant. A rebinding after ``f(...)`` ran at import (a script) is stale
+        for the graph ``f`` traced.
+        """
+        lines = self.module_bind_lines.get(name, ())
+        if len(lines) < 2:
+            return False
+        first, last = lines[0], lines[-1]
+        return any(first < line < last and (fn in self.module_defs or fn in self.jitted_callables)
+                   for line, fn in self.module_calls)
 
     def _mark(self, name: str, scopes: tuple[int, ...], spec: StaticSpec) -> None:
         for scope in scopes:
@@ -304,6 +346,24 @@ def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec
                       spec.wrapper, spec.filter)
 
 
+DRIVER_NAMES = frozenset({"main", "_main", "cli", "run_main", "entrypoint", "entry_point"})
+_LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
+_SCALAR_SHAPES = ("()", "[]")
+
+
+def _scalar_array(call: ast.Call) -> bool:
+    """``jnp.array(0)``, ``jnp.asarray(-1.0)``, ``jnp.zeros(())``: a 0-d array, as cheap to bake in as a float."""
+    if not call.args:
+        return False
+    a = call.args[0]
+    if isinstance(a, ast.UnaryOp) and isinstance(a.op, (ast.USub, ast.UAdd)):
+        a = a.operand
+    if isinstance(a, ast.Constant) and isinstance(a.value, (int, float, bool, complex)):
+        return isinstance(call.func, (ast.Name, ast.Attribute)) and (
+            call.func.id if isinstance(call.func, ast.Name) else call.func.attr) in ("array", "asarray")
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts
+
+
 def _is_array_factory(q: str | None) -> bool:
     if not q:
         return False
@@ -363,7 +423,24 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec
         traced = literal_ints(kw["argnums"]) if "argnums" in kw else (0,)
         if "argnums" in kw and not traced:
             traced = None
+    if wrapper in VMAP_LIKE:
+        axes = kw.get("in_axes")
+        if axes is None and len(call.args) > 1 and info.resolve(call.func) == wrapper:
+            axes = info.literal(call.args[1])  # jax.vmap(f, (0, None))
+        nums += unmapped_positions(axes)
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
+
+
+# vmap leaves an argument whose in_axes entry is None unmapped: the function sees the caller's
+# value as it is (a Python int stays a Python int), so such a parameter is not a tracer.
+VMAP_LIKE = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
+
+
+def unmapped_positions(axes: ast.AST | None) -> tuple[int, ...]:
+    """Positions whose entry is ``None`` in a literal ``in_axes=(0, None, ...)``."""
+    if not isinstance(axes, (ast.Tuple, ast.List)):
+        return ()
+    return tuple(i for i, e in enumerate(axes.elts) if isinstance(e, ast.Constant) and e.value is None)
 
 
 def _empty_literal(node: ast.AST) -> bool:

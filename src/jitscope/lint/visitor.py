@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from .astutil import children
 from .context import NESTED, Context, Frame
+from .params import non_array_annotation, only_truth_tested, python_default
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec
 
@@ -29,6 +30,7 @@ class _Visitor:
         self.call_table: _CallTable | None = None
         self.constant_rules = any(ast.Constant in r.nodes for r in rules)
         self.name_rules: tuple[dict[str, tuple[Rule, ...]], tuple[Rule, ...]] | None = None
+        self.forced: dict[int, StaticSpec] = {}  # id(def) -> spec found by the call graph (lint/callgraph.py)
 
     def _entry(self, t: type) -> tuple[tuple[Rule, ...], tuple[Rule, ...], object]:
         subscribed = [r for r in self.rules if t in r.nodes]
@@ -142,8 +144,9 @@ class _Visitor:
                     continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
                 if _static_default(defaults.get(p.arg)):
                     continue  # `training=False`: a Python value unless the caller passes one
-                if spec.filter and _non_array_annotation(p.annotation):
-                    continue
+                if spec.filter and (non_array_annotation(p.annotation) or python_default(defaults.get(p.arg)) or (
+                        p.annotation is None and only_truth_tested(node, p.arg))):
+                    continue  # filter_jit traces array leaves only: a Python value stays static
                 frame.traced_names.add(p.arg)
                 frame.arrays.add(p.arg)
         ctx.frames.append(frame)
@@ -159,6 +162,8 @@ class _Visitor:
         info = self.ctx.info
         if self.ctx.assume_traced:
             return StaticSpec(wrapper="<assumed>")
+        if self.forced and id(node) in self.forced:
+            return self.forced[id(node)]
         if not isinstance(node, ast.Lambda):
             for dec in node.decorator_list:
                 spec = decorator_spec(info, dec)
@@ -418,13 +423,6 @@ def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:
 
 def _static_default(d: ast.expr | None) -> bool:
     return isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, str)))
-
-
-def _non_array_annotation(ann: ast.expr | None) -> bool:
-    if ann is None:
-        return False
-    text = ast.unparse(ann) if not isinstance(ann, ast.Name) else ann.id
-    return text in ("int", "bool", "str", "float", "Callable") or text.startswith(("Callable", "tuple[int"))
 
 
 # Flax module methods: `model.apply` traces them, but only the first input is an array by convention;

@@ -100,6 +100,8 @@ def to_sarif(result: LintResult, root: str | os.PathLike[str] | None = None) -> 
             "level": _LEVEL.get(f.severity, "warning"),
             "message": {"text": f.message},
         }
+        if f.confidence:
+            entry["properties"] = {"confidence": f.confidence, "severity": f.severity}
         if f.location is not None:
             entry["locations"] = [{"physicalLocation": {
                 "artifactLocation": _artifact(f.location.file, base),

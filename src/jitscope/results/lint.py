@@ -43,5 +43,20 @@ class LintResult(Result):
 
     @property
     def exit_code(self) -> int:
-        """0 when there are no findings, 1 otherwise (the CLI's exit status)."""
-        return 1 if self.findings else 0
+        """The CLI's exit status with the default ``--exit-on warning``: 1 if any finding is a warning or
+        an error, else 0 (``info`` findings are reported but do not fail the run)."""
+        return self.exit_status("warning")
+
+    def failing(self, exit_on: str = "warning") -> list[Finding]:
+        """Findings at severity ``exit_on`` (``error``, ``warning`` or ``info``) or above."""
+        if exit_on not in SEVERITY_RANK:
+            raise ValueError(f"exit_on must be one of {', '.join(SEVERITY_RANK)} (got {exit_on!r})")
+        floor = SEVERITY_RANK[exit_on]
+        return [f for f in self.findings if SEVERITY_RANK.get(f.severity, 1) >= floor]
+
+    def exit_status(self, exit_on: str = "warning") -> int:
+        """1 if a finding is at severity ``exit_on`` or above, else 0 (``jitscope lint --exit-on``)."""
+        return 1 if self.failing(exit_on) else 0
+
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}

@@ -97,3 +97,66 @@ def once_per_function(ctx: Context, code: str, var: str) -> bool:
         return False
     seen.add(key)
     return True
+
+
+# Wrappers that trace to learn shapes or the graph, never to run it: effects there are the point.
+TRACE_ONLY_WRAPPERS = frozenset({"jax.eval_shape", "jax.make_jaxpr", "equinox.filter_eval_shape",
+                                 "equinox.filter_make_jaxpr", "flax.nnx.eval_shape"})
+_TRACE_WORDS = ("trace", "tracing", "jaxpr", "eval_shape", "compile")
+
+
+def is_test_file(path: str) -> bool:
+    """``test_*.py``, ``*_test.py``, ``conftest.py`` or a file under a ``tests``/``test`` directory.
+
+    A ``*fixtures*`` directory below ``tests`` holds inputs that tests lint or run (like this
+    project's ``tests/lint_fixtures``), not tests: those are linted as ordinary code.
+    """
+    parts = path.replace("\\", "/").split("/")
+    base = parts[-1]
+    if base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
+        return True
+    dirs = parts[:-1]
+    at = next((i for i, p in enumerate(dirs) if p in ("tests", "test", "testing")), None)
+    return at is not None and not any("fixture" in p for p in dirs[at + 1:])
+
+
+def trace_time_effect_expected(ctx: Context, var: str | None = None) -> bool:
+    """Is a Python side effect here deliberately run at trace time (so not a finding)?
+
+    True in test files (trace counters, recorded tracers), in functions traced only to learn
+    shapes or the graph (``jax.eval_shape``, ``jax.make_jaxpr``), in functions whose name or
+    decorators say they are about tracing (``count_traces``, ``@trace_only``), and for a
+    variable named for traces (``n_traces += 1``).
+    """
+    if var is not None and any(w in var.lower() for w in _TRACE_WORDS):
+        return True
+    test = ctx.__dict__.get("_is_test_file")
+    if test is None:
+        test = ctx.__dict__["_is_test_file"] = is_test_file(ctx.filename)
+    if test:
+        return True
+    for f in reversed(ctx.frames[1:]):
+        if not f.traced:
+            break
+        if f.spec is not None and f.spec.wrapper in TRACE_ONLY_WRAPPERS:
+            return True
+        if any(w in f.name.lower() for w in _TRACE_WORDS):
+            return True
+        decorators = getattr(f.node, "decorator_list", ())
+        if any(any(w in (ctx.info.resolve(d.func if isinstance(d, ast.Call) else d) or "").lower()
+                   for w in _TRACE_WORDS) for d in decorators):
+            return True
+    return False
+
+
+def static_guard(ctx: Context) -> bool:
+    """Is the node being checked inside ``if verbose:`` / ``if debug:`` (a static, non-traced flag)?"""
+    for p in reversed(ctx.parents):
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        if isinstance(p, ast.If) and not ctx.is_traced(p.test):
+            names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(p.test)
+                     if isinstance(n, (ast.Name, ast.Attribute))}
+            if any(w in n.lower() for n in names for w in ("verbose", "debug", "log", "print", "show")):
+                return True
+    return False

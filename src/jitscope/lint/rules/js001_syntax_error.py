@@ -38,3 +38,4 @@ class SyntaxErrorRule(Rule):
     name = "syntax-error"
     message = "syntax error: {detail}"
     severity = "error"
+    confidence = "certain"

@@ -33,3 +33,4 @@ class UndecodableFile(Rule):
     name = "undecodable-file"
     message = "file is not decodable Python source: {detail}"
     severity = "error"
+    confidence = "certain"

@@ -54,6 +54,7 @@ class TracedControlFlow(Rule):
     name = "traced-control-flow"
     message = "Python `{kind}` on traced value `{expr}`: jit needs a concrete bool here"
     severity = "error"
+    confidence = "certain"
     nodes = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
     def check(self, node: ast.AST, ctx: Context) -> None:

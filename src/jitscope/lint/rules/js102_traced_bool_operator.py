@@ -49,6 +49,7 @@ class TracedBoolOperator(Rule):
     name = "traced-bool-operator"
     message = "`{op}` on traced value `{expr}` calls bool() on a tracer"
     severity = "error"
+    confidence = "certain"
     nodes = (ast.BoolOp, ast.UnaryOp, ast.Call)
     calls = ("bool", "max", "min")
 

@@ -39,6 +39,7 @@ class TracedToPython(Rule):
     name = "traced-to-python"
     message = "`{conv}` on traced value `{expr}` needs a concrete value"
     severity = "error"
+    confidence = "certain"
     nodes = (ast.Call,)
     calls = ("float", "int", "complex", ".item", ".tolist")
 

@@ -59,6 +59,7 @@ class NumpyOnTraced(Rule):
     name = "numpy-on-traced"
     message = "NumPy `{fn}` on traced value `{expr}` (TracerArrayConversionError under jit); use jax.numpy"
     severity = "error"
+    confidence = "certain"
     fix = "unsafe"
     nodes = (ast.Call,)
     calls = ("numpy.*",)

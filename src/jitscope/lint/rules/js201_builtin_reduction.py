@@ -72,9 +72,17 @@ class BuiltinReduction(Rule):
             can_fix = True
         if not traced:
             return
+        if not can_fix:
+            # `jnp.sum(v * v for v in x)` raises: a generator is not an array. Say what to write instead,
+            # and that `x` may be a list of arrays (then the builtin is right).
+            it = short(ctx, arg.generators[0].iter)  # type: ignore[attr-defined]
+            ctx.report(self, node, f"builtin `{fn}` over a generator on traced `{it}` unrolls one op per element; "
+                       f"write the body as one array expression over `{it}` and reduce it with jnp.{fn} "
+                       "(jnp functions do not take generators)", fn=fn, expr=short(ctx, arg))
+            return
         fix = None
         jnp = ctx.jnp_alias()
-        if can_fix and jnp:
+        if jnp:
             repl = f"{jnp}.{fn}({ctx.segment(arg)}, axis=0)"
             fix = ctx.edit(self, node, repl, f"Replace with `{jnp}.{fn}(..., axis=0)`")
         ctx.report(self, node, fix=fix, fn=fn, expr=short(ctx, arg))

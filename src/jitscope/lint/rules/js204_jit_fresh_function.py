@@ -21,7 +21,9 @@ class JitFreshFunction(Rule):
     (``test*``), which run once, nor drivers that bind the jitted function to a name and
     call it inside a loop of the same function (``step = jax.jit(...)`` then
     ``for batch in data: step(...)``): that compiles once per run of the driver, and the
-    loop reuses it.
+    loop reuses it. One-shot drivers are not flagged either: ``main``, a CLI command, or a
+    module-level function called only from module-level code outside loops
+    (``if __name__ == "__main__": train()``) compiles the same number of times without the jit.
 
     ## Why is this bad?
     Each call of the enclosing function creates a new function object, and jit's cache is
@@ -59,6 +61,9 @@ class JitFreshFunction(Rule):
             return
         if ctx.frame.name.startswith(("test", "setUp")):
             return  # a test body runs once: compiling there is the test's business
+        fn = ctx.frame.node
+        if len(ctx.frames) == 2 and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and ctx.info.runs_once(fn):
+            return  # a one-shot driver (`main`): it compiles once per run with or without the jit
         what = fresh_function(ctx, node)  # type: ignore[arg-type]
         if what is None:
             return

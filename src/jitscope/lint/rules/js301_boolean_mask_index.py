@@ -45,6 +45,7 @@ class BooleanMaskIndex(Rule):
     name = "boolean-mask-index"
     message = "boolean mask index `{expr}` gives a data-dependent shape (NonConcreteBooleanIndexError under jit); use jnp.where(mask, x, 0) or a fixed size"
     severity = "error"
+    confidence = "certain"
     nodes = (ast.Subscript,)
 
     def check(self, node: ast.AST, ctx: Context) -> None:

@@ -48,6 +48,7 @@ class DataDependentShape(Rule):
     name = "data-dependent-shape"
     message = "`{fn}` without size= has a data-dependent output shape (fails under jit); pass size= and fill_value="
     severity = "error"
+    confidence = "certain"
     nodes = (ast.Call,)
     calls = ("jax.numpy.*", ".nonzero")
 

@@ -58,6 +58,7 @@ class TracedShapeArgument(Rule):
     name = "traced-shape-argument"
     message = "`{fn}` with traced size `{expr}`: shapes must be static under jit"
     severity = "error"
+    confidence = "certain"
     nodes = (ast.Call,)
     calls = (*_SHAPE_ARGS, ".reshape")
 

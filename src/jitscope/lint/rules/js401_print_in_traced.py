@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._util import is_builtin
+from ._util import is_builtin, static_guard, trace_time_effect_expected
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
@@ -17,7 +17,11 @@ class PrintInTraced(Rule):
     ## What it does
     Flags ``print(...)``, ``logging.info(...)`` (the standard library's or absl's,
     imports resolved) and calls on loggers made with ``logging.getLogger`` inside a
-    traced function.
+    traced function. A print of Python values only (shapes, strings) is ``info``: it runs
+    once per trace, which is often what was meant; behind a static ``if verbose:`` flag it
+    is not reported. Test files, functions traced only for shapes (``jax.eval_shape``,
+    ``jax.make_jaxpr``) and functions named for tracing (``count_traces``) are skipped:
+    trace-time effects are their point.
 
     ## Why is this bad?
     The body of a jitted function runs once, while tracing; later calls run the compiled
@@ -61,5 +65,22 @@ class PrintInTraced(Rule):
             if q.startswith(("logging.", "absl.logging.")) or (isinstance(base, ast.Name) and base.id in ctx.info.loggers) or (
                     isinstance(base, ast.Attribute) and base.attr in ctx.info.loggers):
                 fn = ctx.segment(func)
-        if fn is not None:
+        if fn is None or trace_time_effect_expected(ctx):
+            return
+        call: ast.Call = node  # type: ignore[assignment]
+        if any(_shows_traced(ctx, a) for a in [*call.args, *(k.value for k in call.keywords)]):
             ctx.report(self, node, fn=fn, function=ctx.frame.name)
+        elif not static_guard(ctx):
+            ctx.report(self, node, f"`{fn}` of Python values inside traced function `{ctx.frame.name}` runs once "
+                       "per trace, not on every call", severity="info", fn=fn, function=ctx.frame.name)
+
+
+def _shows_traced(ctx: Context, node: ast.AST) -> bool:
+    """Does printing ``node`` show a traced value (``x``, ``f"{x}"``, ``str(x)``, ``"%s" % x``)?"""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) and _shows_traced(ctx, v.value) for v in node.values)
+    if isinstance(node, ast.Call) and ctx.resolve(node.func) in ("str", "repr", "format") and node.args:
+        return _shows_traced(ctx, node.args[0])
+    if isinstance(node, ast.Starred):
+        return _shows_traced(ctx, node.value)
+    return ctx.is_traced(node)

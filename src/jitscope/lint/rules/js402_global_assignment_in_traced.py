@@ -6,6 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
+from ._util import trace_time_effect_expected
 
 
 class GlobalAssignmentInTraced(Rule):
@@ -13,7 +14,9 @@ class GlobalAssignmentInTraced(Rule):
 
     ## What it does
     Flags assignments (``=``, ``+=``, annotated, ``del``) to names declared ``global`` or
-    ``nonlocal`` in a traced function.
+    ``nonlocal`` in a traced function. Test files, functions traced only for shapes
+    (``jax.eval_shape``, ``jax.make_jaxpr``), functions named for tracing and variables
+    named for traces (``n_traces += 1``) are skipped: counting traces is their point.
 
     ## Why is this bad?
     The assignment runs once, at trace time, and stores a tracer (or a trace-time value)
@@ -57,5 +60,7 @@ class GlobalAssignmentInTraced(Rule):
         for t in targets:
             for n in ast.walk(t):
                 if isinstance(n, ast.Name) and (n.id in f.declared_global or n.id in f.declared_nonlocal):
+                    if trace_time_effect_expected(ctx, n.id):
+                        continue
                     scope = "global" if n.id in f.declared_global else "nonlocal"
                     ctx.report(self, n, scope=scope, var=n.id, function=f.name)

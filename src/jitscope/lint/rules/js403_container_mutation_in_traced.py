@@ -7,6 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import BODY_ARGS, MUTATORS, TRANSFORMS
+from ._util import trace_time_effect_expected
 
 _RETURNS_NONE = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
                            "appendleft", "extendleft"})
@@ -21,7 +22,9 @@ class ContainerMutationInTraced(Rule):
     (seen from a separately traced body such as a ``lax.scan`` step), or a parameter of the
     traced function, and item assignment to a module-global container. Lists built and
     consumed inside the same function, ``**kwargs`` and calls whose result is used
-    (``opt.update(...)`` of an optax transformation) are not flagged.
+    (``opt.update(...)`` of an optax transformation) are not flagged, nor are test files,
+    functions traced only for shapes (``jax.eval_shape``, ``jax.make_jaxpr``) and functions
+    or containers named for tracing (``traces.append(x)``): recording traces is their point.
 
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives
@@ -78,7 +81,7 @@ class ContainerMutationInTraced(Rule):
         if owner and isinstance(node, ast.Call) and node.func.attr not in _LIST_ONLY:  # type: ignore[attr-defined]
             if not _known_container(ctx, var):
                 return  # `.update`/`.add`/`.pop` on an object of unknown type: could be anything
-        if owner:
+        if owner and not trace_time_effect_expected(ctx, var):
             ctx.report(self, node, expr=expr, owner=owner, var=var, function=ctx.frame.name)
 
 

@@ -16,6 +16,8 @@ class GlobalArrayCapture(Rule):
     ## What it does
     Flags reads, inside a traced function, of module-level names bound to arrays
     (``W = jnp.zeros(...)``, ``table = np.arange(...)``, ``key = jax.random.normal(...)``).
+    0-d arrays (``ZERO = jnp.array(0)``, ``jnp.zeros(())``) are not flagged: a scalar
+    constant costs the graph no more than a Python float.
 
     ## Why is this bad?
     jit does not see globals as inputs: their value at trace time is baked into the

@@ -14,9 +14,12 @@ class StaleGlobalCapture(Rule):
     """A module-level variable that changes (reassigned, or a mutable container) read inside a traced function.
 
     ## What it does
-    Flags reads, inside a traced function, of a module-level name that is assigned more
-    than once, assigned through ``global`` in some function, or bound to a list, dict or
-    set that the module mutates somewhere (``.append``, ``.update``, ``d[k] = v``).
+    Flags reads, inside a traced function, of a module-level name that is assigned again
+    after a module-level call of one of the module's functions (a script that runs, then
+    changes the value), assigned through ``global`` in some function, or bound to a list,
+    dict or set that the module mutates somewhere (``.append``, ``.update``, ``d[k] = v``).
+    A constant settled at import time (``N = 3`` then ``N = N * 2``, or one binding per
+    branch of an ``if``) is not flagged: it never changes once anything has run.
 
     ## Why is this bad?
     The value is read once, at trace time, and frozen into the compiled graph. When the
@@ -74,8 +77,8 @@ class StaleGlobalCapture(Rule):
             return  # `cache[k] = v`: JS403 reports the mutation
         if var in info.reassigned_in_functions:
             why = "reassigned with `global` elsewhere"
-        elif info.module_assign_count.get(var, 0) > 1:
-            why = "reassigned at module level"
+        elif info.rebound_after_call(var):
+            why = "reassigned at module level after a call"
         elif var in info.module_mutables and var in info.mutated_names:
             why = "a mutable container that is mutated elsewhere"
         else:

@@ -20,6 +20,10 @@ class InplaceArrayUpdate(Rule):
     jit). A parameter is counted only when it is indexed with a non-string index and never
     used like a dict (``batch["x"]``, ``batch.items()``, ``"k" in batch``): dict pytrees are
     mutable Python dicts even under jit. Modules that use Pallas are skipped: there ``ref[...] = v`` writes to a mutable Ref.
+    Arguments are skipped where they may be a ``jax.Ref`` or ``flax.nnx.Variable`` (annotated so,
+    written as ``x[...] = v``, or in a module that uses Refs or ``flax.nnx``): item assignment is
+    how those update. An argument with no array use besides the assignment (``x.shape``,
+    ``x.at``, ``jnp.f(x)``) may be a list: that finding is a ``warning`` without a fix.
 
     ## Why is this bad?
     JAX arrays are immutable: item assignment raises ``TypeError: JAX arrays are
@@ -52,6 +56,7 @@ class InplaceArrayUpdate(Rule):
     name = "inplace-array-update"
     message = "in-place assignment `{target}[...] = ...` on a JAX array (arrays are immutable); use `{target} = {target}.at[...].{method}(...)`"
     severity = "error"
+    confidence = "certain"
     fix = "unsafe"
     nodes = (ast.Assign, ast.AugAssign)
     traced_only = False
@@ -76,8 +81,19 @@ class InplaceArrayUpdate(Rule):
             return  # Pallas kernels write to Refs with `ref[...] = v`: indistinguishable without types
         if _str_index(target.slice):
             return  # `batch["image"] = ...`: a dict pytree, not an array
-        if var in f.params and _dict_like(f.node, var):
-            return  # a parameter used as a dict (`.items()`, `batch["x"]`, `"k" in batch`): a pytree
+        argument = var in f.params and var not in f.bound
+        if argument:
+            if _dict_like(f.node, var):
+                return  # a parameter used as a dict (`.items()`, `batch["x"]`, `"k" in batch`): a pytree
+            if isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis:
+                return  # `ref[...] = v`: the write idiom of a jax.Ref / nnx.Variable
+            if _ref_annotation(f.node, var) or _module_uses_refs(ctx):
+                return  # a jax.Ref or flax.nnx.Variable argument: item assignment is its update
+            if not _array_evidence(ctx, f.node, var):
+                # A list (or a Ref from another module) takes `x[i] = v` fine, and the fix would
+                # break it: say it without an edit, as a likely problem.
+                ctx.report(self, node, severity="warning", confidence="likely", target=var, method=method)
+                return
         index = ctx.segment(target.slice)
         value = ctx.segment(node.value)  # type: ignore[attr-defined]
         fix = None
@@ -85,6 +101,50 @@ class InplaceArrayUpdate(Rule):
             repl = f"{var} = {var}.at[{index}].{method}({value})"
             fix = ctx.edit(self, node, repl, f"Replace with `{var} = {var}.at[...].{method}(...)`")
         ctx.report(self, node, fix=fix, target=var, method=method)
+
+
+_REF_TYPES = ("Ref", "Variable", "Param", "BatchStat", "Cache", "Intermediate", "State")
+_REF_MODULES = ("flax.nnx", "jax.new_ref", "jax.Ref", "jax.ref", "jax.array_ref", "jax.experimental.mutable_array",
+                "jax.experimental.MutableArray", "jax._src.core.Ref", "jax.empty_ref")
+# Uses that a list, a Ref or a Variable argument would not have: evidence the argument is an array.
+_ARRAY_ATTRS = frozenset({"shape", "dtype", "ndim", "at", "reshape", "astype", "sum", "mean", "max", "min", "T",
+                          "transpose", "ravel", "squeeze", "clip", "dot", "size"})
+
+
+def _ref_annotation(fn: ast.AST | None, name: str) -> bool:
+    a = getattr(fn, "args", None)
+    if a is None:
+        return False
+    for p in a.posonlyargs + a.args + a.kwonlyargs:
+        if p.arg == name and p.annotation is not None:
+            text = ast.unparse(p.annotation)
+            return any(t in text for t in _REF_TYPES)
+    return False
+
+
+def _module_uses_refs(ctx: Context) -> bool:
+    uses = ctx.__dict__.get("_uses_refs")
+    if uses is None:
+        uses = ctx.__dict__["_uses_refs"] = any(q.startswith(_REF_MODULES) for q in ctx.info.aliases.values()) or (
+            "new_ref" in ctx.text or "mutable_array" in ctx.text)
+    return uses
+
+
+def _array_evidence(ctx: Context, fn: ast.AST | None, name: str) -> bool:
+    """Is ``name`` used like an array in ``fn``: ``x.shape``, ``x.at``, ``x.sum()``, ``jnp.f(x)``, ``x @ y``?"""
+    if fn is None:
+        return False
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Attribute) and n.attr in _ARRAY_ATTRS and isinstance(n.value, ast.Name) \
+                and n.value.id == name:
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) and any(
+                isinstance(s, ast.Name) and s.id == name for s in (n.left, n.right)):
+            return True
+        if isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in n.args) and (
+                ctx.info.resolve(n.func) or "").startswith(("jax.numpy.", "jax.lax.")):
+            return True
+    return False
 
 
 _DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})

@@ -55,6 +55,7 @@ class UnhashableStaticArg(Rule):
     name = "unhashable-static-arg"
     message = "{kind} passed for static argument `{param}` of `{function}`: static arguments must be hashable; use a tuple"
     severity = "error"
+    confidence = "certain"
     fix = "safe"
     nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     traced_only = False

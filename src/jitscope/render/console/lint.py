@@ -1,4 +1,5 @@
-"""Text rendering of a ``LintResult``: ruff-like ``path:line:col: CODE message`` with a snippet and caret.
+"""Text rendering of a ``LintResult``: ruff-like ``path:line:col: CODE [severity, confidence] message``
+with a snippet and caret.
 
 ``format_text`` is pure (result in, string out) and imports nothing heavy, so
 ``jitscope lint`` stays fast; ``render`` prints it on a rich Console for ``jitscope report``.
@@ -24,10 +25,11 @@ def format_finding(f: Finding, *, snippet: bool = True, color: bool = False) -> 
     loc = f.location
     where = f"{loc.file}:{loc.line}:{loc.column or 1}" if loc else "<unknown>"
     mark = " [*]" if f.fix is not None and f.fix.safety == "safe" and f.fix.replacement else ""
+    how = f"[{f.severity}, {f.confidence}]" if f.confidence else f"[{f.severity}]"
     if color:
-        head = f"{_BOLD}{where}{_RESET}: {_COLORS.get(f.severity, '')}{f.code}{_RESET}{mark} {f.message}"
+        head = f"{_BOLD}{where}{_RESET}: {_COLORS.get(f.severity, '')}{f.code}{_RESET}{mark} {how} {f.message}"
     else:
-        head = f"{where}: {f.code}{mark} {f.message}"
+        head = f"{where}: {f.code}{mark} {how} {f.message}"
     src = f.details.get("source") if snippet else None
     if not isinstance(src, str) or loc is None:
         return head

@@ -1,0 +1,272 @@
+"""Trace discovery through calls: a function is traced when traced code calls it with traced values.
+
+Decorators and wrappers (``@jax.jit``, ``jax.vmap(f)``, ``lax.scan(body, ...)``) say which
+functions JAX traces; ``scope.ModuleInfo`` finds those. This module finds the rest: while
+the engine walks a module, ``CallEdges`` (an internal hook on calls inside traced code)
+records each call that passes traced values to a function the linter can find, and which
+arguments were traced: ``helper(x)``, ``self.method(x)``, ``mod.f(x)``, an imported name.
+``follow`` then walks the module functions those calls reach, with only the traced
+parameters traced (the others are the caller's Python values), running only the rules that
+look inside traced code, until no new function is reached. A finding there names the path
+("traced because `step` (train.py:40) calls it").
+
+Calls that leave the module become ``OutgoingCall`` records; ``lint/traced.py`` hands them to
+the module that defines the function (when it is among the linted files); ``lint/reach.py``
+walks what the calls reach. A method of an equinox, Flax or nnx module class is traced by
+convention (``__call__`` runs under the jit or grad of its user): findings there are
+``likely``, never ``error``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+
+from .context import Context
+from .rule import Rule
+from .scope import BODY_ARGS, TRACES, StaticSpec, spec_from_call
+
+# Module classes whose methods run under their user's jit/grad.
+MODULE_BASES = frozenset({"equinox.Module", "flax.linen.Module", "flax.nnx.Module", "flax.linen.module.Module",
+                          "equinox._module.Module"})
+# Calls into these packages never reach a linted function.
+_LIBRARY_HEADS = frozenset({"jax", "numpy", "np", "math", "functools", "builtins", "typing", "equinox", "flax",
+                            "optax", "chex", "operator", "itertools", "collections", "os", "sys", "logging",
+                            "dataclasses", "warnings", "re", "scipy", "jaxlib", "abc", "inspect"})
+MAX_ROUNDS = 8
+_RULE_SETTERS = frozenset({"defjvp", "defvjp", "defjvps"})
+ENABLED = True  # benchmarks/lint_speed.py turns it off for its side-by-side row
+CONVENTION = "<module __call__>"
+
+
+@dataclass(frozen=True)
+class OutgoingCall:
+    """A call from traced code to a function in another module (by qualified name).
+
+    ``traced`` lists the traced argument positions (None: every parameter not named static,
+    as when the function is handed to ``jax.vmap``); positions count from the first argument
+    after ``self`` for a method.
+    """
+
+    target: str  # "pkg.mod.f", "pkg.mod.Class.method", or relative ("mod.f" with level > 0)
+    level: int = 0  # relative import level of the caller's `from . import ...`
+    traced: tuple[int, ...] | None = ()
+    keywords: tuple[str, ...] = ()
+    static_positions: tuple[int, ...] = ()
+    static_names: tuple[str, ...] = ()
+    method: bool = False
+    virtual: bool = False  # `self.m` in class ``target``'s module (level -1): subclasses elsewhere may override m
+    filter: bool = False
+    wrapper: str = "<call graph>"
+    via: str = ""
+
+
+@dataclass
+class _Index:
+    """Module-level functions and classes of one module, for resolving calls."""
+
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    classes: dict[str, ast.ClassDef]
+    methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]]
+    owner: dict[int, str]  # id(method def) -> class name
+    relative: dict[str, tuple[int, str]]  # name -> (level, "mod.name") of `from .mod import name`
+    rules: dict[str, list[str]]  # custom_jvp/custom_vjp function -> its derivative rules (`f.defjvp(f_jvp)`)
+
+
+def index(ctx: Context) -> _Index:
+    """The module's function/class index (built once per module)."""
+    idx = ctx.__dict__.get("_cg_index")
+    if idx is None:
+        idx = ctx.__dict__["_cg_index"] = _build_index(ctx.tree)
+    return idx
+
+
+def _build_index(tree: ast.Module) -> _Index:
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    classes: dict[str, ast.ClassDef] = {}
+    methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    owner: dict[int, str] = {}
+    relative: dict[str, tuple[int, str]] = {}
+    rules: dict[str, list[str]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[stmt.name] = stmt
+            for d in stmt.decorator_list:  # @f.defjvp
+                if isinstance(d, ast.Attribute) and d.attr in _RULE_SETTERS and isinstance(d.value, ast.Name):
+                    rules.setdefault(d.value.id, []).append(stmt.name)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):  # f.defvjp(f_fwd, f_bwd)
+            func = stmt.value.func
+            if isinstance(func, ast.Attribute) and func.attr in _RULE_SETTERS and isinstance(func.value, ast.Name):
+                rules.setdefault(func.value.id, []).extend(a.id for a in stmt.value.args if isinstance(a, ast.Name))
+        elif isinstance(stmt, ast.ClassDef):
+            classes[stmt.name] = stmt
+            ms = methods[stmt.name] = {}
+            for s in stmt.body:
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    ms[s.name] = s
+                    owner[id(s)] = stmt.name
+        elif isinstance(stmt, ast.ImportFrom) and stmt.level:
+            for a in stmt.names:
+                if a.name != "*":
+                    relative[a.asname or a.name] = (stmt.level, f"{stmt.module}.{a.name}" if stmt.module else a.name)
+    return _Index(functions, classes, methods, owner, relative, rules)
+
+
+class CallEdges(Rule):
+    """Internal hook (not a catalog rule): records calls that pass traced values on."""
+
+    code = "JS000"
+    name = "call-edges"
+    nodes = (ast.Call,)
+    traced_only = True
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        call: ast.Call = node  # type: ignore[assignment]
+        if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+            return  # `f(*args)`: which parameter gets what is unknown
+        pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a))
+        kws = tuple(k.arg for k in call.keywords if k.arg and ctx.is_traced(k.value))
+        if not pos and not kws:
+            return
+        via = f"`{ctx.frame.name}` ({os.path.basename(ctx.filename)}:{call.lineno}) calls it"
+        _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via))
+
+
+class HandedToTransform(Rule):
+    """Internal hook: an imported function handed to ``jax.vmap``/``lax.scan``/... anywhere in the module."""
+
+    code = "JS000"
+    name = "handed-to-transform"
+    nodes = (ast.Call,)
+    traced_only = False
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        call: ast.Call = node  # type: ignore[assignment]
+        if not call.args or type(call.func) not in (ast.Name, ast.Attribute):
+            return
+        q = ctx.resolve(call.func)
+        if q is None or not q.startswith(("jax.", "equinox.", "flax.")):
+            return
+        if q in TRACES:
+            fns = call.args[:1]
+            spec = spec_from_call(ctx.info, call, q)
+        elif q in BODY_ARGS:
+            positions, keywords = BODY_ARGS[q]
+            fns = [call.args[i] for i in positions if i < len(call.args)]
+            fns += [k.value for k in call.keywords if k.arg in keywords]
+            spec = StaticSpec(wrapper=q)
+        else:
+            return
+        via = f"{os.path.basename(ctx.filename)}:{call.lineno} hands it to `{q}`"
+        for fn in fns:
+            for f in fn.elts if isinstance(fn, (ast.List, ast.Tuple)) else [fn]:
+                if type(f) is ast.Attribute or (type(f) is ast.Name and f.id not in index(ctx).functions):
+                    _record(ctx, f, OutgoingCall("", traced=spec.traced_argnums if spec.traced_argnums else None,
+                                                 static_positions=tuple(spec.argnums),
+                                                 static_names=tuple(spec.argnames), filter=spec.filter,
+                                                 wrapper=q, via=via))
+
+
+def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
+    """Resolve ``func`` to a def of this module (queued for ``follow``) or an outgoing call."""
+    if type(func) is ast.Call and func.args and (ctx.resolve(func.func) or "").endswith("partial"):  # type: ignore[attr-defined]
+        # `partial(helper, a, k=b)(x)`: the bound arguments come first; traced ones stay traced.
+        bound = func.args[1:]  # type: ignore[attr-defined]
+        if edge.traced is not None and not any(type(a) is ast.Starred for a in bound):
+            pos = tuple(i for i, a in enumerate(bound) if ctx.is_traced(a)) + tuple(i + len(bound)
+                                                                                  for i in edge.traced)
+            kws = edge.keywords + tuple(k.arg for k in func.keywords if k.arg and ctx.is_traced(k.value))  # type: ignore[attr-defined]
+            _record(ctx, func.args[0], _with(edge, traced=pos, keywords=kws))  # type: ignore[attr-defined]
+        return
+    idx = index(ctx)
+    local: list = ctx.__dict__.setdefault("_cg_local", [])
+    out: list = ctx.__dict__.setdefault("cg_outgoing", [])
+    if type(func) is ast.Name:
+        name = func.id  # type: ignore[attr-defined]
+        if ctx._local_frame(name) is not None:
+            return  # a local function: already walked as part of its traced parent
+        if name in idx.functions:
+            local.append((idx.functions[name], edge, False))
+        elif name in idx.relative:
+            level, target = idx.relative[name]
+            out.append(_with(edge, target=target, level=level))
+        elif name in ctx.info.aliases and ctx.info.aliases[name].split(".")[0] not in _LIBRARY_HEADS:
+            out.append(_with(edge, target=ctx.info.aliases[name]))
+        return
+    if type(func) is not ast.Attribute:
+        return
+    base = func.value  # type: ignore[attr-defined]
+    attr = func.attr  # type: ignore[attr-defined]
+    if type(base) is ast.Name and base.id in ("self", "cls"):  # type: ignore[attr-defined]
+        cls = _enclosing_class(ctx)
+        if cls is not None:
+            _method(ctx, cls, attr, _with(edge, method=True), set())
+            # A subclass in another linted module may override `attr`: its version is what runs.
+            out.append(_with(edge, target=f"{cls}.{attr}", level=-1, method=True, virtual=True))
+        return
+    if type(base) is ast.Name and ctx._local_frame(base.id) is not None:  # type: ignore[attr-defined]
+        cls = _annotated_class(ctx, base.id)  # type: ignore[attr-defined]
+        if cls is not None and cls in idx.classes:  # `def step(model: MLP, x): model.loss(x)`
+            _method(ctx, cls, attr, _with(edge, method=True), set())
+        elif cls is not None and cls.split(".")[0] not in _LIBRARY_HEADS and "." in cls:
+            out.append(_with(edge, target=f"{cls}.{attr}", method=True))
+        return
+    if type(base) is ast.Name:
+        head = base.id  # type: ignore[attr-defined]
+        if head in idx.relative:
+            level, target = idx.relative[head]
+            out.append(_with(edge, target=f"{target}.{attr}", level=level))
+            return
+        q = ctx.info.aliases.get(head)
+        if q is not None and q.split(".")[0] not in _LIBRARY_HEADS:
+            out.append(_with(edge, target=f"{q}.{attr}"))
+
+
+def _annotated_class(ctx: Context, name: str) -> str | None:
+    """The class a parameter ``name`` is annotated with (``model: MLP``): a local class name or a qualified one."""
+    f = ctx._local_frame(name)
+    args = getattr(f.node, "args", None) if f is not None else None
+    if args is None:
+        return None
+    for p in args.posonlyargs + args.args + args.kwonlyargs:
+        if p.arg == name and isinstance(p.annotation, (ast.Name, ast.Attribute)):
+            if isinstance(p.annotation, ast.Name) and p.annotation.id in index(ctx).classes:
+                return p.annotation.id
+            return ctx.info.resolve(p.annotation)
+    return None
+
+
+def _with(edge: OutgoingCall, **changes: object) -> OutgoingCall:
+    return OutgoingCall(**{**edge.__dict__, **changes})  # type: ignore[arg-type]
+
+
+def _enclosing_class(ctx: Context) -> str | None:
+    idx = index(ctx)
+    for f in ctx.frames[1:]:
+        owner = idx.owner.get(id(f.node))
+        if owner is not None:
+            return owner
+    return None
+
+
+def _method(ctx: Context, cls: str, name: str, edge: OutgoingCall, seen: set[str]) -> None:
+    """Queue ``cls.name`` (looked up through the bases: local classes here, imported ones as outgoing calls)."""
+    idx = index(ctx)
+    if cls in seen:
+        return
+    seen.add(cls)
+    m = idx.methods.get(cls, {}).get(name)
+    if m is not None:
+        ctx.__dict__.setdefault("_cg_local", []).append((m, edge, True))
+        return
+    for b in idx.classes[cls].bases if cls in idx.classes else ():
+        if isinstance(b, ast.Name) and b.id in idx.classes:
+            _method(ctx, b.id, name, edge, seen)
+        elif isinstance(b, ast.Name) and b.id in idx.relative:
+            level, target = idx.relative[b.id]
+            ctx.__dict__.setdefault("cg_outgoing", []).append(_with(edge, target=f"{target}.{name}", level=level))
+        else:
+            q = ctx.info.resolve(b)
+            if q and q.split(".")[0] not in _LIBRARY_HEADS:
+                ctx.__dict__.setdefault("cg_outgoing", []).append(_with(edge, target=f"{q}.{name}"))
