@@ -20,6 +20,7 @@ convention (``__call__`` runs under the jit or grad of its user): findings there
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ MODULE_BASES = frozenset({"equinox.Module", "flax.linen.Module", "flax.nnx.Modul
 _LIBRARY_HEADS = frozenset({"jax", "numpy", "np", "math", "functools", "builtins", "typing", "equinox", "flax",
                             "optax", "chex", "operator", "itertools", "collections", "os", "sys", "logging",
                             "dataclasses", "warnings", "re", "scipy", "jaxlib", "abc", "inspect"})
+_BUILTINS = frozenset(dir(builtins))  # an unshadowed builtin resolves to its bare name
 MAX_ROUNDS = 8
 _RULE_SETTERS = frozenset({"defjvp", "defvjp", "defjvps"})
 ENABLED = True  # benchmarks/lint_speed.py turns it off for its side-by-side row
@@ -123,6 +125,11 @@ class CallEdges(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]
+        if not call.args and not call.keywords:
+            return
+        q = ctx.resolve(call.func)
+        if q is not None and (q.split(".", 1)[0] in _LIBRARY_HEADS or (q in _BUILTINS and type(call.func) is ast.Name)):
+            return  # `jnp.sum(x)`, `sum(x)`: never a linted function (checked first: most calls are these)
         if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
             return  # `f(*args)`: which parameter gets what is unknown
         pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a))
@@ -139,6 +146,7 @@ class HandedToTransform(Rule):
     code = "JS000"
     name = "handed-to-transform"
     nodes = (ast.Call,)
+    calls = ("jax.*", "equinox.*", "flax.*")
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:
