@@ -23,6 +23,7 @@ from .js501_global_array_capture import GlobalArrayCapture
 from .js502_stale_global_capture import StaleGlobalCapture
 from .js601_inplace_array_update import InplaceArrayUpdate
 from .js602_unhashable_static_arg import UnhashableStaticArg
+from .js603_discarded_at_update import DiscardedAtUpdate
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
@@ -32,4 +33,5 @@ RULE_CLASSES = (
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
     GlobalArrayCapture, StaleGlobalCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
+    DiscardedAtUpdate,
 )
