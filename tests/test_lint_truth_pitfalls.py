@@ -12,7 +12,10 @@ import importlib.util
 import shutil
 from pathlib import Path
 
+import jax
 import jax.numpy as jnp
+import numpy as np
+import pytest
 
 import jitscope
 from jitscope.lint import lint_source
@@ -60,7 +63,10 @@ def test_js603_safe_fix_makes_the_update_happen(tmp_path):
 
 REF_SOURCE = '''
 import jax
+import jax
 import jax.numpy as jnp
+import numpy as np
+import pytest
 
 
 @jax.jit
@@ -88,3 +94,21 @@ def test_js603_ref_look_alike_writes_in_place_and_is_not_flagged(tmp_path):
     v = jnp.array([3.0, 4.0])
     assert mod.fill(v).tolist() == [3.0, 0.0]
     assert mod.fill2(v).tolist() == [0.0, 4.0]
+
+
+# -- JS105 numpy-array-traced-index -------------------------------------------------------------
+
+@pytest.mark.parametrize("fn, args", [("lookup", (jnp.array(3),)), ("window", (X, jnp.array(1))),
+                                      ("scatter", (jnp.array(1.0),))])
+def test_js105_numpy_array_with_traced_index_fails_under_jit(fn, args):
+    with pytest.raises((jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
+                        ValueError)):
+        getattr(load(FIXTURES / "JS105.py"), fn)(*args)
+
+
+def test_js105_look_alikes_work_under_jit():
+    mod = load(FIXTURES / "JS105.py")
+    assert float(mod.lookup_ok(jnp.array(3))) == 3.0
+    assert np.allclose(mod.combine(X), np.arange(6.0) * np.asarray(X))
+    assert float(mod.static_index(jnp.array(1.0), n=3)) == 4.0
+    assert float(mod.not_numpy(X)) == float(X[0]) + 1.0

@@ -9,6 +9,7 @@ from .js101_traced_control_flow import TracedControlFlow
 from .js102_traced_bool_operator import TracedBoolOperator
 from .js103_traced_to_python import TracedToPython
 from .js104_numpy_on_traced import NumpyOnTraced
+from .js105_numpy_array_traced_index import NumpyArrayTracedIndex
 from .js201_builtin_reduction import BuiltinReduction
 from .js202_python_loop_unrolled import PythonLoopUnrolled
 from .js203_jit_in_loop import JitInLoop
@@ -28,6 +29,7 @@ from .js603_discarded_at_update import DiscardedAtUpdate
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
+    NumpyArrayTracedIndex,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
