@@ -112,3 +112,21 @@ def test_js105_look_alikes_work_under_jit():
     assert np.allclose(mod.combine(X), np.arange(6.0) * np.asarray(X))
     assert float(mod.static_index(jnp.array(1.0), n=3)) == 4.0
     assert float(mod.not_numpy(X)) == float(X[0]) + 1.0
+
+
+# -- JS604 unhashable-static-instance -----------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["main", "main_mode"])
+def test_js604_unhashable_instance_raises_under_jit(fn):
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        getattr(load(FIXTURES / "JS604.py"), fn)(X)
+
+
+def test_js604_fresh_identity_instance_compiles_every_call_and_the_look_alikes_do_not():
+    mod = load(FIXTURES / "JS604.py")
+    mod.loop([X, X, X])
+    assert mod.scaled._cache_size() == 3  # three Plain() instances: three traces and compiles
+    mod.loop_ok([X, X, X])
+    assert mod.scaled._cache_size() == 4  # one shared instance: one more entry, then hits
+    a, b = mod.main_ok(X)
+    assert a.tolist() == (X * 3).tolist() and b.tolist() == (X + 1).tolist()

@@ -25,6 +25,7 @@ from .js502_stale_global_capture import StaleGlobalCapture
 from .js601_inplace_array_update import InplaceArrayUpdate
 from .js602_unhashable_static_arg import UnhashableStaticArg
 from .js603_discarded_at_update import DiscardedAtUpdate
+from .js604_unhashable_static_instance import UnhashableStaticInstance
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
@@ -35,5 +36,5 @@ RULE_CLASSES = (
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
     GlobalArrayCapture, StaleGlobalCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
-    DiscardedAtUpdate,
+    DiscardedAtUpdate, UnhashableStaticInstance,
 )
