@@ -130,3 +130,19 @@ def test_js604_fresh_identity_instance_compiles_every_call_and_the_look_alikes_d
     assert mod.scaled._cache_size() == 4  # one shared instance: one more entry, then hits
     a, b = mod.main_ok(X)
     assert a.tolist() == (X * 3).tolist() and b.tolist() == (X + 1).tolist()
+
+
+# -- JS503 stale-closure-capture ----------------------------------------------------------------
+
+def test_js503_rebound_closure_variable_is_silently_stale():
+    mod = load(FIXTURES / "JS503.py")
+    assert [float(v) for v in mod.train([X[1]] * 3)] == [float(X[1])] * 3  # lr halved twice, ignored
+    first, second = mod.calibrate(X)
+    assert second.tolist() == first.tolist() == (X + 1.0).tolist()  # offset = 10.0 ignored
+
+
+def test_js503_look_alikes_see_the_new_value():
+    mod = load(FIXTURES / "JS503.py")
+    assert [float(v) for v in mod.train_ok([jnp.array(4.0)] * 3)] == [4.0, 2.0, 1.0]
+    assert mod.configure_then_call(X).tolist() == (X + 10.0).tolist()
+    assert mod.unrelated([X, X]) == 2

@@ -22,6 +22,7 @@ from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
 from .js501_global_array_capture import GlobalArrayCapture
 from .js502_stale_global_capture import StaleGlobalCapture
+from .js503_stale_closure_capture import StaleClosureCapture
 from .js601_inplace_array_update import InplaceArrayUpdate
 from .js602_unhashable_static_arg import UnhashableStaticArg
 from .js603_discarded_at_update import DiscardedAtUpdate
@@ -34,7 +35,7 @@ RULE_CLASSES = (
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
-    GlobalArrayCapture, StaleGlobalCapture,
+    GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance,
 )
