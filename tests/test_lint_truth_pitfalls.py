@@ -146,3 +146,20 @@ def test_js503_look_alikes_see_the_new_value():
     assert [float(v) for v in mod.train_ok([jnp.array(4.0)] * 3)] == [4.0, 2.0, 1.0]
     assert mod.configure_then_call(X).tolist() == (X + 10.0).tolist()
     assert mod.unrelated([X, X]) == 2
+
+
+# -- JS205 jit-nested-def -----------------------------------------------------------------------
+
+def test_js205_nested_jit_retraces_every_run_and_module_level_does_not():
+    mod = load(FIXTURES / "JS205.py")
+    data = [X, X, X]
+    mod.train(jnp.array(2.0), data)
+    mod.sweep(data)
+    assert mod.TRACES.count("loss") == 3 and mod.TRACES.count("double") == 3  # one trace per run
+    first = mod.train(jnp.array(2.0), data)
+    assert mod.train_ok(jnp.array(2.0), data) == first  # same values
+    mod.train_ok(jnp.array(2.0), data)
+    assert mod.TRACES.count("loss_ok") == 1  # module level: traced once, then cached
+    step = mod.make_step(3.0)
+    assert [float(step(X)[1]) for _ in range(3)] == [float(X[1] * 3)] * 3
+    assert mod.TRACES.count("step") == 1  # the factory's result is reused by its caller

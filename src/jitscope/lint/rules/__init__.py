@@ -14,6 +14,7 @@ from .js201_builtin_reduction import BuiltinReduction
 from .js202_python_loop_unrolled import PythonLoopUnrolled
 from .js203_jit_in_loop import JitInLoop
 from .js204_jit_fresh_function import JitFreshFunction
+from .js205_jit_nested_def import JitNestedDef
 from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
@@ -33,6 +34,7 @@ RULE_CLASSES = (
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
     NumpyArrayTracedIndex,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
+    JitNestedDef,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
