@@ -163,3 +163,26 @@ def test_js205_nested_jit_retraces_every_run_and_module_level_does_not():
     step = mod.make_step(3.0)
     assert [float(step(X)[1]) for _ in range(3)] == [float(X[1] * 3)] * 3
     assert mod.TRACES.count("step") == 1  # the factory's result is reused by its caller
+
+
+# -- JS206 jit-rewrap-in-loop -------------------------------------------------------------------
+
+def test_js206_rewrapping_does_not_retrace_and_the_hoisting_fixes_keep_the_values(tmp_path):
+    mod = load(FIXTURES / "JS206.py")
+    data = [X, X + 1, X + 2]
+    before = [float(v) for v in mod.evaluate(jnp.array(0.5), data)]
+    assert mod.TRACES == ["loss_fn"]  # the cache is keyed on loss_fn: no retrace (only dispatch overhead)
+    assert [float(v) for v in mod.evaluate_ok(jnp.array(0.5), data)] == before
+    powers = [v.tolist() for v in mod.powers(X, [1, 2, 3])]
+
+    fixed, result, text = fixed_copy("JS206", tmp_path)
+    assert result.fixes_applied == 1  # jax.jit(loss_fn) alone: safe; with static_argnums: unsafe
+    assert "    loss_fn_jit = jax.jit(loss_fn)\n    for x in data:\n" in text
+    assert [float(v) for v in fixed.evaluate(jnp.array(0.5), data)] == before
+    assert fixed.TRACES == ["loss_fn"]
+
+    fixed, result, text = fixed_copy("JS206", tmp_path, unsafe=True)
+    assert result.fixes_applied == 2  # the comprehension has no statement to hoist before
+    assert "    power_jit = jax.jit(power, static_argnums=1)\n    while i < len(ns):\n" in text
+    assert [v.tolist() for v in fixed.powers(X, [1, 2, 3])] == powers
+    assert [f.code for f in result.findings] == ["JS206"]  # the comprehension remains
