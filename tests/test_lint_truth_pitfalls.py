@@ -186,3 +186,17 @@ def test_js206_rewrapping_does_not_retrace_and_the_hoisting_fixes_keep_the_value
     assert "    power_jit = jax.jit(power, static_argnums=1)\n    while i < len(ns):\n" in text
     assert [v.tolist() for v in fixed.powers(X, [1, 2, 3])] == powers
     assert [f.code for f in result.findings] == ["JS206"]  # the comprehension remains
+
+
+# -- JS207 host-sync-in-loop --------------------------------------------------------------------
+
+def test_js207_flagged_tests_are_device_values_and_the_look_alikes_are_python_values():
+    mod = load(FIXTURES / "JS207.py")
+    x, loss = mod.step(X)
+    # What the flagged `if`/`while` tests evaluate to: device arrays, which Python must fetch to branch on.
+    assert isinstance(loss < 1e-3, jax.Array) and isinstance(mod.residual(x) > 1e-2, jax.Array)
+    assert isinstance(float(loss), float)
+    # The look-alikes branch on Python values (a counter, a static shape) and run the same steps.
+    assert mod.train_ok(X, 3).tolist() == mod.train(X, 3).tolist() == (X * 0.125).tolist()
+    assert float(jnp.max(jnp.abs(mod.solve(X)))) <= 1e-2
+    assert mod.check_once(X).shape == X.shape

@@ -16,6 +16,7 @@ from .js203_jit_in_loop import JitInLoop
 from .js204_jit_fresh_function import JitFreshFunction
 from .js205_jit_nested_def import JitNestedDef
 from .js206_jit_rewrap_in_loop import JitRewrapInLoop
+from .js207_host_sync_in_loop import HostSyncInLoop
 from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
@@ -35,7 +36,7 @@ RULE_CLASSES = (
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
     NumpyArrayTracedIndex,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
-    JitNestedDef, JitRewrapInLoop,
+    JitNestedDef, JitRewrapInLoop, HostSyncInLoop,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,

@@ -1,0 +1,194 @@
+"""JS207 host-sync-in-loop."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import STATIC_ATTRS, STATIC_CALLS, Context
+from ..rule import Rule
+from ..scope import JIT_LIKE
+from ._util import short
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_TO_PYTHON = frozenset({"float", "int", "bool", "abs", "round", "complex"})
+
+
+class HostSyncInLoop(Rule):
+    """The result of a jitted call tested by a Python ``if``/``while`` inside a loop.
+
+    ## What it does
+    Outside traced code, flags the test of an ``if`` inside a loop, or of a ``while`` loop,
+    when it reads the value of a jitted function's result: a call of a jitted function
+    (decorated, or bound with ``g = jax.jit(f)``) or a name bound in the same function only
+    to such results (``loss = step(x)``; ``params, loss = step(params, x)``). Static
+    properties (``out.shape``, ``out.ndim``, ``len(out)``, ``out is None``) are not values
+    and are not flagged.
+
+    ## Why is this bad?
+    A jitted call returns at once with a device array that is still being computed (JAX
+    dispatches asynchronously). Python's ``if`` needs a concrete bool, so it blocks until the
+    device finishes and copies the value to the host: a host sync on every iteration, which
+    stops the next step from being queued while this one runs.
+
+    ## Example
+    ```python
+    for batch in data:
+        params, loss = step(params, batch)
+        if loss < 1e-3:
+            break
+    ```
+
+    ## Use instead
+    ```python
+    for i, batch in enumerate(data):
+        params, loss = step(params, batch)
+        if i % 100 == 0 and loss < 1e-3:   # sync once every 100 steps
+            break
+    ```
+    or move the loop onto the device with ``lax.while_loop``.
+
+    ## Fix safety
+    No fix is offered.
+    """
+
+    code = "JS207"
+    name = "host-sync-in-loop"
+    message = ("Python `{stmt}` on `{expr}`, the result of jitted `{function}`, {where}: it waits for the device and "
+               "copies the value to the host on every iteration; test it every N steps, or use lax.while_loop")
+    severity = "warning"
+    nodes = (ast.If, ast.While)
+    traced_only = False
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        if ctx.in_traced:
+            return
+        is_while = isinstance(node, ast.While)
+        if not is_while and not ctx.in_loop:
+            return
+        facts = _facts(ctx)
+        source = _device_source(ctx, node.test, facts)  # type: ignore[attr-defined]
+        if source is None:
+            return
+        where = "as the loop condition" if is_while else "inside a loop"
+        ctx.report(self, node.test, stmt="while" if is_while else "if",  # type: ignore[attr-defined]
+                   expr=short(ctx, node.test), function=source, where=where)  # type: ignore[attr-defined]
+
+
+class _Facts:
+    """Per frame: names of jitted callables, and names holding only their results (-> the callable)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.jitted: set[str] = {n for n in ctx.info.jitted_callables if ctx._local_frame(n) is None}
+        scope = ctx.frame.node if ctx.frame.node is not None else ctx.tree
+        assigns: list[ast.Assign] = []
+        other_binds: set[str] = set()
+        stack = list(ast.iter_child_nodes(scope))
+        while stack:
+            n = stack.pop()
+            if isinstance(n, _SCOPES):
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                        _wraps(ctx, d) for d in n.decorator_list):
+                    self.jitted.add(n.name)
+                continue
+            if isinstance(n, ast.Assign):
+                assigns.append(n)
+            else:
+                targets = _targets(n)
+                other_binds.update(e.id for t in targets for e in ast.walk(t) if isinstance(e, ast.Name)
+                                   and isinstance(e.ctx, ast.Store))
+            stack.extend(ast.iter_child_nodes(n))
+        module_jits = [s for s in ctx.tree.body if isinstance(s, ast.Assign)] if scope is not ctx.tree else []
+        for a in assigns + module_jits:  # `g = jax.jit(f)` first: results of `g(...)` below depend on it
+            if isinstance(a.value, ast.Call) and _wraps(ctx, a.value.func) and len(a.targets) == 1 \
+                    and isinstance(a.targets[0], ast.Name) and (a in assigns or ctx._local_frame(a.targets[0].id) is None):
+                self.jitted.add(a.targets[0].id)
+        self.results: dict[str, str] = {}
+        bad: set[str] = set(other_binds)
+        for a in assigns:
+            callee = _jitted_callee(a.value, self.jitted)
+            for t in a.targets:
+                names = [t] if isinstance(t, ast.Name) else [e for e in getattr(t, "elts", [])
+                                                              if isinstance(e, ast.Name)]
+                for nm in names:
+                    if callee is None:
+                        bad.add(nm.id)
+                    else:
+                        self.results.setdefault(nm.id, callee)
+        for nm in bad:
+            self.results.pop(nm, None)
+
+
+def _targets(n: ast.AST) -> list[ast.AST]:
+    """What a non-``=`` statement binds: loop and ``with`` targets, ``+=``, walrus, annotated assignment."""
+    if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+        return [n.target]
+    if isinstance(n, (ast.With, ast.AsyncWith)):
+        return [i.optional_vars for i in n.items if i.optional_vars is not None]
+    return []
+
+
+def _wraps(ctx: Context, func: ast.AST) -> bool:
+    if isinstance(func, ast.Call):
+        q = ctx.resolve(func.func)
+        if q in ("functools.partial", "partial") and func.args:
+            return ctx.resolve(func.args[0]) in JIT_LIKE
+        return q in JIT_LIKE
+    return ctx.resolve(func) in JIT_LIKE
+
+
+def _jitted_callee(value: ast.AST, jitted: set[str]) -> str | None:
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in jitted:
+        return value.func.id
+    return None
+
+
+def _facts(ctx: Context) -> _Facts:
+    facts = ctx.frame.__dict__.get("_js207")
+    if facts is None:
+        facts = ctx.frame.__dict__["_js207"] = _Facts(ctx)
+    return facts
+
+
+def _device_source(ctx: Context, e: ast.AST, facts: _Facts) -> str | None:
+    """The jitted callable whose (still on-device) result ``e`` reads the value of, if any."""
+    t = type(e)
+    if t is ast.Name:
+        return facts.results.get(e.id)  # type: ignore[attr-defined]
+    if t is ast.Call:
+        callee = _jitted_callee(e, facts.jitted)
+        if callee is not None:
+            return callee
+        func = e.func  # type: ignore[attr-defined]
+        q = ctx.resolve(func)
+        if q in STATIC_CALLS:
+            return None
+        if q in _TO_PYTHON or (q or "").startswith(("jax.numpy.", "numpy.")):
+            return next((s for a in e.args if (s := _device_source(ctx, a, facts))), None)  # type: ignore[attr-defined]
+        if isinstance(func, ast.Attribute) and func.attr not in STATIC_ATTRS:
+            return _device_source(ctx, func.value, facts)  # `loss.item()`, `out.sum()`
+        return None
+    if t is ast.Attribute:
+        return None if e.attr in STATIC_ATTRS else _device_source(ctx, e.value, facts)  # type: ignore[attr-defined]
+    if t is ast.Subscript:
+        return _device_source(ctx, e.value, facts)  # type: ignore[attr-defined]
+    if t is ast.Compare:
+        if any(type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in e.ops):  # type: ignore[attr-defined]
+            return None
+        parts = [e.left, *e.comparators]  # type: ignore[attr-defined]
+    elif t is ast.BoolOp:
+        parts = e.values  # type: ignore[attr-defined]
+        if type(e.op) is ast.And and _throttled(parts):  # type: ignore[attr-defined]
+            return None
+    elif t is ast.BinOp:
+        parts = [e.left, e.right]  # type: ignore[attr-defined]
+    elif t is ast.UnaryOp:
+        parts = [e.operand]  # type: ignore[attr-defined]
+    else:
+        return None
+    return next((s for p in parts if (s := _device_source(ctx, p, facts))), None)
+
+
+def _throttled(parts: list[ast.expr]) -> bool:
+    """``i % 100 == 0 and loss < tol``: a modulo test first, so the device value is read every N steps."""
+    first = parts[0]
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(first))
