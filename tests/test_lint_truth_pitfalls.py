@@ -200,3 +200,19 @@ def test_js207_flagged_tests_are_device_values_and_the_look_alikes_are_python_va
     assert mod.train_ok(X, 3).tolist() == mod.train(X, 3).tolist() == (X * 0.125).tolist()
     assert float(jnp.max(jnp.abs(mod.solve(X)))) <= 1e-2
     assert mod.check_once(X).shape == X.shape
+
+
+# -- JS201: why `sum(arr)` -> `jnp.sum(arr)` stays unsafe even on a provable jax array -----------
+
+def test_js201_fix_is_not_behaviour_preserving_even_on_a_provable_float_array():
+    """A jnp-made float32 array: builtin `sum` adds left to right, `jnp.sum` reduces pairwise, so the
+    bits differ; no safe variant of the fix exists (int8 wrap-around and empty arrays differ too,
+    see test_lint_truth.py). The rule keeps the fix unsafe."""
+    from jitscope.lint.registry import all_rules
+
+    a = jax.random.normal(jax.random.PRNGKey(0), (65,), jnp.float32)
+    builtin = jax.jit(lambda a: sum(jnp.asarray(a)))
+    fixed = jax.jit(lambda a: jnp.sum(jnp.asarray(a), axis=0))
+    assert builtin(a).dtype == fixed(a).dtype == jnp.float32
+    assert float(builtin(a)) != float(fixed(a))  # same dtype and shape, different rounding
+    assert all_rules()["JS201"].fix == "unsafe"
