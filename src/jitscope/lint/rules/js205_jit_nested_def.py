@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from ..context import Context
 from ..rule import Rule
@@ -84,7 +85,7 @@ class JitNestedDef(Rule):
         ctx.report(self, dec, wrapper=spec.wrapper, function=fn.name, outer=outer.name, why=why)
 
 
-def _own_nodes(fn: ast.AST):  # noqa: ANN202 - an iterator of nodes
+def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
     """Nodes of ``fn``'s body, not descending into nested functions, lambdas or classes."""
     stack = list(ast.iter_child_nodes(fn))
     while stack:

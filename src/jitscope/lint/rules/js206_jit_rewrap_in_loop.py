@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ...model import Fix
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE
@@ -80,7 +81,7 @@ class JitRewrapInLoop(Rule):
             fix = self._hoist(ctx, call, loop, name)
         ctx.report(self, call, fix=fix, wrapper=wrapper, function=name)
 
-    def _hoist(self, ctx: Context, call: ast.Call, loop: ast.stmt, name: str):  # noqa: ANN202 - Fix | None
+    def _hoist(self, ctx: Context, call: ast.Call, loop: ast.stmt, name: str) -> Fix | None:
         new = f"{name}_jit"
         if re.search(rf"\b{re.escape(new)}\b", ctx.text):
             return None
