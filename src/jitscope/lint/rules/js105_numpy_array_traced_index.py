@@ -6,6 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
+from ._scan import own_statements, statement_bindings
 from ._util import short
 
 # NumPy calls that return a new ndarray (not a scalar, a shape or a dtype).
@@ -102,45 +103,23 @@ def _is_numpy_array(ctx: Context, name: str) -> bool:
     else:
         return False
     cache = ctx.__dict__.setdefault("_js105", {})
-    key = (id(scope), name)
+    key = id(scope)
     if key not in cache:
-        cache[key] = _bound_once_to_numpy(ctx, scope, name)
-    return cache[key]
+        cache[key] = _numpy_names(ctx, scope)
+    return name in cache[key]
 
 
-def _bound_once_to_numpy(ctx: Context, scope: ast.AST | None, name: str) -> bool:
-    if scope is None:
-        return False
-    values = []
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+def _numpy_names(ctx: Context, scope: ast.AST | None) -> set[str]:
+    """Names bound exactly once in ``scope`` (statement level), by ``name = np.<array maker>(...)``."""
+    if scope is None or isinstance(scope, ast.Lambda):
+        return set()
+    out = set()
+    for name, entries in statement_bindings(own_statements(scope)).items():
+        if len(entries) != 1:
             continue
-        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            for t in targets:
-                for leaf in _bound(t):
-                    if leaf.id == name:
-                        values.append(n.value if isinstance(n, ast.Assign) and t is leaf else None)
-        elif isinstance(n, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr, ast.comprehension)):
-            targets = [n.target] if isinstance(n, (ast.For, ast.AsyncFor, ast.NamedExpr, ast.comprehension)) else [
-                i.optional_vars for i in n.items if i.optional_vars is not None]
-            if any(leaf.id == name for t in targets for leaf in _bound(t)):
-                values.append(None)
-        stack.extend(ast.iter_child_nodes(n))
-    if len(values) != 1 or not isinstance(values[0], ast.Call):
-        return False
-    q = ctx.info.resolve(values[0].func) or ""
-    return q.startswith("numpy.") and q[len("numpy."):] in _NUMPY_ARRAYS
-
-
-def _bound(target: ast.AST) -> list[ast.Name]:
-    """Names a target binds (``a``, ``a, (b, *c)``), not those it only reads (``a[i]``, ``a.x``)."""
-    if isinstance(target, ast.Name):
-        return [target]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for e in target.elts for n in _bound(e)]
-    if isinstance(target, ast.Starred):
-        return _bound(target.value)
-    return []
+        _, value, plain, _ = entries[0]
+        if plain and isinstance(value, ast.Call):
+            q = ctx.info.resolve(value.func) or ""
+            if q.startswith("numpy.") and q[len("numpy."):] in _NUMPY_ARRAYS:
+                out.add(name)
+    return out

@@ -7,9 +7,9 @@ import ast
 from ..context import STATIC_ATTRS, STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import JIT_LIKE
+from ._scan import mentions_jit, own_statements, statement_bindings
 from ._util import short
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _TO_PYTHON = frozenset({"float", "int", "bool", "abs", "round", "complex"})
 
 
@@ -65,6 +65,8 @@ class HostSyncInLoop(Rule):
         is_while = isinstance(node, ast.While)
         if not is_while and not ctx.in_loop:
             return
+        if not ctx.info.jitted_callables and not mentions_jit(ctx, ctx.frame.node or ctx.tree):
+            return  # nothing jitted in the module or this function: no result to sync on
         facts = _facts(ctx)
         source = _device_source(ctx, node.test, facts)  # type: ignore[attr-defined]
         if source is None:
@@ -80,51 +82,40 @@ class _Facts:
     def __init__(self, ctx: Context) -> None:
         self.jitted: set[str] = {n for n in ctx.info.jitted_callables if ctx._local_frame(n) is None}
         scope = ctx.frame.node if ctx.frame.node is not None else ctx.tree
-        assigns: list[ast.Assign] = []
-        other_binds: set[str] = set()
-        stack = list(ast.iter_child_nodes(scope))
-        while stack:
-            n = stack.pop()
-            if isinstance(n, _SCOPES):
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                        _wraps(ctx, d) for d in n.decorator_list):
-                    self.jitted.add(n.name)
-                continue
-            if isinstance(n, ast.Assign):
-                assigns.append(n)
-            else:
-                targets = _targets(n)
-                other_binds.update(e.id for t in targets for e in ast.walk(t) if isinstance(e, ast.Name)
-                                   and isinstance(e.ctx, ast.Store))
-            stack.extend(ast.iter_child_nodes(n))
-        module_jits = [s for s in ctx.tree.body if isinstance(s, ast.Assign)] if scope is not ctx.tree else []
-        for a in assigns + module_jits:  # `g = jax.jit(f)` first: results of `g(...)` below depend on it
-            if isinstance(a.value, ast.Call) and _wraps(ctx, a.value.func) and len(a.targets) == 1 \
-                    and isinstance(a.targets[0], ast.Name) and (a in assigns or ctx._local_frame(a.targets[0].id) is None):
-                self.jitted.add(a.targets[0].id)
         self.results: dict[str, str] = {}
-        bad: set[str] = set(other_binds)
-        for a in assigns:
-            callee = _jitted_callee(a.value, self.jitted)
-            for t in a.targets:
-                names = [t] if isinstance(t, ast.Name) else [e for e in getattr(t, "elts", [])
-                                                              if isinstance(e, ast.Name)]
-                for nm in names:
-                    if callee is None:
-                        bad.add(nm.id)
-                    else:
-                        self.results.setdefault(nm.id, callee)
-        for nm in bad:
-            self.results.pop(nm, None)
+        if isinstance(scope, ast.Lambda):
+            return
+        stmts = own_statements(scope)
+        binds = statement_bindings(stmts)
+        if scope is not ctx.tree:
+            self.jitted |= {n for n in _module_jits(ctx) if ctx._local_frame(n) is None}
+        for name, entries in binds.items():  # `g = jax.jit(f)` and `@jax.jit def g` here
+            for node, value, plain, _ in entries:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if any(_wraps(ctx, d) for d in node.decorator_list):
+                        self.jitted.add(name)
+                elif plain and isinstance(value, ast.Call) and _wraps(ctx, value.func):
+                    self.jitted.add(name)
+        for name, entries in binds.items():
+            callees = {_jitted_callee(value, self.jitted) for _, value, _, _ in entries}
+            if len(callees) == 1 and None not in callees:
+                self.results[name] = callees.pop()  # type: ignore[assignment]
 
 
-def _targets(n: ast.AST) -> list[ast.AST]:
-    """What a non-``=`` statement binds: loop and ``with`` targets, ``+=``, walrus, annotated assignment."""
-    if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
-        return [n.target]
-    if isinstance(n, (ast.With, ast.AsyncWith)):
-        return [i.optional_vars for i in n.items if i.optional_vars is not None]
-    return []
+def _module_jits(ctx: Context) -> set[str]:
+    """Module-level names bound to a jitted callable (``g = jax.jit(f)``, ``@jax.jit def g``), cached."""
+    names = ctx.__dict__.get("_js207_module")
+    if names is None:
+        names = set()
+        for name, entries in statement_bindings(own_statements(ctx.tree)).items():
+            for node, value, plain, _ in entries:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if any(_wraps(ctx, d) for d in node.decorator_list):
+                        names.add(name)
+                elif plain and isinstance(value, ast.Call) and _wraps(ctx, value.func):
+                    names.add(name)
+        ctx.__dict__["_js207_module"] = names
+    return names
 
 
 def _wraps(ctx: Context, func: ast.AST) -> bool:
@@ -136,7 +127,7 @@ def _wraps(ctx: Context, func: ast.AST) -> bool:
     return ctx.resolve(func) in JIT_LIKE
 
 
-def _jitted_callee(value: ast.AST, jitted: set[str]) -> str | None:
+def _jitted_callee(value: ast.AST | None, jitted: set[str]) -> str | None:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in jitted:
         return value.func.id
     return None

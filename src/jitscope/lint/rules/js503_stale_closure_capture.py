@@ -7,9 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, ModuleInfo, decorator_spec
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+from ._scan import BLOCKS, SCOPES, Stmts, mentions_jit, own_statements, statement_bindings
 
 
 class StaleClosureCapture(Rule):
@@ -62,17 +60,65 @@ class StaleClosureCapture(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         fn: ast.FunctionDef = node  # type: ignore[assignment]
-        events = _Events(fn, ctx.info)
-        for callee, created, body, params in events.jitted:
-            reads = _free_reads(body, params) & events.locals
+        if not mentions_jit(ctx, fn):
+            return  # no jit inside: nothing can go stale (a text check, far cheaper than any walk)
+        stmts = own_statements(fn)
+        jitted = _jitted_closures(stmts, ctx.info)
+        if not jitted:
+            return
+        binds = {k: [(n, loops) for n, _, _, loops in v] for k, v in statement_bindings(stmts).items()}
+        params = _params(fn)
+        calls: dict[str, list[tuple[ast.AST, tuple[ast.AST, ...]]]] = {}
+        for callee, created, body, own in jitted:
+            reads = _free_reads(body, own) & (params | set(binds))
             for var in sorted(reads):
-                for rebind, rebind_loops in events.binds.get(var, []):
-                    if _pos(rebind) <= _pos(created):
-                        continue
+                later = [(b, loops) for b, loops in binds.get(var, []) if _pos(b) > _pos(created)]
+                if not later:
+                    continue
+                if callee not in calls:
+                    calls[callee] = _calls(stmts, callee)  # only now: the one walk over expressions
+                for rebind, rebind_loops in later:
                     if any(_before_or_same_loop(c, c_loops, rebind, rebind_loops, created)
-                           for c, c_loops in events.calls.get(callee, [])):
+                           for c, c_loops in calls[callee]):
                         ctx.report(self, rebind, var=var, function=callee, line=created.lineno)
                         break
+
+
+def _jitted_closures(stmts: Stmts, info: ModuleInfo) -> list[tuple[str, ast.AST, ast.AST, set[str]]]:
+    """(callable name, where it is made, the traced body, its parameters) of each jitted closure made here."""
+    nested = {st.name: st for st, _ in stmts if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out: list[tuple[str, ast.AST, ast.AST, set[str]]] = []
+    for st, _ in stmts:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any((spec := decorator_spec(info, d)) is not None and spec.wrapper in JIT_LIKE
+                   for d in st.decorator_list):
+                out.append((st.name, st, st, _params(st)))
+        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                and isinstance(st.value, ast.Call) and st.value.args and info.resolve(st.value.func) in JIT_LIKE:
+            target = st.value.args[0]
+            if isinstance(target, ast.Lambda):
+                out.append((st.targets[0].id, st, target.body, _params(target)))
+            elif isinstance(target, ast.Name) and target.id in nested:
+                inner = nested[target.id]
+                out.append((st.targets[0].id, st, inner, _params(inner)))
+    return out
+
+
+def _calls(stmts: Stmts, callee: str) -> list[tuple[ast.AST, tuple[ast.AST, ...]]]:
+    """Calls ``callee(...)`` in the statements' own expressions, each with its statement's loops."""
+    out = []
+    for st, loops in stmts:
+        if isinstance(st, SCOPES):
+            continue
+        for name, value in ast.iter_fields(st):
+            if name in BLOCKS:
+                continue
+            for n in ast.walk(value) if isinstance(value, ast.AST) else (
+                    m for v in value if isinstance(v, ast.AST) for m in ast.walk(v)) if isinstance(value, list) else ():
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == callee:
+                    # A while loop's test runs on every iteration: calls there belong to the loop.
+                    out.append((n, loops + (st,) if isinstance(st, ast.While) and value is st.test else loops))
+    return out
 
 
 def _pos(n: ast.AST) -> tuple[int, int]:
@@ -87,64 +133,6 @@ def _before_or_same_loop(call: ast.AST, call_loops: tuple[ast.AST, ...], rebind:
         return True
     # Both in a loop that starts after the jit: the next iteration calls with the rebound value.
     return any(loop in rebind_loops and _pos(loop) > _pos(created) for loop in call_loops)
-
-
-class _Events:
-    """One pass over a function body (not into nested scopes): locals, bindings, jitted closures, calls."""
-
-    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ModuleInfo) -> None:
-        self.info = info
-        a = fn.args
-        self.locals = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
-        self.locals |= {p.arg for p in (a.vararg, a.kwarg) if p}
-        self.binds: dict[str, list[tuple[ast.AST, tuple[ast.AST, ...]]]] = {}
-        self.calls: dict[str, list[tuple[ast.AST, tuple[ast.AST, ...]]]] = {}
-        self.jitted: list[tuple[str, ast.AST, ast.AST, set[str]]] = []  # (callee, created at, body, params)
-        self.nested: dict[str, ast.AST] = {}
-        self.declared: set[str] = set()
-        stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(s, ()) for s in fn.body]
-        deferred: list[ast.Assign] = []
-        while stack:
-            n, loops = stack.pop()
-            if isinstance(n, (ast.Global, ast.Nonlocal)):
-                self.declared.update(n.names)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.locals.add(n.name)
-                self.nested[n.name] = n
-                if any((s := decorator_spec(info, d)) is not None and s.wrapper in JIT_LIKE
-                       for d in n.decorator_list):
-                    self.jitted.append((n.name, n, n, _params(n)))
-                continue
-            elif isinstance(n, (ast.Lambda, ast.ClassDef)):
-                continue
-            elif isinstance(n, ast.Assign):
-                deferred.append(n)
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-                self.calls.setdefault(n.func.id, []).append((n, loops))
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                self.locals.add(n.id)
-                self.binds.setdefault(n.id, []).append((n, loops))
-            inner = loops + (n,) if isinstance(n, _LOOPS) else loops
-            for child in ast.iter_child_nodes(n):
-                if isinstance(n, _LOOPS) and child in (getattr(n, "iter", None), getattr(n, "test", None)):
-                    stack.append((child, loops if isinstance(n, ast.For) else inner))
-                else:
-                    stack.append((child, inner))
-        self.locals -= self.declared
-        for assign in deferred:
-            self._jit_assign(assign)
-
-    def _jit_assign(self, n: ast.Assign) -> None:
-        call = n.value
-        if not (len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and isinstance(call, ast.Call)
-                and call.args and self.info.resolve(call.func) in JIT_LIKE):
-            return
-        target = call.args[0]
-        if isinstance(target, ast.Lambda):
-            self.jitted.append((n.targets[0].id, n, target.body, _params(target)))
-        elif isinstance(target, ast.Name) and target.id in self.nested:
-            inner = self.nested[target.id]
-            self.jitted.append((n.targets[0].id, n, inner, _params(inner)))  # type: ignore[arg-type]
 
 
 def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
@@ -163,4 +151,3 @@ def _free_reads(body: ast.AST, params: set[str]) -> set[str]:
         elif isinstance(n, ast.arg):
             stores.add(n.arg)
     return loads - stores
-

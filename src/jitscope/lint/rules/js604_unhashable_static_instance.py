@@ -119,6 +119,15 @@ def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
     scope = local.node if local is not None else ctx.tree
     if local is None and value.id in ctx.info.reassigned_in_functions:
         return None
+    cache = ctx.__dict__.setdefault("_js604", {})
+    key = (id(scope), value.id)
+    if key not in cache:
+        cache[key] = _only_binding(scope, value.id)
+    return cache[key]
+
+
+def _only_binding(scope: ast.AST | None, name: str) -> ast.expr | None:
+    """The value ``name`` is bound to in ``scope`` when that is its only binding (nested scopes aside)."""
     found: list[ast.expr | None] = []
     stack = list(ast.iter_child_nodes(scope)) if scope is not None else []
     while stack:
@@ -127,13 +136,13 @@ def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
             continue
         if isinstance(n, ast.Assign):
             for t in n.targets:
-                if isinstance(t, ast.Name) and t.id == value.id:
+                if isinstance(t, ast.Name) and t.id == name:
                     found.append(n.value)
-                elif any(isinstance(e, ast.Name) and e.id == value.id for e in ast.walk(t)
+                elif any(isinstance(e, ast.Name) and e.id == name for e in ast.walk(t)
                          if not isinstance(t, (ast.Subscript, ast.Attribute))):
                     found.append(None)
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
-            if any(isinstance(e, ast.Name) and e.id == value.id and isinstance(e.ctx, ast.Store)
+            if any(isinstance(e, ast.Name) and e.id == name and isinstance(e.ctx, ast.Store)
                    for e in ast.walk(n)):
                 found.append(None)
         stack.extend(ast.iter_child_nodes(n))
