@@ -60,3 +60,14 @@ def run_once(x):
         return v + 1
 
     return inner(x)  # run_once is never called in a loop here
+
+
+def test_retraces_on_purpose():
+    def outer(x):
+        @jax.jit
+        def inner(v):
+            return v + 1
+
+        return inner(x)
+
+    return [outer(x) for x in range(3)]  # a test showing retracing: its business

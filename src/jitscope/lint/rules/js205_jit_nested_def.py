@@ -20,8 +20,8 @@ class JitNestedDef(Rule):
     function defined inside another function's body and called there, when that body runs
     repeatedly: the definition sits in a loop, or the enclosing function is called inside
     a loop somewhere in the module (``for batch in data: train_step(...)``). Factories that
-    return or store the jitted function, test functions and functions that are themselves
-    traced are not flagged. The call forms are other rules': ``jax.jit(inner)`` in a
+    return or store the jitted function, code inside test functions and functions that are
+    themselves traced are not flagged. The call forms are other rules': ``jax.jit(inner)`` in a
     function body is JS204, ``jax.jit(lambda ...)`` in a loop is JS203.
 
     ## Why is this bad?
@@ -68,8 +68,8 @@ class JitNestedDef(Rule):
         outer = ctx.frame
         if not isinstance(outer.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or outer.traced:
             return
-        if outer.name.startswith(("test", "setUp")):
-            return
+        if any(f.name.startswith(("test", "setUp")) for f in ctx.frames):
+            return  # a test that builds jitted closures runs once (or shows retracing on purpose)
         found = next(((d, s) for d in fn.decorator_list if (s := decorator_spec(ctx.info, d)) is not None
                       and s.wrapper in JIT_LIKE), None)
         if found is None or not _called(outer.node, fn.name) or _escapes(outer.node, fn.name):
