@@ -40,3 +40,7 @@ def bump_ok(n):
 def read_only(x):
     x.at[0].get()  # reading and dropping the value is pointless but changes nothing
     return x[0]
+
+
+table = jnp.zeros(3)
+table.at[0].set(1.0)  # JS603

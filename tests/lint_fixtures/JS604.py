@@ -78,3 +78,12 @@ def main_ok(x):
 def loop_ok(xs):
     return [scaled(x, PLAIN) for x in xs]  # one instance: the cache hits
 
+
+
+@dataclass(eq=False)
+class Tag:
+    scale: float = 2.0
+
+
+def loop_tags(xs):
+    return [scaled(x, Tag()) for x in xs]  # JS604

@@ -53,14 +53,14 @@ class DiscardedAtUpdate(Rule):
 
     ## Fix safety
     The fix assigns the result back (``y.at[i].set(v)`` -> ``y = y.at[i].set(v)``). It is
-    safe when ``y`` is certainly a JAX array held in a local name (the error case): the
+    safe when ``y`` is certainly a JAX array held in a function's local name: the
     statement computed a value and dropped it, so it changed nothing but could raise; the
     fixed statement evaluates the same expression (same exceptions) and only makes ``y``
     hold the update that the statement asked for. Nothing else can observe the rebinding,
-    since the name is local and not declared ``global`` or ``nonlocal``. On a name that
-    is only probably an array (the warning case) the fix is unsafe: on a ``jax.Ref`` the
-    original statement writes in place and returns nothing, so the assignment would
-    replace the Ref.
+    since the name is local and not declared ``global`` or ``nonlocal``. At module level it
+    is unsafe (other modules may read the global). On a name that is only probably an
+    array (the warning case) it is unsafe too: on a ``jax.Ref`` the original statement
+    writes in place and returns nothing, so the assignment would replace the Ref.
     """
 
     code = "JS603"
@@ -84,15 +84,13 @@ class DiscardedAtUpdate(Rule):
         if var == "ref" or var.endswith("_ref") or ctx.info.uses_pallas or _makes_refs(ctx):
             return
         f = ctx.frame
-        certain = (f.node is not None and var in f.arrays and var in f.bound and ctx._local_frame(var) is f
-                   and var not in f.declared_global and var not in f.declared_nonlocal)
+        local = len(ctx.frames) == 1 or ctx._local_frame(var) is f
+        certain = var in f.arrays and var in f.bound and local
         method = call.func.attr
         fix = ctx.edit(self, node, f"{var} = {ctx.segment(call)}", f"Assign the result: `{var} = {var}.at[...]...`")
-        if certain:
-            ctx.report(self, node, fix=fix, target=var, method=method)
-        else:
-            fix.safety = "unsafe"
-            ctx.report(self, node, fix=fix, severity="warning", target=var, method=method)
+        if not (certain and f.node is not None and var not in f.declared_global | f.declared_nonlocal):
+            fix.safety = "unsafe"  # a module global or a shared name: other code may see the rebinding
+        ctx.report(self, node, fix=fix, severity=None if certain else "warning", target=var, method=method)
 
 
 def _makes_refs(ctx: Context) -> bool:

@@ -23,8 +23,9 @@ class UnhashableStaticInstance(Rule):
     - the class is **unhashable**: a ``@dataclass`` that is not ``frozen=True``,
       ``unsafe_hash=True`` or ``eq=False``, or a class that defines ``__eq__`` without
       ``__hash__`` (Python then sets ``__hash__ = None``). Error: the call always raises.
-    - the class **hashes by identity** (no ``__eq__``, no ``__hash__``, no base classes, not a
-      dataclass) and a *fresh* instance is built in the call, inside a loop or a function.
+    - the class **hashes by identity** (no ``__eq__``, no ``__hash__``, no base classes; a
+      plain class or a ``@dataclass(eq=False)``) and a *fresh* instance is built in the call,
+      inside a loop or a function.
       Warning: every call is a cache miss.
 
     JS602 covers list, dict and set literals; this rule covers user-defined types.
@@ -195,8 +196,10 @@ def _hash_kind(ctx: Context, cls: ast.ClassDef) -> str | None:
     if opts is not None:
         if "unknown" in opts:
             return None
-        if opts.get("frozen") or opts.get("unsafe_hash") or opts.get("eq", True) is False:
+        if opts.get("frozen") or opts.get("unsafe_hash"):
             return None
+        if opts.get("eq", True) is False:
+            return None if cls.bases or _defines(cls, "__eq__") else "identity"  # object's __eq__/__hash__
         return "unhashable"
     if _defines(cls, "__eq__"):
         return "unhashable"  # Python sets __hash__ = None on a class that defines __eq__ alone
