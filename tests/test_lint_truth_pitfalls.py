@@ -101,7 +101,7 @@ def test_js603_ref_look_alike_writes_in_place_and_is_not_flagged(tmp_path):
 # -- JS105 numpy-array-traced-index -------------------------------------------------------------
 
 @pytest.mark.parametrize("fn, args", [("lookup", (jnp.array(3),)), ("window", (X, jnp.array(1))),
-                                      ("scatter", (jnp.array(1.0),))])
+                                      ("scatter", (jnp.array(1.0),)), ("accumulate", (jnp.array(1.0),))])
 def test_js105_numpy_array_with_traced_index_fails_under_jit(fn, args):
     with pytest.raises((jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
                         ValueError)):
@@ -114,6 +114,7 @@ def test_js105_look_alikes_work_under_jit():
     assert np.allclose(mod.combine(X), np.arange(6.0) * np.asarray(X))
     assert float(mod.static_index(jnp.array(1.0), n=3)) == 4.0
     assert float(mod.not_numpy(X)) == float(X[0]) + 1.0
+    assert mod.whole_array_update(jnp.array(3.0)).tolist() == [3.0, 3.0]
 
 
 # -- JS604 unhashable-static-instance -----------------------------------------------------------

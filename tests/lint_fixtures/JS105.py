@@ -25,6 +25,13 @@ def scatter(v):
     return out
 
 
+@jax.jit
+def accumulate(v):
+    acc = np.zeros(2)
+    acc[1] += v  # JS105
+    return acc
+
+
 # ---- negatives ----
 
 @jax.jit
@@ -48,3 +55,10 @@ LIST = [1.0, 2.0]
 @jax.jit
 def not_numpy(x):
     return x[0] + LIST[0]
+
+
+@jax.jit
+def whole_array_update(v):
+    acc = np.zeros(2)
+    acc += 1.0  # a NumPy update with a Python value, before any tracer meets it
+    return acc * v

@@ -72,8 +72,10 @@ class NumpyArrayTracedIndex(Rule):
         how = "indexed by"
         if hit is None and isinstance(sub.ctx, ast.Store):
             parent = ctx.parents[-1] if ctx.parents else None
-            if isinstance(parent, ast.Assign) and sub in parent.targets and ctx.is_traced(parent.value):
-                hit, how = parent.value, "given an element from"
+            stored = (isinstance(parent, ast.Assign) and sub in parent.targets) or (
+                isinstance(parent, ast.AugAssign) and parent.target is sub)  # `a[0] += x`: a[0] = a[0] + x
+            if stored and ctx.is_traced(parent.value):  # type: ignore[union-attr]
+                hit, how = parent.value, "given an element from"  # type: ignore[union-attr]
         if hit is None:
             return
         ctx.report(self, sub, array=sub.value.id, how=how, expr=short(ctx, hit))
