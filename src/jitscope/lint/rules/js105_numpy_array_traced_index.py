@@ -22,7 +22,7 @@ class NumpyArrayTracedIndex(Rule):
     """A NumPy array (not a NumPy function) indexed by a traced value, or given one as an element.
 
     ## What it does
-    Flags ``a[i]``, ``a[i:j]`` and ``a[i] = v`` inside a traced function when ``a`` is a NumPy
+    Flags ``a[i]``, ``a[i:j]``, ``a[i] = v`` and ``a[i] += v`` inside a traced function when ``a`` is a NumPy
     array (a name bound once, in the same function or at module level, to ``np.array``,
     ``np.zeros``, ``np.arange``, ``np.load``, ``np.random.rand`` ...) and the index ``i`` or the
     stored value ``v`` is traced. Arithmetic between a NumPy array and a traced value
