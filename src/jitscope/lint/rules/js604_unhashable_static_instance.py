@@ -7,6 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import StaticSpec
+from ._scan import own_statements, statement_bindings
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 
@@ -121,33 +122,12 @@ def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
     if local is None and value.id in ctx.info.reassigned_in_functions:
         return None
     cache = ctx.__dict__.setdefault("_js604", {})
-    key = (id(scope), value.id)
-    if key not in cache:
-        cache[key] = _only_binding(scope, value.id)
-    return cache[key]
-
-
-def _only_binding(scope: ast.AST | None, name: str) -> ast.expr | None:
-    """The value ``name`` is bound to in ``scope`` when that is its only binding (nested scopes aside)."""
-    found: list[ast.expr | None] = []
-    stack = list(ast.iter_child_nodes(scope)) if scope is not None else []
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                if isinstance(t, ast.Name) and t.id == name:
-                    found.append(n.value)
-                elif any(isinstance(e, ast.Name) and e.id == name for e in ast.walk(t)
-                         if not isinstance(t, (ast.Subscript, ast.Attribute))):
-                    found.append(None)
-        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
-            if any(isinstance(e, ast.Name) and e.id == name and isinstance(e.ctx, ast.Store)
-                   for e in ast.walk(n)):
-                found.append(None)
-        stack.extend(ast.iter_child_nodes(n))
-    return found[0] if len(found) == 1 else None
+    if id(scope) not in cache:
+        cache[id(scope)] = statement_bindings(own_statements(scope)) if scope is not None else {}
+    entries = cache[id(scope)].get(value.id, [])
+    if len(entries) != 1 or not entries[0][2]:
+        return None  # bound more than once, or as part of a tuple / loop target
+    return entries[0][1]  # type: ignore[return-value]
 
 
 def _module_class(ctx: Context, name: ast.Name) -> ast.ClassDef | None:
