@@ -12,7 +12,7 @@ that entry points reach the stages only through a command function):
 
     7 entry      jitscope (root), __main__, cli/, pytest_plugin, ipython
     6 demo       _demo, gallery/   (the demo composes the other commands' library functions)
-    5 commands   _watch, _inspect, _compare, _scale, _lint   (never each other)
+    5 commands   _watch, _inspect, _compare, _scale, _lint, _lint_noqa   (never each other)
   4.5 targets    targets (resolving MOD:FN and building call arguments, for commands and the CLI)
     4 render     render/
     3 results    results/
@@ -32,7 +32,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 ROOT = "jitscope"
 
 GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode"}
-COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_command_support", "_doctor", "_diff"}
+COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_lint_noqa", "_command_support", "_doctor", "_diff"}
 DEMO = {"_demo", "gallery"}
 ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch"}
 STAGES = {"collect", "analyze", "lint", "schema"}

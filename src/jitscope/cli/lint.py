@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ._common import add_json_option, check_outputs, count, save_outputs, write_output
+
+if TYPE_CHECKING:
+    from ..results.lint import LintResult
 
 
 def _codes(value: str) -> list[str]:
@@ -25,7 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
     p.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
-    p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
+    p.add_argument("--format", "--output-format", dest="format", choices=("text", "json", "sarif", "github"),
+                   default="text", help="output format (default text); github: pull-request annotations")
+    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule code")
+    p.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODES` comments to the lines of all findings")
     p.add_argument("--output-file", "-o", metavar="PATH", help="write the report there instead of stdout")
     p.add_argument("--no-snippet", action="store_true", help="text format: one line per finding, no source")
     p.add_argument("--jobs", "-j", type=count(1), metavar="N", help="worker processes (default: CPU count)")
@@ -45,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config and args.no_config:
         raise UsageError("--config and --no-config are mutually exclusive")
+    if args.add_noqa and (args.fix or args.diff):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
+    if args.statistics and args.format not in ("text", "json"):
+        raise UsageError(f"--statistics prints text or json, not {args.format}")
     from .._lint import files_to_lint
 
     config_file = None if args.no_config else args.config
@@ -54,8 +65,18 @@ def run(args: argparse.Namespace) -> int:
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config,
                   keep_partial_on_interrupt=True)
+    if args.add_noqa and not result.interrupted:
+        return _add_noqa(result)
     if args.diff:
         text = result.diff
+    elif args.statistics:
+        from ..render import lint_statistics
+
+        text = lint_statistics.render(result, args.format)
+    elif args.format == "github":
+        from ..render import github
+
+        text = github.render(result)
     else:
         from ..render import render
 
@@ -76,3 +97,15 @@ def run(args: argparse.Namespace) -> int:
     if args.diff:
         return 1 if result.fixes_applied else 0
     return result.exit_status(args.exit_on)
+
+
+def _add_noqa(result: LintResult) -> int:
+    """Write the noqa comments; exit 0, or 1 when a file could not be written (one line each)."""
+    from .._lint_noqa import add_noqa
+
+    outcome = add_noqa(result)
+    for path, why in outcome.refused:
+        print(f"jitscope: {path}: noqa comments not written: {why}", file=sys.stderr)
+    n, files = outcome.added, len(outcome.files)
+    print(f"Added {n} noqa directive{'s' if n != 1 else ''} to {files} file{'s' if files != 1 else ''}.")
+    return 1 if outcome.refused else 0

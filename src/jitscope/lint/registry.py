@@ -10,7 +10,7 @@ Code groups:
 
 - ``JS0xx`` the file itself (syntax error, undecodable bytes)
 - ``JS1xx`` concretization: Python needs a concrete value from a traced one (fails under jit)
-- ``JS2xx`` compile time and graph bloat (unrolled loops, builtin reductions, re-jitting)
+- ``JS2xx`` compile time, graph bloat and host round trips (unrolled loops, builtin reductions, re-jitting)
 - ``JS3xx`` static shapes (boolean masks, data-dependent output sizes)
 - ``JS4xx`` side effects that run only while tracing
 - ``JS5xx`` stale captures: globals baked into the compiled graph

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 GROUPS = {
     "JS0": "The file itself",
     "JS1": "Concretization: a traced value used where Python needs a concrete one",
-    "JS2": "Compile time and graph bloat",
+    "JS2": "Compile time, graph bloat and host round trips",
     "JS3": "Static shapes",
     "JS4": "Side effects that run only while tracing",
     "JS5": "Stale captures",

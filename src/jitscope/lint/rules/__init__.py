@@ -9,10 +9,14 @@ from .js101_traced_control_flow import TracedControlFlow
 from .js102_traced_bool_operator import TracedBoolOperator
 from .js103_traced_to_python import TracedToPython
 from .js104_numpy_on_traced import NumpyOnTraced
+from .js105_numpy_array_traced_index import NumpyArrayTracedIndex
 from .js201_builtin_reduction import BuiltinReduction
 from .js202_python_loop_unrolled import PythonLoopUnrolled
 from .js203_jit_in_loop import JitInLoop
 from .js204_jit_fresh_function import JitFreshFunction
+from .js205_jit_nested_def import JitNestedDef
+from .js206_jit_rewrap_in_loop import JitRewrapInLoop
+from .js207_host_sync_in_loop import HostSyncInLoop
 from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
@@ -21,15 +25,21 @@ from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
 from .js501_global_array_capture import GlobalArrayCapture
 from .js502_stale_global_capture import StaleGlobalCapture
+from .js503_stale_closure_capture import StaleClosureCapture
 from .js601_inplace_array_update import InplaceArrayUpdate
 from .js602_unhashable_static_arg import UnhashableStaticArg
+from .js603_discarded_at_update import DiscardedAtUpdate
+from .js604_unhashable_static_instance import UnhashableStaticInstance
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
+    NumpyArrayTracedIndex,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
+    JitNestedDef, JitRewrapInLoop, HostSyncInLoop,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
-    GlobalArrayCapture, StaleGlobalCapture,
+    GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
+    DiscardedAtUpdate, UnhashableStaticInstance,
 )

@@ -1,0 +1,195 @@
+"""JS604 unhashable-static-instance."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import Context
+from ..rule import Rule
+from ..scope import StaticSpec
+from ._scan import own_statements, statement_bindings
+
+_DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
+
+
+class UnhashableStaticInstance(Rule):
+    """An instance of a user-defined class that is unhashable, or hashes by identity, passed as a static argument.
+
+    ## What it does
+    Flags call sites of a jitted function (decorated, or ``g = jax.jit(f, ...)`` in the same
+    module) that pass, for a parameter named in ``static_argnums``/``static_argnames``, an
+    instance of a class defined in the same module (a constructor call ``Config(...)``, or a
+    name bound once to one):
+
+    - the class is **unhashable**: a ``@dataclass`` that is not ``frozen=True``,
+      ``unsafe_hash=True`` or ``eq=False``, or a class that defines ``__eq__`` without
+      ``__hash__`` (Python then sets ``__hash__ = None``). Error: the call always raises.
+    - the class **hashes by identity** (no ``__eq__``, no ``__hash__``, no base classes; a
+      plain class or a ``@dataclass(eq=False)``) and a *fresh* instance is built in the call,
+      inside a loop or a function.
+      Warning: every call is a cache miss.
+
+    JS602 covers list, dict and set literals; this rule covers user-defined types.
+
+    ## Why is this bad?
+    jit keys its cache on the static arguments' hash and equality. An unhashable one raises
+    ``ValueError: Non-hashable static arguments are not supported``. One that hashes by
+    identity never equals the previous call's fresh instance, so jit traces and compiles
+    again on every call, silently (trace counts checked under real ``jax.jit``).
+
+    ## Example
+    ```python
+    @dataclass
+    class Config:
+        depth: int
+
+    @partial(jax.jit, static_argnames="cfg")
+    def run(x, cfg):
+        return x * cfg.depth
+
+    run(x, cfg=Config(3))
+    ```
+
+    ## Use instead
+    ```python
+    @dataclass(frozen=True)
+    class Config:
+        depth: int
+    ```
+
+    ## Fix safety
+    No fix is offered: making a class frozen (or adding ``__hash__``) changes what every
+    other user of the class may do with it.
+    """
+
+    code = "JS604"
+    name = "unhashable-static-instance"
+    message = "`{cls}` instance passed for static argument `{param}` of `{function}`: {why}"
+    severity = "error"
+    confidence = "certain"
+    nodes = (ast.Call,)
+    traced_only = False
+
+    def check(self, node: ast.AST, ctx: Context) -> None:
+        call: ast.Call = node  # type: ignore[assignment]
+        if not isinstance(call.func, ast.Name) or call.func.id not in ctx.info.jitted_callables:
+            return
+        if ctx._local_frame(call.func.id) is not None:
+            return
+        def_name, spec = ctx.info.jitted_callables[call.func.id]
+        fn = ctx.info.defs.get(def_name)
+        if fn is None:
+            return
+        for param, value in _static_passed(call, fn, spec):
+            fresh = isinstance(value, ast.Call)
+            ctor = value if fresh else _bound_instance(ctx, value)
+            if not isinstance(ctor, ast.Call) or not isinstance(ctor.func, ast.Name):
+                continue
+            cls = _module_class(ctx, ctor.func)
+            if cls is None:
+                continue
+            kind = _hash_kind(ctx, cls)
+            if kind == "unhashable":
+                why = (f"`{cls.name}` is unhashable ({_why_unhashable(ctx, cls)}), so the call raises "
+                       "'Non-hashable static arguments'; make it `@dataclass(frozen=True)` or define `__hash__`")
+                ctx.report(self, value, why=why, cls=cls.name, param=param, function=call.func.id)
+            elif kind == "identity" and fresh and (ctx.in_loop or len(ctx.frames) > 1) \
+                    and not ctx.frame.name.startswith("test"):
+                why = (f"`{cls.name}` hashes by identity and a new instance is built for every call, so every call "
+                       "traces and compiles again; define `__eq__` and `__hash__` (or a frozen dataclass), or build "
+                       "it once")
+                ctx.report(self, value, why=why, severity="warning", cls=cls.name, param=param,
+                           function=call.func.id)
+
+
+def _static_passed(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                   spec: StaticSpec) -> list[tuple[str, ast.expr]]:
+    static = spec.static_params(fn)
+    positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+    passed = [(positional[i], a) for i, a in enumerate(call.args) if i < len(positional)
+              and not any(isinstance(b, ast.Starred) for b in call.args[:i + 1])]
+    passed += [(k.arg, k.value) for k in call.keywords if k.arg]
+    return [(p, v) for p, v in passed if p in static]
+
+
+def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
+    """The constructor call a plain name is bound to once (in this function, or at module level), if any."""
+    if not isinstance(value, ast.Name):
+        return None
+    local = ctx._local_frame(value.id)
+    if local is not None and local is not ctx.frame:
+        return None
+    scope = local.node if local is not None else ctx.tree
+    if local is None and value.id in ctx.info.reassigned_in_functions:
+        return None
+    cache = ctx.__dict__.setdefault("_js604", {})
+    if id(scope) not in cache:
+        cache[id(scope)] = statement_bindings(own_statements(scope)) if scope is not None else {}
+    entries = cache[id(scope)].get(value.id, [])
+    if len(entries) != 1 or not entries[0][2]:
+        return None  # bound more than once, or as part of a tuple / loop target
+    return entries[0][1]  # type: ignore[return-value]
+
+
+def _module_class(ctx: Context, name: ast.Name) -> ast.ClassDef | None:
+    """The module-level class ``name`` refers to, when it is defined once and never rebound."""
+    if ctx._local_frame(name.id) is not None or ctx.info.module_assign_count.get(name.id, 0):
+        return None
+    classes = [s for s in ctx.tree.body if isinstance(s, ast.ClassDef) and s.name == name.id]
+    defs = [s for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name.id]
+    return classes[0] if len(classes) == 1 and not defs else None
+
+
+def _defines(cls: ast.ClassDef, attr: str) -> bool:
+    for s in cls.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == attr:
+            return True
+        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in s.targets):
+            return True
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == attr:
+            return True
+    return False
+
+
+def _dataclass_options(ctx: Context, cls: ast.ClassDef) -> dict[str, object] | None:
+    """The keyword options of a stdlib ``@dataclass`` decorator, or None if the class is not one."""
+    for dec in cls.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if ctx.info.resolve(target) in _DATACLASS:
+            if isinstance(dec, ast.Call):
+                opts: dict[str, object] = {}
+                for k in dec.keywords:
+                    if k.arg is None or not isinstance(k.value, ast.Constant):
+                        return {"unknown": True}
+                    opts[k.arg] = k.value.value
+                return opts
+            return {}
+    return None
+
+
+def _hash_kind(ctx: Context, cls: ast.ClassDef) -> str | None:
+    """``"unhashable"``, ``"identity"`` or None (hashable by value, or not knowable here)."""
+    if cls.keywords or _defines(cls, "__hash__"):
+        return None  # a metaclass, or an explicit __hash__ (even `__hash__ = None` is deliberate)
+    opts = _dataclass_options(ctx, cls)
+    if any(ctx.info.resolve(d.func if isinstance(d, ast.Call) else d) not in _DATACLASS for d in cls.decorator_list):
+        return None  # another decorator may add hashing
+    if opts is not None:
+        if "unknown" in opts:
+            return None
+        if opts.get("frozen") or opts.get("unsafe_hash"):
+            return None
+        if opts.get("eq", True) is False:
+            return None if cls.bases or _defines(cls, "__eq__") else "identity"  # object's __eq__/__hash__
+        return "unhashable"
+    if _defines(cls, "__eq__"):
+        return "unhashable"  # Python sets __hash__ = None on a class that defines __eq__ alone
+    if cls.bases:
+        return None  # a base may define __eq__/__hash__
+    return "identity"
+
+
+def _why_unhashable(ctx: Context, cls: ast.ClassDef) -> str:
+    if _dataclass_options(ctx, cls) is not None:
+        return "a non-frozen dataclass"
+    return "it defines `__eq__` without `__hash__`"
