@@ -190,7 +190,9 @@ def test_js206_rewrapping_does_not_retrace_and_the_hoisting_fixes_keep_the_value
     assert result.fixes_applied == 2  # the comprehension has no statement to hoist before
     assert "    power_jit = jax.jit(power, static_argnums=1)\n    while i < len(ns):\n" in text
     assert [v.tolist() for v in fixed.powers(X, [1, 2, 3])] == powers
-    assert [f.code for f in result.findings] == ["JS206"]  # the comprehension remains
+    # left: the comprehension (no statement to hoist before) and the loop that imports `jit` itself
+    assert [(f.code, f.location.line, f.fix) for f in result.findings] == [("JS206", 35, None), ("JS206", 43, None)]  # +2 hoisted lines
+    assert [float(v) for v in fixed.local_import(jnp.array(0.5), 2)] == [float(mod.loss_fn(0.5, 0.5))] * 2
 
 
 # -- JS207 host-sync-in-loop --------------------------------------------------------------------

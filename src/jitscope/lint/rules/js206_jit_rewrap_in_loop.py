@@ -44,8 +44,9 @@ class JitRewrapInLoop(Rule):
 
     ## Fix safety
     The fix hoists the wrapper into a new variable ``f_jit`` assigned just before the loop
-    (offered when the loop statement starts its line, the loop is not a comprehension and
-    the name ``f_jit`` appears nowhere in the file). For ``jax.jit(f)`` with no other
+    (offered when the loop statement starts its line, the loop is not a comprehension,
+    ``jax`` (or the wrapper's name) is imported at module level and the name ``f_jit``
+    appears nowhere in the file). For ``jax.jit(f)`` with no other
     arguments it is safe: ``f`` is defined once at module level before the loop runs and
     never rebound, so the hoisted wrapper wraps the same function, and building it has no
     effect and cannot raise, even when the loop runs zero times; calls give the same results
@@ -85,6 +86,12 @@ class JitRewrapInLoop(Rule):
         new = f"{name}_jit"
         if re.search(rf"\b{re.escape(new)}\b", ctx.text):
             return None
+        base = call.func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in ctx.info.module_aliases \
+                or ctx.info.module_assign_count.get(base.id, 0):
+            return None  # `jax` imported inside the function (maybe inside the loop): not surely bound before it
         line = ctx.source.line(loop.lineno)
         indent = line[:ctx.char_col(loop.lineno, loop.col_offset)]
         if indent.strip():
