@@ -104,11 +104,11 @@ def _versions(venv: Path) -> dict[str, str]:
         return {}
 
 
-def lint_library(pkg_dir: Path, jobs: int, out: Path, tag: str = "") -> tuple[dict, float]:
+def lint_library(pkg_dir: Path, jobs: int, out: Path, tag: str = "", src: Path = ROOT / "src") -> tuple[dict, float]:
     """`jitscope lint --json` on one package directory, as a user runs it; returns (result dict, seconds)."""
     dest = out / "raw" / f"{tag or pkg_dir.name}.json"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), JAX_PLATFORMS="cpu")
+    env = dict(os.environ, PYTHONPATH=str(src), JAX_PLATFORMS="cpu")
     cmd = [sys.executable, "-m", "jitscope", "lint", "--no-config", "--exit-zero", "--format", "json",
            "--jobs", str(jobs), "--json", str(dest), str(pkg_dir)]
     t = time.perf_counter()
@@ -216,18 +216,20 @@ def summarize(findings: list[dict], libs: dict[str, dict], review: dict[tuple, d
     counts: dict[tuple, Counter] = defaultdict(Counter)
     for f in findings:
         verdict = review.get(_key(f), {}).get("verdict", "unreviewed")
-        counts[(f["code"], f["severity"])][verdict] += 1
-    lines += ["", "| rule | severity | findings | real | defensible | wrong | unreviewed |",
-              "|---|---|---:|---:|---:|---:|---:|"]
+        counts[(f["code"], f["severity"], f["confidence"] or "-")][verdict] += 1
+    lines += ["", "| rule | severity | confidence | findings | real | defensible | wrong | unreviewed |",
+              "|---|---|---|---:|---:|---:|---:|---:|"]
     total = Counter()
-    for (code, sev), c in sorted(counts.items()):
+    for (code, sev, conf), c in sorted(counts.items()):
         n = sum(c.values())
         total.update(c)
-        lines.append(f"| {code} | {sev} | {n} | {c['real']} | {c['defensible']} | {c['wrong']} | {c['unreviewed']} |")
+        lines.append(f"| {code} | {sev} | {conf} | {n} | {c['real']} | {c['defensible']} | {c['wrong']} "
+                     f"| {c['unreviewed']} |")
     n = sum(total.values())
-    lines.append(f"| **all** | | {n} | {total['real']} | {total['defensible']} | {total['wrong']} | {total['unreviewed']} |")
+    lines.append(f"| **all** | | | {n} | {total['real']} | {total['defensible']} | {total['wrong']} "
+                 f"| {total['unreviewed']} |")
     err = Counter()
-    for (_code, sev), c in counts.items():
+    for (_code, sev, _conf), c in counts.items():
         if sev == "error":
             err.update(c)
     n_err = sum(err.values())
@@ -250,6 +252,8 @@ def main() -> None:
     ap.add_argument("--install-only", action="store_true")
     ap.add_argument("--no-install", action="store_true", help="lint what the venv already has")
     ap.add_argument("--jobs", type=int, default=1, help="lint worker processes per library")
+    ap.add_argument("--src", type=Path, default=ROOT / "src",
+                    help="the jitscope sources to run (default: this checkout's src), to compare linter versions")
     ap.add_argument("--sources", action="store_true",
                     help="also lint the tests/examples folders of each library's sdist")
     ap.add_argument("--review", type=Path, default=None, help="hand review TSV (default <out>/review.tsv)")
@@ -273,7 +277,7 @@ def main() -> None:
         if not pkg.is_dir():
             print(f"{lib}: not installed ({modes.get(lib)}), skipped", flush=True)
             continue
-        result, dt = lint_library(pkg, args.jobs, out)
+        result, dt = lint_library(pkg, args.jobs, out, src=args.src)
         rows = _findings(lib, result, site)
         findings += rows
         info[lib] = {"version": versions.get(lib, "?"), "install": modes.get(lib, "?"),
@@ -283,7 +287,7 @@ def main() -> None:
               f"{len(rows)} findings, {dt:.1f}s", flush=True)
         if args.sources:
             for folder in fetch_sources(args.venv, lib, info[lib]["version"], out):
-                result, dt = lint_library(folder, args.jobs, out, tag=f"{lib}-{folder.name}")
+                result, dt = lint_library(folder, args.jobs, out, tag=f"{lib}-{folder.name}", src=args.src)
                 rows = _findings(f"{lib}-tests", result, out / "sources")
                 findings += rows
                 entry = info.setdefault(f"{lib}-tests", {"version": info[lib]["version"], "install": "sdist",
