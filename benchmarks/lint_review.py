@@ -300,7 +300,12 @@ def main() -> None:
                       flush=True)
     findings.sort(key=_key)
     (out / "findings.json").write_text(json.dumps(findings, indent=1))
-    (out / "libraries.json").write_text(json.dumps({"jax": versions.get("jax", "?"), "libraries": info}, indent=1))
+    commit = "?"
+    if args.src.resolve() == (ROOT / "src").resolve():
+        git = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        commit = git.stdout.strip() or "?"
+    (out / "libraries.json").write_text(json.dumps({"jax": versions.get("jax", "?"), "jitscope_commit": commit,
+                                                    "src": str(args.src), "libraries": info}, indent=1))
     review = load_review(args.review or out / "review.tsv")
     with open(out / "unreviewed.tsv", "w", newline="") as fh:
         w = csv.DictWriter(fh, REVIEW_FIELDS, delimiter="\t", extrasaction="ignore")
@@ -308,7 +313,7 @@ def main() -> None:
         for f in findings:
             if _key(f) not in review:
                 w.writerow(dict(f, verdict="", reason=""))
-    summary = summarize(findings, info, review)
+    summary = f"jitscope {commit} ({args.src}), jax {versions.get('jax', '?')}\n\n" + summarize(findings, info, review)
     (out / "summary.md").write_text(summary)
     print(summary)
 
