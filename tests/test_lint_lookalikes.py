@@ -85,7 +85,7 @@ CASES = [
     pytest.param("train_step", "JS204", id="jit-inside-traced"),
     pytest.param("shifted", "JS501", marks=_still_flagged("two-element array constant"), id="small-constant"),
     pytest.param("shrink", "JS202", marks=_still_flagged("range(len(static tuple)) loop"), id="static-config-loop"),
-    pytest.param("step", "JS502", marks=_still_flagged("global rebound before the first trace"), id="notebook-rebind"),
+    pytest.param("step", "JS502", id="notebook-rebind"),
 ]
 NAMES = [c.values[0] for c in CASES]
 
