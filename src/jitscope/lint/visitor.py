@@ -348,6 +348,7 @@ class _CallTable:
         self.exact: dict[str, tuple[Rule, ...]] = {}
         self.attrs: dict[str, tuple[Rule, ...]] = {}
         self.prefixes: list[tuple[str, Rule]] = []
+        self.memo: dict[tuple[str | None, str | None], tuple[Rule, ...]] = {}  # (callee, method) -> rules
         for r in rules:
             for pattern in r.calls or ():
                 if pattern.startswith("."):
@@ -360,6 +361,13 @@ class _CallTable:
     def matching(self, ctx: Context, node: ast.Call) -> tuple[Rule, ...]:
         func = node.func
         q = ctx.resolve(func)
+        key = (q, func.attr if type(func) is ast.Attribute else None)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self._match(q, func)
+        return found
+
+    def _match(self, q: str | None, func: ast.AST) -> tuple[Rule, ...]:
         found = self.always
         if q is not None:
             hit = self.exact.get(q)

@@ -50,7 +50,7 @@ class DataDependentShape(Rule):
     severity = "error"
     confidence = "certain"
     nodes = (ast.Call,)
-    calls = ("jax.numpy.*", ".nonzero")
+    calls = (*(f"jax.numpy.{fn}" for fn in (*_SIZED, "where")), ".nonzero")
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]
