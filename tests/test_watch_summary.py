@@ -30,8 +30,8 @@ DEF = Location("prog.py", 3)
 
 
 def _ev(i: int, leaf: LeafSpec, cat: str, secs: float, fid: int = 1, static: dict | None = None,
-        transform: str | None = None, **kw) -> CompileEvent:
-    return CompileEvent("f", DEF, Location("prog.py", 10 + i), ArgSignature((leaf,), static or {}, "x: *"),
+        transform: str | None = None, site: int | None = None, **kw) -> CompileEvent:
+    return CompileEvent("f", DEF, Location("prog.py", site or 10 + i), ArgSignature((leaf,), static or {}, "x: *"),
                         {"trace": secs / 2, "compile": secs / 2}, Reason(cat), index=i, function_id=fid,
                         transform=transform, **kw)
 
@@ -43,14 +43,22 @@ def _only(fixes, word: str):
 
 def test_new_function_object_saves_only_the_redundant_signatures():
     f3, f4 = LeafSpec("x", (3,), "float32"), LeafSpec("x", (4,), "float32")
-    evs = [_ev(0, f3, "first_compile", 0.1, fid=1), _ev(1, f3, "new_function_object", 0.2, fid=2),
-           _ev(2, f4, "new_function_object", 0.3, fid=3), _ev(3, f3, "new_function_object", 0.4, fid=4),
+    evs = [_ev(0, f3, "first_compile", 0.1, fid=1, site=11), _ev(1, f3, "new_function_object", 0.2, fid=2, site=11),
+           _ev(2, f4, "new_function_object", 0.3, fid=3, site=11), _ev(3, f3, "new_function_object", 0.4, fid=4, site=11),
            # grad of the function is another program: one object would still compile it once
-           _ev(4, f3, "first_compile", 0.8, fid=4, transform="grad")]
+           _ev(4, f3, "first_compile", 0.8, fid=4, transform="grad", site=11)]
     fix = _only(suggest_fixes(evs), "Create the jitted")
     # one object compiles f32[3], f32[4] and grad(f32[3]) once each: #1 and #3 are the redundant ones
     assert fix.saving_compiles == 2 and abs(fix.saving_seconds - (0.2 + 0.4)) < 1e-9
     assert fix.location == Location("prog.py", 11)
+
+
+def test_no_new_object_fix_when_each_call_site_jits_its_own():
+    """#11: one test per call site, each jitting the function anew: "create it once" saves nothing."""
+    f3 = LeafSpec("x", (3,), "float32")
+    evs = [_ev(0, f3, "first_compile", 0.1, fid=1)] + [_ev(i, f3, "new_function_object", 0.2, fid=i + 1)
+                                                        for i in range(1, 5)]
+    assert not [f for f in suggest_fixes(evs) if f.title.startswith("Create")]
 
 
 def test_no_new_object_fix_when_every_signature_differs():

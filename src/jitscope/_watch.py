@@ -88,11 +88,13 @@ class WatchSession:
         events = self.events
         wall = c.wall_seconds
         enabled, directory, min_seconds = c.cache_info
+        plan = watch_summary.plan_fixes(events)
         return WatchResult(
             env=Environment.capture() if capture_env else Environment(), program=self.program,
             argv=list(argv or []), exit_code=exit_code, wall_seconds=wall, events=events,
             functions=watch_summary.summarize_functions(events, wall),
-            fixes=watch_summary.suggest_fixes(events), internal_compiles=c.internal_compiles,
+            fixes=plan.fixes, fixes_total=plan.total if plan.fixes else None,
+            expected_recompiles=plan.expected, internal_compiles=c.internal_compiles,
             internal_seconds=c.internal_seconds,
             persistent_cache=watch_summary.persistent_cache_info(events, enabled, directory, min_seconds,
                                                                  c.cache_seconds_saved),

@@ -76,6 +76,18 @@ def render(result: WatchResult, console: Console) -> None:
                           f"{fx.saving_compiles or 0} compile{'s' if fx.saving_compiles != 1 else ''} "
                           f"(at {_where(fx.location)})")
             console.print(f"     [dim]{fx.description}[/dim]")
+            _code_change(fx, console)
+        total = result.fixes_total
+        if total is not None and len(result.fixes) > 1:
+            overlap = (f"; the fixes overlap (their savings add up to {total.sum_of_fixes}), each compile "
+                       "counted once" if total.sum_of_fixes > total.compiles else "")
+            console.print(f"  All {len(result.fixes)} fixes applied: {total.compiles} compile"
+                          f"{'s' if total.compiles != 1 else ''} fewer, {fmt_seconds(total.seconds)} "
+                          f"({total.remaining_compiles} left){overlap}.")
+    for x in result.expected_recompiles:
+        what = "sets a shape" if x.why == "sets a shape" else "is not a number, so it cannot be traced"
+        console.print(f"Expected, not a fix: {x.function} recompiles {x.compiles}x for static `{x.argument}`, "
+                      f"which {what} (at {_where(x.location)}); each value is its own program.", markup=False)
 
     rec = result.recompiles
     if rec:
@@ -104,6 +116,21 @@ def render(result: WatchResult, console: Console) -> None:
 
     _cache(result, console)
     _violations(result, console)
+
+
+def _code_change(fx, console: Console) -> None:  # type: ignore[no-untyped-def]
+    """The changed code of a fix, under its description, as the lines would read."""
+    loc = fx.location
+    if not fx.replacement or loc is None:
+        return
+    span = f"{loc.line}-{loc.end_line}" if loc.end_line and loc.end_line != loc.line else f"{loc.line}"
+    where = f"{_where(loc).rsplit(':', 1)[0]} line{'s' if '-' in span else ''} {span}"
+    if "\n" not in fx.replacement:
+        console.print(f"     change {where} to: {fx.replacement.strip()}", markup=False, highlight=False)
+        return
+    console.print(f"     change {where} to:", markup=False)
+    for line in fx.replacement.splitlines():
+        console.print(f"     | {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _groups(events: list) -> list[list]:  # type: ignore[type-arg]

@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ._page import Section, esc, lesson, table
+from ._page import Raw, Section, esc, lesson, pre, table
 from .svg import bar_chart, timeline
 
 if TYPE_CHECKING:
@@ -68,9 +68,19 @@ def sections(result: WatchResult) -> list[Section]:
                                                rrows, numeric=(0, 5)) + more))
     if result.fixes:
         frows = [(i, fx.title, fmt_seconds(fx.saving_seconds), fx.saving_compiles or 0, _where(fx.location),
-                  fx.description) for i, fx in enumerate(result.fixes, 1)]
+                  Raw(esc(fx.description) + (pre(fx.replacement) if fx.replacement else "")))
+                 for i, fx in enumerate(result.fixes, 1)]
+        total = result.fixes_total
+        after = ""
+        if total is not None:
+            after = lesson(f"All {len(result.fixes)} fixes applied: {total.compiles} compiles fewer, "
+                           f"{fmt_seconds(total.seconds)} ({total.remaining_compiles} left; a compile that several "
+                           f"fixes remove is counted once, their savings add up to {total.sum_of_fixes}).")
+        for x in result.expected_recompiles:
+            after += lesson(f"Expected, not a fix: {x.function} recompiles {x.compiles}× for static "
+                            f"`{x.argument}`, which {x.why} (at {_where(x.location)}).")
         out.append(Section("Fixes, largest saving first", table(
-            ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3))))
+            ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3)) + after))
     c = result.persistent_cache
     cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")
