@@ -16,18 +16,24 @@ from typing import Any
 
 from .._jaxcompat import is_user_file
 from ..model import IDENTITY_MARK, ArgSignature, LeafSpec, Location
+from .wrappers import is_wrapper_frame
 
 
 def user_call_site(frame: FrameType | None = None) -> Location | None:
-    """The innermost frame of the current stack that is in user code."""
+    """The innermost frame of the current stack that is in user code, past a library's jit plumbing
+    (``equinox.filter_jit``, ``flax.nnx.jit``) when the user's own frame is further out."""
     f = frame or sys._getframe(1)
+    fallback = None
     while f is not None:
         code = f.f_code
         if is_user_file(code.co_filename):
-            return Location(code.co_filename, f.f_lineno or code.co_firstlineno,
+            here = Location(code.co_filename, f.f_lineno or code.co_firstlineno,
                             function=getattr(code, "co_qualname", code.co_name))
+            if not is_wrapper_frame(f):
+                return here
+            fallback = fallback or here
         f = f.f_back
-    return None
+    return fallback
 
 
 def unwrap_function(fun: Any) -> Any:
@@ -113,9 +119,14 @@ def transform_kind(args: tuple, kwargs: dict[str, Any]) -> str | None:
 
 
 def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
-                   args: tuple, kwargs: dict[str, Any]) -> ArgSignature:
-    """The signature jit keys its cache on, with argument names for paths (``x``, ``params['w']``)."""
+                   args: tuple, kwargs: dict[str, Any], arrays_only: bool = False) -> ArgSignature:
+    """The signature jit keys its cache on, with argument names for paths (``x``, ``params['w']``).
+
+    ``arrays_only``: only array leaves are traced, any other leaf is a static value named by its
+    path (``equinox.filter_jit``: ``lr: 0.1``).
+    """
     import jax
+    import numpy as np
 
     names = _param_names(fun, len(args))
     # jit also lists static_argnames as argnums; one passed by keyword points past the positional args.
@@ -128,6 +139,10 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
         flat, tree = jax.tree_util.tree_flatten_with_path(value)
         trees.append(f"{name}: {tree}")
         for path, leaf in flat:
+            if arrays_only and not isinstance(leaf, (jax.Array, np.ndarray, np.generic)):
+                if leaf is not None:
+                    static[name + jax.tree_util.keystr(path)] = static_repr(leaf)
+                continue
             leaves.append(LeafSpec.of(name + jax.tree_util.keystr(path), leaf))
 
     for i, a in enumerate(args):
