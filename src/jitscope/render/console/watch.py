@@ -115,6 +115,9 @@ def render(result: WatchResult, console: Console) -> None:
             console.print(f"  JAX's explanation for #{e.index}:\n{text}", markup=False)
 
     _cache(result, console)
+    if result.dump is not None:
+        console.print(f"Dump: jaxpr, StableHLO and optimised HLO of {len(result.dump.compiles)} compiles in "
+                      f"{result.dump.directory} (index.json).", markup=False)
     _violations(result, console)
 
 

@@ -81,9 +81,34 @@ def sections(result: WatchResult) -> list[Section]:
                             f"`{x.argument}`, which {x.why} (at {_where(x.location)}).")
         out.append(Section("Fixes, largest saving first", table(
             ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3)) + after))
+    if result.dump is not None:
+        out.append(_dump_section(result))
     c = result.persistent_cache
     cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")
     out.append(Section("Persistent compilation cache", f"<p>Cache {cache}. A rerun with a warm cache would load "
                        f"{c.rerun_cacheable_compiles} compiles, saving about {fmt_seconds(c.rerun_saving_seconds)}.</p>"))
     return out
+
+
+def _dump_section(result: WatchResult) -> Section:
+    """Links to ``--dump`` files, as tlparse links each compile's artifacts."""
+    from pathlib import Path
+
+    d = result.dump
+    assert d is not None
+
+    def link(name: str | None, text: str) -> str:
+        if not name:
+            return "-"
+        return f'<a href="{esc(Path(d.directory, name).as_uri())}">{esc(text)}</a>'
+
+    rows = [(c.index, c.function, _where(c.call_site), c.reason.replace("_", " "),
+             Raw(" · ".join(link(c.files.get(stage), stage) for stage in ("jaxpr", "stablehlo", "hlo"))))
+            for c in d.compiles[:MAX_ROWS]]
+    more = f"<p class=\"muted\">... and {len(d.compiles) - MAX_ROWS} more in index.json.</p>" \
+        if len(d.compiles) > MAX_ROWS else ""
+    head = (f"<p>Each compile's jaxpr, StableHLO and optimised HLO, written to {esc(d.directory)} "
+            f"({link('index.json', 'index.json')}).</p>")
+    return Section("Per-compile artifacts", head + table(["#", "function", "called at", "reason", "files"], rows,
+                                                          numeric=(0,)) + more)
