@@ -217,13 +217,41 @@ def test_hoisting_not_shown_when_the_jitted_function_uses_the_loop_variable(tmp_
         import jax.numpy as jnp
 
         x = jnp.ones(3)
-        for i in range(3):
-            y = jax.jit(lambda v: v * i)(x)
+        for w in (jnp.zeros(3), jnp.ones(3), jnp.full(3, 2.0)):
+            y = jax.jit(lambda v: v * w)(x)  # a closed-over array: one function, pass w as an argument
+        for i in (1, 2, 3):
+            y = jax.jit(lambda v: v[:i])(x)  # a bound number may set a shape (or a norm order): not claimed
         ''')
     _, result = _run(tmp_path, "closure.py", prog)
     (fix,) = result.fixes
     assert fix.title.startswith("Create the jitted") and fix.saving_compiles == 2
-    assert fix.replacement is None  # hoisting it as written would freeze i
+    assert fix.location.line == 6
+    assert fix.replacement is None  # hoisting it as written would freeze w
+
+
+def test_create_once_is_not_claimed_for_one_partial_per_test_parameter(tmp_path):
+    """optax's numerics_test: one call site, a different ``partial(safe_norm, ord=...)`` per parameter."""
+    prog = textwrap.dedent('''\
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def safe_norm(x, min_norm, ord=None, axis=None, keepdims=False):
+            return jnp.maximum(jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims), min_norm)
+
+        def test_safe_norm(ord, axis, keepdims):
+            f = jax.jit(jax.jacfwd(functools.partial(safe_norm, ord=ord, axis=axis, keepdims=keepdims)))
+            return f(jnp.zeros((3, 4)), jnp.float32(0.0))
+
+        for params in ((None, None, False), (2, None, True), ("fro", None, False), (1, 0, False)):
+            test_safe_norm(*params)
+        for _ in range(3):  # the same parameters again: these are rebuilt copies, hoisting saves them
+            test_safe_norm(None, None, False)
+        ''')
+    _, result = _run(tmp_path, "params.py", prog)
+    assert _per_function(result) == {"safe_norm": 7}
+    (fix,) = result.fixes
+    assert fix.title.startswith("Create the jitted") and fix.saving_compiles == 3
 
 
 def test_fix_source_helpers_say_nothing_without_source():

@@ -10,9 +10,11 @@ something else changed too (a static value *and* the pytree) is removed by neith
 
 Two limits, both on the side of saying less:
 
-* One jitted object instead of many merges compiles made at the same call site only: a loop
-  or a helper that re-jits per call. Separate call sites that each jit the function (one
-  per test) are left alone: "create it once" there changes what the program means.
+* One jitted object instead of many merges compiles made at the same call site, of objects
+  that bind the same values (``CompileEvent.bindings``: partial arguments, closure values and
+  globals read, arrays by type): a loop or a helper that re-jits per call. Separate call sites
+  that each jit the function (one per test), or one site building a different ``partial``
+  per test parameter, are left alone: "create it once" there changes what the program means.
 * A static argument stays in the key when it cannot be traced: its values are not all
   numbers (a string mode, a tuple, a callable), or it sets a shape (``expected_statics``).
 """
@@ -111,7 +113,9 @@ class _Keys:
             k = self.key(e, fixes)
             ids: list[tuple] = [("object", e.function_id, k)]
             if "new_function_object" in fixes and e.call_site is not None:
-                ids.append(("site", e.call_site.file, e.call_site.line, k))
+                # Same site, same bindings: the same function rebuilt. Different bindings (one partial per
+                # test parameter) are different functions; "create it once" would not merge them.
+                ids.append(("site", e.call_site.file, e.call_site.line, e.bindings, k))
             for ident in ids:
                 j = first.setdefault(ident, i)
                 if j != i:

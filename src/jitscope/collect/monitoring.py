@@ -57,6 +57,7 @@ class RawCompile:
     traced: bool = False
     transformed: bool = False  # compiled for grad/vmap/... of the jitted function (tracer arguments)
     transform: str | None = None  # which one: "grad", "vmap", "jvp", ... (from the tracer classes)
+    bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
 
     @property
@@ -173,6 +174,10 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     if raw.user:
         raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
         raw.definition = sig.definition_site(fun)
+        try:
+            raw.bindings = sig.function_bindings(fun)
+        except Exception:  # an exotic closure must not break the user's program
+            raw.bindings = None
         raw.call_site = sig.user_call_site()
         try:
             raw.signature = sig.call_signature(fun, static_argnums, static_argnames, args, kwargs,
