@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from jitscope.analyze.watch_summary import persistent_cache_info, suggest_fixes
 from jitscope.model import ArgSignature, CompileEvent, LeafSpec, Location, Reason
 
@@ -173,3 +175,69 @@ def test_many_recompiles_are_summarised_by_function_and_cause_in_few_lines():
     assert len(text.strip().splitlines()) <= 30, text
     assert "shape_change x99" in text and "static_value_change x19" in text
     assert text.index("Fixes, largest saving") < text.index("Recompiles, by function and cause")
+
+
+def _many_functions_result(n_functions: int = 30, per_function: int = 34):
+    """1,000-odd compiles over many functions and every fixable cause, as records."""
+    from jitscope.analyze.watch_summary import plan_fixes, summarize_functions
+    from jitscope.model import Environment
+    from jitscope.results.watch import WatchResult
+
+    causes = ["shape_change", "static_value_change", "dtype_change", "weak_type_change", "new_function_object"]
+    events = []
+    for f in range(n_functions):
+        cause = causes[f % len(causes)]
+        for i in range(per_function):
+            n, static, dtype, weak, fid = 3, {}, "float32", False, 1
+            if cause == "shape_change":
+                n = 3 + i
+            elif cause == "static_value_change":
+                static = {"k": str(i)}
+            elif cause == "dtype_change":
+                dtype = ("float32", "int32", "float16")[i % 3]
+            elif cause == "weak_type_change":
+                weak = bool(i % 2)
+            else:
+                fid = i + 1
+            events.append(CompileEvent(
+                f"fn{f}", Location("prog.py", 10 * f), Location("prog.py", 10 * f + 5),
+                ArgSignature((LeafSpec("x", (n,), dtype, weak),), static, "x: *"), {"compile": 0.01},
+                Reason("first_compile" if i == 0 else cause, f"x: changed {i}"), index=len(events),
+                function_id=fid))
+    plan = plan_fixes(events)
+    return WatchResult(env=Environment(), events=events, wall_seconds=20.0,
+                       functions=summarize_functions(events, 20.0), fixes=plan.fixes, fixes_total=plan.total)
+
+
+def test_a_thousand_compiles_over_thirty_functions_fit_in_thirty_lines():
+    """#11: the summary does not grow with compiles or functions; the rest is in the JSON."""
+    from jitscope.render import render
+
+    result = _many_functions_result()
+    assert len(result.events) == 1020 and len(result.functions) == 30
+    text = render(result, "console", width=120)
+    assert len(text.strip().splitlines()) <= 30, text
+    assert "... 25 more" in text and "more fixes" in text and "more groups" in text
+    assert text.index("Fixes, largest saving") < text.index("Recompiles, by function and cause")
+    assert "All " in text and " fixes applied" in text
+
+
+@pytest.mark.slow
+def test_a_program_with_a_thousand_compiles_is_summarised_in_thirty_lines():
+    import jax
+    import numpy as np
+
+    import jitscope
+
+    f = jax.jit(lambda x: x * 2)
+    g = jax.jit(lambda x, k: x * k, static_argnums=1)
+    with jitscope.watch(explain=False) as w:
+        for n in range(1, 801):
+            f(np.ones(n, np.float32))
+        for k in range(200):
+            g(np.ones(3, np.float32), k)
+    assert len(w.events) == 1000
+    text = w.summary
+    assert len(text.strip().splitlines()) <= 30, text
+    assert "shape_change x799" in text and "static_value_change x199" in text
+    assert "All 2 fixes applied: 988 compiles fewer" in text

@@ -13,7 +13,11 @@ if TYPE_CHECKING:
     from ...model import Location
     from ...results.watch import WatchResult
 
-MAX_EVENTS_SHOWN = 20
+# The summary stays short however many compiles and functions a run has (#11: 1,000 compiles in at
+# most 30 lines); everything is in --json / --events.
+MAX_EVENTS_SHOWN = 5  # recompile groups (function, cause)
+MAX_FUNCTIONS_SHOWN = 5
+MAX_FIXES_SHOWN = 3  # with more, their descriptions are left to --json too
 
 
 def _where(loc: Location | None, short: bool = False) -> str:
@@ -63,20 +67,32 @@ def render(result: WatchResult, console: Console) -> None:
     for col, kw in (("function", {}), ("defined at", {}), ("compiles", {"justify": "right"}),
                     ("seconds", {"justify": "right"}), ("% wall", {"justify": "right"}), ("why", {})):
         t.add_column(col, **kw)  # type: ignore[arg-type]
-    for fs in result.functions:
+    for fs in result.functions[:MAX_FUNCTIONS_SHOWN]:
         why = ", ".join(f"{k.replace('_', ' ')} x{v}" for k, v in fs.reasons.items() if k != "first_compile")
         t.add_row(fs.function, _where(fs.definition, short=True), str(fs.compiles), fmt_seconds(fs.seconds),
                   f"{fs.share_of_wall:.1%}" if fs.share_of_wall is not None else "-", why or "-")
+    rest = result.functions[MAX_FUNCTIONS_SHOWN:]
+    if rest:
+        t.add_row(f"... {len(rest)} more", "", str(sum(f.compiles for f in rest)),
+                  fmt_seconds(sum(f.seconds for f in rest)), "", "see --json")
     console.print(t)
 
     if result.fixes:  # what to do first, then the evidence
         console.print("[bold]Fixes, largest saving in this run first[/bold]")
-        for i, fx in enumerate(result.fixes, 1):
+        told: set[str] = set()
+        for i, fx in enumerate(result.fixes[:MAX_FIXES_SHOWN], 1):
             console.print(f"  {i}. [bold]{fx.title}[/bold]: saves {fmt_seconds(fx.saving_seconds)}, "
                           f"{fx.saving_compiles or 0} compile{'s' if fx.saving_compiles != 1 else ''} "
                           f"(at {_where(fx.location)})")
-            console.print(f"     [dim]{fx.description}[/dim]")
+            how = fx.description.split(": `", 1)[0]  # a bucketing fix's axes differ; its advice does not
+            if how not in told and len(result.fixes) <= MAX_FIXES_SHOWN:
+                told.add(how)
+                console.print(f"     [dim]{fx.description}[/dim]")
             _code_change(fx, console)
+        more = result.fixes[MAX_FIXES_SHOWN:]
+        if more:
+            console.print(f"  ... and {len(more)} more fixes ({sum(f.saving_compiles or 0 for f in more)} "
+                          "compiles; all in --json)")
         total = result.fixes_total
         if total is not None and len(result.fixes) > 1:
             overlap = (f"; the fixes overlap (their savings add up to {total.sum_of_fixes}), each compile "
@@ -108,7 +124,9 @@ def render(result: WatchResult, console: Console) -> None:
             console.print(f"  {first.function}: [bold]{r.category if r else '?'}[/bold] x{len(events)} "
                           f"({fmt_seconds(seconds)}) at {where}; first #{first.index}: {detail}")
         if len(groups) > MAX_EVENTS_SHOWN:
-            console.print(f"  ... and {len(groups) - MAX_EVENTS_SHOWN} more groups (see --events / --json)")
+            n_more = sum(len(g) for g in groups[MAX_EVENTS_SHOWN:])
+            console.print(f"  ... and {len(groups) - MAX_EVENTS_SHOWN} more groups, {n_more} recompiles "
+                          "(see --events / --json)")
         other = [e for e in rec if e.reason and e.reason.category == "other" and e.reason.explanation]
         for e in other[:3]:
             text = "\n".join("    " + ln for ln in e.reason.explanation.splitlines())  # type: ignore[union-attr]
