@@ -7,6 +7,9 @@ count its compiles: exactly what "all fixes applied" promised.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 
 import jax
@@ -262,3 +265,44 @@ def test_fix_source_helpers_say_nothing_without_source():
     assert fix_source.static_uses(missing, "n") == {}
     assert fix_source.hoisted_jit(missing) is None
     assert fix_source.static_to_traced(missing, ["n"]) is None
+
+
+def test_a_tracer_error_fix_shows_the_jit_line_with_static_argnames_added(tmp_path):
+    prog = textwrap.dedent('''\
+        from functools import partial
+
+        import jax
+        import jax.numpy as jnp
+
+
+        @partial(jax.jit, static_argnames=("k",))
+        def scale(x, k, mode):
+            if mode > 0:
+                return x * k
+            return x
+
+
+        print(scale(jnp.ones(3), 2, 1)[0])
+        ''')
+    path = tmp_path / "crash.py"
+    path.write_text(prog)
+    result = watch_program(str(path), [], explain=False)
+    assert result.exit_code == 1 and result.crash.code == "tracer-error"
+    fix = result.crash.fix
+    assert (fix.location.line, fix.replacement) == (7, '@partial(jax.jit, static_argnames=(\'k\', \'mode\'))')
+    fixed = tmp_path / "fixed.py"
+    fixed.write_text(_apply(prog, [fix]))
+    p = subprocess.run([sys.executable, str(fixed)], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert p.returncode == 0 and p.stdout.strip() == "2.0", p.stderr
+
+
+def test_a_bare_jit_decorator_becomes_partial_with_the_static_name(tmp_path):
+    from jitscope.analyze.fix_source import add_static
+    from jitscope.model import Location
+
+    path = tmp_path / "bare.py"
+    path.write_text("import jax\n\n\n@jax.jit\ndef f(x, mode):\n    if mode:\n        return x\n    return -x\n")
+    assert add_static(Location(str(path), 6), "mode") == (
+        Location(str(path), 4, end_line=4), "@functools.partial(jax.jit, static_argnames=('mode',))")
+    assert add_static(Location(str(path), 6), "x_not_a_param") is None

@@ -10,7 +10,8 @@ Three questions, each answered from the file (via ``linecache``) or not at all:
 * ``hoisted_jit``: a ``jax.jit(...)`` built inside a loop and called there: the loop with the
   jit hoisted above it.
 * ``fori_loop_form`` / ``drop_static``: the loop over a static bound as ``lax.fori_loop``, and
-  the ``jax.jit`` call or decorator without that static argument.
+  the ``jax.jit`` call or decorator without that static argument; ``add_static``: with one more
+  (the fix of a tracer error on a configuration value).
 
 Each returns None when the source is missing or not the simple shape it knows: the fix is
 then given in words only.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import re
 import textwrap
 
 from ..model import Location
@@ -299,3 +301,59 @@ def static_to_traced(definition: Location, names: list[str]) -> tuple[Location, 
         elif not (loop[0].line < i <= (loop[0].end_line or i)):
             out.append(lines[i])
     return Location(definition.file, first, end_line=last), "\n".join(out)
+
+
+def _enclosing_function(loc: Location) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    tree = _tree(loc.file)
+    best = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= loc.line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno > best.lineno:
+                best = node
+    return best
+
+
+def add_static(loc: Location, name: str) -> tuple[Location, str] | None:
+    """The jit of the function around ``loc`` with ``name`` added to ``static_argnames``: the
+    ``@jax.jit`` / ``@partial(jax.jit, ...)`` decorator, or a one-line ``jax.jit(f, ...)`` call of it."""
+    fn = _enclosing_function(loc)
+    tree = _tree(loc.file)
+    if fn is None or tree is None or name not in [a.arg for a in (*fn.args.posonlyargs, *fn.args.args,
+                                                                   *fn.args.kwonlyargs)]:
+        return None
+    src = _source(loc.file)
+    target = None
+    for dec in fn.decorator_list:
+        if _callee_name(dec) == "jit" or (isinstance(dec, ast.Call) and (_is_jit(dec) or (
+                _callee(dec) == "partial" and dec.args and _callee_name(dec.args[0]) == "jit"))):
+            target = dec
+    if target is None:
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n) == "jit" and n.args
+                 and isinstance(n.args[0], ast.Name) and n.args[0].id == fn.name]
+        if len(calls) != 1:
+            return None
+        target = calls[0]
+    old = ast.get_source_segment(src, target)
+    if not old or "\n" in old:
+        return None
+    if isinstance(target, ast.Call):
+        kw = next((k for k in target.keywords if k.arg == "static_argnames"), None)
+        if kw is not None:
+            try:
+                value = ast.literal_eval(kw.value)
+            except ValueError:
+                return None
+            names = [value] if isinstance(value, str) else list(value)
+            if name in names:
+                return None
+            kw_old = ast.get_source_segment(src, kw) or ""
+            new = old.replace(kw_old, f"static_argnames={tuple([*names, name])!r}", 1)
+        else:
+            new = old[:-1] + f", static_argnames=({name!r},))"
+    else:  # a bare @jax.jit decorator
+        head = ast.get_source_segment(src, target) or "jax.jit"
+        part = "partial" if re.search(r"^from functools import .*\bpartial\b", src, re.M) else "functools.partial"
+        new = f"{part}({head}, static_argnames=({name!r},))"
+    line = linecache.getline(loc.file, target.lineno).rstrip("\n")
+    return Location(loc.file, target.lineno, end_line=target.lineno), line.replace(old, new, 1)

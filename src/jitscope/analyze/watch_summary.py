@@ -196,7 +196,10 @@ def _expected(evs: list[CompileEvent]) -> tuple[set[str], list[ExpectedRecompile
     names = sorted({n for e in changed for n in _changed_statics(e)})
     out, untraceable = [], set()
     for name in names:
-        uses = fix_source.static_uses(evs[0].definition, name) if evs[0].definition else {}
+        try:
+            uses = fix_source.static_uses(evs[0].definition, name) if evs[0].definition else {}
+        except Exception:  # the user's source is only read for advice: never a reason to fail
+            uses = {}
         if name not in numeric:
             why, where = "not a number", evs[0].definition
         elif "shape" in uses:
@@ -256,7 +259,10 @@ def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
             site = avoided[0].call_site or avoided[0].definition
             fix = Fix(title=title.format(f=f, args=args), description=desc, location=site,
                       saving_seconds=sum(e.total_seconds for e in avoided), saving_compiles=len(avoided))
-            change = _code_change(cat, avoided, traceable)
+            try:
+                change = _code_change(cat, avoided, traceable)
+            except Exception:  # source we cannot rewrite: the fix in words only
+                change = None
             if change is not None:
                 fix.location, fix.replacement = change
             fixes.append(fix)

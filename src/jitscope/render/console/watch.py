@@ -58,6 +58,7 @@ def render(result: WatchResult, console: Console) -> None:
         console.print(f"[bold red]why it failed:[/bold red] {escape(c.message)}")
         if c.fix is not None:
             console.print(f"  fix: {c.fix.title}. {c.fix.description}", markup=False)
+            _code_change(c.fix, console)
     if not n:
         _cache(result, console)
         _violations(result, console)
