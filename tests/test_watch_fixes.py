@@ -119,6 +119,9 @@ def test_console_and_json_show_the_change_the_total_and_the_expected(tmp_path):
     from jitscope.schema.check import first_problem
 
     assert first_problem(data) is None
+    html = render(result, "html")
+    assert "jitted = jax.jit(lambda v: v * 2)  # built once" in html and "All 3 fixes applied" in html
+    assert "Not a fix: smooth recompiles 3× for static `window`, which sets a shape" in html
 
 
 @pytest.mark.parametrize("body", [

@@ -33,6 +33,8 @@ def sections(result: WatchResult) -> list[Section]:
     if result.crash is not None:
         fix = f" Fix: {result.crash.fix.title}. {result.crash.fix.description}" if result.crash.fix else ""
         body += lesson(f"Why it failed: {result.crash.message}.{fix}", "warn")
+        if result.crash.fix is not None and result.crash.fix.replacement:
+            body += pre(result.crash.fix.replacement)
     for v in result.violations:
         body += lesson(f"Budget: {v}", "warn")
     out = [Section(f"Watch: {result.program or 'Python block'}", body)]
@@ -76,11 +78,13 @@ def sections(result: WatchResult) -> list[Section]:
             after = lesson(f"All {len(result.fixes)} fixes applied: {total.compiles} compiles fewer, "
                            f"{fmt_seconds(total.seconds)} ({total.remaining_compiles} left; a compile that several "
                            f"fixes remove is counted once, their savings add up to {total.sum_of_fixes}).")
-        for x in result.expected_recompiles:
-            after += lesson(f"Expected, not a fix: {x.function} recompiles {x.compiles}× for static "
-                            f"`{x.argument}`, which {x.why} (at {_where(x.location)}).")
         out.append(Section("Fixes, largest saving first", table(
             ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3)) + after))
+    if result.expected_recompiles:
+        out.append(Section("Expected recompiles", "".join(
+            lesson(f"Not a fix: {x.function} recompiles {x.compiles}× for static `{x.argument}`, which {x.why} "
+                   f"(at {_where(x.location)}); each value is its own program.")
+            for x in result.expected_recompiles)))
     if result.dump is not None:
         out.append(_dump_section(result))
     c = result.persistent_cache
