@@ -309,3 +309,34 @@ def test_a_bare_jit_decorator_becomes_partial_with_the_static_name(tmp_path):
     assert add_static(Location(str(path), 6), "mode") == (
         Location(str(path), 4, end_line=4), "@functools.partial(jax.jit, static_argnames=('mode',))")
     assert add_static(Location(str(path), 6), "x_not_a_param") is None
+
+
+@pytest.mark.parametrize("body, kind", [
+    ("    return sum(x * i for i in range(n))", "shape"),  # a comprehension's count: traced, it fails
+    ("    for i in range(n):\n        x = x + x[:i].sum()\n    return x", "shape"),  # the counter slices
+    ("    for i in range(n):\n        x = x * 2 + i\n    return x", "loop"),  # fori_loop works
+    ("    return x * n", "other"),
+])
+def test_static_uses_kinds_match_what_jax_accepts_traced(tmp_path, body, kind):
+    from jitscope.analyze.fix_source import static_uses
+    from jitscope.model import Location
+
+    src = f"import jax\nimport jax.numpy as jnp\n\ndef f(x, n):\n{body}\n"
+    path = tmp_path / "uses.py"
+    path.write_text(src)
+    assert kind in static_uses(Location(str(path), 4), "n")
+    assert kind == "other" or "other" not in static_uses(Location(str(path), 4), "n")
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    x = jnp.ones(4)
+    if kind == "shape":
+        with pytest.raises((TypeError, IndexError, jax.errors.ConcretizationTypeError,
+                            jax.errors.TracerIntegerConversionError)):
+            jax.jit(ns["f"])(x, 3)
+    elif kind == "loop":  # as a Python loop it fails traced; the fori_loop form the fix shows works
+        with pytest.raises(jax.errors.TracerIntegerConversionError):
+            jax.jit(ns["f"])(x, 3)
+        loop = jax.jit(lambda x, n: jax.lax.fori_loop(0, n, lambda i, x: x * 2 + i, x))
+        assert jnp.allclose(loop(x, 3), ns["f"](x, 3))
+    else:
+        assert jnp.allclose(jax.jit(ns["f"])(x, 3), ns["f"](x, 3))

@@ -81,6 +81,29 @@ def _callee(call: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
+def _shape_spots(body: list, names: set[str], claimed: set[int]):  # type: ignore[no-untyped-def]
+    """(node, expression) where one of ``names`` sets a shape or size; marks the expressions claimed."""
+    for node in (n for st in body for n in ast.walk(st)):
+        spots: list[ast.AST] = []
+        if isinstance(node, ast.Call):
+            callee = _callee(node)
+            if callee == "reshape":  # x.reshape(n, -1) or jnp.reshape(x, (n, -1))
+                module_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id in ("jnp", "np", "numpy", "lax")
+                spots = list(node.args[1:] if module_form else node.args)
+                spots += [k.value for k in node.keywords if k.arg in ("shape", "newshape")]
+            elif callee in _SHAPE_ARGS:
+                pos, kws = _SHAPE_ARGS[callee]
+                spots = [a for i, a in enumerate(node.args) if i in pos]
+                spots += [k.value for k in node.keywords if k.arg in kws]
+        elif isinstance(node, ast.Slice):
+            spots = [p for p in (node.lower, node.upper, node.step) if p is not None]
+        for spot in spots:
+            if _names_in(spot) & names:
+                claimed |= {id(n) for n in ast.walk(spot)}
+                yield node, spot
+
+
 def static_uses(definition: Location, name: str) -> dict[str, Location]:
     """How the parameter ``name`` of the function at ``definition`` is used, by kind.
 
@@ -103,32 +126,19 @@ def static_uses(definition: Location, name: str) -> dict[str, Location]:
         out.setdefault(kind, Location(definition.file, getattr(node, "lineno", definition.line)))
 
     claimed: set[int] = set()
+    for node, _ in _shape_spots(body, derived, claimed):
+        mark("shape", node)
     for node in (n for st in body for n in ast.walk(st)):
-        if isinstance(node, ast.Call):
-            callee = _callee(node)
-            spots: list[ast.AST] = []
-            if callee == "reshape":  # x.reshape(n, -1) or jnp.reshape(x, (n, -1))
-                module_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
-                    and node.func.value.id in ("jnp", "np", "numpy", "lax")
-                spots = list(node.args[1:] if module_form else node.args)
-                spots += [k.value for k in node.keywords if k.arg in ("shape", "newshape")]
-            elif callee in _SHAPE_ARGS:
-                pos, kws = _SHAPE_ARGS[callee]
-                spots = [a for i, a in enumerate(node.args) if i in pos]
-                spots += [k.value for k in node.keywords if k.arg in kws]
-            for s in spots:
-                if _names_in(s) & derived:
-                    mark("shape", node)
-                    claimed |= {id(n) for n in ast.walk(s)}
-        elif isinstance(node, ast.Slice):
-            for part in (node.lower, node.upper, node.step):
-                if part is not None and _names_in(part) & derived:
-                    mark("shape", node)
-                    claimed |= {id(n) for n in ast.walk(part)}
-        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and _callee(node.iter) == "range" \
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and _callee(node.iter) == "range" \
                 and _names_in(node.iter) & derived:
-            mark("loop", node)
             claimed |= {id(n) for n in ast.walk(node.iter)}
+            # A loop whose counter sets a shape (x[:i]) cannot become lax.fori_loop (its i is traced).
+            counter = {node.target.id} if isinstance(node.target, ast.Name) else set()
+            mark("shape" if next(_shape_spots(node.body, counter, set()), None) else "loop", node)
+        elif isinstance(node, ast.Call) and _callee(node) == "range" and _names_in(node) & derived \
+                and id(node) not in claimed:
+            mark("shape", node)  # range(n) in a comprehension: a traced n cannot be a Python count
+            claimed |= {id(n) for n in ast.walk(node)}
     for node in (n for st in body for n in ast.walk(st)):
         if isinstance(node, ast.Name) and node.id in derived and id(node) not in claimed \
                 and isinstance(node.ctx, ast.Load):
