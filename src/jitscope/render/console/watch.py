@@ -37,6 +37,7 @@ def _where(loc: Location | None, short: bool = False) -> str:
 
 def render(result: WatchResult, console: Console) -> None:
     """Print the watch summary."""
+    from rich.markup import escape
     from rich.table import Table
 
     n = len(result.events)
@@ -53,8 +54,6 @@ def render(result: WatchResult, console: Console) -> None:
         console.print(f"program exited with status {result.exit_code}; the summary covers every compile up to then")
     if result.crash is not None:
         c = result.crash
-        from rich.markup import escape
-
         console.print(f"[bold red]why it failed:[/bold red] {escape(c.message)}")
         if c.fix is not None:
             console.print(f"  fix: {c.fix.title}. {c.fix.description}", markup=False)
@@ -110,20 +109,27 @@ def render(result: WatchResult, console: Console) -> None:
     if rec:
         console.print("[bold]Recompiles, by function and cause[/bold]")
         groups = _groups(rec)
+        # One console line per group when there are more than fit, else at most two.
+        crowded = len(groups) > MAX_EVENTS_SHOWN
+        room = (console.width - 1) * (1 if crowded else 2)
         for events in groups[:MAX_EVENTS_SHOWN]:
             first = events[0]
             r = first.reason
+            cat = r.category if r else "?"
             detail = (r.detail if r else "")
-            detail = detail if len(detail) <= 200 else detail[:197] + "..."
             if len(events) == 1:
-                console.print(f"  #{first.index} {first.function} at {_where(first.call_site)}: "
-                              f"[bold]{r.category if r else '?'}[/bold] {detail} ({fmt_seconds(first.total_seconds)})")
-                continue
-            sites = list(dict.fromkeys(_where(e.call_site, short=True) for e in events))
-            where = ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
-            seconds = sum(e.total_seconds for e in events)
-            console.print(f"  {first.function}: [bold]{r.category if r else '?'}[/bold] x{len(events)} "
-                          f"({fmt_seconds(seconds)}) at {where}; first #{first.index}: {detail}")
+                head = f"  #{first.index} {first.function} at {_where(first.call_site, short=crowded)}: {cat} "
+                tail = f" ({fmt_seconds(first.total_seconds)})"
+            else:
+                sites = list(dict.fromkeys(_where(e.call_site, short=True) for e in events))
+                where = ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
+                seconds = sum(e.total_seconds for e in events)
+                head = f"  {first.function}: {cat} x{len(events)} ({fmt_seconds(seconds)}) at {where}; first #{first.index}: "
+                tail = ""
+            fit = max(room - len(head) - len(tail), 20)
+            detail = detail if len(detail) <= min(fit, 200) else detail[:min(fit, 200) - 3] + "..."
+            text = escape(head + detail + tail)
+            console.print(text.replace(f" {cat} ", f" [bold]{cat}[/bold] ", 1), highlight=False)
         if len(groups) > MAX_EVENTS_SHOWN:
             n_more = sum(len(g) for g in groups[MAX_EVENTS_SHOWN:])
             console.print(f"  ... and {len(groups) - MAX_EVENTS_SHOWN} more groups, {n_more} recompiles "
