@@ -98,6 +98,7 @@ def sections(result: WatchResult) -> list[Section]:
 def _dump_section(result: WatchResult) -> Section:
     """Links to ``--dump`` files, as tlparse links each compile's artifacts."""
     from pathlib import Path
+    from urllib.parse import quote
 
     d = result.dump
     assert d is not None
@@ -105,7 +106,12 @@ def _dump_section(result: WatchResult) -> Section:
     def link(name: str | None, text: str) -> str:
         if not name:
             return "-"
-        return f'<a href="{esc(Path(d.directory, name).as_uri())}">{esc(text)}</a>'
+        path = Path(d.directory, name)
+        try:
+            href = path.as_uri()
+        except ValueError:  # a relative directory (a hand-edited or moved result): a relative link
+            href = quote(path.as_posix())
+        return f'<a href="{esc(href)}">{esc(text)}</a>'
 
     rows = [(c.index, c.function, _where(c.call_site), c.reason.replace("_", " "),
              Raw(" · ".join(link(c.files.get(stage), stage) for stage in ("jaxpr", "stablehlo", "hlo"))))
