@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from jitscope.analyze.watch_summary import persistent_cache_info, suggest_fixes
 from jitscope.model import ArgSignature, CompileEvent, LeafSpec, Location, Reason
 
@@ -30,8 +32,8 @@ DEF = Location("prog.py", 3)
 
 
 def _ev(i: int, leaf: LeafSpec, cat: str, secs: float, fid: int = 1, static: dict | None = None,
-        transform: str | None = None, **kw) -> CompileEvent:
-    return CompileEvent("f", DEF, Location("prog.py", 10 + i), ArgSignature((leaf,), static or {}, "x: *"),
+        transform: str | None = None, site: int | None = None, **kw) -> CompileEvent:
+    return CompileEvent("f", DEF, Location("prog.py", site or 10 + i), ArgSignature((leaf,), static or {}, "x: *"),
                         {"trace": secs / 2, "compile": secs / 2}, Reason(cat), index=i, function_id=fid,
                         transform=transform, **kw)
 
@@ -43,14 +45,22 @@ def _only(fixes, word: str):
 
 def test_new_function_object_saves_only_the_redundant_signatures():
     f3, f4 = LeafSpec("x", (3,), "float32"), LeafSpec("x", (4,), "float32")
-    evs = [_ev(0, f3, "first_compile", 0.1, fid=1), _ev(1, f3, "new_function_object", 0.2, fid=2),
-           _ev(2, f4, "new_function_object", 0.3, fid=3), _ev(3, f3, "new_function_object", 0.4, fid=4),
+    evs = [_ev(0, f3, "first_compile", 0.1, fid=1, site=11), _ev(1, f3, "new_function_object", 0.2, fid=2, site=11),
+           _ev(2, f4, "new_function_object", 0.3, fid=3, site=11), _ev(3, f3, "new_function_object", 0.4, fid=4, site=11),
            # grad of the function is another program: one object would still compile it once
-           _ev(4, f3, "first_compile", 0.8, fid=4, transform="grad")]
+           _ev(4, f3, "first_compile", 0.8, fid=4, transform="grad", site=11)]
     fix = _only(suggest_fixes(evs), "Create the jitted")
     # one object compiles f32[3], f32[4] and grad(f32[3]) once each: #1 and #3 are the redundant ones
     assert fix.saving_compiles == 2 and abs(fix.saving_seconds - (0.2 + 0.4)) < 1e-9
     assert fix.location == Location("prog.py", 11)
+
+
+def test_no_new_object_fix_when_each_call_site_jits_its_own():
+    """#11: one test per call site, each jitting the function anew: "create it once" saves nothing."""
+    f3 = LeafSpec("x", (3,), "float32")
+    evs = [_ev(0, f3, "first_compile", 0.1, fid=1)] + [_ev(i, f3, "new_function_object", 0.2, fid=i + 1)
+                                                        for i in range(1, 5)]
+    assert not [f for f in suggest_fixes(evs) if f.title.startswith("Create")]
 
 
 def test_no_new_object_fix_when_every_signature_differs():
@@ -165,3 +175,69 @@ def test_many_recompiles_are_summarised_by_function_and_cause_in_few_lines():
     assert len(text.strip().splitlines()) <= 30, text
     assert "shape_change x99" in text and "static_value_change x19" in text
     assert text.index("Fixes, largest saving") < text.index("Recompiles, by function and cause")
+
+
+def _many_functions_result(n_functions: int = 30, per_function: int = 34):
+    """1,000-odd compiles over many functions and every fixable cause, as records."""
+    from jitscope.analyze.watch_summary import plan_fixes, summarize_functions
+    from jitscope.model import Environment
+    from jitscope.results.watch import WatchResult
+
+    causes = ["shape_change", "static_value_change", "dtype_change", "weak_type_change", "new_function_object"]
+    events = []
+    for f in range(n_functions):
+        cause = causes[f % len(causes)]
+        for i in range(per_function):
+            n, static, dtype, weak, fid = 3, {}, "float32", False, 1
+            if cause == "shape_change":
+                n = 3 + i
+            elif cause == "static_value_change":
+                static = {"k": str(i)}
+            elif cause == "dtype_change":
+                dtype = ("float32", "int32", "float16")[i % 3]
+            elif cause == "weak_type_change":
+                weak = bool(i % 2)
+            else:
+                fid = i + 1
+            events.append(CompileEvent(
+                f"fn{f}", Location("prog.py", 10 * f), Location("prog.py", 10 * f + 5),
+                ArgSignature((LeafSpec("x", (n,), dtype, weak),), static, "x: *"), {"compile": 0.01},
+                Reason("first_compile" if i == 0 else cause, f"x: changed {i}"), index=len(events),
+                function_id=fid))
+    plan = plan_fixes(events)
+    return WatchResult(env=Environment(), events=events, wall_seconds=20.0,
+                       functions=summarize_functions(events, 20.0), fixes=plan.fixes, fixes_total=plan.total)
+
+
+def test_a_thousand_compiles_over_thirty_functions_fit_in_thirty_lines():
+    """#11: the summary does not grow with compiles or functions; the rest is in the JSON."""
+    from jitscope.render import render
+
+    result = _many_functions_result()
+    assert len(result.events) == 1020 and len(result.functions) == 30
+    text = render(result, "console", width=120)
+    assert len(text.strip().splitlines()) <= 30, text
+    assert "... 25 more" in text and "more fixes" in text and "more groups" in text
+    assert text.index("Fixes, largest saving") < text.index("Recompiles, by function and cause")
+    assert "All " in text and " fixes applied" in text
+
+
+@pytest.mark.slow
+def test_a_program_with_a_thousand_compiles_is_summarised_in_thirty_lines():
+    import jax
+    import numpy as np
+
+    import jitscope
+
+    f = jax.jit(lambda x: x * 2)
+    g = jax.jit(lambda x, k: x * k, static_argnums=1)
+    with jitscope.watch(explain=False) as w:
+        for n in range(1, 801):
+            f(np.ones(n, np.float32))
+        for k in range(200):
+            g(np.ones(3, np.float32), k)
+    assert len(w.events) == 1000
+    text = w.summary
+    assert len(text.strip().splitlines()) <= 30, text
+    assert "shape_change x799" in text and "static_value_change x199" in text
+    assert "All 2 fixes applied: 988 compiles fewer" in text

@@ -88,6 +88,59 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
     return uninstall
 
 
+def install_stage_hook(on_lowered, on_compiled):  # type: ignore[no-untyped-def]
+    """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and
+    ``on_compiled(module_name, mlir_module, loaded_executable)`` after each backend compile (or
+    persistent-cache load), on the compiling thread; returns a function that uninstalls both.
+
+    For ``watch --dump``: JAX records its lowering and backend-compile monitoring spans just after
+    these return, so a listener of those spans finds this thread's latest program here. A JAX
+    without either function gets a no-op (the dump then lacks those files), never a crash.
+    """
+    try:
+        from jax._src import compiler
+        from jax._src.interpreters import mlir
+        from jax._src.lib.mlir import ir
+
+        lower0, compile0 = mlir.lower_jaxpr_to_module, compiler.compile_or_get_cached
+    except (ImportError, AttributeError) as e:
+        _say_missing("stage_hook", e)
+        return lambda: None
+
+    def lower_jaxpr_to_module(module_name, jaxpr, *args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            on_lowered(str(module_name), jaxpr)
+        except Exception:  # a dump must never break the user's program
+            pass
+        return lower0(module_name, jaxpr, *args, **kwargs)
+
+    def compile_or_get_cached(backend, computation, *args, **kwargs):  # type: ignore[no-untyped-def]
+        executable = compile0(backend, computation, *args, **kwargs)
+        try:
+            on_compiled(ir.StringAttr(computation.operation.attributes["sym_name"]).value, computation, executable)
+        except Exception:
+            pass
+        return executable
+
+    mlir.lower_jaxpr_to_module, compiler.compile_or_get_cached = lower_jaxpr_to_module, compile_or_get_cached
+
+    def uninstall() -> None:
+        if mlir.lower_jaxpr_to_module is lower_jaxpr_to_module:
+            mlir.lower_jaxpr_to_module = lower0
+        if compiler.compile_or_get_cached is compile_or_get_cached:
+            compiler.compile_or_get_cached = compile0
+
+    return uninstall
+
+
+def optimized_hlo_text(executable) -> str:  # type: ignore[no-untyped-def]
+    """The optimised HLO of a compiled executable ("" when this JAX cannot say)."""
+    try:
+        return "\n\n".join(m.to_string() for m in executable.hlo_modules())
+    except Exception:
+        return ""
+
+
 _HIDDEN: list[bool] = []
 
 
@@ -328,6 +381,8 @@ CAPABILITY_USES = {
     "hide_frames": "watch/inspect: jitscope's own frame hidden from JAX call sites "
                    "(jax._src.source_info_util / traceback_util.register_exclusion)",
     "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
+    "stage_hook": "watch --dump: each compile's jaxpr, StableHLO and optimised HLO "
+                  "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
     "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
     "user_frames": "watch/inspect: telling the user's files from JAX's (jax._src.source_info_util."
                    "is_user_filename; without it a path-based filter is used)",
@@ -371,6 +426,16 @@ def capabilities() -> dict[str, tuple[bool, str]]:
     check("jit_call_hook", jit_call_hook)
     check("hide_frames", hide_frames)
     check("unwrap_jit", unwrap)
+
+    def stage_hook() -> str | None:
+        from jax._src import compiler
+        from jax._src.interpreters import mlir
+        for mod, name in ((mlir, "lower_jaxpr_to_module"), (compiler, "compile_or_get_cached")):
+            if not callable(getattr(mod, name, None)):
+                return f"{mod.__name__}.{name} is missing"
+        return None
+
+    check("stage_hook", stage_hook)
     def user_frames() -> str | None:
         from jax._src import source_info_util
         return None if callable(getattr(source_info_util, "is_user_filename", None)) else \

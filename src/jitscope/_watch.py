@@ -24,6 +24,8 @@ from .collect.runner import check_target as check_target
 from .collect.runner import run_program
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
+from .collect.watch_dump import DumpWriter
+from .collect.watch_dump import check_dump_dir as check_dump_dir
 from .errors import JitscopeError, UsageError
 from .model import CompileEvent, Environment
 from .results.watch import WatchResult
@@ -88,11 +90,13 @@ class WatchSession:
         events = self.events
         wall = c.wall_seconds
         enabled, directory, min_seconds = c.cache_info
+        plan = watch_summary.plan_fixes(events)
         return WatchResult(
             env=Environment.capture() if capture_env else Environment(), program=self.program,
             argv=list(argv or []), exit_code=exit_code, wall_seconds=wall, events=events,
             functions=watch_summary.summarize_functions(events, wall),
-            fixes=watch_summary.suggest_fixes(events), internal_compiles=c.internal_compiles,
+            fixes=plan.fixes, fixes_total=plan.total if plan.fixes else None,
+            expected_recompiles=plan.expected, internal_compiles=c.internal_compiles,
             internal_seconds=c.internal_seconds,
             persistent_cache=watch_summary.persistent_cache_info(events, enabled, directory, min_seconds,
                                                                  c.cache_seconds_saved),
@@ -103,33 +107,43 @@ class WatchSession:
 def watch_program(target: str, args: list[str], *, module: bool = False,
                   events: str | os.PathLike[str] | None = None, explain: bool = True,
                   max_compiles: int | None = None, fail_on_recompile: bool = False,
-                  listeners: Iterable[Callable[[CompileEvent], None]] = ()) -> WatchResult:
+                  listeners: Iterable[Callable[[CompileEvent], None]] = (),
+                  dump: str | os.PathLike[str] | None = None) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
     tracer error, an unhashable static argument) gets the cause and fix in ``result.crash``.
     The working directory is restored afterwards (the program may chdir). ``listeners`` are
     called with each compile as it finishes (``jitscope watch --live`` prints from one).
+    ``dump``: a directory for each user compile's jaxpr, StableHLO and optimised HLO, with
+    ``index.json`` (``result.dump``).
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
     """
     check_target(target, module)
+    writer = DumpWriter(os.fspath(dump)) if dump is not None else None
+    if writer is not None:
+        listeners = [*listeners, writer.on_compile]
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
                            fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target)
     cwd = os.getcwd()
     failure: list[BaseException] = []
+    if writer is not None:
+        writer.start()
     session.start()
     try:
         code = run_program(target, args, module=module, failure=failure)
     finally:
         session.stop()
+        dump_index = writer.stop() if writer is not None else None
         try:
             os.chdir(cwd)  # call sites in the summary are shown relative to the starting cwd
         except OSError:
             pass
     result = session.result(argv=[target, *args], exit_code=code)
+    result.dump = dump_index
     if failure:
         result.crash = explain_program_error(failure[0])
     return result

@@ -204,6 +204,9 @@ class CompileEvent(Record):
     phase_starts: dict[str, float] = field(default_factory=dict)  # phase -> start, seconds since collector start
     transform: str | None = None  # watch: compiled under grad/vmap/... ("grad", "vmap", "jvp"); None if plain
     pid: int | None = None  # watch: the process that compiled (a forked child writes its own events file)
+    # watch: what the jitted function object binds (partial arguments, closure values, globals it reads;
+    # arrays by type only). Two objects from one definition with equal bindings are the same function rebuilt.
+    bindings: str | None = None
 
     @property
     def total_seconds(self) -> float:

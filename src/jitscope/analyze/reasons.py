@@ -45,8 +45,13 @@ def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]
         for name in list(dict.fromkeys([*olds, *news])):
             if olds.get(name) != news.get(name):
                 add("pytree_change", f"{name}: {olds.get(name, '(absent)')} -> {news.get(name, '(absent)')}")
+    old_leaves = {leaf.path: leaf.short() for leaf in old.leaves}
+    new_leaves = {leaf.path: leaf.short() for leaf in new.leaves}
     for name in dict.fromkeys([*old.static, *new.static]):
-        a, b = old.static.get(name), new.static.get(name)
+        # A leaf that is an array in one call and a Python value in the other (equinox.filter_jit
+        # traces only arrays): show the array's type on its side, not "None".
+        a = old.static.get(name, old_leaves.get(name))
+        b = new.static.get(name, new_leaves.get(name))
         if a != b:
             if is_identity_hashed(a) or is_identity_hashed(b):
                 add("static_unhashable", f"{name}: {a} -> {b}")

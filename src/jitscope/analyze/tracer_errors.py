@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from ..model import Finding, Fix, Location
+from .fix_source import add_static
 
 _ARG_RE = re.compile(r"depends on the value of the arguments? ['`]?([A-Za-z_][\w\[\]'\.]*)")
 _BUILTIN_RE = re.compile(r"(?<![\w.])(max|min|any|all|sorted)\s*\(")
@@ -178,8 +179,15 @@ def explain(exc: BaseException, static_params: list[str] | None = None,
                   f"answer; {repl} computes it inside the program. " + advice)
     depends = f" (depends on argument '{arg}')" if arg else ""
     message = f"{type(exc).__name__}: {what}{depends}{where}"
-    return Finding("tracer-error", message, "error", loc, name=cls,
-                   fix=Fix(title, advice, "advice", location=loc), details={**details, "what": what})
+    fix = Fix(title, advice, "advice", location=loc)
+    if arg and loc is not None and "static_argnames" in advice:
+        try:  # the jit line with the argument made static, where the source says which line that is
+            change = add_static(loc, arg)
+        except Exception:
+            change = None
+        if change is not None:
+            fix.location, fix.replacement = change
+    return Finding("tracer-error", message, "error", loc, name=cls, fix=fix, details={**details, "what": what})
 
 
 _UNHASHABLE_RE = re.compile(r"Non-hashable static arguments are not supported.*?type <class '([\w.]+)'>, (.*?)\. The error",

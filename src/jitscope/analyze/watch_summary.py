@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from .._serde import Record
 from ..model import CompileEvent, Fix, Location
+from . import fix_savings, fix_source
 from .reasons import function_key
 
 Key = tuple[str, str, int]
@@ -73,68 +74,47 @@ def summarize_functions(events: Sequence[CompileEvent], wall_seconds: float) -> 
     return out
 
 
-def _next_pow2(n: int) -> int:
-    return 1 if n <= 1 else 1 << (n - 1).bit_length()
-
-
-def _sig_key(e: CompileEvent, bucket: dict[tuple[str, int], bool] | None = None) -> tuple:
-    s = e.signature
-    if s is None:
-        return (e.index,)
-    leaves = []
-    for leaf in s.leaves:
-        shape = tuple(_next_pow2(d) if bucket and bucket.get((leaf.path, i)) else d
-                      for i, d in enumerate(leaf.shape))
-        leaves.append((leaf.path, shape, leaf.dtype, leaf.weak_type, leaf.sharding))
-    return (tuple(leaves), tuple(sorted(s.static.items())), s.treedef, e.transform)
-
-
-def _shape_fix(evs: list[CompileEvent]) -> Fix | None:
-    with_sig = [e for e in evs if e.signature is not None]
-    # Which (argument, axis) vary across this function's compiles?
-    seen: dict[tuple[str, int], set[int]] = defaultdict(set)
-    for e in with_sig:
-        for leaf in e.signature.leaves:  # type: ignore[union-attr]
+def _shape_fix(evs: list[CompileEvent], avoided: list[CompileEvent]) -> Fix:
+    varying = fix_savings.varying_axes(evs)
+    sizes: dict[tuple[str, int], set[int]] = defaultdict(set)
+    for e in evs:
+        for leaf in e.signature.leaves if e.signature else ():
             for i, d in enumerate(leaf.shape):
-                seen[(leaf.path, i)].add(d)
-    varying = {k: v for k, v in seen.items() if len(v) > 1}
-    if not varying:
-        return None
-    bucket = {k: True for k in varying}
-    distinct = len({_sig_key(e) for e in with_sig})
-    bucketed = len({_sig_key(e, bucket) for e in with_sig})
-    avoided = distinct - bucketed
-    mean = sum(e.total_seconds for e in with_sig) / len(with_sig)
+                if (leaf.path, i) in varying:
+                    sizes[(leaf.path, i)].add(d)
+    with_sig = [e for e in evs if e.signature is not None]
+    mean = sum(e.total_seconds for e in with_sig) / max(len(with_sig), 1)
     axes = []
-    for (path, axis), sizes in sorted(varying.items()):
-        buckets = sorted({_next_pow2(d) for d in sizes})
-        axes.append(f"`{path}` axis {axis}: {len(sizes)} sizes {min(sizes)}..{max(sizes)} -> buckets "
+    for (path, axis), seen in sorted(sizes.items()):
+        buckets = sorted({fix_savings._next_pow2(d) for d in seen})
+        axes.append(f"`{path}` axis {axis}: {len(seen)} sizes {min(seen)}..{max(seen)} -> buckets "
                     f"{{{', '.join(map(str, buckets))}}}")
     e0 = evs[0]
+    n = len(evs)
     return Fix(
-        title=f"Pad `{e0.function}` inputs to power-of-two buckets ({bucketed} compiles instead of {distinct})",
+        title=f"Pad `{e0.function}` inputs to power-of-two buckets ({n - len(avoided)} compiles instead of {n})",
         description=("Pad the varying dimensions up to the next power of two (jnp.pad, plus a mask or the "
                      "true length as an argument) so a few shapes cover every call: " + "; ".join(axes)
                      + f". Priced at this function's mean compile time, {mean:.3g} s."),
-        location=e0.call_site or e0.definition, saving_seconds=max(avoided, 0) * mean,
-        saving_compiles=max(avoided, 0))
+        location=e0.call_site or e0.definition, saving_seconds=len(avoided) * mean,
+        saving_compiles=len(avoided))
 
 
 _ADVICE = {
     "new_function_object": (
         "Create the jitted `{f}` once and reuse it",
-        "jax.jit caches by function identity; `jax.jit(lambda ...)` or a closure built on every call is a new "
-        "object each time. Hoist the jit (and the function) out of the loop / enclosing function, e.g. define "
-        "it at module level and pass changing values as arguments."),
+        "jax.jit caches by function identity: `jax.jit(lambda ...)` or a closure built per call is a new object "
+        "each time. Hoist the jit out of the loop or enclosing function; pass changing values as arguments. "
+        "Counts repeats at one call site only."),
     "static_value_change": (
         "Stop recompiling `{f}` for each static value ({args})",
-        "Each new value of a static argument compiles a new program. If the value only affects arithmetic, "
-        "pass it as a traced argument (drop it from static_argnums/static_argnames; use lax.cond/jnp.where "
-        "or lax.fori_loop instead of Python control flow on it)."),
+        "Each new static value compiles a new program. Pass it traced (drop it from static_argnums/"
+        "static_argnames); Python control flow on it becomes lax.cond, jnp.where or lax.fori_loop."),
     "static_unhashable": (
         "Make the static argument of `{f}` compare by value ({args})",
         "The static argument's class hashes by identity (no __eq__/__hash__), so every new instance "
-        "recompiles even when equal. Use @dataclass(frozen=True), a NamedTuple, or pass a tuple of its fields."),
+        "recompiles even when equal. Use @dataclass(frozen=True), a NamedTuple, or pass a tuple of its fields. "
+        "Counted as if the instances were equal."),
     "dtype_change": (
         "Fix the dtype of {args} at the call boundary of `{f}`",
         "Cast once where the value enters (x.astype(jnp.float32) / jnp.asarray(x, dtype)) so every call "
@@ -154,55 +134,150 @@ _ADVICE = {
 }
 
 
+def _detail_names(e: CompileEvent) -> list[str]:
+    """The argument names of a reason's own kind (``n: 1 -> 2; m: ...``), not those after ``also``."""
+    names = []
+    for part in (e.reason.detail if e.reason else "").split("; "):
+        if part.startswith("also "):
+            break
+        n = part.split(":", 1)[0].strip()
+        if n and ":" in part and " " not in n:
+            names.append(n)
+    return names
+
+
 def _arg_names(evs: list[CompileEvent]) -> str:
-    names: list[str] = []
-    for e in evs:
-        for part in (e.reason.detail if e.reason else "").split("; "):
-            n = part.split(":", 1)[0].strip()
-            if n and n not in names and not n.startswith("also ") and " " not in n:
-                names.append(n)
+    names = list(dict.fromkeys(n for e in evs for n in _detail_names(e)))
     return ", ".join(f"`{n}`" for n in names[:4]) or "the arguments"
 
 
-def suggest_fixes(events: Sequence[CompileEvent]) -> list[Fix]:
-    """Concrete fixes per (function, reason), with savings from this run; largest first."""
+@dataclass
+class FixesTotal(Record):
+    """Every fix in the list applied at once: a compile that several fixes remove counts once."""
+
+    compiles: int = 0  # compiles removed
+    seconds: float = 0.0  # their measured trace + lower + compile seconds
+    remaining_compiles: int = 0  # what the run would still compile
+    sum_of_fixes: int = 0  # the fixes' own savings added up: more than ``compiles`` where they overlap
+
+
+@dataclass
+class ExpectedRecompiles(Record):
+    """Recompiles for a static argument no fix can remove: each value is its own program."""
+
+    function: str
+    argument: str
+    why: str  # "sets a shape" or "not a number"
+    compiles: int = 0
+    location: Location | None = None  # where it sets a shape, or the definition
+
+
+@dataclass
+class FixPlan:
+    """The fixes of a run, their combined saving, and the recompiles that are expected (not saved:
+    ``WatchResult`` carries its three parts)."""
+
+    fixes: list[Fix] = field(default_factory=list)
+    total: FixesTotal = field(default_factory=FixesTotal)
+    expected: list[ExpectedRecompiles] = field(default_factory=list)
+
+
+def _changed_statics(e: CompileEvent) -> set[str]:
+    cat = e.reason.category if e.reason else ""
+    return set(_detail_names(e)) if cat == "static_value_change" else set()
+
+
+def _expected(evs: list[CompileEvent]) -> tuple[set[str], list[ExpectedRecompiles]]:
+    """Static names of one function that cannot be traced, with the recompiles they explain."""
+    changed = [e for e in evs if _changed_statics(e)]
+    if not changed:
+        return set(), []
+    numeric = fix_savings.numeric_statics(evs)
+    names = sorted({n for e in changed for n in _changed_statics(e)})
+    out, untraceable = [], set()
+    for name in names:
+        try:
+            uses = fix_source.static_uses(evs[0].definition, name) if evs[0].definition else {}
+        except Exception:  # the user's source is only read for advice: never a reason to fail
+            uses = {}
+        if name not in numeric:
+            why, where = "not a number", evs[0].definition
+        elif "shape" in uses:
+            why, where = "sets a shape", uses["shape"]
+        else:
+            continue
+        untraceable.add(name)
+        n = sum(1 for e in changed if name in _changed_statics(e))
+        out.append(ExpectedRecompiles(evs[0].function, name, why, n, where))
+    return untraceable, out
+
+
+def _code_change(cat: str, hit: list[CompileEvent], traceable: list[str]) -> tuple[Location, str] | None:
+    e = hit[0]
+    if cat == "new_function_object" and e.call_site is not None:
+        return fix_source.hoisted_jit(e.call_site)
+    if cat == "static_value_change" and e.definition is not None and traceable:
+        return fix_source.static_to_traced(e.definition, traceable)
+    return None
+
+
+def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
+    """Concrete fixes per (function, reason), each priced by the compiles it alone removes; the total
+    with all of them applied; and the recompiles that are expected (a static argument setting a shape)."""
     by_fn: dict[Key, list[CompileEvent]] = defaultdict(list)
     for e in events:
         by_fn[function_key(e)].append(e)
+    expected: list[ExpectedRecompiles] = []
+    untraceable: dict[Key, set[str]] = {}
+    for k, evs in by_fn.items():
+        untraceable[k], exp = _expected(evs)
+        expected += exp
+    keys = fix_savings.by_function(events, untraceable)
     fixes: list[Fix] = []
-    for evs in by_fn.values():
+    applied: dict[Key, set[str]] = defaultdict(set)
+    for k, evs in by_fn.items():
         by_cat: dict[str, list[CompileEvent]] = defaultdict(list)
         for e in evs:
             if e.reason:
                 by_cat[e.reason.category].append(e)
         f = evs[0].function
-        if "shape_change" in by_cat:
-            fx = _shape_fix(evs)
-            if fx and fx.saving_compiles:  # bucketing that saves nothing is no fix
-                fixes.append(fx)
-        for cat, (title, desc) in _ADVICE.items():
+        for cat in ("shape_change", *_ADVICE):
             hit = by_cat.get(cat)
             if not hit:
                 continue
-            if cat == "new_function_object":
-                # One object would still compile once per distinct signature.
-                first: dict[tuple, CompileEvent] = {}
-                for e in evs:
-                    first.setdefault(_sig_key(e), e)
-                redundant = [e for e in evs if first[_sig_key(e)] is not e]
-                avoided = len(redundant)
-                saving = sum(e.total_seconds for e in redundant)
-                if avoided <= 0:
-                    continue
-            else:
-                avoided = len(hit)
-                saving = sum(e.total_seconds for e in hit)
-            site = hit[0].call_site or hit[0].definition
-            fixes.append(Fix(title=title.format(f=f, args=_arg_names(hit)),
-                             description=desc,
-                             location=site, saving_seconds=saving, saving_compiles=avoided))
+            avoided = keys[k].removed({cat})
+            if not avoided:
+                continue  # nothing this fix alone removes: no fix
+            applied[k].add(cat)
+            if cat == "shape_change":
+                fixes.append(_shape_fix(evs, avoided))
+                continue
+            title, desc = _ADVICE[cat]
+            traceable = sorted(keys[k].traceable & {n for e in hit for n in _changed_statics(e)})
+            args = (", ".join(f"`{n}`" for n in traceable) if cat == "static_value_change"
+                    else _arg_names(hit))
+            site = avoided[0].call_site or avoided[0].definition
+            fix = Fix(title=title.format(f=f, args=args), description=desc, location=site,
+                      saving_seconds=sum(e.total_seconds for e in avoided), saving_compiles=len(avoided))
+            try:
+                change = _code_change(cat, avoided, traceable)
+            except Exception:  # source we cannot rewrite: the fix in words only
+                change = None
+            if change is not None:
+                fix.location, fix.replacement = change
+            fixes.append(fix)
     fixes.sort(key=lambda x: (-(x.saving_seconds or 0.0), -(x.saving_compiles or 0), x.title))
-    return fixes
+    removed = fix_savings.total_removed(keys, applied)
+    total = FixesTotal(compiles=len(removed), seconds=float(sum(e.total_seconds for e in removed)),
+                       remaining_compiles=len(events) - len(removed),
+                       sum_of_fixes=sum(fx.saving_compiles or 0 for fx in fixes))
+    expected.sort(key=lambda x: (-x.compiles, x.function, x.argument))
+    return FixPlan(fixes, total, expected)
+
+
+def suggest_fixes(events: Sequence[CompileEvent]) -> list[Fix]:
+    """Concrete fixes per (function, reason), with savings from this run; largest first."""
+    return plan_fixes(events).fixes
 
 
 def persistent_cache_info(events: Sequence[CompileEvent], enabled: bool, directory: str | None,

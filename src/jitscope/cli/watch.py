@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 3 if any function compiles more than once (lists the recompiles)")
     p.add_argument("--no-explain", action="store_true",
                    help="do not turn on jax_explain_cache_misses (drops JAX's own explanation text)")
+    p.add_argument("--dump", metavar="DIR",
+                   help="write each compile's jaxpr, StableHLO and optimised HLO into DIR, with index.json "
+                        "(linked from the --html report)")
     p.add_argument("--live", action="store_true",
                    help="print one line (to stderr) per recompile as it happens, with its reason and call site")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
@@ -58,10 +61,14 @@ def run(args: argparse.Namespace) -> int:
     paths = check_outputs(args, {"the watched program": [program_file]}, trace=args.trace, events=args.events)
     for name in ("json", "html", "trace", "events"):
         setattr(args, name, paths.get(f"--{name}"))
+    if args.dump is not None:
+        from .._watch import check_dump_dir
+
+        args.dump = check_dump_dir(args.dump)  # a file or an unwritable directory: exit 2 before running
     parent = os.getpid()
     result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
                            max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile,
-                           listeners=[_print_live] if args.live else ())
+                           listeners=[_print_live] if args.live else (), dump=args.dump)
     code = result.exit_code or 0
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events"):

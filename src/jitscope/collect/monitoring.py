@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from .. import _jaxcompat as compat
 from ..model import ArgSignature, Location
 from . import watch_signature as sig
+from .wrappers import library_call
 
 
 @dataclass
@@ -56,6 +57,7 @@ class RawCompile:
     traced: bool = False
     transformed: bool = False  # compiled for grad/vmap/... of the jitted function (tracer arguments)
     transform: str | None = None  # which one: "grad", "vmap", "jvp", ... (from the tracer classes)
+    bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
 
     @property
@@ -162,16 +164,24 @@ def _on_exit(call: _Call) -> None:
 
 
 def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
-    fun = call.fun
+    fun, args, kwargs = call.fun, call.args, call.kwargs
+    static_argnums, static_argnames = tuple(call.static_argnums or ()), tuple(call.static_argnames or ())
+    lib = library_call(fun, args, kwargs)  # equinox.filter_jit: the user's function and arguments
+    if lib is not None:
+        fun, args, kwargs, static_argnums, static_argnames = lib.fun, lib.args, lib.kwargs, (), ()
     raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
                      user=sig.is_user_function(fun), traced=traced)
     if raw.user:
         raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
         raw.definition = sig.definition_site(fun)
+        try:
+            raw.bindings = sig.function_bindings(fun)
+        except Exception:  # an exotic closure must not break the user's program
+            raw.bindings = None
         raw.call_site = sig.user_call_site()
         try:
-            raw.signature = sig.call_signature(fun, tuple(call.static_argnums or ()),
-                                               tuple(call.static_argnames or ()), call.args, call.kwargs)
+            raw.signature = sig.call_signature(fun, static_argnums, static_argnames, args, kwargs,
+                                               arrays_only=lib is not None)
         except Exception:  # an exotic argument must not break the user's program
             raw.signature = None
         raw.explanation = call.explanation

@@ -16,18 +16,24 @@ from typing import Any
 
 from .._jaxcompat import is_user_file
 from ..model import IDENTITY_MARK, ArgSignature, LeafSpec, Location
+from .wrappers import is_wrapper_frame
 
 
 def user_call_site(frame: FrameType | None = None) -> Location | None:
-    """The innermost frame of the current stack that is in user code."""
+    """The innermost frame of the current stack that is in user code, past a library's jit plumbing
+    (``equinox.filter_jit``, ``flax.nnx.jit``) when the user's own frame is further out."""
     f = frame or sys._getframe(1)
+    fallback = None
     while f is not None:
         code = f.f_code
         if is_user_file(code.co_filename):
-            return Location(code.co_filename, f.f_lineno or code.co_firstlineno,
+            here = Location(code.co_filename, f.f_lineno or code.co_firstlineno,
                             function=getattr(code, "co_qualname", code.co_name))
+            if not is_wrapper_frame(f):
+                return here
+            fallback = fallback or here
         f = f.f_back
-    return None
+    return fallback
 
 
 def unwrap_function(fun: Any) -> Any:
@@ -113,9 +119,14 @@ def transform_kind(args: tuple, kwargs: dict[str, Any]) -> str | None:
 
 
 def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
-                   args: tuple, kwargs: dict[str, Any]) -> ArgSignature:
-    """The signature jit keys its cache on, with argument names for paths (``x``, ``params['w']``)."""
+                   args: tuple, kwargs: dict[str, Any], arrays_only: bool = False) -> ArgSignature:
+    """The signature jit keys its cache on, with argument names for paths (``x``, ``params['w']``).
+
+    ``arrays_only``: only array leaves are traced, any other leaf is a static value named by its
+    path (``equinox.filter_jit``: ``lr: 0.1``).
+    """
     import jax
+    import numpy as np
 
     names = _param_names(fun, len(args))
     # jit also lists static_argnames as argnums; one passed by keyword points past the positional args.
@@ -128,6 +139,10 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
         flat, tree = jax.tree_util.tree_flatten_with_path(value)
         trees.append(f"{name}: {tree}")
         for path, leaf in flat:
+            if arrays_only and not isinstance(leaf, (jax.Array, np.ndarray, np.generic)):
+                if leaf is not None:
+                    static[name + jax.tree_util.keystr(path)] = static_repr(leaf)
+                continue
             leaves.append(LeafSpec.of(name + jax.tree_util.keystr(path), leaf))
 
     for i, a in enumerate(args):
@@ -141,3 +156,71 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
         else:
             add(k, v)
     return ArgSignature(tuple(leaves), static, "\n".join(trees))
+
+
+def _bound_value(value: Any) -> str:
+    """How a bound value enters ``function_bindings``: an array by type only (it could be passed as an
+    argument), a number or string by value (it may be a norm order or an axis, not a traced value), an
+    object with no value equality by identity."""
+    import numpy as np
+
+    shape = getattr(value, "shape", None)
+    if shape is not None and hasattr(value, "dtype") and not isinstance(value, type):
+        return f"array {np.dtype(value.dtype).name}{list(shape)}"
+    if value is None or isinstance(value, (bool, int, float, str, bytes, complex)):
+        r = repr(value)
+        return r if len(r) <= 80 else r[:77] + "..."
+    if isinstance(value, (tuple, list, frozenset)) and len(value) <= 16:
+        return type(value).__name__ + "(" + ", ".join(_bound_value(v) for v in value) + ")"
+    return f"<{type(value).__qualname__} {IDENTITY_MARK} {id(value):x}>"
+
+
+def function_bindings(fun: Any) -> str:
+    """What a jitted function object carries besides its code: ``functools.partial`` arguments and
+    closure values and the globals it reads, through ``functools.wraps`` layers and closed-over functions
+    (``jax.jacfwd(partial(f, ord=2))``). Equal for two copies of one function rebuilt (a ``jax.jit(lambda ...)`` in a loop);
+    different when they bind different values (one ``partial`` per test parameter)."""
+    parts: list[str] = []
+    seen: set[int] = set()
+
+    def visit(obj: Any, depth: int) -> None:
+        if depth > 6 or len(parts) > 64 or id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, functools.partial):
+            args = [_bound_value(a) for a in obj.args]
+            args += [f"{k}={_bound_value(v)}" for k, v in sorted(obj.keywords.items())]
+            parts.append(f"partial({', '.join(args)})")
+            visit(obj.func, depth + 1)
+            return
+        if inspect.ismethod(obj):
+            parts.append(f"self={_bound_value(obj.__self__)}")
+            visit(obj.__func__, depth + 1)
+            return
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            parts.append(f"{getattr(obj, '__qualname__', '?')}@{code.co_filename}:{code.co_firstlineno}")
+            for cell in getattr(obj, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # an empty cell
+                    continue
+                if callable(value) and (hasattr(value, "__code__") or isinstance(value, functools.partial)):
+                    visit(value, depth + 1)
+                else:
+                    parts.append(_bound_value(value))
+            # Globals it reads are bound at trace time too (a module-level loop variable in a lambda).
+            namespace = getattr(obj, "__globals__", None) or {}
+            for name in code.co_names:
+                value = namespace.get(name, namespace)
+                if value is namespace or inspect.ismodule(value) or isinstance(value, type) or callable(value):
+                    continue
+                parts.append(f"{name}={_bound_value(value)}")
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None:
+            visit(wrapped, depth + 1)
+        elif code is None:
+            parts.append(_bound_value(obj))  # a callable object: by identity unless it has a value
+
+    visit(fun, 0)
+    return "; ".join(parts)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analyze.watch_summary import ExpectedRecompiles as ExpectedRecompiles
+from ..analyze.watch_summary import FixesTotal as FixesTotal
 from ..analyze.watch_summary import FunctionSummary as FunctionSummary
 from ..analyze.watch_summary import PersistentCacheInfo as PersistentCacheInfo
 from ..analyze.watch_summary import recompiles as recompiles
+from ..collect.watch_dump import DumpIndex as DumpIndex
 from ..model import CompileEvent, Environment, Finding, Fix
 from ._base import Result
 
@@ -24,6 +27,9 @@ class WatchResult(Result):
     events: list[CompileEvent] = field(default_factory=list)
     functions: list[FunctionSummary] = field(default_factory=list)  # worst (most seconds) first
     fixes: list[Fix] = field(default_factory=list)  # largest saving first
+    fixes_total: FixesTotal | None = None  # all fixes applied at once; overlapping savings counted once
+    expected_recompiles: list[ExpectedRecompiles] = field(default_factory=list)  # a static setting a shape
+    dump: DumpIndex | None = None  # ``--dump DIR``: each compile's jaxpr, StableHLO, optimised HLO files
     internal_compiles: int = 0  # JAX's own eager-op / jnp compiles, not attributed to user functions
     internal_seconds: float = 0.0
     persistent_cache: PersistentCacheInfo = field(default_factory=PersistentCacheInfo)

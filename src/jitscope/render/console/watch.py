@@ -13,7 +13,11 @@ if TYPE_CHECKING:
     from ...model import Location
     from ...results.watch import WatchResult
 
-MAX_EVENTS_SHOWN = 20
+# The summary stays short however many compiles and functions a run has (#11: 1,000 compiles in at
+# most 30 lines); everything is in --json / --events.
+MAX_EVENTS_SHOWN = 5  # recompile groups (function, cause)
+MAX_FUNCTIONS_SHOWN = 5
+MAX_FIXES_SHOWN = 3  # with more, their descriptions are left to --json too
 
 
 def _where(loc: Location | None, short: bool = False) -> str:
@@ -33,6 +37,7 @@ def _where(loc: Location | None, short: bool = False) -> str:
 
 def render(result: WatchResult, console: Console) -> None:
     """Print the watch summary."""
+    from rich.markup import escape
     from rich.table import Table
 
     n = len(result.events)
@@ -49,11 +54,10 @@ def render(result: WatchResult, console: Console) -> None:
         console.print(f"program exited with status {result.exit_code}; the summary covers every compile up to then")
     if result.crash is not None:
         c = result.crash
-        from rich.markup import escape
-
         console.print(f"[bold red]why it failed:[/bold red] {escape(c.message)}")
         if c.fix is not None:
             console.print(f"  fix: {c.fix.title}. {c.fix.description}", markup=False)
+            _code_change(c.fix, console)
     if not n:
         _cache(result, console)
         _violations(result, console)
@@ -63,47 +67,98 @@ def render(result: WatchResult, console: Console) -> None:
     for col, kw in (("function", {}), ("defined at", {}), ("compiles", {"justify": "right"}),
                     ("seconds", {"justify": "right"}), ("% wall", {"justify": "right"}), ("why", {})):
         t.add_column(col, **kw)  # type: ignore[arg-type]
-    for fs in result.functions:
+    for fs in result.functions[:MAX_FUNCTIONS_SHOWN]:
         why = ", ".join(f"{k.replace('_', ' ')} x{v}" for k, v in fs.reasons.items() if k != "first_compile")
         t.add_row(fs.function, _where(fs.definition, short=True), str(fs.compiles), fmt_seconds(fs.seconds),
                   f"{fs.share_of_wall:.1%}" if fs.share_of_wall is not None else "-", why or "-")
+    rest = result.functions[MAX_FUNCTIONS_SHOWN:]
+    if rest:
+        t.add_row(f"... {len(rest)} more", "", str(sum(f.compiles for f in rest)),
+                  fmt_seconds(sum(f.seconds for f in rest)), "", "see --json")
     console.print(t)
 
     if result.fixes:  # what to do first, then the evidence
         console.print("[bold]Fixes, largest saving in this run first[/bold]")
-        for i, fx in enumerate(result.fixes, 1):
+        told: set[str] = set()
+        for i, fx in enumerate(result.fixes[:MAX_FIXES_SHOWN], 1):
             console.print(f"  {i}. [bold]{fx.title}[/bold]: saves {fmt_seconds(fx.saving_seconds)}, "
                           f"{fx.saving_compiles or 0} compile{'s' if fx.saving_compiles != 1 else ''} "
                           f"(at {_where(fx.location)})")
-            console.print(f"     [dim]{fx.description}[/dim]")
+            how = fx.description.split(": `", 1)[0]  # a bucketing fix's axes differ; its advice does not
+            if how not in told and len(result.fixes) <= MAX_FIXES_SHOWN:
+                told.add(how)
+                console.print(f"     [dim]{fx.description}[/dim]")
+            _code_change(fx, console)
+        more = result.fixes[MAX_FIXES_SHOWN:]
+        if more:
+            console.print(f"  ... and {len(more)} more fixes ({sum(f.saving_compiles or 0 for f in more)} "
+                          "compiles; all in --json)")
+        total = result.fixes_total
+        if total is not None and len(result.fixes) > 1:
+            overlap = (f"; the fixes overlap (their savings add up to {total.sum_of_fixes}), each compile "
+                       "counted once" if total.sum_of_fixes > total.compiles else "")
+            console.print(f"  All {len(result.fixes)} fixes applied: {total.compiles} compile"
+                          f"{'s' if total.compiles != 1 else ''} fewer, {fmt_seconds(total.seconds)} "
+                          f"({total.remaining_compiles} left){overlap}.")
+    for x in result.expected_recompiles:
+        what = "sets a shape" if x.why == "sets a shape" else "is not a number, so it cannot be traced"
+        console.print(f"Expected, not a fix: {x.function} recompiles {x.compiles}x for static `{x.argument}`, "
+                      f"which {what} (at {_where(x.location)}); each value is its own program.", markup=False)
 
     rec = result.recompiles
     if rec:
         console.print("[bold]Recompiles, by function and cause[/bold]")
         groups = _groups(rec)
+        # One console line per group when there are more than fit, else at most two.
+        crowded = len(groups) > MAX_EVENTS_SHOWN
+        room = (console.width - 1) * (1 if crowded else 2)
         for events in groups[:MAX_EVENTS_SHOWN]:
             first = events[0]
             r = first.reason
+            cat = r.category if r else "?"
             detail = (r.detail if r else "")
-            detail = detail if len(detail) <= 200 else detail[:197] + "..."
             if len(events) == 1:
-                console.print(f"  #{first.index} {first.function} at {_where(first.call_site)}: "
-                              f"[bold]{r.category if r else '?'}[/bold] {detail} ({fmt_seconds(first.total_seconds)})")
-                continue
-            sites = list(dict.fromkeys(_where(e.call_site, short=True) for e in events))
-            where = ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
-            seconds = sum(e.total_seconds for e in events)
-            console.print(f"  {first.function}: [bold]{r.category if r else '?'}[/bold] x{len(events)} "
-                          f"({fmt_seconds(seconds)}) at {where}; first #{first.index}: {detail}")
+                head = f"  #{first.index} {first.function} at {_where(first.call_site, short=crowded)}: {cat} "
+                tail = f" ({fmt_seconds(first.total_seconds)})"
+            else:
+                sites = list(dict.fromkeys(_where(e.call_site, short=True) for e in events))
+                where = ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
+                seconds = sum(e.total_seconds for e in events)
+                head = f"  {first.function}: {cat} x{len(events)} ({fmt_seconds(seconds)}) at {where}; first #{first.index}: "
+                tail = ""
+            fit = max(room - len(head) - len(tail), 20)
+            detail = detail if len(detail) <= min(fit, 200) else detail[:min(fit, 200) - 3] + "..."
+            text = escape(head + detail + tail)
+            console.print(text.replace(f" {cat} ", f" [bold]{cat}[/bold] ", 1), highlight=False)
         if len(groups) > MAX_EVENTS_SHOWN:
-            console.print(f"  ... and {len(groups) - MAX_EVENTS_SHOWN} more groups (see --events / --json)")
+            n_more = sum(len(g) for g in groups[MAX_EVENTS_SHOWN:])
+            console.print(f"  ... and {len(groups) - MAX_EVENTS_SHOWN} more groups, {n_more} recompiles "
+                          "(see --events / --json)")
         other = [e for e in rec if e.reason and e.reason.category == "other" and e.reason.explanation]
         for e in other[:3]:
             text = "\n".join("    " + ln for ln in e.reason.explanation.splitlines())  # type: ignore[union-attr]
             console.print(f"  JAX's explanation for #{e.index}:\n{text}", markup=False)
 
     _cache(result, console)
+    if result.dump is not None:
+        console.print(f"Dump: jaxpr, StableHLO and optimised HLO of {len(result.dump.compiles)} compiles in "
+                      f"{result.dump.directory} (index.json).", markup=False)
     _violations(result, console)
+
+
+def _code_change(fx, console: Console) -> None:  # type: ignore[no-untyped-def]
+    """The changed code of a fix, under its description, as the lines would read."""
+    loc = fx.location
+    if not fx.replacement or loc is None:
+        return
+    span = f"{loc.line}-{loc.end_line}" if loc.end_line and loc.end_line != loc.line else f"{loc.line}"
+    where = f"{_where(loc).rsplit(':', 1)[0]} line{'s' if '-' in span else ''} {span}"
+    if "\n" not in fx.replacement:
+        console.print(f"     change {where} to: {fx.replacement.strip()}", markup=False, highlight=False)
+        return
+    console.print(f"     change {where} to:", markup=False)
+    for line in fx.replacement.splitlines():
+        console.print(f"     | {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _groups(events: list) -> list[list]:  # type: ignore[type-arg]

@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ._page import Section, esc, lesson, table
+from ._page import Raw, Section, esc, lesson, pre, table
 from .svg import bar_chart, timeline
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ def sections(result: WatchResult) -> list[Section]:
     if result.crash is not None:
         fix = f" Fix: {result.crash.fix.title}. {result.crash.fix.description}" if result.crash.fix else ""
         body += lesson(f"Why it failed: {result.crash.message}.{fix}", "warn")
+        if result.crash.fix is not None and result.crash.fix.replacement:
+            body += pre(result.crash.fix.replacement)
     for v in result.violations:
         body += lesson(f"Budget: {v}", "warn")
     out = [Section(f"Watch: {result.program or 'Python block'}", body)]
@@ -68,12 +70,55 @@ def sections(result: WatchResult) -> list[Section]:
                                                rrows, numeric=(0, 5)) + more))
     if result.fixes:
         frows = [(i, fx.title, fmt_seconds(fx.saving_seconds), fx.saving_compiles or 0, _where(fx.location),
-                  fx.description) for i, fx in enumerate(result.fixes, 1)]
+                  Raw(esc(fx.description) + (pre(fx.replacement) if fx.replacement else "")))
+                 for i, fx in enumerate(result.fixes, 1)]
+        total = result.fixes_total
+        after = ""
+        if total is not None:
+            after = lesson(f"All {len(result.fixes)} fixes applied: {total.compiles} compiles fewer, "
+                           f"{fmt_seconds(total.seconds)} ({total.remaining_compiles} left; a compile that several "
+                           f"fixes remove is counted once, their savings add up to {total.sum_of_fixes}).")
         out.append(Section("Fixes, largest saving first", table(
-            ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3))))
+            ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3)) + after))
+    if result.expected_recompiles:
+        out.append(Section("Expected recompiles", "".join(
+            lesson(f"Not a fix: {x.function} recompiles {x.compiles}× for static `{x.argument}`, which {x.why} "
+                   f"(at {_where(x.location)}); each value is its own program.")
+            for x in result.expected_recompiles)))
+    if result.dump is not None:
+        out.append(_dump_section(result))
     c = result.persistent_cache
     cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")
     out.append(Section("Persistent compilation cache", f"<p>Cache {cache}. A rerun with a warm cache would load "
                        f"{c.rerun_cacheable_compiles} compiles, saving about {fmt_seconds(c.rerun_saving_seconds)}.</p>"))
     return out
+
+
+def _dump_section(result: WatchResult) -> Section:
+    """Links to ``--dump`` files, as tlparse links each compile's artifacts."""
+    from pathlib import Path
+    from urllib.parse import quote
+
+    d = result.dump
+    assert d is not None
+
+    def link(name: str | None, text: str) -> str:
+        if not name:
+            return "-"
+        path = Path(d.directory, name)
+        try:
+            href = path.as_uri()
+        except ValueError:  # a relative directory (a hand-edited or moved result): a relative link
+            href = quote(path.as_posix())
+        return f'<a href="{esc(href)}">{esc(text)}</a>'
+
+    rows = [(c.index, c.function, _where(c.call_site), c.reason.replace("_", " "),
+             Raw(" · ".join(link(c.files.get(stage), stage) for stage in ("jaxpr", "stablehlo", "hlo"))))
+            for c in d.compiles[:MAX_ROWS]]
+    more = f"<p class=\"muted\">... and {len(d.compiles) - MAX_ROWS} more in index.json.</p>" \
+        if len(d.compiles) > MAX_ROWS else ""
+    head = (f"<p>Each compile's jaxpr, StableHLO and optimised HLO, written to {esc(d.directory)} "
+            f"({link('index.json', 'index.json')}).</p>")
+    return Section("Per-compile artifacts", head + table(["#", "function", "called at", "reason", "files"], rows,
+                                                          numeric=(0,)) + more)
