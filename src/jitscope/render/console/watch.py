@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from . import fmt_seconds
+from . import fmt_seconds, watch_findings
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -55,6 +55,7 @@ def render(result: WatchResult, console: Console) -> None:
         if c.fix is not None:
             console.print(f"  fix: {c.fix.title}. {c.fix.description}", markup=False)
     if not n:
+        watch_findings.render(result, console)
         _cache(result, console)
         _violations(result, console)
         return
@@ -77,6 +78,7 @@ def render(result: WatchResult, console: Console) -> None:
                           f"(at {_where(fx.location)})")
             console.print(f"     [dim]{fx.description}[/dim]")
 
+    watch_findings.render(result, console)  # runtime findings (JWxxx), after the fixes
     rec = result.recompiles
     if rec:
         console.print("[bold]Recompiles, by function and cause[/bold]")

@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
+from . import watch_findings
 from ._page import Section, esc, lesson, table
 from .svg import bar_chart, timeline
 
@@ -37,7 +38,7 @@ def sections(result: WatchResult) -> list[Section]:
         body += lesson(f"Budget: {v}", "warn")
     out = [Section(f"Watch: {result.program or 'Python block'}", body)]
     if not n:
-        return out
+        return out + watch_findings.sections(result)
 
     fns = result.functions
     chart = bar_chart([f.function for f in fns], [f.seconds for f in fns], title="Compile seconds per function")
@@ -71,6 +72,7 @@ def sections(result: WatchResult) -> list[Section]:
                   fx.description) for i, fx in enumerate(result.fixes, 1)]
         out.append(Section("Fixes, largest saving first", table(
             ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3))))
+    out += watch_findings.sections(result)  # runtime findings (JWxxx): a summary, then a section per code
     c = result.persistent_cache
     cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")
