@@ -174,10 +174,25 @@ class RuntimeAnalyzer:
         self.failures = 0  # analyses that raised (a jitscope bug or an exotic program); never the user's problem
         self._captures: list[_Capture] = []
         self._captured_keys: set[tuple[int, str, str]] = set()
+        self._errors: dict[int, BaseException] = {}  # recent failed traces' exceptions (kept alive: ids stay unique)
         self._lock = threading.Lock()
+
+    def _first_report(self, error: BaseException) -> bool:
+        """False for an exception already reported: a jitted function failing inside another's trace
+        fails both traces; the inner function (emitted first) is the one whose body raised."""
+        with self._lock:
+            if id(error) in self._errors:
+                return False
+            if len(self._errors) >= 16:
+                self._errors.pop(next(iter(self._errors)))
+            self._errors[id(error)] = error
+            return True
 
     def observe(self, event: CompileEvent, kind: str, live: dict[str, Any]) -> None:
         """Analyse one trace (``kind``: ``compile``, ``failed_trace``, ``trace``, ``lowering``)."""
+        # Before this trace re-captures its globals: a value rebound since the last capture is stale for
+        # the programs compiled before (they keep running for their shapes).
+        self.check_stale(event.timestamp)
         try:
             found = self._analyse(event, kind, live)
         except Exception:  # noqa: BLE001 - the user's program must never fail because of an analysis
@@ -218,7 +233,7 @@ class RuntimeAnalyzer:
                 "seconds": event.total_seconds}
         out: list[RuntimeFinding] = []
         error = live.get("error")
-        if error is not None:
+        if error is not None and self._first_report(error):
             out += _failed_trace(event, error, kind, base)
         out += _effects(event, live.get("effects") or [], base)
         jaxpr, fn = live.get("jaxpr"), _function_of(live.get("fun"))

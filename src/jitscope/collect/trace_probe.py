@@ -52,7 +52,8 @@ class _Plan:
     __slots__ = ("funcs", "names", "global_stores", "nonlocal_stores", "profile")
 
     def __init__(self, fn: types.FunctionType) -> None:
-        self.funcs = functions_reached(fn)
+        # JAX's own jitted routines (jnp.where, ...) go through the slow path inside every trace: no scan.
+        self.funcs = functions_reached(fn) if is_user_file(fn.__code__.co_filename) else []
         names: set[str] = set()
         self.global_stores: dict[str, tuple[str, int, str]] = {}
         self.nonlocal_stores: dict[str, tuple[str, int, str]] = {}
@@ -181,7 +182,7 @@ class TraceProbe:
 
     def __init__(self, effects: bool = True) -> None:
         self.effects = effects
-        self._plans: dict[Any, _Plan] = {}
+        self._plans: dict[int, tuple[types.CodeType, _Plan]] = {}  # id(code) -> (code, plan): no code hashing
         self._local = _Local()
         self._lock = threading.Lock()
 
@@ -205,11 +206,14 @@ class TraceProbe:
         if fn is None:
             return
         try:
-            plan = self._plans.get(fn.__code__)
-            if plan is None:
+            code = fn.__code__
+            hit = self._plans.get(id(code))
+            if hit is not None and hit[0] is code:
+                plan = hit[1]
+            else:
                 plan = _Plan(fn)
                 with self._lock:
-                    self._plans[fn.__code__] = plan
+                    self._plans[id(code)] = (code, plan)
             if plan.empty:
                 return
             w = _Watch(call, plan, fn)
