@@ -7,7 +7,8 @@ Modes: ``baseline`` (nothing on), ``watch --no-findings`` (``WatchSession(findin
 2. compile path, a new input shape each time, for three programs: ``ops60`` (10 x 6 ops), ``print``
    (the same with a ``print`` in the body: the probe's profiler is on while it traces) and
    ``loop300`` (a 300-step Python loop: the bloat detector has 1,500 equations to read).
-3. the analyses' own time per compile (``RuntimeAnalyzer.observe`` timed directly), free of noise.
+3. jitscope's own time per compile, free of machine noise: inside the probe's hooks and inside
+   ``RuntimeAnalyzer.observe``; and the trace phase with findings off and on (the profiler's cost).
 
     python benchmarks/watch_findings_overhead.py [--quick]
 """
@@ -103,29 +104,57 @@ def compile_path(name: str, rounds: int, size: list[int]) -> dict[str, list[floa
     return out
 
 
-def analysis_time(name: str, rounds: int, size: list[int]) -> list[float]:
-    """Seconds inside ``RuntimeAnalyzer.observe`` per compile (the probe's own hooks not included)."""
+def self_time(name: str, rounds: int, size: list[int]) -> tuple[list[float], list[float], dict[str, list[float]]]:
+    """Per compile: seconds inside the probe's hooks (enter/result/exit) and inside
+    ``RuntimeAnalyzer.observe``; and the trace phase's seconds with findings off and on, interleaved
+    (the probe's profiler runs while the function traces, between its hooks: its cost shows there)."""
+    from jitscope.collect.trace_probe import TraceProbe
+
     fn = PROGRAMS[name]
-    s = WatchSession(findings=True)
-    spent: list[float] = []
-    analyzer = s.analyzer
-    assert analyzer is not None
-    original = analyzer.observe
+    probe_s: list[float] = []
+    observe_s: list[float] = []
+    trace_s: dict[str, list[float]] = {"off": [], "on": []}
+    spent = [0.0]
 
-    def timed(event, kind, live):  # type: ignore[no-untyped-def]
-        t0 = time.perf_counter()
-        original(event, kind, live)
-        spent.append(time.perf_counter() - t0)
+    def timed(f):  # type: ignore[no-untyped-def]
+        def wrapper(*a, **k):  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[0] += time.perf_counter() - t0
+        return wrapper
 
-    analyzer.observe = timed  # type: ignore[method-assign]
-    s.start()
+    saved = {n: getattr(TraceProbe, n) for n in ("enter", "result", "exit")}
+    for n, f in saved.items():
+        setattr(TraceProbe, n, timed(f))
     try:
-        for _ in range(rounds):
-            size[0] += 1
-            fn(jnp.ones((2, size[0]))).block_until_ready()
+        for r in range(rounds):
+            for mode in (("off", "on") if r % 2 == 0 else ("on", "off")):
+                s = WatchSession(findings=mode == "on")
+                if s.analyzer is not None:
+                    original = s.analyzer.observe
+
+                    def observe(event, kind, live, original=original):  # type: ignore[no-untyped-def]
+                        t0 = time.perf_counter()
+                        original(event, kind, live)
+                        observe_s.append(time.perf_counter() - t0)
+
+                    s.analyzer.observe = observe  # type: ignore[method-assign]
+                spent[0] = 0.0
+                size[0] += 1
+                s.start()
+                try:
+                    fn(jnp.ones((2, size[0]))).block_until_ready()
+                finally:
+                    s.stop()
+                if mode == "on":
+                    probe_s.append(spent[0])
+                trace_s[mode] += [e.phases.get("trace", 0.0) for e in s.events]
     finally:
-        s.stop()
-    return spent
+        for n, f in saved.items():
+            setattr(TraceProbe, n, f)
+    return probe_s, observe_s, trace_s
 
 
 def table(title: str, data: dict[str, list[float]], unit: float, unit_name: str) -> str:
@@ -152,11 +181,15 @@ def main(argv: list[str] | None = None) -> int:
     for name in PROGRAMS:
         print(table(f"\nCompile path, {name}: trace + lower + compile + first call, new shape each time "
                     f"({crounds} rounds)", compile_path(name, crounds, size), 1e-3, "ms"))
-    print("\nAnalyses' own time per compile (RuntimeAnalyzer.observe, median of "
-          f"{crounds} compiles)")
+    print(f"\njitscope's findings cost per compile, medians of {3 * crounds} compiles each (self time, free of machine "
+          "noise; the trace phase on/off interleaved)")
+    print("| program | probe hooks (ms) | analyses (ms) | trace phase off (ms) | trace phase on (ms) | trace on/off |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name in PROGRAMS:
-        spent = analysis_time(name, crounds, size)
-        print(f"| {name} | {statistics.median(spent) * 1e3:.2f} ms | max {max(spent) * 1e3:.2f} ms |")
+        probe_s, observe_s, trace_s = self_time(name, 3 * crounds, size)
+        off, on = statistics.median(trace_s["off"]), statistics.median(trace_s["on"])
+        print(f"| {name} | {statistics.median(probe_s) * 1e3:.2f} | {statistics.median(observe_s) * 1e3:.2f} | "
+              f"{off * 1e3:.2f} | {on * 1e3:.2f} | {100 * (on / off - 1):+.1f} % |")
     return 0
 
 

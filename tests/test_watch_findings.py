@@ -268,3 +268,23 @@ def test_every_runtime_code_has_a_page_and_docs_are_in_sync(cli):
     bad = cli("rules", "JW999")
     assert bad.returncode == 2 and bad.stderr.strip() == \
         "jitscope: unknown runtime finding code 'JW999' (see `jitscope rules --runtime`)"
+
+
+def test_each_closure_is_watched_on_its_own_cells():
+    def make_counter():
+        total = 0
+
+        @jax.jit
+        def bump(x):
+            nonlocal total
+            total = total + 1  # nonlocal-store
+            return x + 1
+
+        return bump
+
+    first, second = make_counter(), make_counter()  # one code object, two closures
+    with jitscope.watch(slow_compile=600) as w:
+        first(1.0)
+        second(1.0)
+    effects = [f for f in w.result().findings if f.code == "JW201"]
+    assert [(f.details["kind"], f.location.line) for f in effects] == [("nonlocal", _line("nonlocal-store"))] * 2

@@ -47,17 +47,18 @@ def _function_of(fun: Any) -> types.FunctionType | None:
 
 
 class _Plan:
-    """What one function's code could do while traced, from one scan of its (and its helpers') bytecode."""
+    """What one function's code could do while traced, from one scan of its (and its same-module
+    helpers') bytecode. Holds no function object: a cached plan must not keep closures alive."""
 
-    __slots__ = ("funcs", "names", "global_stores", "nonlocal_stores", "profile")
+    __slots__ = ("names", "global_stores", "nonlocal_stores", "profile")
 
     def __init__(self, fn: types.FunctionType) -> None:
         # JAX's own jitted routines (jnp.where, ...) go through the slow path inside every trace: no scan.
-        self.funcs = functions_reached(fn) if is_user_file(fn.__code__.co_filename) else []
+        funcs = functions_reached(fn) if is_user_file(fn.__code__.co_filename) else []
         names: set[str] = set()
         self.global_stores: dict[str, tuple[str, int, str]] = {}
         self.nonlocal_stores: dict[str, tuple[str, int, str]] = {}
-        for f in self.funcs:
+        for f in funcs:
             for c in code_objects(f.__code__):
                 names.update(c.co_names)
                 for ins in dis.get_instructions(c):
@@ -82,25 +83,26 @@ def _site(code: types.CodeType, ins: dis.Instruction) -> tuple[str, int, str]:
 class _Watch:
     """One instrumented slow-path call in progress."""
 
-    __slots__ = ("call", "events", "globals_before", "cells_before", "watched", "old_profile", "plan", "fn")
+    __slots__ = ("call", "events", "globals_before", "cells", "cells_before", "watched", "old_profile", "plan",
+                 "fn")
 
     def __init__(self, call: Any, plan: _Plan, fn: types.FunctionType) -> None:
         self.call, self.plan, self.fn = call, plan, fn
         self.events: list[EffectEvent] = []
         self.old_profile: Any = None
-        g = fn.__globals__
-        self.globals_before = {n: id(g.get(n, _MISSING)) for n in plan.global_stores}
-        cells = _cells(plan.funcs)
-        self.cells_before = {n: id(_cell_value(cells[n])) for n in plan.nonlocal_stores if n in cells}
+        g = fn.__globals__  # same-module helpers share it
+        # The objects themselves (not ids): compared with ``is`` after the call, while they are still alive.
+        self.globals_before = {n: g.get(n, _MISSING) for n in plan.global_stores}
+        self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=False))
+        self.cells_before = {n: _cell_value(self.cells[n]) for n in plan.nonlocal_stores if n in self.cells}
         # Outer containers: module-level and closure lists/dicts/sets the reached code names.
         self.watched: dict[int, str] = {}
         if plan.names & _MUTATORS:
-            for f in plan.funcs:
-                for name in plan.names:
-                    v = f.__globals__.get(name)
-                    if isinstance(v, _CONTAINERS):
-                        self.watched[id(v)] = name
-            for name, cell in cells.items():
+            for name in plan.names:
+                v = g.get(name)
+                if isinstance(v, _CONTAINERS):
+                    self.watched[id(v)] = name
+            for name, cell in self.cells.items():
                 v = _cell_value(cell)
                 if isinstance(v, _CONTAINERS):
                     self.watched[id(v)] = name
@@ -140,11 +142,10 @@ class _Watch:
         """The effects seen, plus global/nonlocal rebinding found by comparing before and after."""
         g = self.fn.__globals__
         for name, before in self.globals_before.items():
-            if id(g.get(name, _MISSING)) != before:
+            if g.get(name, _MISSING) is not before:
                 self.events.append(EffectEvent("global", *self.plan.global_stores[name], name))
-        cells = _cells(self.plan.funcs)
         for name, before in self.cells_before.items():
-            if id(_cell_value(cells[name])) != before:
+            if _cell_value(self.cells[name]) is not before:
                 self.events.append(EffectEvent("nonlocal", *self.plan.nonlocal_stores[name], name))
         return self.events
 
@@ -155,14 +156,6 @@ def _in_logging(filename: str) -> bool:
 
 _MISSING = object()
 _PRINT = builtins.print
-
-
-def _cells(funcs: list[types.FunctionType]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for f in funcs:
-        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or (), strict=False):
-            out.setdefault(name, cell)
-    return out
 
 
 def _cell_value(cell: Any) -> Any:
