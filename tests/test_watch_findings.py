@@ -159,7 +159,7 @@ def _helper(x):
 def test_effects_in_a_same_module_helper_and_logging_module_function():
     @jax.jit
     def outer(x):
-        logging.getLogger(__name__).info("tracing")  # logging-call
+        logging.getLogger(__name__).warning("tracing")  # logging-call
         events_log["k"] = 1
         return _helper(x) * 2
 

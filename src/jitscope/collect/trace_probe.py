@@ -8,14 +8,19 @@ call's ``RawCompile.live`` when, and only when, that call traced:
   return value: no second trace); ``error``: the exception a failed trace raised, even one the
   program then catches;
 * ``effects``: ``EffectEvent``s (``collect.trace_effects``) for what ran while tracing: ``print``,
-  ``logging``, writes to ``sys.stdout``/``sys.stderr``, mutating methods of outer lists, dicts and
-  sets, and rebinding a ``global`` or ``nonlocal`` name.
+  ``logging`` records, writes to ``sys.stdout``/``sys.stderr``, mutating methods of outer lists,
+  dicts and sets, and rebinding a ``global`` or ``nonlocal`` name.
 
-Cost: a function's code is scanned once (``_Plan``); most functions need nothing more. Only a
-function whose code names ``print``, a logger, ``stdout``/``stderr``, an outer container's
-mutator, or stores a global/nonlocal gets, on its slow-path calls, a ``sys.setprofile`` watcher
-(Python 3.11 has no ``sys.monitoring``) and a snapshot of the few names it may rebind. A profiler
-the program installed itself is left alone (its effects are then not seen).
+Cost: a function's code is scanned once (``_Plan``); most functions need nothing more. While a
+function that names ``print``, ``stdout``/``stderr`` or a log method traces (its slow-path call,
+nothing else), ``builtins.print``, ``sys.stdout``/``sys.stderr`` stand-ins and a root-logger handler
+record those calls (no per-call cost: they only fire on a print, write or log record; logging's
+last-resort output is kept). Only a function naming a mutating method of an outer list, dict or set
+gets a ``sys.setprofile`` watcher (C methods cannot be wrapped; Python 3.11 has no
+``sys.monitoring``); a profiler the program installed itself is left alone (those effects are then
+not seen). Global/nonlocal rebinding is a comparison of the few names the code stores, before and after.
+Not seen: log calls below the logger's level (they do nothing) and records of loggers that do not
+propagate to the root.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import builtins
 import contextlib
 import dis
 import functools
+import logging
 import sys
 import threading
 import types
@@ -35,7 +41,6 @@ from .trace_effects import _LOG_METHODS, _MUTATORS, EffectEvent
 
 _CONTAINERS = (list, dict, set)
 _STREAM_NAMES = {"stdout", "stderr"}
-_STREAM_METHODS = {"write", "writelines"}
 
 
 def _function_of(fun: Any) -> types.FunctionType | None:
@@ -50,7 +55,7 @@ class _Plan:
     """What one function's code could do while traced, from one scan of its (and its same-module
     helpers') bytecode. Holds no function object: a cached plan must not keep closures alive."""
 
-    __slots__ = ("names", "global_stores", "nonlocal_stores", "profile")
+    __slots__ = ("names", "global_stores", "nonlocal_stores", "patches", "mutators")
 
     def __init__(self, fn: types.FunctionType) -> None:
         # JAX's own jitted routines (jnp.where, ...) go through the slow path inside every trace: no scan.
@@ -67,12 +72,13 @@ class _Plan:
                     elif ins.opname == "STORE_DEREF" and ins.argval in c.co_freevars:
                         self.nonlocal_stores.setdefault(ins.argval, _site(c, ins))
         self.names = names
-        printing = "print" in names or bool(names & _STREAM_NAMES) or bool(names & _LOG_METHODS)
-        self.profile = printing or bool(names & _MUTATORS)
+        self.patches = tuple(k for k, hit in (("print", "print" in names), ("streams", bool(names & _STREAM_NAMES)),
+                                               ("logging", bool(names & _LOG_METHODS))) if hit)
+        self.mutators = bool(names & _MUTATORS)
 
     @property
     def empty(self) -> bool:
-        return not (self.profile or self.global_stores or self.nonlocal_stores)
+        return not (self.patches or self.mutators or self.global_stores or self.nonlocal_stores)
 
 
 def _site(code: types.CodeType, ins: dis.Instruction) -> tuple[str, int, str]:
@@ -84,12 +90,13 @@ class _Watch:
     """One instrumented slow-path call in progress."""
 
     __slots__ = ("call", "events", "globals_before", "cells", "cells_before", "watched", "old_profile", "plan",
-                 "fn")
+                 "fn", "outer")
 
     def __init__(self, call: Any, plan: _Plan, fn: types.FunctionType) -> None:
         self.call, self.plan, self.fn = call, plan, fn
         self.events: list[EffectEvent] = []
         self.old_profile: Any = None
+        self.outer: _Watch | None = None  # the watch active on this thread before this one (another session's)
         g = fn.__globals__  # same-module helpers share it
         # The objects themselves (not ids): compared with ``is`` after the call, while they are still alive.
         self.globals_before = {n: g.get(n, _MISSING) for n in plan.global_stores}
@@ -108,35 +115,18 @@ class _Watch:
                     self.watched[id(v)] = name
 
     def profiler(self, frame: types.FrameType, event: str, arg: Any) -> None:
-        if event == "c_call":
-            code = frame.f_code
-            if arg is _PRINT:
-                if is_user_file(code.co_filename):
-                    self._add("print", frame, "print")
-                return
-            name = getattr(arg, "__name__", "")
+        """Only mutating methods of outer containers (C methods: nothing to patch) need a profiler."""
+        if event == "c_call" and getattr(arg, "__name__", "") in _MUTATORS:
             target = getattr(arg, "__self__", None)
-            if name in _STREAM_METHODS and target is not None and (target is sys.stdout or target is sys.stderr
-                                                                    or target is sys.__stdout__
-                                                                    or target is sys.__stderr__):
-                if is_user_file(code.co_filename):
-                    stream = "stderr" if target is sys.stderr or target is sys.__stderr__ else "stdout"
-                    self._add("stream", frame, f"sys.{stream}.{name}")
-            elif name in _MUTATORS and target is not None and id(target) in self.watched:
-                if is_user_file(code.co_filename):
-                    self._add("container", frame, f"{self.watched[id(target)]}.{name}")
-        elif event == "call":
-            code = frame.f_code
-            if code.co_name in _LOG_METHODS and code.co_filename.endswith(("logging/__init__.py",
-                                                                           "logging\\__init__.py")):
-                caller = frame.f_back
-                if caller is not None and is_user_file(caller.f_code.co_filename) \
-                        and not _in_logging(caller.f_code.co_filename):
-                    self._add("logging", caller, f"logging {code.co_name}")
+            if target is not None and id(target) in self.watched and is_user_file(frame.f_code.co_filename):
+                self._add("container", frame, f"{self.watched[id(target)]}.{arg.__name__}")
 
     def _add(self, kind: str, frame: types.FrameType, detail: str) -> None:
         self.events.append(EffectEvent(kind, frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_qualname,
                                        detail))
+
+    def add_at(self, kind: str, file: str, line: int, function: str, detail: str) -> None:
+        self.events.append(EffectEvent(kind, file, line, function, detail))
 
     def finish(self) -> list[EffectEvent]:
         """The effects seen, plus global/nonlocal rebinding found by comparing before and after."""
@@ -148,10 +138,6 @@ class _Watch:
             if _cell_value(self.cells[name]) is not before:
                 self.events.append(EffectEvent("nonlocal", *self.plan.nonlocal_stores[name], name))
         return self.events
-
-
-def _in_logging(filename: str) -> bool:
-    return filename.endswith(("logging/__init__.py", "logging\\__init__.py"))
 
 
 _MISSING = object()
@@ -167,6 +153,115 @@ def _cell_value(cell: Any) -> Any:
 class _Local(threading.local):
     def __init__(self) -> None:
         self.stack: list[_Watch] = []
+
+
+class _Active(threading.local):
+    def __init__(self) -> None:
+        self.watch: _Watch | None = None  # the instrumented trace running on this thread
+        self.in_print = False
+
+
+_active = _Active()
+_patch_lock = threading.Lock()
+_patch_depth = {"print": 0, "streams": 0, "logging": 0}
+
+
+def _print(*args: Any, **kwargs: Any) -> None:
+    """``builtins.print`` while a function that names it traces: records the call, then prints."""
+    w = _active.watch
+    if w is None:
+        return _PRINT(*args, **kwargs)
+    frame = sys._getframe(1)
+    if is_user_file(frame.f_code.co_filename):
+        w.add_at("print", frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_qualname, "print")
+    _active.in_print = True  # its writes to sys.stdout are this print, not a second effect
+    try:
+        return _PRINT(*args, **kwargs)
+    finally:
+        _active.in_print = False
+
+
+class _Stream:
+    """Stands in for ``sys.stdout``/``sys.stderr`` while a function that names them traces."""
+
+    def __init__(self, stream: Any, name: str) -> None:
+        self._jitscope_stream, self._jitscope_name = stream, name
+
+    def _seen(self, method: str) -> None:
+        w = _active.watch
+        if w is not None and not _active.in_print:
+            frame = sys._getframe(2)
+            if is_user_file(frame.f_code.co_filename):
+                w.add_at("stream", frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_qualname,
+                         f"sys.{self._jitscope_name}.{method}")
+
+    def write(self, text: str) -> int:
+        self._seen("write")
+        return self._jitscope_stream.write(text)
+
+    def writelines(self, lines: Any) -> None:
+        self._seen("writelines")
+        return self._jitscope_stream.writelines(lines)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._jitscope_stream, name)
+
+
+class _LogHandler(logging.Handler):
+    """On the root logger while a function that names a log method traces: the record carries the
+    user's file and line (logging's own ``findCaller``). Keeps logging's last-resort output."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        w = _active.watch
+        if w is not None and is_user_file(record.pathname):
+            w.add_at("logging", record.pathname, record.lineno, record.funcName, f"logging {record.levelname.lower()}")
+        # With this handler on the root, logging would skip its last resort (stderr for warnings when the
+        # program configured no handler): call it as logging would have.
+        last = logging.lastResort
+        if last is not None and record.levelno >= last.level and not _other_handlers(record.name):
+            last.handle(record)
+
+
+_log_handler = _LogHandler(level=logging.NOTSET)
+
+
+def _other_handlers(name: str) -> bool:
+    c: logging.Logger | None = logging.getLogger(name)
+    while c is not None:
+        if any(h is not _log_handler for h in c.handlers):
+            return True
+        if not c.propagate:
+            return False
+        c = c.parent  # type: ignore[assignment]
+    return False
+
+
+def _patch(kinds: tuple[str, ...], step: int) -> None:
+    """Install (``step`` +1) or remove (-1) the stand-ins for ``kinds``; counted, so nested and
+    concurrent traces share one installation, and restored only if still ours."""
+    if not kinds:
+        return
+    with _patch_lock:
+        for kind in kinds:
+            _patch_depth[kind] += step
+            if (step > 0 and _patch_depth[kind] != 1) or (step < 0 and _patch_depth[kind] != 0):
+                continue
+            if kind == "print":
+                if step > 0:
+                    builtins.print = _print
+                elif builtins.print is _print:
+                    builtins.print = _PRINT
+            elif kind == "streams":
+                for name in ("stdout", "stderr"):
+                    cur = getattr(sys, name)
+                    if step > 0 and cur is not None and not isinstance(cur, _Stream):
+                        setattr(sys, name, _Stream(cur, name))
+                    elif step < 0 and isinstance(cur, _Stream):
+                        setattr(sys, name, cur._jitscope_stream)
+            elif step > 0:
+                logging.getLogger().addHandler(_log_handler)
+            else:
+                logging.getLogger().removeHandler(_log_handler)
 
 
 class TraceProbe:
@@ -213,7 +308,9 @@ class TraceProbe:
         except Exception:  # noqa: BLE001 - an exotic function: no effects, never a broken program
             return
         self._local.stack.append(w)
-        if plan.profile and sys.getprofile() is None:
+        w.outer, _active.watch = _active.watch, w
+        _patch(plan.patches, +1)
+        if w.watched and sys.getprofile() is None:
             w.old_profile = True
             sys.setprofile(w.profiler)
 
@@ -228,6 +325,8 @@ class TraceProbe:
             stack.pop()
             if w.old_profile:
                 sys.setprofile(None)
+            _patch(w.plan.patches, -1)
+            _active.watch = w.outer
         raw = call.pending
         if raw is None:
             return  # no trace in this call (a Python-path cache hit): nothing to report
