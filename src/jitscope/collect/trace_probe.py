@@ -315,8 +315,9 @@ class TraceProbe:
             sys.setprofile(w.profiler)
 
     def result(self, call: Any, out: Any) -> None:
-        if call.pending is not None:
-            call.pending.live["jaxpr"] = jaxpr_of_call_result(out)
+        raw = call.pending
+        if raw is not None and raw.user:
+            raw.live["jaxpr"] = jaxpr_of_call_result(out)
 
     def exit(self, call: Any, exc: BaseException | None) -> None:
         stack = self._local.stack
@@ -328,8 +329,8 @@ class TraceProbe:
             _patch(w.plan.patches, -1)
             _active.watch = w.outer
         raw = call.pending
-        if raw is None:
-            return  # no trace in this call (a Python-path cache hit): nothing to report
+        if raw is None or not raw.user:
+            return  # no trace in this call (a Python-path cache hit), or JAX's own routine: nothing to report
         raw.live["fun"] = call.fun
         if exc is not None and raw.failed:
             raw.live["error"] = exc
