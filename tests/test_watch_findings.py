@@ -288,3 +288,30 @@ def test_each_closure_is_watched_on_its_own_cells():
         second(1.0)
     effects = [f for f in w.result().findings if f.code == "JW201"]
     assert [(f.details["kind"], f.location.line) for f in effects] == [("nonlocal", _line("nonlocal-store"))] * 2
+
+
+def test_stand_ins_print_through_and_are_removed_after_each_trace(capsys):
+    import builtins
+    import sys
+
+    root = logging.getLogger()
+    before = (builtins.print, sys.stdout, sys.stderr, list(root.handlers))
+
+    @jax.jit
+    def chatty(x):
+        print("p-out")  # chatty-print
+        sys.stdout.write("w-out\n")  # chatty-write
+        if x > 0:  # chatty-branch
+            return x
+        return -x
+
+    with jitscope.watch(slow_compile=600) as w:
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            chatty(1.0)
+        during = (builtins.print, sys.stdout, sys.stderr, list(root.handlers))
+    assert during == before  # between traces nothing of jitscope's is left in place
+    out = capsys.readouterr().out
+    assert "p-out\n" in out and "w-out\n" in out
+    found = {(f.code, f.details.get("kind"), f.location.line) for f in w.result().findings}
+    assert found == {("JW201", "print", _line("chatty-print")), ("JW201", "stream", _line("chatty-write")),
+                     ("JW101", None, _line("chatty-branch"))}
