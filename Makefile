@@ -61,6 +61,7 @@ lint: $(VENV)/.installed-test
 
 docs: $(VENV)/.installed-run
 	$(BIN)/python -m jitscope rules --markdown > docs/rules.md
+	$(BIN)/python -m jitscope rules --runtime --markdown > docs/runtime-findings.md
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/seed_tables.py

@@ -14,7 +14,7 @@ PAYLOAD = ('<img src=x onerror="document.title=\'pwned\'">'
            "</script><script>document.title='pwned'</script><!--")
 
 
-PATTERN_SAMPLES = {"^JS[0-9]{3}$": "JS101"}
+PATTERN_SAMPLES = {"^JS[0-9]{3}$": "JS101", "^JW[0-9]{3}$": "JW101"}
 
 
 def _defs() -> dict[str, Any]:

@@ -54,9 +54,10 @@ EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 _PJIT_HOOK = "_infer_params"
 
 
-def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
+def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no-untyped-def]
     """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
+    ``on_result(token, out)``, when given, sees what the call returned (``jaxpr_of_call_result``).
 
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
     the user passed to ``jax.jit`` (possibly a ``functools.partial``).
@@ -75,7 +76,10 @@ def install_jit_call_hook(on_enter, on_exit):  # type: ignore[no-untyped-def]
     def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
         token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
         try:
-            return original(fun, ji, args, kwargs)
+            out = original(fun, ji, args, kwargs)
+            if on_result is not None:
+                on_result(token, out)
+            return out
         finally:
             on_exit(token)
 
@@ -139,6 +143,13 @@ def optimized_hlo_text(executable) -> str:  # type: ignore[no-untyped-def]
         return "\n\n".join(m.to_string() for m in executable.hlo_modules())
     except Exception:
         return ""
+def jaxpr_of_call_result(out: object) -> object:
+    """The ``ClosedJaxpr`` a slow-path jit call traced (or found in JAX's trace cache), from what the
+    hooked ``_infer_params`` returned: ``(PjitParams, args)`` on 0.6-0.10. None when not found."""
+    try:
+        return out[0].params["jaxpr"]  # type: ignore[index]
+    except Exception:  # noqa: BLE001 - another JAX: no jaxpr, no jaxpr findings
+        return None
 
 
 _HIDDEN: list[bool] = []

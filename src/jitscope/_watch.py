@@ -18,10 +18,12 @@ from .analyze import watch_summary
 from .analyze.budget import budget_violations
 from .analyze.budget import describe as describe
 from .analyze.reasons import ReasonHistory
+from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
 from .analyze.tracer_errors import explain_program_error
 from .collect import monitoring
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
+from .collect.trace_probe import TraceProbe
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
 from .collect.watch_dump import DumpWriter
@@ -44,20 +46,29 @@ class WatchSession:
         seed_from_active: explain compiles against those already seen by enclosing sessions.
         max_compiles / fail_on_recompile: budgets, reported in the result's ``violations``.
         program: what was watched, for the result.
+        findings: analyse each trace and compile for runtime findings (JWxxx, ``result.findings``).
+        slow_compile: seconds over which a compile is reported as slow (JW402).
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: Iterable[Callable[[CompileEvent], None]] = (), seed_from_active: bool = False,
-                 max_compiles: int | None = None, fail_on_recompile: bool = False, program: str = "") -> None:
+                 max_compiles: int | None = None, fail_on_recompile: bool = False, program: str = "",
+                 findings: bool = True, slow_compile: float = SLOW_COMPILE_SECONDS) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
+        if not slow_compile >= 0:
+            raise UsageError(f"slow_compile must be >= 0 seconds, got {slow_compile}")
+        self.analyzer = RuntimeAnalyzer(slow_compile) if findings else None
+        self._probe = TraceProbe() if findings else None
         self.history = ReasonHistory()
         if seed_from_active:
             for sub in monitoring.active_subscribers():
                 if isinstance(sub, WatchCollector):
                     self.history.seed(sub.events)
+        analyzer = self.analyzer
+        observe = (lambda raw, event, kind: analyzer.observe(event, kind, raw.live)) if analyzer else None
         self.collector = WatchCollector(events_path=events, explain=explain, listeners=list(listeners),
-                                        classify=self.history.classify)
+                                        classify=self.history.classify, observe=observe)
         self.max_compiles = max_compiles
         self.fail_on_recompile = fail_on_recompile
         self.program = program
@@ -65,11 +76,17 @@ class WatchSession:
     def start(self) -> WatchSession:
         """Begin (or resume) recording."""
         self.collector.start()
+        if self._probe is not None and self.collector.running:
+            self._probe.install()
         return self
 
     def stop(self) -> None:
         """Stop recording; compiles interrupted mid-way are recorded first."""
-        self.collector.stop()
+        try:
+            self.collector.stop()
+        finally:
+            if self._probe is not None:
+                self._probe.uninstall()
 
     @property
     def events(self) -> list[CompileEvent]:
@@ -101,14 +118,22 @@ class WatchSession:
             persistent_cache=watch_summary.persistent_cache_info(events, enabled, directory, min_seconds,
                                                                  c.cache_seconds_saved),
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
-            violations=budget_violations(events, self.max_compiles, self.fail_on_recompile))
+            violations=budget_violations(events, self.max_compiles, self.fail_on_recompile),
+            findings=self._findings())
+
+    def _findings(self) -> list:
+        if self.analyzer is None:
+            return []
+        self.analyzer.check_stale(self.collector.wall_seconds)
+        return sorted(self.analyzer.findings, key=lambda f: f.timestamp)
 
 
 def watch_program(target: str, args: list[str], *, module: bool = False,
                   events: str | os.PathLike[str] | None = None, explain: bool = True,
                   max_compiles: int | None = None, fail_on_recompile: bool = False,
                   listeners: Iterable[Callable[[CompileEvent], None]] = (),
-                  dump: str | os.PathLike[str] | None = None) -> WatchResult:
+                  dump: str | os.PathLike[str] | None = None, findings: bool = True,
+                  slow_compile: float = SLOW_COMPILE_SECONDS) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
@@ -117,6 +142,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     called with each compile as it finishes (``jitscope watch --live`` prints from one).
     ``dump``: a directory for each user compile's jaxpr, StableHLO and optimised HLO, with
     ``index.json`` (``result.dump``).
+    ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``.
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
@@ -127,7 +153,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
         listeners = [*listeners, writer.on_compile]
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
                            fail_on_recompile=fail_on_recompile, listeners=listeners,
-                           program=f"-m {target}" if module else target)
+                           program=f"-m {target}" if module else target, findings=findings,
+                           slow_compile=slow_compile)
     cwd = os.getcwd()
     failure: list[BaseException] = []
     if writer is not None:
@@ -147,6 +174,21 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def runtime_catalog(code: str | None = None, markdown: bool = False) -> str:
+    """Watch's runtime finding codes (JWxxx): a table, one code's page, or the Markdown catalog
+    (docs/runtime-findings.md). Raises ``UsageError`` for an unknown code."""
+    from .analyze import runtime_codes
+
+    if markdown:
+        return runtime_codes.markdown()
+    if code:
+        page = runtime_codes.page_text(code)
+        if page is None:
+            raise UsageError(f"unknown runtime finding code '{code}' (see `jitscope rules --runtime`)")
+        return page
+    return runtime_codes.table()
 
 
 def live_line(event: CompileEvent) -> str | None:
@@ -193,13 +235,18 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
             event's ``reason.explanation`` (its log lines are captured, not printed).
         print_summary: print the summary when the block or decorated call ends.
         max_compiles / fail_on_recompile: budgets recorded in the result's ``violations``.
+        findings: report runtime findings (failed traces, trace-time side effects, captured
+            constants, unrolled loops, slow compiles) in ``result().findings``; see docs/runtime-findings.md.
+        slow_compile: seconds over which a compile is reported as slow (JW402).
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
                  print_summary: bool = False, max_compiles: int | None = None,
-                 fail_on_recompile: bool = False, program: str = "") -> None:
+                 fail_on_recompile: bool = False, program: str = "", findings: bool = True,
+                 slow_compile: float = SLOW_COMPILE_SECONDS) -> None:
         self._session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
-                                     fail_on_recompile=fail_on_recompile, program=program or "<python block>")
+                                     fail_on_recompile=fail_on_recompile, program=program or "<python block>",
+                                     findings=findings, slow_compile=slow_compile)
         self.print_summary = print_summary
         self.max_compiles = max_compiles
         self.fail_on_recompile = fail_on_recompile
@@ -316,7 +363,7 @@ class no_recompile:  # noqa: N801
     def __enter__(self) -> no_recompile:
         self.violations = []
         # Seeded with what enclosing watches saw, so reasons compare with earlier compiles.
-        self._session = WatchSession(listeners=[self._check], seed_from_active=True).start()
+        self._session = WatchSession(listeners=[self._check], seed_from_active=True, findings=False).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -7,7 +7,7 @@ import os
 import sys
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
-from ._common import add_json_option, check_outputs, count, save_outputs, write_output
+from ._common import add_json_option, check_outputs, count, save_outputs, seconds, write_output
 from ._outputs import module_file
 
 
@@ -30,6 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dump", metavar="DIR",
                    help="write each compile's jaxpr, StableHLO and optimised HLO into DIR, with index.json "
                         "(linked from the --html report)")
+    p.add_argument("--slow-compile", type=seconds, default=1.0, metavar="SECONDS",
+                   help="report a compile that takes longer than this as slow, with its likely cause (JW402; "
+                        "default 1)")
+    p.add_argument("--no-findings", action="store_true",
+                   help="do not analyse traces for runtime findings (failed traces, trace-time side effects, "
+                        "captured constants, unrolled loops, slow compiles: `jitscope rules --runtime`)")
     p.add_argument("--live", action="store_true",
                    help="print one line (to stderr) per recompile as it happens, with its reason and call site")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
@@ -68,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     parent = os.getpid()
     result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
                            max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile,
-                           listeners=[_print_live] if args.live else (), dump=args.dump)
+                           listeners=[_print_live] if args.live else (), dump=args.dump,
+                           findings=not args.no_findings, slow_compile=args.slow_compile)
     code = result.exit_code or 0
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events"):

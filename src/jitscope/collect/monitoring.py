@@ -59,6 +59,9 @@ class RawCompile:
     transform: str | None = None  # which one: "grad", "vmap", "jvp", ... (from the tracer classes)
     bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
+    # What probes (``collect/trace_probe.py``) saw of this call, live objects for the analyzers: "fun",
+    # "jaxpr", "error", "effects". Never serialised; dropped with the record.
+    live: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -104,6 +107,9 @@ _lock = threading.RLock()
 _subscribers: list[Subscriber] = []
 _open_records: dict[int, RawCompile] = {}  # pending, not yet emitted (any thread)
 _uninstall: list[Any] = []
+# Probes (``collect.trace_probe.TraceProbe``) called around every slow-path call: ``enter(call)``,
+# ``result(call, out)``, ``exit(call, exc)``. Empty unless a watch asked for findings.
+probes: list[Any] = []
 _fun_ids: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 _fun_ids_strong: dict[Any, int] = {}
 _next_fun_id = [0]
@@ -145,7 +151,14 @@ def _on_enter(fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> _Ca
     call = _Call(fun, sn, sna, args, kwargs)
     _state.calls.append(call)
     _state.last_call = None
+    for p in probes:
+        p.enter(call)
     return call
+
+
+def _on_result(call: _Call, out: Any) -> None:
+    for p in probes:
+        p.result(call, out)
 
 
 def _on_exit(call: _Call) -> None:
@@ -156,6 +169,8 @@ def _on_exit(call: _Call) -> None:
     exc = sys.exc_info()[1]
     if exc is not None and exc is not call.exc_at_enter and call.pending is not None:
         call.pending.failed = True
+    for p in probes:
+        p.exit(call, exc if exc is not call.exc_at_enter else None)
     if call.pending is None and not calls:
         # A compile may follow without a trace (new device/sharding, a trace cached by ``.lower()``).
         # Only an outermost call: a jitted call inside another's trace (``jnp.add`` in the user's
@@ -302,7 +317,7 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         _subscribers.append(sub)
         if len(_subscribers) > 1:
             return
-        _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit))
+        _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result))
         for name, cb in (("register_event_time_span_listener", _on_span),
                          ("register_event_listener", _on_event),
                          ("register_event_duration_secs_listener", _on_duration)):

@@ -23,6 +23,7 @@ from . import monitoring
 from .monitoring import RawCompile
 
 Listener = Callable[[CompileEvent], None]
+Observer = Callable[[RawCompile, CompileEvent, str], None]  # (raw, event, kind): every user trace, compiled or not
 Classifier = Callable[[CompileEvent], Reason]
 
 
@@ -55,7 +56,8 @@ class WatchCollector:
     """
 
     def __init__(self, events_path: str | os.PathLike[str] | None = None, explain: bool = True,
-                 listeners: list[Listener] | None = None, classify: Classifier | None = None) -> None:
+                 listeners: list[Listener] | None = None, classify: Classifier | None = None,
+                 observe: Observer | None = None) -> None:
         self.events: list[CompileEvent] = []
         # Traces and lowerings of user functions that produced no backend compile (``eval_shape``,
         # ``make_jaxpr``, ``.lower()``, a trace that raised): (kind, event). Shown, never counted.
@@ -69,6 +71,7 @@ class WatchCollector:
         self._file: IO[str] | None = None
         self._lock = threading.RLock()
         self._classify = classify
+        self._observe = observe  # runtime findings (the command passes the analyzer in, as with classify)
         self.pid = os.getpid()
         self.forked_from: int | None = None  # set in a forked child: the parent's pid
         self._t0 = 0.0
@@ -174,6 +177,8 @@ class WatchCollector:
                 # compile is not "cache evicted"), the events file, listeners and budgets.
                 event.index = len(self.uncompiled)
                 self.uncompiled.append((kind, event))
+                if self._observe is not None:
+                    self._observe(raw, event, kind)
                 return
             if self._classify is not None:
                 event.reason = self._classify(event)
@@ -182,6 +187,8 @@ class WatchCollector:
                 self._file.write(json.dumps(event.to_dict(), allow_nan=False) + "\n")
                 self._file.flush()
             listeners = list(self.listeners)
+        if self._observe is not None:
+            self._observe(raw, event, kind)
         for cb in listeners:
             cb(event)
 

@@ -4,7 +4,8 @@ Open the file in https://ui.perfetto.dev or chrome://tracing. Format: the Trace 
 Format's JSON object form, ``{"traceEvents": [...], "displayTimeUnit": "ms"}``, with
 complete events (``"ph": "X"``, ``ts``/``dur`` in microseconds since the watch started).
 Each compile is a slice named after the function (args: reason, detail, call site,
-signature, persistent-cache hit) containing ``trace`` / ``lower`` / ``compile`` slices.
+signature, persistent-cache hit) containing ``trace`` / ``lower`` / ``compile`` slices. Runtime
+findings (JWxxx) are instant events (``"ph": "i"``) on the same timeline, at the trace they came from.
 """
 
 from __future__ import annotations
@@ -55,6 +56,19 @@ def trace_events(result: WatchResult) -> list[dict[str, Any]]:
         for ph, s, d in spans:
             out.append({"ph": "X", "pid": PID, "tid": TID, "name": ph, "cat": "phase",
                         "ts": round(s * 1e6, 3), "dur": round(d * 1e6, 3), "args": {"function": e.function}})
+    out += finding_events(result)
+    return out
+
+
+def finding_events(result: WatchResult) -> list[dict[str, Any]]:
+    """One instant event per runtime finding, named by its code, on the compile timeline."""
+    out = []
+    for f in getattr(result, "findings", None) or []:
+        out.append({"ph": "i", "s": "t", "pid": PID, "tid": TID, "name": f"{f.code} {f.function}", "cat": "finding",
+                    "ts": round(max(f.timestamp, 0.0) * 1e6, 3),
+                    "args": {"code": f.code, "severity": f.severity, "message": f.message,
+                             "where": f"{f.location.file}:{f.location.line}" if f.location else None,
+                             "compile_index": f.compile_index, "fix": f.fix.title if f.fix else None}})
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analyze.runtime_findings import RuntimeFinding as RuntimeFinding
 from ..analyze.watch_summary import ExpectedRecompiles as ExpectedRecompiles
 from ..analyze.watch_summary import FixesTotal as FixesTotal
 from ..analyze.watch_summary import FunctionSummary as FunctionSummary
@@ -37,6 +38,7 @@ class WatchResult(Result):
     fail_on_recompile: bool = False
     violations: list[str] = field(default_factory=list)  # budget breaches, one line each
     crash: Finding | None = None  # the program died of a jit error (tracer error, unhashable static): why, and the fix
+    findings: list[RuntimeFinding] = field(default_factory=list)  # JWxxx, by time (analyze/runtime_findings.py)
 
     @property
     def compile_seconds(self) -> float:

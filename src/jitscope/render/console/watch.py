@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from . import fmt_seconds
+from . import fmt_seconds, watch_findings
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -59,6 +59,7 @@ def render(result: WatchResult, console: Console) -> None:
             console.print(f"  fix: {c.fix.title}. {c.fix.description}", markup=False)
             _code_change(c.fix, console)
     if not n:
+        watch_findings.render(result, console)
         _cache(result, console)
         _violations(result, console)
         return
@@ -105,6 +106,7 @@ def render(result: WatchResult, console: Console) -> None:
         console.print(f"Expected, not a fix: {x.function} recompiles {x.compiles}x for static `{x.argument}`, "
                       f"which {what} (at {_where(x.location)}); each value is its own program.", markup=False)
 
+    watch_findings.render(result, console)  # runtime findings (JWxxx), after the fixes
     rec = result.recompiles
     if rec:
         console.print("[bold]Recompiles, by function and cause[/bold]")

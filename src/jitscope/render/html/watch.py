@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
+from . import watch_findings
 from ._page import Raw, Section, esc, lesson, pre, table
 from .svg import bar_chart, timeline
 
@@ -39,7 +40,7 @@ def sections(result: WatchResult) -> list[Section]:
         body += lesson(f"Budget: {v}", "warn")
     out = [Section(f"Watch: {result.program or 'Python block'}", body)]
     if not n:
-        return out
+        return out + watch_findings.sections(result)
 
     fns = result.functions
     chart = bar_chart([f.function for f in fns], [f.seconds for f in fns], title="Compile seconds per function")
@@ -87,6 +88,7 @@ def sections(result: WatchResult) -> list[Section]:
             for x in result.expected_recompiles)))
     if result.dump is not None:
         out.append(_dump_section(result))
+    out += watch_findings.sections(result)  # runtime findings (JWxxx): a summary, then a section per code
     c = result.persistent_cache
     cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")

@@ -1,0 +1,168 @@
+"""The catalog of watch's runtime finding codes (JWxxx): what each means, why, an example, the fix.
+
+The lint rules (JSxxx) are found by reading source; these are found by watching a program run
+under jit. Codes are stable and never reused. ``jitscope rules`` lists both catalogs,
+``jitscope rules JW201`` prints one page, and docs/runtime-findings.md is generated from here
+(``jitscope rules --runtime --markdown``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RuntimeCode:
+    """One runtime finding code and its documentation page."""
+
+    code: str
+    name: str
+    severity: str  # the usual severity; a finding may say less when less is certain
+    summary: str
+    what: str
+    why: str
+    example: str
+    fix: str
+
+
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
+
+GROUPS = {"JW1": "Failed traces", "JW2": "Trace-time side effects", "JW3": "Captured constants",
+          "JW4": "Program size and compile time", "JW5": "Dispatch"}
+
+CODES: dict[str, RuntimeCode] = {c.code: c for c in (
+    RuntimeCode(
+        "JW101", "failed-trace", "error",
+        "A jitted function's trace raised a JAX tracer error (even one the program caught).",
+        "Reports every trace of a jitted function that raised a tracer error "
+        "(``TracerBoolConversionError``, ``ConcretizationTypeError``, ``TracerIntegerConversionError``, "
+        "a boolean-mask index, ...), at the user's line, with the explanation and fix ``jitscope inspect`` "
+        "gives. It is reported even when the program catches the exception and carries on.",
+        "A program that catches the error (a ``try``/``except`` fallback to an unjitted path, a library "
+        "that retries) silently runs the slow path on every call, and pays a failed trace each time.",
+        "```python\n@jax.jit\ndef f(x):\n    if x > 0:          # JW101: Python branch on a traced value\n"
+        "        return x\n    return -x\n\ntry:\n    f(1.0)\nexcept Exception:\n    pass\n```",
+        "```python\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n```"),
+    RuntimeCode(
+        "JW201", "trace-side-effect", "warning",
+        "Python side effects that ran while JAX traced: print, logging, stdout/stderr writes, global or "
+        "nonlocal assignment, mutation of an outer container.",
+        "Watches each trace of a jitted function and reports the Python side effects that ran during it: "
+        "``print``, ``logging`` calls, writes to ``sys.stdout``/``sys.stderr``, assignment to a "
+        "``global`` or ``nonlocal`` name, and ``append``/``update``/... on a list, dict or set that "
+        "outlives the call (a module global or a closure).",
+        "The Python body of a jitted function runs only when JAX traces it. The side effect happens once "
+        "per trace, never on the calls that reuse the compiled program: the log line appears once, the "
+        "counter stops counting, the list holds tracers instead of values.",
+        "```python\nhistory = []\n\n@jax.jit\ndef step(x):\n    print('step', x)        # JW201: prints a "
+        "tracer, once\n    history.append(x)       # JW201: stores a tracer, once\n    return x * 2\n```",
+        "```python\n@jax.jit\ndef step(x):\n    jax.debug.print('step {}', x)   # runs on every call\n"
+        "    return x * 2\n\ny = step(x)\nhistory.append(y)                    # outside jit\n```"),
+    RuntimeCode(
+        "JW301", "captured-constant", "warning",
+        "An array from a global or closure was baked into the compiled program as a constant.",
+        "Reports arrays the traced function read from a module global or a closure cell and that JAX "
+        "embedded in the program as constants, with their shape and size.",
+        "A captured array is copied into every compiled program that uses it: large constants inflate "
+        "compile time, executable size and device memory, and the program keeps the value it saw at "
+        "trace time (JW302 when the global changes later).",
+        "```python\nW = jnp.ones((1000, 1000))\n\n@jax.jit\ndef f(x):\n    return x @ W        # JW301: W is "
+        "a 4 MB constant inside the program\n```",
+        "```python\n@jax.jit\ndef f(x, W):\n    return x @ W\n\nf(x, W)               # W is an argument: "
+        "read on every call\n```"),
+    RuntimeCode(
+        "JW302", "stale-captured-constant", "warning",
+        "A global or closure value baked into a compiled program changed afterwards; the program still "
+        "uses the old value.",
+        "After a JW301 capture, checks whether the global or closure variable was rebound to a different "
+        "value later in the run (checked at each later compile and when the watch ends).",
+        "jit reads globals once, at trace time. Rebinding the global does not retrace: every call keeps "
+        "using the old value until something else (a new shape) forces a retrace. The results are "
+        "silently stale.",
+        "```python\nW = jnp.ones(3)\n\n@jax.jit\ndef f(x):\n    return x * W\n\nf(x)\nW = jnp.zeros(3)      "
+        "# JW302: f still multiplies by ones\nf(x)\n```",
+        "```python\n@jax.jit\ndef f(x, W):\n    return x * W\n```"),
+    RuntimeCode(
+        "JW401", "graph-bloat", "warning",
+        "A Python loop, comprehension or builtin reduction unrolled into many copies of the same "
+        "equations in one compiled program.",
+        "Runs the bloat detector ``jitscope inspect`` uses (linear in the program's size) on each traced "
+        "program and reports the source line whose repeats dominate it: \"line 14: Python loop x 300 = "
+        "1,800 equations, 60% of the program\". Reported when a run has at least 32 repeats and 200 "
+        "equations.",
+        "Tracing unrolls Python loops: compile time and memory grow with the trip count, and the "
+        "compiler sees hundreds of copies where one loop body would do.",
+        "```python\n@jax.jit\ndef f(x):\n    for i in range(1000):     # JW401: 1000 copies of the body\n"
+        "        x = jnp.sin(x) + i\n    return x\n```",
+        "```python\n@jax.jit\ndef f(x):\n    return lax.fori_loop(0, 1000, lambda i, x: jnp.sin(x) + i, x)\n"
+        "```"),
+    RuntimeCode(
+        "JW402", "slow-compile", "warning",
+        "A trace + lower + compile took longer than the threshold (default 1 s, ``--slow-compile``), with "
+        "the likely cause.",
+        "Reports each compile of a user function whose trace, lowering and backend compile together took "
+        "longer than the threshold, and names the likely cause from the same analysis: an unrolled loop "
+        "(JW401), large captured constants (JW301), or the program's size in equations.",
+        "A slow compile is paid at start-up and again at every recompile; it is often caused by "
+        "something cheap to change (a Python loop, a baked-in array).",
+        "```python\nBIG = jnp.ones((4096, 4096))\n\n@jax.jit\ndef f(x):\n    for _ in range(500):\n"
+        "        x = x @ BIG               # JW402: compile takes seconds (and JW401, JW301)\n    return x\n```",
+        "```python\n@jax.jit\ndef f(x, big):\n    return lax.fori_loop(0, 500, lambda i, x: x @ big, x)\n```"),
+    RuntimeCode(
+        "JW501", "off-fast-path", "warning",
+        "Calls that never reach JAX's fast C++ dispatch path, with no trace or compile to show for it.",
+        "Counts, per function, calls that went through JAX's Python dispatch path without tracing or "
+        "compiling (for example because of ``jax.debug.print``/``jax.debug.callback`` or other effects), "
+        "with the measured cost per call and the total time lost.",
+        "Each such call costs tens to hundreds of microseconds instead of a few; nothing is logged, and "
+        "neither ``jax_log_compiles`` nor ``jax_explain_cache_misses`` shows it.",
+        "```python\n@jax.jit\ndef f(x):\n    jax.debug.callback(log, x)   # JW501 in a hot loop\n"
+        "    return x + 1\n```",
+        "Move the callback out of the hot function, or call it every N steps."),
+)}
+
+
+def table() -> str:
+    """Plain-text table of every runtime code (``jitscope rules``)."""
+    w = max(len(c.name) for c in CODES.values())
+    lines = [f"{'code':<6} {'name':<{w}} {'severity':<8} summary"]
+    lines += [f"{c.code:<6} {c.name:<{w}} {c.severity:<8} {c.summary}" for c in CODES.values()]
+    return "\n".join(lines) + "\n"
+
+
+def _sections(c: RuntimeCode) -> dict[str, str]:
+    return dict(zip(SECTIONS, (c.what, c.why, c.example, c.fix), strict=True))
+
+
+def page_text(code: str) -> str | None:
+    """One code's page as plain text (``jitscope rules JW201``), or None for an unknown code."""
+    c = CODES.get(code.upper())
+    if c is None:
+        return None
+    out = [f"{c.code} {c.name} ({c.severity}, runtime: jitscope watch)", "", c.summary]
+    for title, text in _sections(c).items():
+        out += ["", f"## {title}", "", text]
+    return "\n".join(out) + "\n"
+
+
+def markdown() -> str:
+    """The whole catalog as Markdown: the content of docs/runtime-findings.md."""
+    out = ["# jitscope watch: runtime findings", "",
+           "<!-- Generated by `jitscope rules --runtime --markdown` from analyze/runtime_codes.py; do not edit "
+           "by hand. -->", "",
+           "`jitscope watch` (and `jitscope.watch()`) reports these while the program runs, from what JAX "
+           "does at each trace and compile (never on cached calls). The lint rules (`JSxxx`, docs/rules.md) "
+           "find the same problems by reading source; these codes say they happened. Codes are stable and "
+           "never reused.", "",
+           "| code | name | severity | summary |", "|---|---|---|---|"]
+    out += [f"| [{c.code}](#{c.code.lower()}) | `{c.name}` | {c.severity} | {c.summary.replace('|', '&#124;')} |"
+            for c in CODES.values()]
+    group = None
+    for c in CODES.values():
+        if c.code[:3] != group:
+            group = c.code[:3]
+            out += ["", f"## {group}xx: {GROUPS.get(group, '')}"]
+        out += ["", f"### {c.code}", "", f"**{c.name}** · {c.severity}", "", c.summary]
+        for title, text in _sections(c).items():
+            out += ["", f"#### {title}", "", text]
+    return "\n".join(out) + "\n"

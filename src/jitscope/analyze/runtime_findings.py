@@ -1,0 +1,391 @@
+"""Runtime findings for ``jitscope watch``: what each trace and compile did, as coded records (JWxxx).
+
+At every trace or compile of a user function (never on a cached call) ``RuntimeAnalyzer.observe``
+gets the ``CompileEvent`` and what the probe saw (``collect.trace_probe``: the function, its jaxpr,
+the exception, the side effects) and reuses inspect's analyses:
+
+* JW101: a failed trace, explained by ``tracer_errors.explain`` at the user's line;
+* JW201: trace-time side effects (print, logging, stream writes, global/nonlocal, outer containers);
+* JW301 / JW302: arrays captured from globals and closures (``jaxpr_stats.captured_values``), and
+  captured values rebound later (checked at each later trace and at the end);
+* JW401: unrolled loops (``bloat.detect_bloat``, linear in the program's size);
+* JW402: a compile over the ``slow_compile`` threshold, with its likely cause from the above.
+
+Codes and their documentation: ``analyze/runtime_codes.py``. Nothing here may break the user's
+program: every analysis is guarded, and a failure costs that finding only.
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import threading
+import types
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._format import fmt_bytes
+from .._serde import Record
+from ..model import CompileEvent, Fix, Location
+
+BLOAT_MIN_REPEATS = 32  # a loop of a few steps is normal; these are the ones that cost compile time
+BLOAT_MIN_EQUATIONS = 200
+SLOW_COMPILE_SECONDS = 1.0
+LARGE_CONSTANT_BYTES = 1 << 20  # captured constants this large are the likely cause of a slow compile
+_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass
+class RuntimeFinding(Record):
+    """One thing watch saw jit do to the running program, with a stable code (``runtime_codes.CODES``)."""
+
+    code: str  # "JW101", ...
+    function: str  # the jitted function being traced or compiled
+    message: str
+    severity: str = "warning"
+    location: Location | None = None  # the user's line
+    fix: Fix | None = None
+    compile_index: int | None = None  # the CompileEvent's index; None for a trace that compiled nothing
+    timestamp: float = 0.0  # seconds since the watch started, at the trace's start
+    seconds: float = 0.0  # trace + lower + compile seconds of the event it was seen in
+    source: str = ""  # the source line at ``location``
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class FindingGroup:
+    """Findings of one (function, code): how many, the seconds of the compiles they came from."""
+
+    function: str
+    code: str
+    severity: str
+    count: int
+    seconds: float
+    findings: list[RuntimeFinding]
+
+    @property
+    def first(self) -> RuntimeFinding:
+        return self.findings[0]
+
+    @property
+    def locations(self) -> list[Location]:
+        """Distinct user lines, in order of first appearance."""
+        seen: dict[tuple[str, int], Location] = {}
+        for f in self.findings:
+            if f.location is not None:
+                seen.setdefault((f.location.file, f.location.line), f.location)
+        return list(seen.values())
+
+
+def group_findings(findings: list[RuntimeFinding]) -> list[FindingGroup]:
+    """Grouped by (function, code), worst first: errors, then most seconds, then most findings."""
+    groups: dict[tuple[str, str], FindingGroup] = {}
+    for f in findings:
+        g = groups.get((f.function, f.code))
+        if g is None:
+            g = groups[(f.function, f.code)] = FindingGroup(f.function, f.code, f.severity, 0, 0.0, [])
+        g.count += 1
+        g.findings.append(f)
+        if _SEVERITY_RANK.get(f.severity, 3) < _SEVERITY_RANK.get(g.severity, 3):
+            g.severity = f.severity
+    for g in groups.values():  # one compile can carry several findings of a code: count its seconds once
+        g.seconds = sum({(f.compile_index, f.timestamp): f.seconds for f in g.findings}.values())
+    return sorted(groups.values(), key=lambda g: (_SEVERITY_RANK.get(g.severity, 3), -g.seconds, -g.count,
+                                                 g.function, g.code))
+
+
+def _source(loc: Location | None) -> str:
+    return linecache.getline(loc.file, loc.line).strip() if loc else ""
+
+
+def _function_of(fun: Any) -> types.FunctionType | None:
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    if isinstance(fun, types.MethodType):
+        fun = fun.__func__
+    return fun if isinstance(fun, types.FunctionType) else None
+
+
+_EFFECTS = {  # kind -> (what ran, fix title, why)
+    "print": ("print()", "use jax.debug.print",
+              "print() runs only while JAX traces (it shows tracers, not values); jax.debug.print('x = {}', x) "
+              "prints on every call."),
+    "stream": ("{detail}()", "use jax.debug.print, or write outside the jitted function",
+               "the write runs only while tracing, never when the compiled program runs."),
+    "logging": ("{detail}", "log outside the jitted function, or use jax.debug.callback",
+                "logging calls run only while tracing; the compiled function never logs."),
+    "container": ("mutation of {detail}", "return the values instead of mutating outer state",
+                  "the mutation happens once per trace, not per call, and stores tracers."),
+    "global": ("assignment to global '{detail}'", "return the value instead of assigning a global",
+               "the assignment runs only while tracing; later calls of the compiled function skip it."),
+    "nonlocal": ("assignment to nonlocal '{detail}'", "return the value instead of assigning a nonlocal",
+                 "the assignment runs only while tracing; later calls of the compiled function skip it."),
+}
+
+
+@dataclass
+class _Capture:
+    """A value jit baked in, kept to notice when its global or closure cell is rebound (JW302)."""
+
+    function: str
+    name: str
+    source: str  # "global" | "closure"
+    holder: Any  # the globals dict, or the closure cell
+    ref: Any  # a weakref to the captured object, or the object itself (scalars)
+    weak: bool
+    location: Location | None
+    type: str
+    value: str
+    compile_index: int | None
+    reported: bool = False
+
+    def current(self) -> Any:
+        if self.source == "global":
+            return self.holder.get(self.name, _MISSING)
+        try:
+            return self.holder.cell_contents
+        except ValueError:
+            return _MISSING
+
+    def changed(self) -> bool:
+        now = self.current()
+        if self.weak:
+            old = self.ref()
+            return old is None or now is not old
+        if now is self.ref:
+            return False
+        try:
+            return bool(now != self.ref)
+        except Exception:  # noqa: BLE001 - an array compared elementwise: a different object is a change
+            return True
+
+
+_MISSING = object()
+
+
+class RuntimeAnalyzer:
+    """Turns watched traces and compiles into ``RuntimeFinding``s (thread-safe; never raises)."""
+
+    def __init__(self, slow_compile: float = SLOW_COMPILE_SECONDS) -> None:
+        self.slow_compile = slow_compile
+        self.findings: list[RuntimeFinding] = []
+        self.failures = 0  # analyses that raised (a jitscope bug or an exotic program); never the user's problem
+        self._captures: list[_Capture] = []
+        self._captured_keys: set[tuple[int, str, str]] = set()
+        self._errors: dict[int, BaseException] = {}  # recent failed traces' exceptions (kept alive: ids stay unique)
+        self._lock = threading.Lock()
+
+    def _first_report(self, error: BaseException) -> bool:
+        """False for an exception already reported: a jitted function failing inside another's trace
+        fails both traces; the inner function (emitted first) is the one whose body raised."""
+        with self._lock:
+            if id(error) in self._errors:
+                return False
+            if len(self._errors) >= 16:
+                self._errors.pop(next(iter(self._errors)))
+            self._errors[id(error)] = error
+            return True
+
+    def observe(self, event: CompileEvent, kind: str, live: dict[str, Any]) -> None:
+        """Analyse one trace (``kind``: ``compile``, ``failed_trace``, ``trace``, ``lowering``)."""
+        # Before this trace re-captures its globals: a value rebound since the last capture is stale for
+        # the programs compiled before (they keep running for their shapes).
+        self.check_stale(event.timestamp)
+        try:
+            found = self._analyse(event, kind, live)
+        except Exception:  # noqa: BLE001 - the user's program must never fail because of an analysis
+            found = []
+            self.failures += 1
+        with self._lock:
+            self.findings.extend(found)
+        self.check_stale(event.timestamp)
+
+    def check_stale(self, timestamp: float = 0.0) -> None:
+        """Add a JW302 for each captured value whose global or closure cell now holds something else."""
+        with self._lock:
+            pending = [c for c in self._captures if not c.reported]
+        for c in pending:
+            try:
+                if not c.changed():
+                    continue
+            except Exception:  # noqa: BLE001
+                continue
+            c.reported = True
+            where = f" (read at line {c.location.line})" if c.location else ""
+            f = RuntimeFinding(
+                "JW302", c.function,
+                f"{c.source} '{c.name}' ({c.type}) was baked into {c.function}'s compiled program"
+                f"{where} and has changed since; calls still use the old value until jit retraces",
+                "warning", c.location,
+                Fix(f"pass '{c.name}' as an argument",
+                    "jit reads globals and closures once, at trace time; an argument is read on every call.",
+                    location=c.location),
+                compile_index=c.compile_index, timestamp=timestamp, source=_source(c.location),
+                details={"name": c.name, "source": c.source, "type": c.type, "value_at_trace": c.value})
+            with self._lock:
+                self.findings.append(f)
+
+    # -- the analyses --------------------------------------------------------------------------
+    def _analyse(self, event: CompileEvent, kind: str, live: dict[str, Any]) -> list[RuntimeFinding]:
+        base = {"compile_index": event.index if kind == "compile" else None, "timestamp": event.timestamp,
+                "seconds": event.total_seconds}
+        out: list[RuntimeFinding] = []
+        error = live.get("error")
+        if error is not None and self._first_report(error):
+            out += _failed_trace(event, error, kind, base)
+        out += _effects(event, live.get("effects") or [], base)
+        jaxpr, fn = live.get("jaxpr"), _function_of(live.get("fun"))
+        bloat: list = []
+        captured: list = []
+        if jaxpr is not None:
+            if fn is not None:
+                captured = self._captured(event, fn, jaxpr, base)
+                out += captured
+            bloat = _bloat(event, fn, jaxpr, base)
+            out += bloat
+        if kind == "compile" and event.total_seconds >= self.slow_compile:
+            out.append(_slow(event, jaxpr, bloat, captured, self.slow_compile, base))
+        return out
+
+    def _captured(self, event: CompileEvent, fn: types.FunctionType, jaxpr: Any,
+                  base: dict[str, Any]) -> list[RuntimeFinding]:
+        from .jaxpr_stats import captured_values
+
+        out = []
+        for c in captured_values(fn, jaxpr):
+            holder = fn.__globals__ if c.source == "global" else _cell(fn, c.name)
+            if holder is not None:
+                self._remember(event, c, holder, base["compile_index"])
+            if c.kind != "array" or not c.in_jaxpr:
+                continue  # scalars become literals: cheap, and only stale if rebound (JW302)
+            severity = "warning" if c.bytes >= LARGE_CONSTANT_BYTES else "info"
+            out.append(RuntimeFinding(
+                "JW301", event.function,
+                f"{c.source} '{c.name}' ({c.type}, {fmt_bytes(c.bytes)}) is baked into {event.function}'s "
+                f"compiled program as a constant", severity, c.location,
+                Fix(f"pass '{c.name}' as an argument",
+                    "a captured array is copied into the program: it grows compile time and memory, and "
+                    "the program keeps the value it saw at trace time.", location=c.location),
+                source=_source(c.location),
+                details={"name": c.name, "source": c.source, "type": c.type, "bytes": c.bytes}, **base))
+        return out
+
+    def _remember(self, event: CompileEvent, c: Any, holder: Any, index: int | None) -> None:
+        key = (id(holder), c.name, event.function)
+        with self._lock:
+            if key in self._captured_keys:
+                # A retrace captures the current value again: the newest capture is the one to compare.
+                self._captures = [x for x in self._captures
+                                  if (id(x.holder), x.name, x.function) != key or x.reported]
+            self._captured_keys.add(key)
+        value = holder.get(c.name, _MISSING) if c.source == "global" else _cell_value(holder)
+        if value is _MISSING:
+            return
+        try:
+            ref, weak = weakref.ref(value), True
+        except TypeError:
+            ref, weak = value, False
+        with self._lock:
+            self._captures.append(_Capture(event.function, c.name, c.source, holder, ref, weak, c.location, c.type,
+                                           c.value, index))
+
+
+def _cell(fn: types.FunctionType, name: str) -> Any:
+    for n, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=False):
+        if n == name:
+            return cell
+    return None
+
+
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+def _failed_trace(event: CompileEvent, error: BaseException, kind: str, base: dict) -> list[RuntimeFinding]:
+    from .tracer_errors import error_class, explain
+
+    if not error_class(error):
+        return []  # any other exception is the program's own business (and its traceback says it)
+    f = explain(error)
+    return [RuntimeFinding("JW101", event.function, f"trace of {event.function} failed: {f.message}", "error",
+                           f.location, f.fix, source=_source(f.location),
+                           details={"error": type(error).__name__, "class": f.name,
+                                    "jax_message": f.details.get("jax_message", ""), "trace_kind": kind}, **base)]
+
+
+def _effects(event: CompileEvent, effects: list, base: dict) -> list[RuntimeFinding]:
+    counts = Counter((e.kind, e.file, e.line, e.function, e.detail) for e in effects)
+    out = []
+    for (kind, file, line, function, detail), n in counts.items():
+        what, title, why = _EFFECTS.get(kind, ("{detail}", "move it out of the jitted function", ""))
+        what = what.format(detail=detail)
+        loc = Location(file, line, function=function or None) if file and line else None
+        times = f"{n} time{'s' if n != 1 else ''}"
+        out.append(RuntimeFinding(
+            "JW201", event.function,
+            f"{what} ran while tracing {event.function} ({times} in this trace); it runs once per trace, "
+            "not per call", "warning", loc, Fix(title, why, location=loc), source=_source(loc),
+            details={"kind": kind, "detail": detail, "count_per_trace": n}, **base))
+    return out
+
+
+def _bloat(event: CompileEvent, fn: Any, jaxpr: Any, base: dict) -> list[RuntimeFinding]:
+    from .._pycode import entry_code
+    from .bloat import detect_bloat
+
+    runs = detect_bloat(jaxpr, entry_code(fn) if fn is not None else None,
+                        min_repeats=BLOAT_MIN_REPEATS, min_equations=BLOAT_MIN_EQUATIONS)
+    out = []
+    for r in runs:
+        line = f"line {r.location.line}: " if r.location else ""
+        construct = {"python_loop": "Python loop", "comprehension": "comprehension",
+                     "builtin_reduction": "builtin reduction"}.get(r.kind, "repeated pattern")
+        out.append(RuntimeFinding(
+            "JW401", event.function,
+            f"{line}{construct} x {r.repeats:,} = {r.equations:,} equations, {r.share:.0%} of {event.function}'s "
+            "program", "warning", r.location, r.fix, source=_source(r.location) or r.source,
+            details={"kind": r.kind, "repeats": r.repeats, "pattern_size": r.pattern_size,
+                     "equations": r.equations, "share": r.share, "construct": r.construct}, **base))
+    return out
+
+
+def _equations(jaxpr: Any) -> int:
+    from .jaxpr_stats import walk_bodies
+
+    return sum(len(jx.eqns) * uses for _, jx, uses in walk_bodies(jaxpr.jaxpr))
+
+
+def _slow(event: CompileEvent, jaxpr: Any, bloat: list[RuntimeFinding], captured: list[RuntimeFinding],
+          threshold: float, base: dict) -> RuntimeFinding:
+    big = [c for c in captured if c.details.get("bytes", 0) >= LARGE_CONSTANT_BYTES]
+    loc = event.definition
+    fix = None
+    if bloat:
+        b = bloat[0]
+        cause, kind, loc, fix = f"unrolled code, {b.message}", "bloat", b.location or loc, b.fix
+    elif big:
+        total = sum(c.details["bytes"] for c in big)
+        names = ", ".join(f"'{c.details['name']}'" for c in big[:3])
+        cause, kind, loc, fix = f"{fmt_bytes(total)} of captured constants ({names})", "constants", \
+            big[0].location or loc, big[0].fix
+    elif jaxpr is not None:
+        cause, kind = f"program size ({_equations(jaxpr):,} equations)", "size"
+    else:
+        cause, kind = "unknown (this compile reused an earlier trace)", "unknown"
+    phases = ", ".join(f"{k} {v:.2f} s" for k, v in event.phases.items())
+    details: dict[str, Any] = {"cause": kind, "threshold_s": threshold, "phases": dict(event.phases)}
+    if jaxpr is not None:
+        details["equations"] = _equations(jaxpr)
+    return RuntimeFinding(
+        "JW402", event.function,
+        f"compile #{event.index} of {event.function} took {event.total_seconds:.2f} s ({phases}), over the "
+        f"{threshold:g} s threshold; likely cause: {cause}", "warning", loc,
+        fix or Fix("shrink the traced program", "Compile time grows with the number of equations: replace "
+                   "unrolled Python loops with lax.fori_loop/lax.scan and pass large arrays as arguments.",
+                   location=loc),
+        source=_source(loc), details=details, **base)
