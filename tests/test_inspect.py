@@ -47,7 +47,8 @@ def test_builtin_sum_names_the_line_the_size_and_the_fix(builtin_result, integra
     assert run.location.line == line_of(FIXTURES / "inspect_integral.py", "total_proba = sum(")
     assert run.location.function == "integrate_builtin"
     assert run.repeats == integral_mod.N  # the first iteration (0 + x[0]) is counted too
-    assert run.pattern == ["slice", "squeeze", "add"]
+    # JAX <= 0.10 iterates an array with slice+squeeze per element; 0.11 with one unstack, then the adds
+    assert run.pattern in (["slice", "squeeze", "add"], ["add"])
     assert run.fix.title == "use jnp.sum"
     assert run.fix.replacement == "jnp.sum(proba * proba_new * integration_weight, axis=0)"
     assert run.share > 0.9
@@ -58,8 +59,8 @@ def test_builtin_sum_names_the_line_the_size_and_the_fix(builtin_result, integra
 def test_builtin_sum_stats_stages_and_cost(builtin_result, integral_mod):
     res = builtin_result
     j = res.jaxpr
-    assert j.by_primitive["slice"] == integral_mod.N
-    assert j.equations >= 3 * integral_mod.N
+    assert j.by_primitive.get("slice") == integral_mod.N or j.by_primitive.get("unstack") == 1  # JAX 0.11
+    assert j.by_primitive["add"] >= integral_mod.N and j.equations >= integral_mod.N
     assert j.constants == 2 and j.constant_bytes == 2 * 4 * integral_mod.N
     assert {c.name for c in j.captured if c.in_jaxpr} >= {"integr_grid", "proba", "integration_weight"}
     assert set(res.timings) == {"trace", "lower", "compile", "first_run", "steady_run", "eager_run"}
