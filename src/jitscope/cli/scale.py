@@ -29,7 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "compile growth.")
     p.add_argument("target", metavar="MODULE:FACTORY", help="make(n) returning (fn, args) or (fn, args, kwargs)")
     p.add_argument("--sizes", default="100,200,400,800,1600", help="comma-separated sizes (default 100,...,1600)")
-    p.add_argument("--repeats", type=count(1), default=1, help="cold compiles per size; the minimum is used (default 1)")
+    p.add_argument("--repeats", type=count(1), default=None,
+                   help="cold compiles per size; the minimum is used (default: 2, then more, up to 5, while the "
+                        "compile-time growth class is unsettled)")
     p.add_argument("--no-run", action="store_true", help="do not time the compiled function's run")
     p.add_argument("--budget", type=seconds, default=0.1, metavar="SECONDS",
                    help="time spent sampling each size's steady run (default 0.1)")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._format import fmt_number, fmt_ratio, fmt_seconds
 from ..analyze.compare import BreakEven, Recommendation
+from ..analyze.scaling import GrowthFit
 
 if TYPE_CHECKING:
     from ..results.compare import CompareResult
@@ -91,3 +92,10 @@ def fmt_value(value: Any, unit: str) -> str:
     if unit == "float":
         return f"{value:.3g}"
     return str(value)
+
+
+def interval_text(fit: GrowthFit) -> str:
+    """A growth exponent's 95% interval, "0.91-1.08"; "-" without one (fewer than three sizes)."""
+    if fit.exponent_low is None or fit.exponent_high is None:
+        return "-"
+    return f"{fit.exponent_low:.2f}-{fit.exponent_high:.2f}"
