@@ -79,14 +79,15 @@ def _bloat_findings(runs: list, total: int) -> list[Finding]:
 def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...] | list[str] = (),
             static_argnums: tuple[int, ...] | list[int] = (), run: bool = True, numerics: bool = True,
             side_effects: bool = True, dump: str | Path | None = None, budget_s: float = 0.3,
-            target: str | None = None, keep_partial_on_interrupt: bool = False, **kwargs: Any) -> InspectResult:
+            target: str | None = None, keep_partial_on_interrupt: bool = False, eager_budget_s: float | None = 3.0,
+            **kwargs: Any) -> InspectResult:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit and explain what happened.
 
     Static arguments are declared like ``jax.jit`` does: ``static_argnames=("n",)`` /
     ``static_argnums=(1,)``. If ``fn`` is already a ``jax.jit`` object, its wrapped function
     and its static arguments are used. The keyword names of this function's options
     (``static_argnames``, ``static_argnums``, ``run``, ``numerics``, ``side_effects``,
-    ``dump``, ``budget_s``, ``target``) cannot be passed through to ``fn``.
+    ``dump``, ``budget_s``, ``target``, ``eager_budget_s``) cannot be passed through to ``fn``.
 
     Example:
         >>> import jax.numpy as jnp, jitscope
@@ -103,6 +104,9 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         run: run the compiled function (first and steady-state timings). ``numerics`` also
             runs it eagerly and compares outputs. ``side_effects`` traces once more with
             watchers for print / logging / global mutation.
+        eager_budget_s: stop the eager run once it has taken this long (at its next op compile,
+            where an eager run spends its time) and report a ``numerics-skipped`` finding instead of
+            the comparison. None: no limit.
         dump: a directory for the stage files (``01_jaxpr.txt`` ... ``05_fusions.dot``).
         budget_s: seconds to spend sampling the steady-state run time.
         target: the name shown in reports (default ``module:qualname``).
@@ -152,7 +156,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
                                        _array_params(fn, args, kwargs)))
         return result
     try:
-        _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
+        _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects,
+                 eager_budget_s)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -182,7 +187,7 @@ def _interrupted(result: InspectResult, when: str) -> InspectResult:
 
 
 def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict, static_argnames: tuple,
-             static_argnums: tuple, numerics: bool, side_effects: bool) -> None:
+             static_argnums: tuple, numerics: bool, side_effects: bool, eager_budget_s: float | None) -> None:
     from .analyze.bloat import detect_bloat
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import captured_values, jaxpr_stats
@@ -201,7 +206,10 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     findings = _bloat_findings(result.bloat, stats.equations)
     findings += captured_findings(stats.captured)
     if side_effects:
+        from ._progress import stage
         from .collect.trace_effects import trace_with_effects
+
+        stage("tracing again to catch side effects")
 
         try:
             events = trace_with_effects(fn, args, kwargs, static_argnames=static_argnames,
@@ -218,16 +226,22 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     for stage, message in st.errors.items():
         findings.append(Finding("stage-failed", f"{stage} failed: {message}", "error", name=stage))
     if numerics and st.output is not None:
-        findings += _numerics(result, fn, args, kwargs, st.output)
+        findings += _numerics(result, fn, args, kwargs, st.output, eager_budget_s)
     result.findings = findings
 
 
-def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any) -> list[Finding]:
+def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any,
+              eager_budget_s: float | None) -> list[Finding]:
     from .analyze.numerics import compare_outputs
-    from .collect.lowering import run_eager
+    from .collect.lowering import EagerBudgetExceeded, run_eager
 
     try:
-        eager_out, seconds = run_eager(fn, args, kwargs)
+        eager_out, seconds = run_eager(fn, args, kwargs, budget_s=eager_budget_s)
+    except EagerBudgetExceeded as e:
+        return [Finding(
+            "numerics-skipped", f"{e}, over the {eager_budget_s:g} s budget: jit and eager outputs not compared "
+            "(--eager-budget SECONDS raises it)", "info", name="over-budget",
+            details={"seconds": e.seconds, "compiles": e.compiles, "budget_seconds": eager_budget_s})]
     except Exception as e:  # noqa: BLE001 - jit-only code (e.g. uses lax.cond with tracers) may not run eagerly
         return [Finding("numerics-differ", f"eager run raised {type(e).__name__}: {e}", "info", name="eager-failed")]
     result.timings["eager_run"] = Timing.single(seconds)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ._progress import stage
 from .errors import UsageError
 from .model import Environment, Finding, Fix, Timing
 from .results.scale import ScalePoint, ScaleResult
@@ -47,6 +48,7 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
     from .collect.lowering import dynamic_call_args, jit_fresh, time_stages
 
     point = ScalePoint(n)
+    stage(f"n={n}: {repeats} cold compile{'s' if repeats > 1 else ''}")
     try:
         made = make(n)
     except Exception as e:  # noqa: BLE001 - the user's factory failed: a usage problem, one line
@@ -62,8 +64,8 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
 
     def cold() -> Any:
         ts = time_stages(jit_fresh(fn, names, nums), args, kwargs)
-        for stage, seconds in ts.seconds.items():
-            samples[stage].append(seconds)
+        for phase, seconds in ts.seconds.items():
+            samples[phase].append(seconds)
         if ts.error is not None:
             raise ts.error
         return ts
@@ -175,6 +177,7 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
         try:
             while result.repeats < AUTO_REPEATS_MAX and fit_growth(
                     "compile", ns, [p.seconds("compile") for p in ok]).settled is False:
+                stage(f"compile growth unsettled: repeat {result.repeats + 1} of at most {AUTO_REPEATS_MAX}")
                 for add in more:
                     add()
                 result.repeats += 1

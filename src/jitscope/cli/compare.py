@@ -12,7 +12,16 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from ._common import add_call_options, add_json_option, check_outputs, count, save_outputs, seconds
+from ._common import (
+    add_call_options,
+    add_json_option,
+    add_progress_option,
+    check_outputs,
+    count,
+    progress,
+    save_outputs,
+    seconds,
+)
 from ._outputs import module_file
 
 
@@ -41,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="skip the ahead-of-time trace/lower/compile split (saves one compile per jitted variant)")
     add_call_options(p)
     add_json_option(p)
+    add_progress_option(p)
     p.set_defaults(func=run)
 
 
@@ -61,10 +71,11 @@ def run(args: argparse.Namespace) -> int:
     names = [v.name for v in variants]
     if args.reference is not None and args.reference not in names:
         raise UsageError(f"--reference '{args.reference}' is not a variant (variants: {', '.join(names)})")
-    result, _ = run_compare(variants, call_args, call_kwargs, calls=args.calls, budget_s=args.budget,
-                            min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
-                            title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
-                            keep_partial_on_interrupt=True)
+    with progress(args, "compare"):
+        result, _ = run_compare(variants, call_args, call_kwargs, calls=args.calls, budget_s=args.budget,
+                                min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
+                                title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
+                                keep_partial_on_interrupt=True)
     show(result)  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)

@@ -23,6 +23,7 @@ from typing import Any
 
 from .._jaxcompat import COMPILE_EVENT
 from .._jaxcompat import unwrap_jit as _jit_parts
+from .._progress import stage
 from .._serde import Record
 from ..model import Timing
 from ._errors import error_line
@@ -279,6 +280,7 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
         res.error, res.error_stage = variant.error or "no function", "resolve"
         return res, None
     fn = variant.fn
+    stage(f"measuring {variant.name}")
     with rebind(variant.bindings), persistent_cache_disabled():
         if phases and res.jitted and is_jit_object(fn):
             try:
