@@ -14,7 +14,14 @@ from .analyze.compare import Costs, break_even_table, median_interval, recommend
 from .analyze.numerics import compare_outputs
 from .collect.call_signature import call_signature_of
 from .collect.variants import Variant as Variant
-from .collect.variants import jit_like, measure_variant, plain_function, replicate_steady, static_args_of
+from .collect.variants import (
+    effort_variants,
+    jit_like,
+    measure_variant,
+    plain_function,
+    replicate_steady,
+    static_args_of,
+)
 from .collect.variants import scope_variants as scope_variants
 from .errors import UsageError
 from .model import ArgSignature, Environment
@@ -238,12 +245,13 @@ def _parse_variant(text: str) -> tuple[str, str]:
 
 
 def variants_for(target: str | None, inner_target: str | None, variant_specs: Sequence[str],
-                 static_names: Sequence[str] = ()) -> tuple[list[Variant], list[str]]:
+                 static_names: Sequence[str] = (), effort: bool = False) -> tuple[list[Variant], list[str]]:
     """The variants ``jitscope compare`` measures, and one line per variant that could not be resolved.
 
     ``target`` alone: eager vs ``jit(target)``. With ``inner_target``: eager / ``jit(inner)`` /
     ``jit(outer)`` / ``jit(both)`` by rebinding the inner function in its module. Each
-    ``variant_specs`` item (``NAME=MOD:FN`` or ``MOD:FN``) adds one more. A target that cannot be
+    ``variant_specs`` item (``NAME=MOD:FN`` or ``MOD:FN``) adds one more. ``effort`` adds ``jit(target)``
+    once per compile-effort setting the installed JAX has (``collect.variants.effort_settings``). A target that cannot be
     resolved becomes a failed variant (its line in the returned problems) so the others still run.
 
     Raises:
@@ -282,8 +290,18 @@ def variants_for(target: str | None, inner_target: str | None, variant_specs: Se
                          Variant(f"jit({label})", jit_like(outer, static), True)]
         else:
             variants += [Variant("eager", None, error=problems[-1]), Variant("jit", None, error=problems[-1])]
+        if effort and outer is not None:
+            extra = effort_variants(outer, static)
+            if not extra:
+                import jax
+
+                raise UsageError(f"--effort: JAX {jax.__version__} has no compile-effort setting "
+                                 "(jax_optimization_level, jax_exec_time_optimization_effort)")
+            variants += extra
     elif inner_target:
         raise UsageError("--inner needs the outer function as TARGET: jitscope compare MOD:G --inner MOD:F")
+    elif effort:
+        raise UsageError("--effort needs the function as TARGET: jitscope compare MOD:FN --effort")
     for text in variant_specs:
         name, target = _parse_variant(text)
         try:

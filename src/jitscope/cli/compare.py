@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "jit(outer), jit(both) by rebinding it while measuring")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=MOD:FN",
                    help="an extra variant, called as is (a jax.jit object counts as jitted); repeatable")
+    p.add_argument("--effort", action="store_true",
+                   help="add jit(TARGET) once per compile-effort setting this JAX has (jax_optimization_level "
+                        "O0-O3, jax_exec_time_optimization_effort -1/+1): compile time, steady time, break-even")
     p.add_argument("--reference", metavar="NAME", help="variant to compare outputs and speedups against "
                    "(default: the first eager variant)")
     p.add_argument("--calls", type=count(1), metavar="N", help="workload length for the recommendation "
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
                          "the --args-from module": [module_file(args.args_from)]})  # before measuring
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
-    variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names)
+    variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names, effort=args.effort)
     if all(v.fn is None for v in variants):
         raise UsageError(problems[0])
     names = [v.name for v in variants]

@@ -98,6 +98,9 @@ class Variant:
     check_output: bool = True
     error: str | None = None
     inner_calls: list[int] | None = None  # counter shared with a rebound inner function
+    # JAX settings (``jax.config`` names -> values) in force while this variant is measured: its
+    # compiles happen under them (``effort_variants``). Restored afterwards.
+    config: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_jitted(self) -> bool:
@@ -163,6 +166,46 @@ def rebind(bindings: list[Binding]) -> Iterator[None]:
                 delattr(b.namespace, b.name)
             else:
                 setattr(b.namespace, b.name, old)
+
+
+@contextlib.contextmanager
+def jax_settings(config: dict[str, Any]) -> Iterator[None]:
+    """Apply ``jax.config`` settings for the duration of the block; always restore the old values."""
+    import jax
+
+    saved: list[tuple[str, Any]] = []
+    try:
+        for name, value in config.items():
+            saved.append((name, getattr(jax.config, name)))
+            jax.config.update(name, value)
+        yield
+    finally:
+        for name, old in reversed(saved):
+            jax.config.update(name, old)
+
+
+def effort_settings() -> list[tuple[str, dict[str, Any]]]:
+    """The compile-effort settings the installed JAX has, as (label, ``jax.config`` settings).
+
+    ``jax_optimization_level`` (XLA's optimisation level, O0-O3) and
+    ``jax_exec_time_optimization_effort`` (-1: compile faster, +1: optimise the program harder),
+    each where this JAX defines it (feature-detected; older releases have neither).
+    """
+    import jax
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    if hasattr(jax.config, "jax_optimization_level"):
+        out += [(f"opt {level}", {"jax_optimization_level": level}) for level in ("O0", "O1", "O2", "O3")]
+    if hasattr(jax.config, "jax_exec_time_optimization_effort"):
+        out += [(f"effort {e:+g}", {"jax_exec_time_optimization_effort": e}) for e in (-1.0, 1.0)]
+    return out
+
+
+def effort_variants(fn: Any, static_argnames: tuple[str, ...] | list[str] = ()) -> list[Variant]:
+    """``jax.jit`` of ``fn`` once per compile-effort setting (``effort_settings``), named ``jit [opt O1]``."""
+    return [Variant(f"jit [{label}]", jit_like(fn, static_argnames), True,
+                    "jax.jit compiled with " + ", ".join(f"{k}={v}" for k, v in config.items()), config=config)
+            for label, config in effort_settings()]
 
 
 def _label(fn: Any) -> str:
@@ -281,7 +324,7 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
         return res, None
     fn = variant.fn
     stage(f"measuring {variant.name}")
-    with rebind(variant.bindings), persistent_cache_disabled():
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
         if phases and res.jitted and is_jit_object(fn):
             try:
                 res.phases = aot_phases(fn, args, kwargs)
@@ -324,6 +367,6 @@ def replicate_steady(variant: Variant, args: tuple, kwargs: dict, *, budget_s: f
     fn = variant.fn
     if fn is None:
         raise ValueError(f"variant {variant.name} has no function")
-    with rebind(variant.bindings), persistent_cache_disabled():
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
         return measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
                        max_samples=max(MAX_SAMPLES, min_samples), warmup=1)
