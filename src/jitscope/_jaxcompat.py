@@ -190,6 +190,7 @@ _UNREGISTER = {  # listener kind -> (public name, 0.6's private by-callback name
     "duration": ("unregister_event_duration_listener", "_unregister_event_duration_listener_by_callback"),
     "event": ("unregister_event_listener", "_unregister_event_listener_by_callback"),
     "span": ("unregister_event_time_span_listener", "_unregister_event_time_span_listener_by_callback"),
+    "scalar": ("unregister_scalar_listener", "_unregister_scalar_listener_by_callback"),
 }
 
 
