@@ -79,14 +79,15 @@ def _bloat_findings(runs: list, total: int) -> list[Finding]:
 def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...] | list[str] = (),
             static_argnums: tuple[int, ...] | list[int] = (), run: bool = True, numerics: bool = True,
             side_effects: bool = True, dump: str | Path | None = None, budget_s: float = 0.3,
-            target: str | None = None, keep_partial_on_interrupt: bool = False, **kwargs: Any) -> InspectResult:
+            target: str | None = None, keep_partial_on_interrupt: bool = False, measure_fixes: bool = True,
+            **kwargs: Any) -> InspectResult:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit and explain what happened.
 
     Static arguments are declared like ``jax.jit`` does: ``static_argnames=("n",)`` /
     ``static_argnums=(1,)``. If ``fn`` is already a ``jax.jit`` object, its wrapped function
     and its static arguments are used. The keyword names of this function's options
     (``static_argnames``, ``static_argnums``, ``run``, ``numerics``, ``side_effects``,
-    ``dump``, ``budget_s``, ``target``) cannot be passed through to ``fn``.
+    ``dump``, ``budget_s``, ``target``, ``measure_fixes``) cannot be passed through to ``fn``.
 
     Example:
         >>> import jax.numpy as jnp, jitscope
@@ -108,6 +109,10 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         target: the name shown in reports (default ``module:qualname``).
         keep_partial_on_interrupt: on Ctrl-C, stop and return what was measured so far
             (``status="interrupted"``) instead of raising ``KeyboardInterrupt`` (the CLI uses this).
+        measure_fixes: when the compiled program is pessimised (``result.pessimisation.fires``)
+            and the duplicated lines are in a module-level function the target calls, build and
+            time the automatic fixes (that function jitted on its own and called from Python;
+            its results behind ``lax.optimization_barrier``). Needs ``run``.
 
     Returns:
         An ``InspectResult``. A tracing failure is reported in it (``status="trace_error"``,
@@ -153,6 +158,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         return result
     try:
         _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
+        if result.pessimisation is not None and result.pessimisation.fires and measure_fixes and run:
+            result.pessimisation.measured = _measure_fixes(fn, result, args, kwargs, static_argnames, budget_s)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -175,6 +182,54 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     return result
 
 
+def _pessimisation_finding(p: Any) -> Finding:
+    top = p.lines[0] if p.lines else None
+    where = (f"; most duplicated: line {top.location.line} ({top.location.function}), {top.ops} instructions "
+             f"for {top.distinct} values ({top.factor:.1f}x)" if top and top.location else "")
+    bytes_part = f", {p.bytes_factor:.1f}x the bytes" if p.bytes_factor is not None else ""
+    message = (f"the compiled program does {p.flops_factor:.1f}x the flops the program describes{bytes_part}: "
+               f"XLA duplicated work into {p.duplicating_fusions} of {p.fusion_count} fusions ({p.ops} instructions compute {p.distinct} "
+               f"distinct values, {p.ops_factor:.1f}x){where}" if p.flops_factor is not None else
+               f"the compiled program computes its values {p.ops_factor:.1f}x over ({p.ops} instructions, "
+               f"{p.distinct} distinct values){where}")
+    return Finding("pessimised-fusion", message, "warning", top.location if top else None,
+                   name="duplicated-fusion", fix=p.fixes[0] if p.fixes else None,
+                   details={"flops_factor": p.flops_factor, "bytes_factor": p.bytes_factor,
+                            "ops_factor": p.ops_factor, "confidence": p.confidence})
+
+
+def _measure_fixes(fn: Any, result: InspectResult, args: tuple, kwargs: dict, static_argnames: tuple,
+                   budget_s: float) -> list[Any]:
+    """Build the automatic fixes (a smaller jit scope, a barrier) around the most duplicated function, time them."""
+    from .analyze.pessimisation import FixGain
+    from .collect.variants import barrier_variant, measure_variant, scope_variants
+
+    p = result.pessimisation
+    inner = next((d.location.function for d in p.lines if d.location and d.location.function), None)
+    namespace = getattr(fn, "__globals__", None)
+    if not inner or namespace is None or not callable(namespace.get(inner)) or namespace.get(inner) is fn:
+        return []  # the duplicated lines are in the target itself or a local function: no variant to build
+    steady, compile_s = result.timings.get("steady_run"), result.timings.get("compile")
+    base = steady.median if steady else None
+    out = []
+    try:
+        candidates = [scope_variants(fn, namespace, inner, static_argnames)[1],
+                      barrier_variant(fn, namespace, inner, static_argnames)]
+    except Exception:  # noqa: BLE001 - an unusual namespace: suggest the fixes in words only
+        return []
+    for v in candidates:
+        rec, _ = measure_variant(v, args, kwargs, budget_s=budget_s, min_samples=3, phases=False)
+        gain = FixGain(v.name, v.description, baseline_s=base, baseline_compile_s=compile_s.median if compile_s else None,
+                       error=rec.error)
+        if rec.ok:
+            gain.steady_s = rec.steady.median  # type: ignore[union-attr]
+            gain.compile_s = rec.compile_seconds_first_call
+            if base and gain.steady_s:
+                gain.gain = base / gain.steady_s
+        out.append(gain)
+    return out
+
+
 def _interrupted(result: InspectResult, when: str) -> InspectResult:
     result.status = "interrupted"
     result.findings.append(Finding("interrupted", f"interrupted {when}", "info", name="interrupted"))
@@ -186,6 +241,7 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     from .analyze.bloat import detect_bloat
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import captured_values, jaxpr_stats
+    from .analyze.pessimisation import detect_pessimisation
     from .analyze.side_effects import captured_findings, side_effect_findings
 
     result.timings = dict(st.timings)
@@ -199,6 +255,12 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     result.bloat = detect_bloat(st.closed_jaxpr, entry)
     result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
     findings = _bloat_findings(result.bloat, stats.equations)
+    if st.hlo_after_text:
+        result.pessimisation = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost)
+        if result.pessimisation.fires:
+            if result.bloat and result.bloat[0].location is not None:  # the unrolled loop to turn into a fori_loop
+                result.pessimisation.fixes[0].location = result.bloat[0].location
+            findings.append(_pessimisation_finding(result.pessimisation))
     findings += captured_findings(stats.captured)
     if side_effects:
         from .collect.trace_effects import trace_with_effects

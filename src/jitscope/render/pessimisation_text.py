@@ -1,0 +1,51 @@
+"""Sentences about a ``Pessimisation`` verdict, shared by the console and HTML renderers (inspect, compare)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .._format import fmt_count, fmt_seconds
+from ..analyze.pessimisation import FixGain, LineDuplication, Pessimisation
+
+
+def _x(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}x"
+
+
+def headline(p: Pessimisation, what: str = "the compiled program") -> str:
+    """One sentence: the factor, how sure, what was compared."""
+    if p.flops_factor is not None:
+        s = (f"{what} does {_x(p.flops_factor)} the flops the program describes ({fmt_count(p.flops_compiled)} "
+             f"after XLA's optimisation, {fmt_count(p.flops_lowered)} before)")
+        if p.bytes_factor is not None:
+            s += f" and {_x(p.bytes_factor)} the bytes accessed"
+    else:
+        s = f"{what} computes its values {_x(p.ops_factor)} over (XLA's cost model was not available)"
+    if p.ops:
+        s += (f"; {p.ops:,} instructions compute {p.distinct:,} distinct values ({_x(p.ops_factor)}), "
+              f"{p.duplicated_ops:,} of them duplicated in {p.duplicating_fusions} of {p.fusion_count} fusions")
+    if p.fires:
+        s += f" [pessimised: {p.confidence}; threshold {p.threshold:g}x the flops]"
+    return s
+
+
+def line_text(d: LineDuplication) -> str:
+    """``stencil.py:5 relax: 431 instructions for 32 values (13.5x): multiply 282, add 141``."""
+    where = (f"{Path(d.location.file).name}:{d.location.line}{' ' + d.location.function if d.location.function else ''}"
+             if d.location else "(no source line)")
+    ops = ", ".join(f"{op} {n}" for op, n in list(d.by_op.items())[:5])
+    return f"{where}: {d.ops:,} instructions for {d.distinct:,} values ({_x(d.factor)}): {ops}"
+
+
+def gain_text(g: FixGain) -> str:
+    """The measured effect of one automatic fix, or why it was not measured."""
+    if g.error:
+        return f"{g.variant}: not measured ({g.error})"
+    s = f"{g.variant} ({g.description}): {fmt_seconds(g.steady_s)} per call"
+    if g.gain is not None:
+        faster = (f"{g.gain:.1f}x faster" if g.gain >= 1.1 else f"{1 / g.gain:.1f}x slower" if g.gain <= 0.9
+                  else "within 10%, no gain")
+        s += f" against {fmt_seconds(g.baseline_s)}: {faster}"
+    if g.compile_s is not None and g.baseline_compile_s is not None:
+        s += f"; compiles in {fmt_seconds(g.compile_s)} against {fmt_seconds(g.baseline_compile_s)}"
+    return s
