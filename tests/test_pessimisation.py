@@ -155,3 +155,34 @@ def test_inspect_stays_quiet_on_selu():
     assert r.pessimisation is not None and not r.pessimisation.fires
     assert not r.findings_by_code("pessimised-fusion") and not r.pessimisation.measured
     assert "pessimised fusion" not in render(r, "console")
+
+
+def test_compare_measures_the_smaller_scope_and_names_the_pessimisation():
+    import sys
+
+    from jitscope import compare, scope_variants
+
+    eager, jit_relax, jit_simulate, _ = scope_variants(simulate, sys.modules[__name__], "relax")
+    r = compare([eager, jit_relax, jit_simulate], (jnp.ones((128, 128), jnp.float32),), budget_s=0.1, min_samples=3)
+    assert r.ok, r.errors
+    fix, whole = r.variant("jit(relax)"), r.variant("jit(simulate)")
+    assert fix.steady.median < whole.steady.median  # the suggested fix, measured: 2.9x faster per call
+    assert set(r.pessimisation) == {"jit(simulate)"}  # the only jitted variant, and it loses
+    p = r.pessimisation["jit(simulate)"]
+    assert p.fires and p.flops_factor > THRESHOLD and p.lines[0].location.function == "relax"
+    data = json.loads(render(r, "json"))
+    assert first_problem(data) is None
+    text = render(r, "console")
+    assert "pessimised fusion: jit(simulate) loses to jit(relax)" in text and "x faster per call" in text
+    assert "Pessimised fusion" in render(r, "html")
+
+
+def test_compare_without_a_loser_has_no_verdict():
+    from jitscope import compare
+    from jitscope.gallery.selu import make_input, selu
+
+    x = make_input(1_000_000)
+    r = compare({"eager": selu, "jit": jax.jit(selu)}, (x,), budget_s=0.05, min_samples=3)
+    jit_steady, eager_steady = r.variant("jit").steady.median, r.variant("eager").steady.median
+    # jit fuses SELU's five eager kernels into one: it wins, so nothing is examined
+    assert (jit_steady < eager_steady) == (r.pessimisation == {})

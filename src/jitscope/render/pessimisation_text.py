@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._format import fmt_count, fmt_seconds
 from ..analyze.pessimisation import FixGain, LineDuplication, Pessimisation
+
+if TYPE_CHECKING:
+    from ..results.compare import CompareResult
 
 
 def _x(v: float | None) -> str:
@@ -49,3 +53,28 @@ def gain_text(g: FixGain) -> str:
     if g.compile_s is not None and g.baseline_compile_s is not None:
         s += f"; compiles in {fmt_seconds(g.compile_s)} against {fmt_seconds(g.baseline_compile_s)}"
     return s
+
+
+def compare_lines(result: CompareResult) -> list[tuple[str, Pessimisation | None]]:
+    """For each jitted variant that loses per call to an un-jitted one: a sentence, and its verdict when it fired.
+
+    A fired verdict comes with the measured fix (each faster un-jitted variant, e.g. Python calling a
+    smaller jit); a quiet one says the loss is not duplicated work.
+    """
+    out: list[tuple[str, Pessimisation | None]] = []
+    by_name = {v.name: v for v in result.variants}
+    for name, p in result.pessimisation.items():
+        v = by_name.get(name)
+        mine = v.steady.median if v and v.steady else None
+        faster = sorted((w for w in result.variants if not w.jitted and w.ok and mine and w.steady
+                         and w.steady.median and w.steady.median < mine), key=lambda w: w.steady.median)  # type: ignore
+        beaten = ", ".join(f"{w.name} ({mine / w.steady.median:.1f}x faster per call)"  # type: ignore[operator,union-attr]
+                           for w in faster)
+        if p.fires:
+            s = f"{name} loses to {beaten}: {headline(p, 'its compiled program')}"
+            out.append((s, p))
+        else:
+            factor = f"{p.flops_factor:.1f}x" if p.flops_factor is not None else "n/a"
+            out.append((f"{name} loses to {beaten}, but its compiled program does not duplicate work "
+                        f"(flops factor {factor}, ops factor {_x(p.ops_factor)}): the loss is elsewhere", None))
+    return out

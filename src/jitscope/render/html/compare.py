@@ -47,6 +47,13 @@ def compare_body(result: CompareResult) -> str:
             html += f'<p class="muted">note: {esc(v.name)}: {esc(note)}</p>'
     if result.recommendation is not None:
         html += lesson(f"Recommendation: {recommendation_text(result.recommendation)}")
+    if result.pessimisation:
+        from ..pessimisation_text import compare_lines
+        from .pessimisation import body as pessimisation_body
+
+        for line, p in compare_lines(result):
+            html += (f'<p class="muted">note: {esc(line)}</p>' if p is None else
+                     "<h3>Pessimised fusion</h3>" + lesson(line + ".", "warn") + pessimisation_body(p, headline=False))
     return html
 
 

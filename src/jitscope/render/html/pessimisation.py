@@ -5,16 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..pessimisation_text import gain_text, headline
+from ..pessimisation_text import gain_text
+from ..pessimisation_text import headline as headline_text
 from ._page import Section, esc, lesson, pre, table
 
 if TYPE_CHECKING:
     from ...analyze.pessimisation import Pessimisation
 
 
-def body(p: Pessimisation, what: str = "The compiled program") -> str:
-    """The headline, duplicating fusions, duplicated lines, fixes and measured gains as HTML."""
-    out = lesson(headline(p, what) + ".", "warn" if p.fires else "ok")
+def body(p: Pessimisation, what: str = "The compiled program", headline: bool = True) -> str:
+    """The headline (unless the caller wrote it), duplicating fusions, duplicated lines, fixes and
+    measured gains as HTML."""
+    out = lesson(headline_text(p, what) + ".", "warn" if p.fires else "ok") if headline else ""
     if not p.fires:
         return out
     if p.fusions:
