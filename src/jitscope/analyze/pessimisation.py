@@ -338,14 +338,14 @@ def fixes_for(p: Pessimisation, loop: Location | None = None) -> list[Fix]:
         Fix("put the repeated step in a loop body: lax.fori_loop or lax.scan",
             f"XLA does not fuse across a loop body boundary, so each step's result is written once:\n"
             f"    state = jax.lax.fori_loop(0, steps, lambda i, s: {step}(s), state)\n"
-            f"(or jax.lax.scan when each step also emits an output). The body also compiles once "
-            f"instead of once per unrolled copy.", location=loop),
+            f"(or jax.lax.scan when each step also emits an output).\n"
+            f"The body also compiles once instead of once per unrolled copy.", location=loop),
         Fix(f"jit a smaller scope: jax.jit({step}) called from Python" if fn else "jit a smaller scope",
             "Each jitted call is compiled and fused on its own; the loop runs in Python, one dispatch "
             "per step.", location=where),
         Fix("put lax.optimization_barrier between steps",
             f"    state = jax.lax.optimization_barrier({step}(state))\n"
-            "Asks XLA not to move work across the barrier. Not a sure fix: XLA's CPU compiler removed "
-            "the barriers before fusion in jitscope's benchmark (JAX 0.10.2), leaving the duplication; "
-            "inspect measures it where it can.", location=where),
+            "Asks XLA not to move work across the barrier. Not a sure fix: XLA's CPU compiler\n"
+            "removed the barriers before fusion in jitscope's benchmark (JAX 0.10.2), leaving the\n"
+            "duplication; inspect measures it where it can.", location=where),
     ]
