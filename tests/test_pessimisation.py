@@ -23,7 +23,7 @@ STEPS = 8  # at f32[128,128] XLA's CPU compiler duplicates 9.3x the flops (bench
 
 
 def relax(s):
-    n = jnp.roll(s, 1, 0) + jnp.roll(s, -1, 0) + jnp.roll(s, 1, 1) + jnp.roll(s, -1, 1)
+    n = jnp.roll(s, 1, 0) + jnp.roll(s, -1, 0) + jnp.roll(s, 1, 1) + jnp.roll(s, -1, 1)  # ROLLS
     return 0.5 * s + 0.125 * jnp.tanh(n)  # RELAX_RETURN
 
 
@@ -65,6 +65,9 @@ def test_fires_on_the_unrolled_stencil_with_factor_fusions_and_lines(stencil):
     assert p.flops_factor > 2 * THRESHOLD  # measured 9.3x
     assert p.ops_factor > 2 and p.distinct < p.ops and p.duplicated_ops >= 50
     assert p.duplicating_fusions >= 10 and p.fusions[0].duplicated_ops > 0 and p.fusions[0].copies > 2
+    # what is duplicated: the last line of relax (the state update), recomputed inside the fusions of the
+    # next step's rolls (XLA pushes their slices through the update's multiplies and adds)
+    assert {f.location.line for f in p.fusions[:4]} == {_line_of("ROLLS")}
     top = p.lines[0]
     assert top.location is not None and top.location.function == "relax"
     assert top.location.file == __file__ and top.location.line == _line_of("RELAX_RETURN")
@@ -125,6 +128,7 @@ def test_inspect_reports_it_and_measures_the_smaller_scope(inspected):
     assert r.pessimisation is not None and r.pessimisation.fires
     (finding,) = r.findings_by_code("pessimised-fusion")
     assert "the flops the program describes" in finding.message and "relax" in finding.message
+    assert f"recomputed inside the fusions for line {_line_of('ROLLS')}" in finding.message
     assert finding.location.line == _line_of("RELAX_RETURN")
     # the loop fix points at the unrolled loop the bloat detector found
     assert r.pessimisation.fixes[0].location is not None

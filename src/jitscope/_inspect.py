@@ -8,6 +8,7 @@ effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``tracer
 from __future__ import annotations
 
 import inspect as _pyinspect
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -186,6 +187,9 @@ def _pessimisation_finding(p: Any) -> Finding:
     top = p.lines[0] if p.lines else None
     where = (f"; most duplicated: line {top.location.line} ({top.location.function}), {top.ops} instructions "
              f"for {top.distinct} values ({top.factor:.1f}x)" if top and top.location else "")
+    consumers = Counter(f.location.line for f in p.fusions if f.location)
+    if where and consumers:
+        where += f", recomputed inside the fusions for line {consumers.most_common(1)[0][0]}"
     bytes_part = f", {p.bytes_factor:.1f}x the bytes" if p.bytes_factor is not None else ""
     message = (f"the compiled program does {p.flops_factor:.1f}x the flops the program describes{bytes_part}: "
                f"XLA duplicated work into {p.duplicating_fusions} of {p.fusion_count} fusions ({p.ops} instructions compute {p.distinct} "

@@ -63,6 +63,8 @@ class DuplicatedFusion(Record):
 
     ``ops`` instructions (nested fusions included, free ones not), ``duplicated_ops`` of them
     compute a value computed elsewhere too, on average ``copies`` times in the whole program.
+    ``location`` is the line the fusion is for (its instruction's metadata): the consumer into
+    which XLA copied the duplicated producers.
     """
 
     name: str
@@ -71,6 +73,7 @@ class DuplicatedFusion(Record):
     duplicated_ops: int
     copies: float
     by_op: dict[str, int] = field(default_factory=dict)  # duplicated instructions by opcode
+    location: Location | None = None  # the source line of what the fusion computes (its root)
 
 
 @dataclass
@@ -188,7 +191,7 @@ class _Numbering:
     first: dict[int, tuple[str, Location | None]] = field(default_factory=dict)  # value -> (opcode, where)
     # one row per counted instruction: (value, top-level fusion or "", opcode)
     rows: list[tuple[int, str, str]] = field(default_factory=list)
-    fusion_kinds: dict[str, str] = field(default_factory=dict)
+    fusion_kinds: dict[str, tuple[str, Location | None]] = field(default_factory=dict)  # top-level fusion
 
     def intern(self, key: tuple) -> int:
         vid = self.table.get(key)
@@ -208,7 +211,7 @@ class _Numbering:
             elif ins.opcode == "fusion" and ins.calls in self.comps:
                 top = fusion or ins.name
                 if not fusion:
-                    self.fusion_kinds[ins.name] = ins.fusion_kind
+                    self.fusion_kinds[ins.name] = (ins.fusion_kind, _location(ins, self.frames))
                 vid = self.run(ins.calls, dict(enumerate(ops)), top)
                 vid = self.intern(("fusion-out", vid, ins.type))  # a multi-output root is a tuple
             elif ins.opcode == "call" and (target := _TO_APPLY_RE.search(ins.attrs)) and target.group(1) in self.comps:
@@ -252,6 +255,11 @@ def number_values(hlo_after_text: str) -> _Numbering:
     return nb
 
 
+def _line(where: Location | None) -> Location | None:
+    """``where`` without its column: the unit of attribution is a source line."""
+    return Location(where.file, where.line, None, where.function) if where else None
+
+
 def _factor(after: float | None, before: float | None) -> float | None:
     if after is None or not before:
         return None
@@ -289,15 +297,13 @@ def detect_pessimisation(hlo_after_text: str, lowered_cost: dict[str, float] | N
                 f[1] += 1
                 f[2] += n
                 f[3][opcode] += 1
-        where = nb.first[vid][1]
-        line_key = Location(where.file, where.line, None, where.function) if where else None
-        row = per_line.setdefault(line_key, [0, set(), Counter()])
+        row = per_line.setdefault(_line(nb.first[vid][1]), [0, set(), Counter()])
         row[0] += 1
         row[1].add(vid)
         row[2][opcode] += 1
     p.duplicated_ops = sum(n - 1 for n in nb.copies.values() if n > 1)
-    fusions = [DuplicatedFusion(name, nb.fusion_kinds.get(name, ""), f[0], f[1], f[2] / f[1],
-                                dict(f[3].most_common()))
+    fusions = [DuplicatedFusion(name, nb.fusion_kinds.get(name, ("", None))[0], f[0], f[1], f[2] / f[1],
+                                dict(f[3].most_common()), _line(nb.fusion_kinds.get(name, ("", None))[1]))
                for name, f in per_fusion.items() if f[1]]
     fusions.sort(key=lambda d: (-d.duplicated_ops, d.name))
     p.duplicating_fusions = len(fusions)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .._format import fmt_count, fmt_seconds
 from ..analyze.pessimisation import FixGain, LineDuplication, Pessimisation
+from ..model import Location
 
 if TYPE_CHECKING:
     from ..results.compare import CompareResult
@@ -33,10 +34,16 @@ def headline(p: Pessimisation, what: str = "the compiled program") -> str:
     return s
 
 
+def where_text(loc: Location | None) -> str:
+    """``stencil.py:5 relax``."""
+    if loc is None:
+        return "(no source line)"
+    return f"{Path(loc.file).name}:{loc.line}{' ' + loc.function if loc.function else ''}"
+
+
 def line_text(d: LineDuplication) -> str:
     """``stencil.py:5 relax: 431 instructions for 32 values (13.5x): multiply 282, add 141``."""
-    where = (f"{Path(d.location.file).name}:{d.location.line}{' ' + d.location.function if d.location.function else ''}"
-             if d.location else "(no source line)")
+    where = where_text(d.location)
     ops = ", ".join(f"{op} {n}" for op, n in list(d.by_op.items())[:5])
     return f"{where}: {d.ops:,} instructions for {d.distinct:,} values ({_x(d.factor)}): {ops}"
 

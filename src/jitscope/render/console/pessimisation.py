@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape as esc
 
-from ..pessimisation_text import gain_text, headline, line_text
+from ..pessimisation_text import gain_text, headline, line_text, where_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,7 +26,8 @@ def render(p: Pessimisation, console: Console, what: str = "the compiled program
         return
     for f in p.fusions[:3 if brief else 5]:
         ops = ", ".join(f"{op} {n}" for op, n in list(f.by_op.items())[:5])
-        console.print(esc(f"{indent}  {f.name} ({f.kind}): {f.ops} ops, {f.duplicated_ops} also computed elsewhere "
+        console.print(esc(f"{indent}  {f.name} ({f.kind}{', for ' + where_text(f.location) if f.location else ''}): "
+                          f"{f.ops} ops, {f.duplicated_ops} also computed elsewhere "
                           f"({f.copies:.1f} copies each on average): {ops}"), soft_wrap=True)
     shown = min(len(p.fusions), 3 if brief else 5)
     if shown < p.duplicating_fusions:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..pessimisation_text import gain_text
+from ..pessimisation_text import gain_text, where_text
 from ..pessimisation_text import headline as headline_text
 from ._page import Section, esc, lesson, pre, table
 
@@ -21,9 +21,10 @@ def body(p: Pessimisation, what: str = "The compiled program", headline: bool = 
         return out
     if p.fusions:
         out += f"<h3>Fusions that duplicate work ({p.duplicating_fusions} of {p.fusion_count})</h3>" + table(
-            ["fusion", "kind", "ops", "duplicated ops", "copies (mean)", "duplicated by op"],
-            [(f.name, f.kind, f.ops, f.duplicated_ops, f"{f.copies:.1f}",
-              ", ".join(f"{k} ×{v}" for k, v in list(f.by_op.items())[:6])) for f in p.fusions], numeric=(2, 3, 4))
+            ["fusion", "kind", "for line", "ops", "duplicated ops", "copies (mean)", "duplicated by op"],
+            [(f.name, f.kind, where_text(f.location) if f.location else "-", f.ops, f.duplicated_ops,
+              f"{f.copies:.1f}", ", ".join(f"{k} ×{v}" for k, v in list(f.by_op.items())[:6])) for f in p.fusions],
+            numeric=(3, 4, 5))
     if p.lines:
         out += "<h3>Source lines of the duplicated instructions</h3>" + table(
             ["line", "function", "instructions", "distinct values", "factor", "by op"],
