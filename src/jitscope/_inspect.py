@@ -205,7 +205,8 @@ def _pessimisation_finding(p: Any) -> Finding:
 def _measure_fixes(fn: Any, result: InspectResult, args: tuple, kwargs: dict, static_argnames: tuple,
                    budget_s: float) -> list[Any]:
     """Build the automatic fixes (a smaller jit scope, a barrier) around the most duplicated function, time them."""
-    from .analyze.pessimisation import FixGain
+    from .analyze.pessimisation import FixGain, detect_pessimisation
+    from .collect.lowering import cost_dict
     from .collect.variants import barrier_variant, measure_variant, scope_variants
 
     p = result.pessimisation
@@ -222,14 +223,22 @@ def _measure_fixes(fn: Any, result: InspectResult, args: tuple, kwargs: dict, st
     except Exception:  # noqa: BLE001 - an unusual namespace: suggest the fixes in words only
         return []
     for v in candidates:
-        rec, _ = measure_variant(v, args, kwargs, budget_s=budget_s, min_samples=3, phases=False)
+        program: dict[str, Any] = {}
+        rec, _ = measure_variant(v, args, kwargs, budget_s=budget_s, min_samples=3, phases=v.is_jitted, keep=program)
         gain = FixGain(v.name, v.description, baseline_s=base, baseline_compile_s=compile_s.median if compile_s else None,
                        error=rec.error)
         if rec.ok:
             gain.steady_s = rec.steady.median  # type: ignore[union-attr]
-            gain.compile_s = rec.compile_seconds_first_call
+            gain.compile_s = rec.phases.get("compile", rec.compile_seconds_first_call)
             if base and gain.steady_s:
                 gain.gain = base / gain.steady_s
+        if "compiled" in program:  # did the fix change what XLA compiled? (a barrier may be dropped)
+            try:
+                gain.flops_factor = detect_pessimisation(program["compiled"].as_text() or "",
+                                                         cost_dict(program["lowered"]),
+                                                         cost_dict(program["compiled"])).flops_factor
+            except Exception:  # noqa: BLE001 - the timing stands without it
+                pass
         out.append(gain)
     return out
 

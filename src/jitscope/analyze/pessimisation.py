@@ -89,7 +89,12 @@ class LineDuplication(Record):
 
 @dataclass
 class FixGain(Record):
-    """A fix built and measured automatically: its steady time against the program's."""
+    """A fix built and measured automatically: its steady time against the program's.
+
+    ``flops_factor`` is the pessimisation factor of the fix's own compiled program, for fixes
+    that are one jitted program: still above the threshold means the fix did not change what XLA
+    built, and a time difference is noise, not a gain.
+    """
 
     variant: str
     description: str
@@ -99,6 +104,7 @@ class FixGain(Record):
     baseline_compile_s: float | None = None
     gain: float | None = None  # baseline steady / fix steady
     error: str | None = None
+    flops_factor: float | None = None  # of the fix's own compiled program (jitted fixes): did it stop the duplication?
 
 
 @dataclass

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._format import fmt_count, fmt_seconds
-from ..analyze.pessimisation import FixGain, LineDuplication, Pessimisation
+from ..analyze.pessimisation import THRESHOLD, FixGain, LineDuplication, Pessimisation
 from ..model import Location
 
 if TYPE_CHECKING:
@@ -48,15 +48,21 @@ def line_text(d: LineDuplication) -> str:
     return f"{where}: {d.ops:,} instructions for {d.distinct:,} values ({_x(d.factor)}): {ops}"
 
 
-def gain_text(g: FixGain) -> str:
+def gain_text(g: FixGain, threshold: float = THRESHOLD) -> str:
     """The measured effect of one automatic fix, or why it was not measured."""
     if g.error:
         return f"{g.variant}: not measured ({g.error})"
     s = f"{g.variant} ({g.description}): {fmt_seconds(g.steady_s)} per call"
+    if g.flops_factor is not None and g.flops_factor >= threshold:
+        return (s + f" against {fmt_seconds(g.baseline_s)}, but its compiled program still does "
+                f"{_x(g.flops_factor)} the flops: the fix did not stop the duplication, and the time "
+                "difference is not a gain")
     if g.gain is not None:
         faster = (f"{g.gain:.1f}x faster" if g.gain >= 1.1 else f"{1 / g.gain:.1f}x slower" if g.gain <= 0.9
                   else "within 10%, no gain")
         s += f" against {fmt_seconds(g.baseline_s)}: {faster}"
+    if g.flops_factor is not None:
+        s += f"; its program does {_x(g.flops_factor)} the flops"
     if g.compile_s is not None and g.baseline_compile_s is not None:
         s += f"; compiles in {fmt_seconds(g.compile_s)} against {fmt_seconds(g.baseline_compile_s)}"
     return s

@@ -42,4 +42,4 @@ def render(p: Pessimisation, console: Console, what: str = "the compiled program
         for line in [] if brief else fix.description.splitlines():
             console.print(esc(f"{indent}      {line}"), soft_wrap=True)
     for g in p.measured:
-        console.print(esc(f"{indent}  measured: {gain_text(g)}"), soft_wrap=True)
+        console.print(esc(f"{indent}  measured: {gain_text(g, p.threshold)}"), soft_wrap=True)

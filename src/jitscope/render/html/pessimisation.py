@@ -37,7 +37,7 @@ def body(p: Pessimisation, what: str = "The compiled program", headline: bool = 
             + (f" (line {f.location.line})" if f.location else "") + pre(f.description) + "</li>"
             for f in p.fixes) + "</ol>"
     if p.measured:
-        out += "<h3>Fixes measured</h3><ul>" + "".join(f"<li>{esc(gain_text(g))}</li>" for g in p.measured) + "</ul>"
+        out += "<h3>Fixes measured</h3><ul>" + "".join(f"<li>{esc(gain_text(g, p.threshold))}</li>" for g in p.measured) + "</ul>"
     return out
 
 
