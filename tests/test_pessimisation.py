@@ -195,3 +195,15 @@ def test_compare_without_a_loser_has_no_verdict():
     jit_steady, eager_steady = r.variant("jit").steady.median, r.variant("eager").steady.median
     # jit fuses SELU's five eager kernels into one: it wins, so nothing is examined
     assert (jit_steady < eager_steady) == (r.pessimisation == {})
+
+
+def test_quiet_on_random_draws():
+    def draws(key):
+        a = jax.random.uniform(key, (256,))
+        b = jax.random.uniform(key, (256,))  # the same key: the user wrote the same draw twice
+        return jnp.tanh(a) + jnp.tanh(b)
+
+    p, _ = _detect(draws, jax.random.PRNGKey(0))
+    # threefry is integer arithmetic; XLA's CSE merges the two draws before fusion, and nothing that is
+    # left is computed twice
+    assert not p.fires and p.ops_factor is not None and p.ops_factor < 1.5

@@ -46,6 +46,9 @@ OPS_ONLY_THRESHOLD = 3.0
 
 _FREE = {"parameter", "constant", "iota", "tuple", "get-tuple-element", "bitcast", "after-all",
          "partition-id", "replica-id"}
+# Not pure functions of their operands (random numbers, I/O, collectives, opaque calls): never the same value.
+_UNIQUE = {"rng", "rng-get-and-update-state", "custom-call", "infeed", "outfeed", "send", "recv", "send-done",
+           "recv-done", "all-reduce", "all-gather", "all-to-all", "collective-permute", "reduce-scatter"}
 _METADATA_RE = re.compile(r",?\s*metadata=\{[^}]*\}")
 _NOISE_RE = re.compile(r",?\s*(?:backend_config|frontend_attributes|sharding|statistics)=(?:\{[^}]*\}|\"[^\"]*\"|\S+)")
 _LAYOUT_RE = re.compile(r"\{[^}]*\}")
@@ -225,6 +228,8 @@ class _Numbering:
             else:
                 attrs = _NOISE_RE.sub("", _METADATA_RE.sub("", ins.attrs))
                 literal = ins.args if ins.opcode in ("constant", "iota") else ""
+                if ins.opcode in _UNIQUE:
+                    literal = f"{comp}/{ins.name}/{len(self.table)}"  # each occurrence its own value
                 vid = self.intern((ins.opcode, _LAYOUT_RE.sub("", ins.type), attrs, literal, tuple(ops)))
                 if ins.opcode in ("constant", "iota") or (ops and all(o in self.free for o in ops)):
                     self.free.add(vid)
