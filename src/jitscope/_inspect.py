@@ -160,7 +160,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     try:
         _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
         if result.pessimisation is not None and result.pessimisation.fires and measure_fixes and run:
-            result.pessimisation.measured = _measure_fixes(fn, result, args, kwargs, static_argnames, budget_s)
+            result.pessimisation.measured = _measure_fixes(fn, result, args, kwargs, static_argnames, static_argnums,
+                                                           budget_s)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -203,44 +204,55 @@ def _pessimisation_finding(p: Any) -> Finding:
 
 
 def _measure_fixes(fn: Any, result: InspectResult, args: tuple, kwargs: dict, static_argnames: tuple,
-                   budget_s: float) -> list[Any]:
+                   static_argnums: tuple, budget_s: float) -> list[Any]:
     """Build the automatic fixes (a smaller jit scope, a barrier) around the most duplicated function, time them."""
-    from .analyze.pessimisation import FixGain, detect_pessimisation
-    from .collect.lowering import cost_dict
-    from .collect.variants import barrier_variant, measure_variant, scope_variants
+    from .collect.variants import barrier_variant, scope_variants
 
     p = result.pessimisation
     inner = next((d.location.function for d in p.lines if d.location and d.location.function), None)
     namespace = getattr(fn, "__globals__", None)
     if not inner or namespace is None or not callable(namespace.get(inner)) or namespace.get(inner) is fn:
         return []  # the duplicated lines are in the target itself or a local function: no variant to build
-    steady, compile_s = result.timings.get("steady_run"), result.timings.get("compile")
-    base = steady.median if steady else None
-    out = []
     try:
         candidates = [scope_variants(fn, namespace, inner, static_argnames)[1],
                       barrier_variant(fn, namespace, inner, static_argnames)]
     except Exception:  # noqa: BLE001 - an unusual namespace: suggest the fixes in words only
         return []
-    for v in candidates:
-        program: dict[str, Any] = {}
-        rec, _ = measure_variant(v, args, kwargs, budget_s=budget_s, min_samples=3, phases=v.is_jitted, keep=program)
-        gain = FixGain(v.name, v.description, baseline_s=base, baseline_compile_s=compile_s.median if compile_s else None,
-                       error=rec.error)
-        if rec.ok:
-            gain.steady_s = rec.steady.median  # type: ignore[union-attr]
-            gain.compile_s = rec.phases.get("compile", rec.compile_seconds_first_call)
-            if base and gain.steady_s:
-                gain.gain = base / gain.steady_s
-        if "compiled" in program:  # did the fix change what XLA compiled? (a barrier may be dropped)
+    return [_measure_fix(v, result, args, kwargs, static_argnames, static_argnums, budget_s) for v in candidates]
+
+
+def _measure_fix(v: Any, result: InspectResult, args: tuple, kwargs: dict, static_argnames: tuple,
+                 static_argnums: tuple, budget_s: float) -> Any:
+    """One fix's steady and compile time; a jitted fix is compiled once, as the target was, and its
+    program's own flops factor says whether it changed what XLA built."""
+    from .analyze.pessimisation import FixGain, detect_pessimisation
+    from .collect.lowering import collect_stages
+    from .collect.variants import measure_variant, plain_function, rebind
+
+    steady, compile_s = result.timings.get("steady_run"), result.timings.get("compile")
+    gain = FixGain(v.name, v.description, baseline_s=steady.median if steady else None,
+                   baseline_compile_s=compile_s.median if compile_s else None)
+    if v.is_jitted:
+        with rebind(v.bindings):
             try:
-                gain.flops_factor = detect_pessimisation(program["compiled"].as_text() or "",
-                                                         cost_dict(program["lowered"]),
-                                                         cost_dict(program["compiled"])).flops_factor
-            except Exception:  # noqa: BLE001 - the timing stands without it
-                pass
-        out.append(gain)
-    return out
+                st = collect_stages(plain_function(v.fn), args, kwargs, static_argnames=static_argnames,
+                                    static_argnums=static_argnums, budget_s=budget_s)
+            except Exception as e:  # noqa: BLE001 - the target traced; a fix that does not is reported
+                gain.error = f"{type(e).__name__}: {e}"
+                return gain
+        gain.error = "; ".join(f"{k}: {m}" for k, m in st.errors.items()) or None
+        run, comp = st.timings.get("steady_run"), st.timings.get("compile")
+        gain.steady_s, gain.compile_s = (run.median if run else None), (comp.median if comp else None)
+        if st.hlo_after_text:
+            gain.flops_factor = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost).flops_factor
+    else:
+        rec, _ = measure_variant(v, args, kwargs, budget_s=budget_s, min_samples=3, phases=False)
+        gain.error = rec.error
+        if rec.ok:
+            gain.steady_s, gain.compile_s = rec.steady.median, rec.compile_seconds_first_call  # type: ignore[union-attr]
+    if gain.baseline_s and gain.steady_s:
+        gain.gain = gain.baseline_s / gain.steady_s
+    return gain
 
 
 def _interrupted(result: InspectResult, when: str) -> InspectResult:
