@@ -193,8 +193,10 @@ def test_compare_without_a_loser_has_no_verdict():
     x = make_input(1_000_000)
     r = compare({"eager": selu, "jit": jax.jit(selu)}, (x,), budget_s=0.05, min_samples=3)
     jit_steady, eager_steady = r.variant("jit").steady.median, r.variant("eager").steady.median
-    # jit fuses SELU's five eager kernels into one: it wins, so nothing is examined
-    assert (jit_steady < eager_steady) == (r.pessimisation == {})
+    # jit fuses SELU's five eager kernels into one: it wins, so nothing is examined; were it to lose by
+    # more than 10%, its verdict would be there, and quiet
+    assert (eager_steady * 1.1 < jit_steady) == ("jit" in r.pessimisation)
+    assert not any(p.fires for p in r.pessimisation.values())
 
 
 def test_quiet_on_random_draws():

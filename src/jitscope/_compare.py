@@ -181,6 +181,11 @@ def run_compare(
     return result, outputs
 
 
+# A jitted variant "loses" when an un-jitted one is this much faster per call: closer is within the drift
+# between passes that compare's own verdicts treat as noise.
+LOSS_MARGIN = 1.1
+
+
 def _losers_pessimisation(ok: list[VariantResult], programs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The pessimisation verdict of each jitted variant that loses per call to an un-jitted one (eager, or
     Python calling a smaller jit): the program XLA compiled for it, as timed in its AOT phases."""
@@ -193,7 +198,7 @@ def _losers_pessimisation(ok: list[VariantResult], programs: dict[str, dict[str,
         program = programs.get(r.name, {})
         if not (r.jitted and unjitted and r.steady and r.steady.median is not None and "compiled" in program):
             continue
-        if r.steady.median <= min(unjitted):
+        if r.steady.median <= min(unjitted) * LOSS_MARGIN:
             continue
         try:
             out[r.name] = detect_pessimisation(program["compiled"].as_text() or "", cost_dict(program["lowered"]),

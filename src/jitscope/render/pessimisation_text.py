@@ -80,7 +80,7 @@ def compare_lines(result: CompareResult) -> list[tuple[str, Pessimisation | None
         v = by_name.get(name)
         mine = v.steady.median if v and v.steady else None
         faster = sorted((w for w in result.variants if not w.jitted and w.ok and mine and w.steady
-                         and w.steady.median and w.steady.median < mine), key=lambda w: w.steady.median)  # type: ignore
+                         and w.steady.median and w.steady.median * 1.1 < mine), key=lambda w: w.steady.median)  # type: ignore
         beaten = ", ".join(f"{w.name} ({mine / w.steady.median:.1f}x faster per call)"  # type: ignore[operator,union-attr]
                            for w in faster)
         if p.fires:
