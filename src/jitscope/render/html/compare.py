@@ -51,9 +51,15 @@ def compare_body(result: CompareResult) -> str:
         from ..pessimisation_text import compare_lines
         from .pessimisation import body as pessimisation_body
 
+        shown = False
         for line, p in compare_lines(result):
-            html += (f'<p class="muted">note: {esc(line)}</p>' if p is None else
-                     "<h3>Pessimised fusion</h3>" + lesson(line + ".", "warn") + pessimisation_body(p, headline=False))
+            if p is None:
+                html += f'<p class="muted">note: {esc(line)}</p>'
+                continue
+            html += "<h3>Pessimised fusion</h3>" + lesson(line + ".", "warn")
+            if not shown:  # the losing variants share their source lines: the details once
+                html += pessimisation_body(p, headline=False)
+                shown = True
     return html
 
 
