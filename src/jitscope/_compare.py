@@ -128,6 +128,7 @@ def run_compare(
     except Exception:  # a signature is a description; never let it stop a measurement
         result.signature = None
     outputs: dict[str, Any] = {}
+    programs: dict[str, dict[str, Any]] = {}  # jitted variant -> its lowered and compiled program
     for v in vs:
         if result.interrupted:
             result.variants.append(VariantResult(v.name, v.is_jitted, v.description, error="interrupted",
@@ -136,7 +137,8 @@ def run_compare(
         if on_variant is not None:
             on_variant(v.name)
         try:
-            rec, out = measure_variant(v, args, kw, budget_s=budget_s, min_samples=min_samples, phases=phases)
+            rec, out = measure_variant(v, args, kw, budget_s=budget_s, min_samples=min_samples, phases=phases,
+                                       keep=programs.setdefault(v.name, {}))
         except KeyboardInterrupt:
             if not keep_partial_on_interrupt:
                 raise
@@ -182,7 +184,35 @@ def run_compare(
         result.recommendation = recommend(costs, calls)
     if result.recommendation is not None:  # the sentence, for readers of the JSON
         result.recommendation.text = recommendation_text(result.recommendation)
+    result.pessimisation = _losers_pessimisation(ok, programs)
     return result, outputs
+
+
+# A jitted variant "loses" when an un-jitted one is this much faster per call: closer is within the drift
+# between passes that compare's own verdicts treat as noise.
+LOSS_MARGIN = 1.1
+
+
+def _losers_pessimisation(ok: list[VariantResult], programs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The pessimisation verdict of each jitted variant that loses per call to an un-jitted one (eager, or
+    Python calling a smaller jit): the program XLA compiled for it, as timed in its AOT phases."""
+    from .analyze.pessimisation import detect_pessimisation
+    from .collect.lowering import cost_dict
+
+    unjitted = [r.steady.median for r in ok if not r.jitted and r.steady and r.steady.median is not None]
+    out = {}
+    for r in ok:
+        program = programs.get(r.name, {})
+        if not (r.jitted and unjitted and r.steady and r.steady.median is not None and "compiled" in program):
+            continue
+        if r.steady.median <= min(unjitted) * LOSS_MARGIN:
+            continue
+        try:
+            out[r.name] = detect_pessimisation(program["compiled"].as_text() or "", cost_dict(program["lowered"]),
+                                               cost_dict(program["compiled"]))
+        except Exception:  # noqa: BLE001 - an explanation must never cost the measurement
+            continue
+    return out
 
 
 def compare(

@@ -36,6 +36,7 @@ class Stages:
     hlo_before_text: str = ""
     hlo_after_text: str = ""
     cost: dict[str, float] = field(default_factory=dict)
+    lowered_cost: dict[str, float] = field(default_factory=dict)  # XLA's cost model before optimisation
     memory: dict[str, int] = field(default_factory=dict)
     timings: dict[str, Timing] = field(default_factory=dict)
     output: Any = None
@@ -105,7 +106,7 @@ def time_stages(jitted: Any, args: tuple, kwargs: dict) -> TimedStages:
 
 
 def cost_dict(compiled: Any) -> dict[str, float]:
-    """``compiled.cost_analysis()`` as a flat dict of the totals (flops, bytes accessed, ...)."""
+    """``compiled.cost_analysis()`` (or a ``Lowered``'s) as a flat dict of the totals (flops, bytes accessed, ...)."""
     cost = compiled.cost_analysis()
     if isinstance(cost, (list, tuple)):  # older JAX returned one dict per device
         cost = cost[0] if cost else {}
@@ -163,6 +164,10 @@ def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_ar
     except Exception as e:  # noqa: BLE001 - report and stop, the trace is still useful
         st.errors["lower"] = error_line(e)
         return st
+    try:
+        st.lowered_cost = cost_dict(st.lowered)
+    except Exception:  # noqa: BLE001 - optional: the pessimisation check then relies on the HLO alone
+        st.lowered_cost = {}
     if ts.failed_stage == "compile":
         st.errors["compile"] = error_line(ts.error)
         return st

@@ -212,6 +212,27 @@ def _label(fn: Any) -> str:
     return getattr(plain_function(fn), "__name__", None) or type(fn).__name__
 
 
+def _rebinder(outer: Callable[..., Any], inner_module: ModuleType | dict,
+              inner_name: str) -> tuple[Any, Any, Any, Callable[[Any], list[Binding]]]:
+    """``(outer_fn, original inner, inner_fn, bound)`` where ``bound(value)`` rebinds the inner name
+    in its module and in ``outer``'s own globals when they hold the same object."""
+    outer_fn = plain_function(outer)
+    ns_get = inner_module.get if isinstance(inner_module, dict) else functools.partial(getattr, inner_module)
+    original = ns_get(inner_name, None)
+    if original is None:
+        raise KeyError(inner_name)
+    namespaces: list[Any] = [inner_module]
+    outer_globals = getattr(outer_fn, "__globals__", None)
+    inner_globals = inner_module if isinstance(inner_module, dict) else vars(inner_module)
+    if outer_globals is not None and outer_globals is not inner_globals and outer_globals.get(inner_name) is original:
+        namespaces.append(outer_globals)
+
+    def bound(value: Any) -> list[Binding]:
+        return [Binding(ns, inner_name, value) for ns in namespaces]
+
+    return outer_fn, original, plain_function(original), bound
+
+
 def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, inner_name: str,
                    static_argnames: tuple[str, ...] = ()) -> list[Variant]:
     """Eager, jit(inner), jit(outer) and jit(both) for an outer function that calls an inner one.
@@ -223,21 +244,8 @@ def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, i
     static arguments (``static_argnums``/``static_argnames`` of the source's ``jax.jit``) plus
     ``static_argnames``.
     """
-    outer_fn = plain_function(outer)
-    ns_get = inner_module.get if isinstance(inner_module, dict) else functools.partial(getattr, inner_module)
-    original = ns_get(inner_name, None)
-    if original is None:
-        raise KeyError(inner_name)
-    inner_fn = plain_function(original)
+    outer_fn, original, inner_fn, bound = _rebinder(outer, inner_module, inner_name)
     f, g = _label(inner_fn), _label(outer_fn)
-    namespaces: list[Any] = [inner_module]
-    outer_globals = getattr(outer_fn, "__globals__", None)
-    inner_globals = inner_module if isinstance(inner_module, dict) else vars(inner_module)
-    if outer_globals is not None and outer_globals is not inner_globals and outer_globals.get(inner_name) is original:
-        namespaces.append(outer_globals)
-
-    def bound(value: Any) -> list[Binding]:
-        return [Binding(ns, inner_name, value) for ns in namespaces]
 
     def counted(fn: Callable[..., Any], counter: list[int]) -> Callable[..., Any]:
         @functools.wraps(inner_fn)
@@ -258,6 +266,28 @@ def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, i
                 f"jax.jit({g}) calling jax.jit({f}): the inner jit is inlined",
                 bound(counted(jit_like(original), both_calls)), inner_calls=both_calls),
     ]
+
+
+def barrier_variant(outer: Callable[..., Any], inner_module: ModuleType | dict, inner_name: str,
+                    static_argnames: tuple[str, ...] = ()) -> Variant:
+    """``jax.jit(outer)`` with every result of the inner function behind ``lax.optimization_barrier``.
+
+    The same program as writing ``state = jax.lax.optimization_barrier(inner(state))`` at each call
+    site: XLA may not fuse across the barrier, so each call's result is materialised once instead of
+    being recomputed inside every consumer fusion.
+    """
+    import jax
+
+    outer_fn, _, inner_fn, bound = _rebinder(outer, inner_module, inner_name)
+    f, g = _label(inner_fn), _label(outer_fn)
+
+    @functools.wraps(inner_fn)
+    def behind_barrier(*a: Any, **k: Any) -> Any:
+        return jax.lax.optimization_barrier(inner_fn(*a, **k))
+
+    return Variant(f"jit({g}) + barrier", jit_like(outer, static_argnames), True,
+                   f"jax.jit({g}) with each {f}(...) result behind lax.optimization_barrier",
+                   bound(behind_barrier))
 
 
 class CompileCounter:
@@ -284,9 +314,10 @@ class CompileCounter:
         unregister_listener("duration", self)
 
 
-def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
+def aot_phases(fn: Any, args: tuple, kwargs: dict, keep: dict[str, Any] | None = None) -> dict[str, float]:
     """Seconds for ``fn.trace(*args, **kwargs)``, ``.lower()`` and ``.compile()`` (cold caches: the
-    in-memory ones cleared, the persistent one off)."""
+    in-memory ones cleared, the persistent one off). ``keep`` receives the ``lowered`` and
+    ``compiled`` objects (for an analysis of the program that was timed)."""
     import jax
 
     jax.clear_caches()
@@ -294,6 +325,8 @@ def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
         ts = time_stages(fn, args, kwargs)
     if ts.error is not None:
         raise ts.error
+    if keep is not None:
+        keep["lowered"], keep["compiled"] = ts.lowered, ts.compiled
     return ts.seconds
 
 
@@ -310,8 +343,11 @@ def describe_output(out: Any) -> str:
 
 
 def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float = 0.5,
-                    min_samples: int = 5, phases: bool = True) -> tuple[VariantResult, Any]:
+                    min_samples: int = 5, phases: bool = True,
+                    keep: dict[str, Any] | None = None) -> tuple[VariantResult, Any]:
     """Measure one variant from a cold cache; return its record and its first output (None on error).
+
+    With ``phases``, ``keep`` receives the ``lowered`` and ``compiled`` program of a jitted variant.
 
     The persistent compilation cache is off for the whole measurement (``persistent_cache_disabled``):
     otherwise the AOT compile would write the executable to disk and the "first call" would load it.
@@ -327,7 +363,7 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
     with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
         if phases and res.jitted and is_jit_object(fn):
             try:
-                res.phases = aot_phases(fn, args, kwargs)
+                res.phases = aot_phases(fn, args, kwargs, keep)
             except Exception as e:  # the first call below reports the real failure, if any
                 res.notes.append(f"trace/lower/compile split unavailable: {error_line(e)}")
         jax.clear_caches()

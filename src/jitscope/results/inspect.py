@@ -8,6 +8,7 @@ from ..analyze.bloat import BloatRun
 from ..analyze.hlo import HloStats
 from ..analyze.jaxpr_stats import JaxprStats
 from ..analyze.numerics import NumericDiff
+from ..analyze.pessimisation import Pessimisation
 from ..model import ArgSignature, Environment, Finding, Timing
 from ._base import Result
 
@@ -31,6 +32,7 @@ class InspectResult(Result):
     jaxpr: JaxprStats | None = None
     bloat: list[BloatRun] = field(default_factory=list)
     hlo: HloStats | None = None
+    pessimisation: Pessimisation | None = None  # the optimised program's work against the program's
     numerics: NumericDiff | None = None
     findings: list[Finding] = field(default_factory=list)
     stage_errors: dict[str, str] = field(default_factory=dict)

@@ -88,6 +88,11 @@ def sections(result: InspectResult) -> list[Section]:
                  for f in h.fusions[:100]], numeric=(2,))
         out.append(Section("Compiled program", body))
 
+    if result.pessimisation is not None and result.pessimisation.fires:
+        from .pessimisation import section as pessimisation_section
+
+        out.append(pessimisation_section(result.pessimisation))
+
     if result.numerics is not None:
         n = result.numerics
         tone = "ok" if n.ok else "warn"
