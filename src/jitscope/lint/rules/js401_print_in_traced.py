@@ -70,9 +70,20 @@ class PrintInTraced(Rule):
         call: ast.Call = node  # type: ignore[assignment]
         if any(_shows_traced(ctx, a) for a in [*call.args, *(k.value for k in call.keywords)]):
             ctx.report(self, node, fn=fn, function=ctx.frame.name)
-        elif not static_guard(ctx):
+        elif not static_guard(ctx) and not _under_static_if(ctx):
             ctx.report(self, node, f"`{fn}` of Python values inside traced function `{ctx.frame.name}` runs once "
                        "per trace, not on every call", severity="info", fn=fn, function=ctx.frame.name)
+
+
+def _under_static_if(ctx: Context) -> bool:
+    """Is the call inside an ``if`` on Python values (a configuration check: ``if min_size < cutoff:``,
+    ``if self.a is self.b:``)? A message printed there is a diagnostic meant to appear once, at trace time."""
+    for p in reversed(ctx.parents):
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        if isinstance(p, ast.If) and not ctx.is_traced(p.test):
+            return True
+    return False
 
 
 def _shows_traced(ctx: Context, node: ast.AST) -> bool:

@@ -75,9 +75,16 @@ class StaleGlobalCapture(Rule):
             return  # `hist.append(x)`: JS403 reports the mutation
         if isinstance(parent, ast.Subscript) and not isinstance(parent.ctx, ast.Load):
             return  # `cache[k] = v`: JS403 reports the mutation
+        grand = ctx.parents[-2] if len(ctx.parents) > 1 else None
+        if isinstance(parent, ast.Subscript) and parent.value is name and isinstance(grand, ast.Call) \
+                and grand.func is parent:
+            return  # `RULES[prim](*args)`: a registry of functions, filled at import, dispatched at trace time
+        if isinstance(parent, ast.Compare) and name in parent.comparators and all(
+                isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+            return  # `type(x) in REGISTERED_TYPES`: a registry consulted for dispatch, not a value in the graph
         if var in info.reassigned_in_functions:
             why = "reassigned with `global` elsewhere"
-        elif info.rebound_after_call(var):
+        elif info.rebound_after_call(var, ctx.frames[1].node if len(ctx.frames) > 1 else None):
             why = "reassigned at module level after a call"
         elif var in info.module_mutables and var in info.mutated_names:
             why = "a mutable container that is mutated elsewhere"
