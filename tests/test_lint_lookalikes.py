@@ -88,6 +88,14 @@ def _check(mod, name):
     elif name == "neighbor_list_fn":
         np.testing.assert_allclose(mod.neighbor_list_fn(X), X + 1)  # eager: the branch runs
         np.testing.assert_allclose(jax.jit(mod.neighbor_list_fn)(X, X), X)  # traced: it does not
+    elif name == "line_search":
+        np.testing.assert_allclose(mod.line_search_jit(True, 2, X), 2 * jnp.sin(jnp.sin(X)), rtol=1e-6)
+    elif name == "invert":
+        np.testing.assert_allclose(mod.invert(X), -X)
+    elif name == "adapt":
+        assert mod.adapt(jnp.float32(1.0), 3, 1.0)[1].shape == (3,)
+    elif name == "legal_from":
+        assert int(mod.legal_from(jnp.int32(10), 0)[0]) == 3
     else:  # pragma: no cover - a case without a check is a defect of this file
         raise AssertionError(name)
 
@@ -131,6 +139,10 @@ CASES = [
     pytest.param("momenta", "JS202", id="zip-leaves"),
     pytest.param("counted", "JS503", id="param-shadows-closure"),
     pytest.param("converged_cases", "JS207", id="test-file-host-sync"),
+    pytest.param("line_search", "JS101", id="partial-static-argnums"),
+    pytest.param("invert", "JS502", id="registry-lookup"),
+    pytest.param("adapt", "JS204", id="outer-closure-driver"),
+    pytest.param("legal_from", "JS501", id="negated-table"),
 ]
 # Linted under this name, not its path under tests/: trace-time rules (JS204, JS207, JS401-JS403) keep
 # quiet in test files, which would make their cases pass for the wrong reason. The one case about

@@ -10,6 +10,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 
@@ -347,3 +348,52 @@ def neighbor_list_fn(position, neighbors=None):
     if neighbors is None:
         return neighbor_fn(position)
     return lax.cond(jnp.any(position > 0), neighbor_fn, lambda p: p, position)
+
+
+# partial-static-argnums (jaxopt armijo_sgd.py): jit(partial(f, a, b, c), static_argnums=(0, 1)) makes
+# f's 4th and 5th parameters static: the numbers count from the first unbound one
+def line_search(fun, unroll, use_jit, goldstein, maxiter, x):
+    for _ in range(maxiter):
+        x = fun(x)
+    if goldstein:
+        x = x * 2
+    return x
+
+
+line_search_jit = jax.jit(functools.partial(line_search, jnp.sin, 1, True), static_argnums=(0, 1))
+
+
+# registry-lookup (distrax utils/transformations.py): an inverse registry read into a local first
+_inverse_registry = {"neg": lambda x: -x}
+
+
+def register_inverse(name, fn):
+    _inverse_registry[name] = fn
+
+
+@jax.jit
+def invert(x):
+    prim_inv = _inverse_registry["neg"]
+    return prim_inv(x)
+
+
+# outer-closure-driver (blackjax mclmc_adaptation.py): the scan body is defined beside the driver
+def adapt(x0, n, scale):
+    def step(c, k):
+        return c * scale + k, c
+
+    def run_steps(xs, c):
+        return jax.jit(functools.partial(lax.scan, step))(c, xs)
+
+    return run_steps(jnp.arange(float(n)), x0)
+
+
+# negated-table (pgx shogi.py LEGAL_FROM_IDX): -np.ones((10, 81, 8)) filled at import, a 6,480-entry table
+FROM_IDX = -np.ones((10, 81, 8), dtype=np.int32)
+FROM_IDX[0, 0, 0] = 3
+FROM_IDX = jnp.array(FROM_IDX)
+
+
+@jax.jit
+def legal_from(direction, to):
+    return FROM_IDX[direction % 10, to]

@@ -270,6 +270,10 @@ class ModuleInfo:
                     self.module_literals[t.id] = value
                 if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
                     self.module_mutables[t.id] = stmt.lineno
+                elif isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Call) \
+                        and _is_array_factory(self.resolve(value.operand.func)):  # `-np.ones((10, 81, 8))`
+                    self.array_sizes[t.id] = _array_size(value.operand, self.resolve(value.operand.func) or "",
+                                                         self.array_sizes)
                 elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)):
                     size = _array_size(value, self.resolve(value.func) or "", self.array_sizes)
                     self.array_sizes[t.id] = size
@@ -396,10 +400,13 @@ def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> 
 
 
 def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec:
+    """The spec of ``f`` when ``partial(f, <bound positionals>, **kw)`` is wrapped with ``spec``: the
+    wrapper's argument numbers count from the first unbound parameter, and the bound ones are static."""
     if not bound and not kw:
         return spec
-    return StaticSpec(tuple(spec.argnums) + tuple(range(bound)), tuple(spec.argnames) + kw, spec.traced_argnums,
-                      spec.wrapper, spec.filter)
+    argnums = tuple(i + bound if i >= 0 else i for i in spec.argnums) + tuple(range(bound))
+    traced = None if spec.traced_argnums is None else tuple(i + bound for i in spec.traced_argnums)
+    return StaticSpec(argnums, tuple(spec.argnames) + kw, traced, spec.wrapper, spec.filter)
 
 
 DRIVER_NAMES = frozenset({"main", "_main", "cli", "run_main", "entrypoint", "entry_point"})

@@ -133,7 +133,10 @@ def _closes_over_locals(ctx: Context, fn: ast.AST) -> bool:
     local = frame.bound | frame.params
     if isinstance(fn, ast.Lambda):
         return _free_locals(fn, local)
-    if isinstance(fn, ast.Name) and fn.id in frame.nested_defs:
+    if isinstance(fn, ast.Name) and fn.id not in frame.nested_defs:
+        # a function defined in an enclosing function (blackjax's `step` beside `run_steps`): a closure too
+        return any(fn.id in f.nested_defs for f in ctx.frames[1:-1])
+    if isinstance(fn, ast.Name):
         defs = [n for n in ast.walk(frame.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and n.name == fn.id and n is not frame.node]
         return any(_free_locals(d, local) for d in defs)

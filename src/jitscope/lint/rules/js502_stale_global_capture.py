@@ -79,6 +79,8 @@ class StaleGlobalCapture(Rule):
         if isinstance(parent, ast.Subscript) and parent.value is name and isinstance(grand, ast.Call) \
                 and grand.func is parent:
             return  # `RULES[prim](*args)`: a registry of functions, filled at import, dispatched at trace time
+        if "registry" in var.lower() and var in info.module_mutables:
+            return  # `_inverse_registry[prim]`: filled by `register_*` calls at import, read for dispatch
         if isinstance(parent, ast.Compare) and name in parent.comparators and all(
                 isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
             return  # `type(x) in REGISTERED_TYPES`: a registry consulted for dispatch, not a value in the graph
