@@ -233,15 +233,21 @@ class ModuleInfo:
             self.module_defs.add(stmt.name)
             self.module_def_lines.setdefault(stmt.name, []).append(stmt.lineno)
             return
-        if not isinstance(stmt, (ast.If, ast.Try, ast.With)):
-            for n in ast.walk(stmt):
-                if type(n) is ast.Name and type(n.ctx) is ast.Load:
-                    self.module_loads.setdefault(n.id, []).append(stmt.lineno)
         targets: list[ast.expr] = []
         value = None
+        sentinel = False
         if not isinstance(stmt, (ast.If, ast.Try, ast.With, ast.Import, ast.ImportFrom)) and not isinstance(
                 getattr(stmt, "value", None), _LITERALS):
-            called = [n.func.id for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            called = []
+            loads = self.module_loads
+            for n in ast.walk(stmt):  # one walk: the names read and the functions called at import
+                t = type(n)
+                if t is ast.Name:
+                    if type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+                        loads.setdefault(n.id, []).append(stmt.lineno)  # type: ignore[attr-defined]
+                elif t is ast.Call and type(n.func) is ast.Name:  # type: ignore[attr-defined]
+                    called.append(n.func.id)  # type: ignore[attr-defined]
+                    sentinel = sentinel or (n.func.id == "object" and not n.args)  # type: ignore[attr-defined]
             self.module_calls.extend((stmt.lineno, fn) for fn in called)
             if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
                 self.called_repeatedly.update(called)
@@ -263,8 +269,7 @@ class ModuleInfo:
                     "+=" if isinstance(stmt, ast.AugAssign) else _value_key(value))
                 if value is None:
                     continue
-                if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "object"
-                       and not n.args for n in ast.walk(value)):
+                if sentinel:
                     self.sentinels.add(t.id)
                 if isinstance(value, (ast.Constant, ast.Tuple)) and not isinstance(stmt, ast.AugAssign):
                     self.module_literals[t.id] = value
@@ -425,12 +430,10 @@ def _value_key(value: ast.expr | None) -> str:
             value.func, (ast.Name, ast.Attribute)) and (
             value.func.id if isinstance(value.func, ast.Name) else value.func.attr) in _CASTS:
         value = value.args[0]
-    try:
-        return repr(ast.literal_eval(value)) if value is not None else "?"
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        if isinstance(value, ast.Lambda):
-            return "lambda?" + ast.dump(value)  # the same lambda text twice is still two objects, but equal code
-        return "?"
+    sign = ""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        sign, value = ("-" if isinstance(value.op, ast.USub) else ""), value.operand
+    return sign + repr(value.value) if isinstance(value, ast.Constant) else "?"
 
 
 def _scalar_array(call: ast.Call) -> bool:
