@@ -24,6 +24,11 @@ class JitFreshFunction(Rule):
     loop reuses it. One-shot drivers are not flagged either: ``main``, a CLI command, or a
     module-level function called only from module-level code outside loops
     (``if __name__ == "__main__": train()``) compiles the same number of times without the jit.
+    Nor are: a ``jax.pmap`` of a closure over the enclosing call's values, or a jit of
+    ``partial(lax.scan, body)`` with such a closure (an eager ``lax.scan`` compiles the new body
+    too: blackjax's drivers); a jitted name handed to another call (a driver's step:
+    ``evaluate(p_eval_step=p_eval_step)``); the ``__call__`` of a haiku/Flax/equinox module
+    (it runs under its user's jit, which inlines the inner one); anything in a test file.
 
     ## Why is this bad?
     Each call of the enclosing function creates a new function object, and jit's cache is

@@ -22,7 +22,8 @@ class HostSyncInLoop(Rule):
     (decorated, or bound with ``g = jax.jit(f)``) or a name bound in the same function only
     to such results (``loss = step(x)``; ``params, loss = step(params, x)``). Static
     properties (``out.shape``, ``out.ndim``, ``len(out)``, ``out is None``) are not values
-    and are not flagged.
+    and are not flagged. Test files are skipped: a test's loop runs over cases and needs each
+    value on the host to assert on it.
 
     ## Why is this bad?
     A jitted call returns at once with a device array that is still being computed (JAX

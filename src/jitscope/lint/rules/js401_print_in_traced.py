@@ -18,8 +18,9 @@ class PrintInTraced(Rule):
     Flags ``print(...)``, ``logging.info(...)`` (the standard library's or absl's,
     imports resolved) and calls on loggers made with ``logging.getLogger`` inside a
     traced function. A print of Python values only (shapes, strings) is ``info``: it runs
-    once per trace, which is often what was meant; behind a static ``if verbose:`` flag it
-    is not reported. Test files, functions traced only for shapes (``jax.eval_shape``,
+    once per trace, which is often what was meant; behind a static ``if verbose:`` flag, or
+    any ``if`` on Python values (a configuration warning such as ``if min_size < cutoff:``),
+    it is not reported. Test files, functions traced only for shapes (``jax.eval_shape``,
     ``jax.make_jaxpr``) and functions named for tracing (``count_traces``) are skipped:
     trace-time effects are their point.
 

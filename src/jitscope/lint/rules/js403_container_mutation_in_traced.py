@@ -25,6 +25,8 @@ class ContainerMutationInTraced(Rule):
     (``opt.update(...)`` of an optax transformation) are not flagged, nor are test files,
     functions traced only for shapes (``jax.eval_shape``, ``jax.make_jaxpr``) and functions
     or containers named for tracing (``traces.append(x)``): recording traces is their point.
+    Appending static shapes (``shapes.append([jnp.shape(v) for v in leaves])``, numpyro's scan)
+    is not flagged either: no tracer leaks.
 
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives

@@ -19,7 +19,12 @@ class StaleGlobalCapture(Rule):
     changes the value), assigned through ``global`` in some function, or bound to a list,
     dict or set that the module mutates somewhere (``.append``, ``.update``, ``d[k] = v``).
     A constant settled at import time (``N = 3`` then ``N = N * 2``, or one binding per
-    branch of an ``if``) is not flagged: it never changes once anything has run.
+    branch of an ``if``) is not flagged: it never changes once anything has run. Nor is a
+    rebinding to the same constant (``EMPTY = -1`` then ``EMPTY = jnp.int32(-1)``), one made
+    before the reading function is defined, or one after which the reading function cannot run
+    any more (a later notebook cell redefines it without calling the old one). Registries read
+    for dispatch (``RULES[prim](x)``, ``type(x) in TYPES``, a ``*registry*`` dict filled at
+    import) are not values baked into the graph and are not flagged.
 
     ## Why is this bad?
     The value is read once, at trace time, and frozen into the compiled graph. When the
