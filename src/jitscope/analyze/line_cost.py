@@ -5,9 +5,11 @@ For every user source line (file, line, function) that produced part of the trac
 - ``equations``: jaxpr equations whose innermost user frame is the line (nested bodies included,
   counted once per use); ``total_equations`` also counts the functions the line calls.
 - ``multiplicity``: how many times the line's pattern of equations repeats: a line in a Python loop
-  of 300 iterations (or a builtin ``sum`` over 300 elements) is x300. Found per body with the
-  prefix function (KMP) of the line's equation sequence, read backwards so that a first iteration
-  that differs (a weak-typed carry) is the tail: linear in the sequence.
+  of 300 iterations (or a builtin ``sum`` over 300 elements) is x300. Found per body and per exact
+  call stack (columns included, so ``a.sum() + b.sum()`` is no loop) with the prefix function (KMP)
+  of the primitives that stack produced, read backwards so that a first iteration that differs (a
+  weak-typed carry) is the tail: linear in the sequence. A line calling a function that loops
+  inherits the callee's multiplicity.
 - ``hlo_ops`` / ``optimized_ops``: instructions of the HLO before optimisation and of the
   optimised HLO (inside fusions included) whose ``metadata={... stack_frame_id=N}`` leads to the line.
 - ``compile_seconds`` / ``compile_share``: an **estimate**. XLA does not time its work per line, so
@@ -159,7 +161,7 @@ def _frame_chains(tables: dict[str, dict[int, str]]) -> dict[int, tuple]:
 
 # -- multiplicity -------------------------------------------------------------------------------------
 
-def repeats(keys: list[int]) -> int:
+def repeats(keys: list[Any]) -> int:
     """How many times a sequence repeats one pattern, allowing one differing repeat at the start.
 
     The prefix function of the reversed sequence gives, for each prefix, its shortest period; a
@@ -204,10 +206,12 @@ def line_costs(closed_jaxpr: Any, entry_code: Any = None, *, hlo_before_text: st
     line_ids: dict[tuple, int] = {}  # (file, line, function) -> index
     stack_lines: dict[int, tuple[int, ...]] = {}  # id(stack) -> line ids, innermost first
     eqns_by_stack: dict[tuple[int, ...], int] = defaultdict(int)
-    uniq: dict[tuple[int, ...], tuple[int, ...]] = {}
     mult: dict[int, int] = defaultdict(lambda: 1)
     for _path, jx, uses in walk_bodies(closed_jaxpr.jaxpr):
-        seqs: dict[int, list[int]] = defaultdict(list)
+        # One sequence of primitives per exact call stack (columns included): `a.sum() + b.sum()` is
+        # two stacks of one equation each, a loop body line is one stack repeating its equations.
+        seqs: dict[int, list[Any]] = defaultdict(list)
+        sid_lines: dict[int, tuple[int, ...]] = {}
         for eqn in jx.eqns:
             st = stacks.stack(eqn)
             ids = stack_lines.get(id(st))
@@ -215,14 +219,14 @@ def line_costs(closed_jaxpr: Any, entry_code: Any = None, *, hlo_before_text: st
                 ids = stack_lines[id(st)] = tuple(
                     line_ids.setdefault((f[0], f[2], f[1]), len(line_ids)) for f in reversed(st))
             eqns_by_stack[ids] += uses
-            key = hash((eqn.primitive, id(st)))  # columns too: `a.sum() + b.sum()` is no loop
-            for lid in uniq.get(ids) or uniq.setdefault(ids, tuple(set(ids))):
-                seqs[lid].append(key)
-        for lid, keys in seqs.items():
-            if len(keys) > 1:
-                mult[lid] = max(mult[lid], repeats(keys) * uses)
-            elif uses > 1:
-                mult[lid] = max(mult[lid], uses)
+            if ids:
+                seqs[id(st)].append(eqn.primitive)
+                sid_lines[id(st)] = ids
+        for sid, prims in seqs.items():
+            n = (repeats(prims) if len(prims) > 1 else 1) * uses
+            if n > 1:
+                for lid in set(sid_lines[sid]):
+                    mult[lid] = max(mult[lid], n)
     entry = (getattr(entry_code, "co_filename", None), getattr(entry_code, "co_qualname", None))
 
     def hlo_stacks(text: str) -> dict[tuple[int, ...], int]:
