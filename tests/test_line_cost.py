@@ -235,3 +235,19 @@ def test_listing_renders_in_headless_chromium(tmp_path):
     assert re.search(r'<span style="width:\d+\.\d%"></span>', section)
     png = screenshot(page, tmp_path / "lines.png", size="1200,1600")
     assert png.stat().st_size > 10_000
+
+
+def test_cli_writes_pprof_and_refuses_to_overwrite_the_program(cli, tmp_path):
+    out = tmp_path / "prof" / "cost.pb.gz"
+    p = cli("inspect", "line_cost_program:small", "--arg", "f32[16]", "--no-run", "--pprof", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "compile cost per source line" in p.stdout and "x20" in p.stdout
+    prof = _decode_profile(gzip.decompress(out.read_bytes()))
+    assert prof["sample"] and "small" in prof["strings"]
+    from conftest import FIXTURES
+
+    target = FIXTURES / "line_cost_program.py"
+    before = target.read_bytes()
+    p = cli("inspect", "line_cost_program:small", "--arg", "f32[16]", "--no-run", "--pprof", str(target))
+    assert p.returncode == 2 and "refusing to overwrite" in p.stderr
+    assert target.read_bytes() == before
