@@ -251,3 +251,17 @@ def test_cli_writes_pprof_and_refuses_to_overwrite_the_program(cli, tmp_path):
     p = cli("inspect", "line_cost_program:small", "--arg", "f32[16]", "--no-run", "--pprof", str(target))
     assert p.returncode == 2 and "refusing to overwrite" in p.stderr
     assert target.read_bytes() == before
+
+
+def test_shared_inner_jit_counts_per_call_and_lambda_lines_merge_in_the_listing(program):
+    """An inner jit called in a loop is one HLO computation with N call sites: its ops count N times."""
+    res = jitscope.inspect(program.calls_inner, jnp.ones(8), run=False, numerics=False, side_effects=False)
+    inner = _by_source(res.line_costs, "return jax.nn.softmax(x) * 2.0")
+    assert inner.multiplicity == 25 and inner.equations % 25 == 0
+    assert inner.hlo_ops % 25 == 0 and inner.hlo_ops >= inner.equations  # not 1/25th of them
+    assert res.line_costs[0] is inner
+    scan = [r for r in res.line_costs if r.source.startswith("y = jax.lax.scan(")]
+    assert sorted(r.function for r in scan) == ["calls_inner", "calls_inner.<locals>.<lambda>"]
+    html = render(res, "html")
+    row = next(tr for tr in html.split("<tr") if "y = jax.lax.scan(" in tr and 'class="ln"' in tr)
+    assert f"<td class=\"num\">{sum(r.equations for r in scan):,}</td>" in row  # both functions' equations

@@ -95,6 +95,9 @@ _ROW_RE = re.compile(r"^(\d+)\s+(.*)$")
 _FIELD_RE = re.compile(r"(\w+)=(-?\d+)")
 _OPCODE_RE = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+\s*=\s*(?:\([^=]*?\)|\S+)\s+([a-z][\w\-]*)\(")
 _FRAME_ID_RE = re.compile(r"stack_frame_id=(\d+)")
+_COMP_RE = re.compile(r"^(ENTRY\s+)?%?([\w.\-]+)\s*(?:\(.*\)\s*->\s*.*)?\{\s*$")
+_CALLEE_RE = re.compile(r"\b(?:to_apply|calls|body|condition|true_computation|false_computation)=%?([\w.\-]+)")
+_BRANCHES_RE = re.compile(r"branch_computations=\{([^}]*)\}")
 _NOT_OPS = {"parameter", "constant", "tuple", "get-tuple-element", "fusion"}
 
 
@@ -103,15 +106,31 @@ def hlo_ops_by_frames(text: str) -> dict[tuple, int]:
     innermost first; ops without a stack frame are under ``()``.
 
     Counts instructions that compute (not parameters, constants, tuples or fusion wrappers: the
-    ops inside a fusion count). The stack tables are printed by XLA before the computations.
+    ops inside a fusion count), each as many times as its computation is called (an inner jit
+    called 50 times is one computation with 50 ``call`` sites; XLA inlines it 50 times). The stack
+    tables are printed by XLA before the computations, callees before callers.
     """
     tables: dict[str, dict[int, str]] = defaultdict(dict)
-    counts: dict[int, int] = defaultdict(int)
+    counts: dict[str, dict[int, int]] = {}
+    calls: dict[str, dict[str, int]] = {}
+    order: list[str] = []
+    entry = ""
+    comp: dict[int, int] = {}
+    edges: dict[str, int] = {}
     table = ""
     for line in text.splitlines():
         if not line:
             continue
-        if line[0] not in " %\t" and not line.startswith(("ROOT", "ENTRY")):
+        if line[0] not in " \t" and line.rstrip().endswith("{"):
+            h = _COMP_RE.match(line)
+            if h:
+                name = h.group(2)
+                comp, edges = counts.setdefault(name, defaultdict(int)), calls.setdefault(name, defaultdict(int))
+                order.append(name)
+                entry = name if h.group(1) else entry
+                table = ""
+                continue
+        if line[0] not in " %\t" and not line.startswith("ROOT"):
             m = _TABLE_RE.match(line)
             if m:
                 table = m.group(1)
@@ -124,14 +143,29 @@ def hlo_ops_by_frames(text: str) -> dict[tuple, int]:
             table = ""
             continue
         m = _OPCODE_RE.match(line)
-        if m is None or m.group(1) in _NOT_OPS:
+        if m is None:
+            continue
+        if "=" in line[m.end():]:
+            for callee in _CALLEE_RE.findall(line):
+                edges[callee] += 1
+            for group in _BRANCHES_RE.findall(line):
+                for callee in group.split(","):
+                    edges[callee.strip().lstrip("%")] += 1
+        if m.group(1) in _NOT_OPS:
             continue
         fid = _FRAME_ID_RE.search(line)
-        counts[int(fid.group(1)) if fid else 0] += 1
+        comp[int(fid.group(1)) if fid else 0] += 1
+    mult: dict[str, int] = defaultdict(int)
+    mult[entry] = 1
+    for name in reversed(order):  # callers before callees
+        for callee, k in calls[name].items():
+            mult[callee] += max(mult[name], 1) * k
     chains = _frame_chains(tables)
     out: dict[tuple, int] = defaultdict(int)
-    for fid, n in counts.items():
-        out[chains.get(fid, ())] += n
+    for name, by_frame in counts.items():
+        times = max(mult[name], 1) if entry else 1
+        for fid, n in by_frame.items():
+            out[chains.get(fid, ())] += n * times
     return dict(out)
 
 

@@ -30,6 +30,29 @@ def short_file(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
+def by_source_line(lines: list[LineCost]) -> dict[tuple[str, int], LineCost]:
+    """One record per ``(file, line)``: a lambda or comprehension on a line shares it with its enclosing
+    function (two records, two functions); their own numbers add up, the multiplicity is the larger."""
+    from dataclasses import replace
+
+    out: dict[tuple[str, int], LineCost] = {}
+    for r in lines:
+        key = (r.file, r.line)
+        m = out.get(key)
+        if m is None:
+            out[key] = replace(r)
+            continue
+        m.equations += r.equations
+        m.hlo_ops += r.hlo_ops
+        m.optimized_ops += r.optimized_ops
+        m.compile_seconds += r.compile_seconds
+        m.compile_share += r.compile_share
+        m.multiplicity = max(m.multiplicity, r.multiplicity)
+        m.total_equations = max(m.total_equations, r.total_equations)
+        m.total_compile_share = max(m.total_compile_share, r.total_compile_share)
+    return out
+
+
 def top_lines(lines: list[LineCost], n: int = 10) -> list[LineCost]:
     """The ``n`` costliest lines that hold any of the program."""
     return [r for r in lines if r.equations or r.hlo_ops or r.optimized_ops][:n]

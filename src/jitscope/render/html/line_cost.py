@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ..line_costs import estimate_note, short_file, top_lines
+from ..line_costs import by_source_line, estimate_note, short_file, top_lines
 from ._page import Section, esc, lesson
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def line_cost_section(result: InspectResult) -> Section | None:
     totals = result.line_cost_totals
     if not result.line_costs:
         return None
-    by_line = {(r.file, r.line): r for r in result.line_costs}
+    by_line = by_source_line(result.line_costs)
     hot = {(r.file, r.line) for r in top_lines(result.line_costs)}
     note = estimate_note(totals)
     body = STYLE + lesson(note[:1].upper() + note[1:])
