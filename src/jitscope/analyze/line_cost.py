@@ -145,7 +145,7 @@ def hlo_ops_by_frames(text: str) -> dict[tuple, int]:
         m = _OPCODE_RE.match(line)
         if m is None:
             continue
-        if "=" in line[m.end():]:
+        if "to_apply=" in line or "calls=" in line or "body=" in line or "_computation" in line:
             for callee in _CALLEE_RE.findall(line):
                 edges[callee] += 1
             for group in _BRANCHES_RE.findall(line):
