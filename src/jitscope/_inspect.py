@@ -1,7 +1,7 @@
 """``jitscope.inspect``: the anatomy of one jitted function, traced to the user's source lines.
 
 Pipeline: collect (``collect.lowering`` stages and timings, ``collect.trace_effects`` side
-effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``tracer_errors``,
+effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``line_cost``, ``tracer_errors``,
 ``side_effects``, ``numerics``) -> an ``InspectResult`` (plain data, rendered later).
 """
 
