@@ -1,7 +1,7 @@
 """``jitscope.inspect``: the anatomy of one jitted function, traced to the user's source lines.
 
 Pipeline: collect (``collect.lowering`` stages and timings, ``collect.trace_effects`` side
-effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``tracer_errors``,
+effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``line_cost``, ``tracer_errors``,
 ``side_effects``, ``numerics``) -> an ``InspectResult`` (plain data, rendered later).
 """
 
@@ -284,6 +284,7 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     entry = entry_code(fn)
     result.bloat = detect_bloat(st.closed_jaxpr, entry)
     result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
+    _line_costs(result, st, entry)
     findings = _bloat_findings(result.bloat, stats.equations)
     if st.hlo_after_text:
         result.pessimisation = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost)
@@ -315,6 +316,16 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     if numerics and st.output is not None:
         findings += _numerics(result, fn, args, kwargs, st.output, eager_budget_s)
     result.findings = findings
+
+
+def _line_costs(result: InspectResult, st: Any, entry: Any) -> None:
+    from .analyze.line_cost import line_costs
+    from .collect.line_sources import hlo_with_locations
+
+    seconds = {k: t.median for k, t in st.timings.items() if k in ("trace", "lower", "compile") and t.median}
+    result.line_costs, result.line_cost_totals = line_costs(
+        st.closed_jaxpr, entry, hlo_before_text=hlo_with_locations(st.lowered), hlo_after_text=st.hlo_after_text,
+        seconds=seconds)
 
 
 def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any,

@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_progress_option(p)
     p.add_argument("--dump", metavar="DIR", help="write 01_jaxpr.txt, 02_stablehlo.mlir, 03_hlo.before.txt, "
                                                  "04_hlo.after.txt, 05_fusions.dot (+ .svg with graphviz)")
+    p.add_argument("--pprof", metavar="PATH", help="write a gzipped pprof profile of the compile cost per source "
+                                                   "line (equations, HLO ops, estimated compile time per call stack)")
     p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
     p.add_argument("--eager-budget", type=seconds, default=3.0, metavar="SECONDS",
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ..targets import build_call, parse_static, resolve_target
 
     inputs = {"the inspected module": [module_file(args.target)], "the --args-from module": [module_file(args.args_from)]}
-    check_outputs(args, inputs, **{"dump/": args.dump})  # fail before measuring, not after
+    check_outputs(args, inputs, **{"dump/": args.dump, "pprof": args.pprof})  # fail before measuring, not after
     if args.dump:
         from pathlib import Path
 
@@ -65,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
                                   eager_budget_s=args.eager_budget, **call_kwargs)
     show(result)
     save_outputs(result, args)
+    if args.pprof:
+        from ..render.pprof import write_pprof
+
+        write_pprof(result, args.pprof)
     if result.status == "interrupted":
         print("jitscope: interrupted; what was measured before it is shown and saved", file=sys.stderr)
         return 130

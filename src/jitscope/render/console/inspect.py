@@ -48,6 +48,10 @@ def render(result: InspectResult, console: Console) -> None:
                           soft_wrap=True)
             if r.source:
                 console.print(f"      {esc(r.source)}", soft_wrap=True)
+    if result.line_costs:
+        from .line_cost import render_line_costs
+
+        render_line_costs(result, console)
     if result.hlo:
         _render_hlo(result, console)
     if result.pessimisation is not None and result.pessimisation.fires:

@@ -70,6 +70,11 @@ def sections(result: InspectResult) -> list[Section]:
                 body += pre(b.source)
         out.append(Section("Graph bloat", body))
 
+    from .line_cost import line_cost_section
+
+    if (lines := line_cost_section(result)) is not None:
+        out.append(lines)
+
     h = result.hlo
     if h is not None:
         body = bar_chart(["StableHLO", "HLO before optimisation", "HLO after (outside fusions)", "fused ops"],
