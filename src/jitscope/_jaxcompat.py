@@ -525,7 +525,9 @@ CAPABILITY_USES = {
     "hide_frames": "watch/inspect: jitscope's own frame hidden from JAX call sites "
                    "(jax._src.source_info_util / traceback_util.register_exclusion)",
     "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
-    "stage_hook": "watch --dump: each compile's jaxpr, StableHLO and optimised HLO "
+    "stage_hook": "watch: programs JAX compiles outside the user's jit call (grad's backward program, eager "
+                  "lax.cond/while/scan) counted as the user's; watch --dump: each compile's jaxpr, StableHLO "
+                  "and optimised HLO "
                   "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
     "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
     "user_frames": "watch/inspect: telling the user's files from JAX's (jax._src.source_info_util."
