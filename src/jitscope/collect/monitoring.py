@@ -61,7 +61,9 @@ class RawCompile:
     explanation: str = ""
     traced: bool = False
     transformed: bool = False  # compiled for grad/vmap/... of the jitted function (tracer arguments)
-    transform: str | None = None  # which one: "grad", "vmap", "jvp", ... (from the tracer classes)
+    # which one: "grad", "vmap", "jvp", ... (from the tracer classes); for a program JAX built outside the
+    # call, its role: "backward", "remat", "backward+vmap", ... (programs.py)
+    transform: str | None = None
     bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
     transform_derived: bool = False  # built by JAX from a jitted function's jaxpr outside its call (programs.py)
@@ -208,7 +210,10 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
         except Exception:  # an exotic argument must not break the user's program
             raw.signature = None
         raw.explanation = call.explanation
-        programs.remember(fun, raw.function, raw.function_id, raw.definition, raw.bindings)
+        # Later programs JAX builds from this jaxpr (grad's backward) name the function jax.jit got:
+        # equinox's wrapper for a filter_jit call, which stands for the user's function here.
+        for jitted in {id(fun): fun, id(call.fun): call.fun}.values():
+            programs.remember(jitted, raw.function, raw.function_id, raw.definition, raw.bindings)
         try:
             raw.transform = sig.transform_kind(call.args, call.kwargs)
             raw.transformed = raw.transform is not None
