@@ -278,6 +278,26 @@ def _events(body, name):  # type: ignore[no-untyped-def]
     return [e for e in r.events if e.function.rsplit(".", 1)[-1] == name]
 
 
+# The transform each program is recorded under (tracer kinds of the call; a derived program's role).
+TRANSFORMS = {
+    "jvp(jit)": ["jvp"],
+    "vmap(jit)": ["vmap"],
+    "value_and_grad(jit)": ["grad", "backward"],
+    "vjp(jit)": ["grad", "backward"],
+    "linearize(jit)": ["grad", "derived"],
+    "pmap": [None, None],
+    "eager lax.while_loop": [None],
+}
+
+
+@pytest.mark.parametrize("case", list(TRANSFORMS))
+def test_each_program_is_recorded_under_its_transform(case: str) -> None:
+    if case in OLD_JAX_MISS and _JAX_MINOR < (0, 8):
+        pytest.xfail(OLD_JAX_MISS[case])
+    body, name, _, _ = CASES[case]
+    assert [e.transform for e in _events(body, name)] == TRANSFORMS[case]
+
+
 def test_backward_programs_are_their_own_programs_with_reasons() -> None:
     """grad(jit(f)) compiles a forward and a backward program: each a first compile, then each a
     shape change for the new shape (never "same signature" against the other program)."""
