@@ -53,11 +53,13 @@ def test_a_long_compile_is_named_while_it_runs_then_kept_with_its_duration():
     phases = {(s.function, s.phase) for s in seen}
     assert phases & {("unrolled", "trace"), ("jit(unrolled)", "compile"), ("jit(unrolled)", "lower")}
     for s in seen:
-        assert 0.2 <= s.seconds <= took + 0.5 and s.ended_after is not None and s.ended_after >= s.seconds
+        assert 0.2 <= s.seconds <= took + 1.0 and s.ended_after is not None and s.ended_after >= s.seconds
         assert s.stack and os.path.basename(__file__) in s.stack[-1]  # the user's line, not jitscope's
-    # again at each doubling: the reports of one phase are at least twice as far apart each time
-    compile_reports = [s.seconds for s in seen if s.phase == seen[0].phase and s.function == seen[0].function]
-    assert all(b >= 1.9 * a for a, b in zip(compile_reports, compile_reports[1:]))
+    # again at each doubling: the k-th report of one phase comes once it has run threshold * 2**k (a busy
+    # machine may poll late, never early)
+    for phase in {(s.function, s.phase) for s in seen}:
+        reports = [s.seconds for s in seen if (s.function, s.phase) == phase]
+        assert all(r >= 0.2 * 2 ** k for k, r in enumerate(reports)), reports
     validate(result.to_dict())
     assert "Stalls" in render(result, "console") and "Stalls" in render(result, "html")
 
