@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                  "04_hlo.after.txt, 05_fusions.dot (+ .svg with graphviz)")
     p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
+    p.add_argument("--passes", action="store_true",
+                   help="profile the compile and show the backend compile time by XLA pass and pipeline")
     p.add_argument("--budget", type=seconds, default=0.3, metavar="SECONDS",
                    help="time spent sampling the steady-state run (default 0.3)")
     p.set_defaults(func=run)
@@ -49,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     static_names = tuple(parse_static(args.static))
     result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
                               numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
-                              target=args.target, keep_partial_on_interrupt=True, **call_kwargs)
+                              target=args.target, keep_partial_on_interrupt=True, passes=args.passes,
+                              **call_kwargs)
     show(result)
     save_outputs(result, args)
     if result.status == "interrupted":

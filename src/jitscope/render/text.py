@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._format import fmt_number, fmt_ratio, fmt_seconds
 from ..analyze.compare import BreakEven, Recommendation
+from ..analyze.compile_passes import CompilePasses
 
 if TYPE_CHECKING:
     from ..results.compare import CompareResult
@@ -91,3 +92,26 @@ def fmt_value(value: Any, unit: str) -> str:
     if unit == "float":
         return f"{value:.3g}"
     return str(value)
+
+
+def passes_summary(p: CompilePasses) -> str:
+    """One sentence: how much of the backend compile the traced XLA passes account for."""
+    if p.status != "ok":
+        return f"compile anatomy not available: {p.reason}"
+    backend = (f"of the {fmt_seconds(p.backend_compile_s)} backend compile" if p.backend_compile_s
+               else "(JAX reported no backend compile time)")
+    cover = f" ({p.coverage:.0%})" if p.coverage is not None else ""
+    text = (f"XLA's passes on {p.compiler_thread or 'the compiling thread'} account for "
+            f"{fmt_seconds(p.traced_s)}{cover} {backend}")
+    if p.outside_s:
+        text += f"; {fmt_seconds(p.outside_s)} ran in JAX/PjRt outside XLA's traced passes"
+    return text
+
+
+def parallel_summary(p: CompilePasses, top: int = 3) -> str:
+    """One sentence on the compiler threads that ran beside the compiling thread ("" when none)."""
+    if p.status != "ok" or not p.parallel_threads:
+        return ""
+    names = ", ".join(f"{q.name} {fmt_seconds(q.seconds)}" for q in p.parallel_passes[:top])
+    return (f"in parallel: {fmt_seconds(p.parallel_s)} of CPU time on {p.parallel_threads} other compiler "
+            f"thread{'s' if p.parallel_threads != 1 else ''}, overlapping the time above ({names})")

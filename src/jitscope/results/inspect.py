@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analyze.bloat import BloatRun
+from ..analyze.compile_passes import CompilePasses
 from ..analyze.hlo import HloStats
 from ..analyze.jaxpr_stats import JaxprStats
 from ..analyze.numerics import NumericDiff
@@ -32,6 +33,7 @@ class InspectResult(Result):
     bloat: list[BloatRun] = field(default_factory=list)
     hlo: HloStats | None = None
     numerics: NumericDiff | None = None
+    passes: CompilePasses | None = None  # with passes=True (--passes): the compile, pass by pass
     findings: list[Finding] = field(default_factory=list)
     stage_errors: dict[str, str] = field(default_factory=dict)
     trace_output: str = ""  # what the function printed while it was traced
