@@ -19,7 +19,7 @@ from jitscope.render import render
 from jitscope.results import load_result
 from jitscope.schema import validate
 
-pytestmark = pytest.mark.skipif(profiler_available() is not None, reason=f"{profiler_available()}")
+needs_profiler = pytest.mark.skipif(profiler_available() is not None, reason=f"{profiler_available()}")
 
 TOLERANCE = 0.10  # issue #14: pass times sum to within 10% of the backend compile time
 
@@ -32,6 +32,7 @@ def _programs(fixtures):
     return {"unrolled-stencil": (stencil, (jnp.ones((256, 256)),)), "mlp-train-step": (mlp_step, mlp_args)}
 
 
+@needs_profiler
 @pytest.mark.parametrize("program", ["unrolled-stencil", "mlp-train-step"])
 def test_pass_times_sum_to_the_backend_compile_time(program, fixtures_on_path):
     fn, args = _programs(fixtures_on_path)[program]
@@ -63,6 +64,7 @@ def test_without_passes_inspect_does_not_profile(fixtures_on_path):
     assert result.passes is None and result.to_dict()["passes"] is None
 
 
+@needs_profiler
 def test_a_running_profile_makes_passes_unavailable_not_a_failure(tmp_path):
     jax.profiler.start_trace(str(tmp_path / "user-trace"))
     try:
@@ -74,11 +76,20 @@ def test_a_running_profile_makes_passes_unavailable_not_a_failure(tmp_path):
     assert "not available" in render(result, "console")
 
 
+@needs_profiler
 def test_profile_compile_returns_what_the_compile_returned():
     lowered = jax.jit(lambda x: x * 2).lower(jnp.ones(3))
     compiled, trace = profile_compile(lowered.compile, "jit__lambda")
     assert float(compiled(jnp.ones(3))[0]) == 2.0
     assert not trace.error and trace.events and trace.backend_compile_s and trace.backend_compile_s > 0
+
+
+@pytest.mark.skipif(profiler_available() is None, reason="this JAX can profile a compile")
+def test_passes_degrade_with_a_clear_message_where_jax_cannot_read_profiles():
+    result = jitscope.inspect(jnp.sin, jnp.ones(4), passes=True, run=False, numerics=False, side_effects=False)
+    assert result.status == "ok" and result.timings["compile"].median > 0
+    assert result.passes.status == "unavailable" and "cannot read profiles" in result.passes.reason
+    assert "compile anatomy not available" in render(result, "console")
 
 
 def _ev(line, name, start, dur):
@@ -143,6 +154,7 @@ def test_clean_name_cuts_the_module_only():
     assert clean_name("float-normalization (bf16)") == "float-normalization (bf16)"
 
 
+@needs_profiler
 def test_inspect_passes_cli_round_trip(cli, tmp_path):
     out, html = tmp_path / "r.json", tmp_path / "r.html"
     p = cli("inspect", "compile_passes_programs:stencil", "--arg", "f32[128,128]", "--passes", "--no-run",

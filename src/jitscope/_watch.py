@@ -140,15 +140,16 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     tracer error, an unhashable static argument) gets the cause and fix in ``result.crash``.
     The working directory is restored afterwards (the program may chdir). ``listeners`` are
     called with each compile as it finishes (``jitscope watch --live`` prints from one).
-    ``dump``: a directory for each user compile's jaxpr, StableHLO and optimised HLO, with
-    ``index.json`` (``result.dump``).
+    ``dump``: a directory for each user compile's jaxpr, StableHLO, optimised HLO and XLA pass
+    times (``passes.json``: each compile runs under ``jax.profiler``), with ``index.json``
+    (``result.dump``).
     ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``.
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
     """
     check_target(target, module)
-    writer = DumpWriter(os.fspath(dump)) if dump is not None else None
+    writer = DumpWriter(os.fspath(dump), passes=_passes_record) if dump is not None else None
     if writer is not None:
         listeners = [*listeners, writer.on_compile]
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
@@ -174,6 +175,14 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def _passes_record(trace: Any) -> dict[str, Any] | None:
+    """``watch --dump``: one compile's profiler events as a ``CompilePasses`` dict (None when unavailable)."""
+    from .analyze.compile_passes import compile_passes
+
+    passes = compile_passes(trace)
+    return passes.to_dict() if passes.status == "ok" else None
 
 
 def runtime_catalog(code: str | None = None, markdown: bool = False) -> str:

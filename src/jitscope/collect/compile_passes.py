@@ -60,6 +60,7 @@ class CompileTrace:
     backend_compile_s: float | None = None
     module_name: str = ""
     error: str = ""
+    pending: str = ""  # a profile written but not read yet (``profile_compile(..., log_root=...)``)
 
 
 def profiler_available() -> str | None:
@@ -69,19 +70,26 @@ def profiler_available() -> str | None:
     except ImportError as e:  # pragma: no cover - every supported JAX has jax.profiler
         return f"jax.profiler cannot be imported ({e})"
     for name in ("start_trace", "stop_trace", "ProfileData"):
-        if not hasattr(prof, name):
-            return f"this JAX has no jax.profiler.{name} (added in JAX 0.4.36)"
+        if getattr(prof, name, None) is None:  # JAX 0.6's jax.profiler.ProfileData is None (its jaxlib lacks it)
+            import jax
+
+            return f"JAX {jax.__version__} cannot read profiles back (jax.profiler.{name} is missing; JAX 0.8.3 and later have it)"
     return None
 
 
 _LOCK = threading.Lock()  # one profiled compile at a time in this process
 
 
-def profile_compile(compile_fn: Callable[[], Any], module_name: str = "") -> tuple[Any, CompileTrace]:
+def profile_compile(compile_fn: Callable[[], Any], module_name: str = "",
+                    log_root: str | None = None) -> tuple[Any, CompileTrace]:
     """Run ``compile_fn()`` (a backend compile, e.g. ``lowered.compile``) under the profiler.
 
     Returns what ``compile_fn`` returned and the ``CompileTrace``. Exceptions from ``compile_fn``
     propagate (the trace is then discarded); a profiler that cannot start never stops the compile.
+
+    With ``log_root`` (a directory the caller removes later), the profile is written under it and
+    only read by ``read_pending``: ``watch --dump`` profiles inside JAX's backend-compile span, and
+    reading the file and removing its directory there (~10 ms) would count as compile time.
     """
     trace = CompileTrace(module_name=module_name)
     missing = profiler_available()
@@ -92,12 +100,21 @@ def profile_compile(compile_fn: Callable[[], Any], module_name: str = "") -> tup
         trace.error = "another compile was being profiled at the same time (one profiler per process)"
         return compile_fn(), trace
     try:
-        return _profiled(compile_fn, trace)
+        return _profiled(compile_fn, trace, log_root)
     finally:
         _LOCK.release()
 
 
-def _profiled(compile_fn: Callable[[], Any], trace: CompileTrace) -> tuple[Any, CompileTrace]:
+def read_pending(trace: CompileTrace) -> CompileTrace:
+    """Read the profile a deferred ``profile_compile`` wrote (no-op when there is none); ``trace``."""
+    if trace.pending and not trace.error:
+        _read(trace.pending, trace)
+    trace.pending = ""
+    return trace
+
+
+def _profiled(compile_fn: Callable[[], Any], trace: CompileTrace,
+              log_root: str | None) -> tuple[Any, CompileTrace]:
     import jax
 
     spans: list[float] = []
@@ -107,7 +124,7 @@ def _profiled(compile_fn: Callable[[], Any], trace: CompileTrace) -> tuple[Any, 
         if event == BACKEND_COMPILE_EVENT and threading.get_ident() == me:
             spans.append(seconds)
 
-    log_dir = tempfile.mkdtemp(prefix="jitscope-passes-")
+    log_dir = tempfile.mkdtemp(prefix="jitscope-passes-", dir=log_root)
     try:
         try:
             _start(log_dir)
@@ -124,11 +141,14 @@ def _profiled(compile_fn: Callable[[], Any], trace: CompileTrace) -> tuple[Any, 
             except Exception as e:  # noqa: BLE001
                 trace.error = f"the profiler did not stop cleanly ({type(e).__name__}: {e})"
         trace.backend_compile_s = spans[-1] if spans else None
-        if not trace.error:
+        if log_root is not None:
+            trace.pending = log_dir
+        elif not trace.error:
             _read(log_dir, trace)
         return out, trace
     finally:
-        shutil.rmtree(log_dir, ignore_errors=True)
+        if log_root is None:
+            shutil.rmtree(log_dir, ignore_errors=True)
 
 
 def _start(log_dir: str) -> None:

@@ -143,7 +143,9 @@ def render(result: WatchResult, console: Console) -> None:
 
     _cache(result, console)
     if result.dump is not None:
-        console.print(f"Dump: jaxpr, StableHLO and optimised HLO of {len(result.dump.compiles)} compiles in "
+        timed = sum(1 for c in result.dump.compiles if "passes" in c.files)
+        passes = f", XLA pass times of {timed}" if timed else ""
+        console.print(f"Dump: jaxpr, StableHLO and optimised HLO of {len(result.dump.compiles)} compiles{passes} in "
                       f"{result.dump.directory} (index.json).", markup=False)
     _violations(result, console)
 

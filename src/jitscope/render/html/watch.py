@@ -116,11 +116,13 @@ def _dump_section(result: WatchResult) -> Section:
         return f'<a href="{esc(href)}">{esc(text)}</a>'
 
     rows = [(c.index, c.function, _where(c.call_site), c.reason.replace("_", " "),
-             Raw(" · ".join(link(c.files.get(stage), stage) for stage in ("jaxpr", "stablehlo", "hlo"))))
+             Raw(" · ".join(link(c.files.get(stage), stage) for stage in ("jaxpr", "stablehlo", "hlo", "passes")
+                            if stage != "passes" or c.files.get(stage))))
             for c in d.compiles[:MAX_ROWS]]
     more = f"<p class=\"muted\">... and {len(d.compiles) - MAX_ROWS} more in index.json.</p>" \
         if len(d.compiles) > MAX_ROWS else ""
-    head = (f"<p>Each compile's jaxpr, StableHLO and optimised HLO, written to {esc(d.directory)} "
+    head = (f"<p>Each compile's jaxpr, StableHLO and optimised HLO (and its time by XLA pass, "
+            f"<code>passes</code>), written to {esc(d.directory)} "
             f"({link('index.json', 'index.json')}).</p>")
     return Section("Per-compile artifacts", head + table(["#", "function", "called at", "reason", "files"], rows,
                                                           numeric=(0,)) + more)
