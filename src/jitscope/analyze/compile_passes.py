@@ -17,8 +17,11 @@ analysis is by nesting, never by backend-specific names:
    parallel) are CPU seconds that overlap the wall time above: reported apart, never added.
 
 ``traced_s`` is compared with JAX's ``/jax/core/compile/backend_compile_duration`` span of the same
-compile (``coverage``); the rest of the window (``outside_s``) is JAX and PjRt work around XLA's
-compile that XLA does not trace (e.g. converting the module before the compiler starts).
+compile (``coverage``). The rest of the window is split in two: ``untraced_s``, time on the compiling
+thread between the moment it picked the compile up (a zero-length ``ThreadpoolListener::StartRegion``
+marker) and XLA's first traced event (on CPU, PjRt converting the StableHLO module to HLO,
+``MlirToXlaComputation``, which has no trace event), and ``outside_s``, everything else (JAX and PjRt
+on the calling thread, handing the compile over, loading the executable).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class CompilePasses(Record):
     reason: str = ""  # why "unavailable", one line
     backend_compile_s: float | None = None
     traced_s: float = 0.0
+    untraced_s: float = 0.0  # compiling thread, before XLA's first traced event (module conversion)
     outside_s: float = 0.0
     coverage: float | None = None
     compiler_thread: str = ""
@@ -142,8 +146,12 @@ def compile_passes(trace: Any, backend_compile_s: float | None = None, module_na
     if trace.error:
         return unavailable(trace.error, backend)
     by_line: dict[int, list[Any]] = defaultdict(list)
+    markers: dict[int, list[float]] = defaultdict(list)  # zero-length events: where threads picked work up
     for ev in trace.events:
-        by_line[ev.line].append(ev)
+        if ev.duration_ns > 0:
+            by_line[ev.line].append(ev)
+        else:
+            markers[ev.line].append(ev.start_ns)
     forests = {line: _forest(evs) for line, evs in by_line.items()}
     anchor, anchor_line = _anchor(forests)
     lo, hi = (anchor.start, anchor.end) if anchor else (-float("inf"), float("inf"))
@@ -198,9 +206,15 @@ def compile_passes(trace: Any, backend_compile_s: float | None = None, module_na
                                                         sum(p.share for p in rest), sum(p.count for p in rest))]
     pipe_rows = sorted((PassTime(name, ns / 1e9, ns / share_of if share_of else 0.0)
                         for name, ns in pipelines.items() if ns > 0), key=lambda p: (-p.seconds, p.name))
-    outside_ns = max(0.0, anchor.duration - traced_ns) if anchor is not None else 0.0
+    untraced_ns = 0.0
+    if anchor is not None and main != anchor_line:
+        first = min(n.start for n in roots)
+        picked_up = [t for t in markers.get(main, []) if lo <= t <= first]
+        untraced_ns = first - min(picked_up) if picked_up else 0.0
+    outside_ns = max(0.0, anchor.duration - traced_ns - untraced_ns) if anchor is not None else 0.0
     return CompilePasses(
-        backend_compile_s=backend, traced_s=traced_ns / 1e9, outside_s=outside_ns / 1e9,
+        backend_compile_s=backend, traced_s=traced_ns / 1e9, untraced_s=untraced_ns / 1e9,
+        outside_s=outside_ns / 1e9,
         coverage=(traced_ns / 1e9) / backend if backend else None,
         compiler_thread=_thread_name(trace.lines[main]) if main < len(trace.lines) else "",
         root=", ".join(dict.fromkeys(clean_name(r.name, module_name) for r in roots)),

@@ -179,10 +179,9 @@ def _read(log_dir: str, trace: CompileTrace) -> None:
             for line in plane.lines:
                 index = len(trace.lines)
                 trace.lines.append(str(line.name))
-                for ev in line.events:
-                    if ev.duration_ns > 0:
-                        trace.events.append(TraceEvent(index, str(ev.name), float(ev.start_ns),
-                                                       float(ev.duration_ns)))
+                for ev in line.events:  # zero-length markers too: where a thread started a task
+                    trace.events.append(TraceEvent(index, str(ev.name), float(ev.start_ns),
+                                                   max(0.0, float(ev.duration_ns))))
     except Exception as e:  # noqa: BLE001 - an unreadable profile: say so, keep the compile
         trace.error = f"the profile could not be read ({type(e).__name__}: {e})"
         trace.lines, trace.events = [], []

@@ -103,9 +103,13 @@ def passes_summary(p: CompilePasses) -> str:
     cover = f" ({p.coverage:.0%})" if p.coverage is not None else ""
     text = (f"XLA's passes on {p.compiler_thread or 'the compiling thread'} account for "
             f"{fmt_seconds(p.traced_s)}{cover} {backend}")
+    rest = []
+    if p.untraced_s:
+        rest.append(f"{fmt_seconds(p.untraced_s)} on that thread before XLA's first pass (no trace events there; "
+                    "on CPU: converting the StableHLO module to HLO)")
     if p.outside_s:
-        text += f"; {fmt_seconds(p.outside_s)} ran in JAX/PjRt outside XLA's traced passes"
-    return text
+        rest.append(f"{fmt_seconds(p.outside_s)} in JAX and PjRt around the compiler")
+    return text + (f"; the rest: {', '.join(rest)}" if rest else "")
 
 
 def parallel_summary(p: CompilePasses, top: int = 3) -> str:
