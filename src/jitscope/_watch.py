@@ -119,7 +119,7 @@ class WatchSession:
                                                                  c.cache_seconds_saved),
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
             violations=budget_violations(events, self.max_compiles, self.fail_on_recompile),
-            findings=self._findings())
+            findings=self._findings(), inspect_command=_slowest_compile_command(events))
 
     def _findings(self) -> list:
         if self.analyzer is None:
@@ -175,6 +175,16 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def _slowest_compile_command(events: list[CompileEvent]) -> Any:
+    """The ``jitscope inspect`` call that explains the slowest compile (None when none can be written exactly)."""
+    from .analyze.inspect_command import for_slowest_compile
+
+    try:
+        return for_slowest_compile(events, os.getcwd())
+    except Exception:  # noqa: BLE001 - a hint must never cost the user their summary
+        return None
 
 
 def _passes_record(trace: Any) -> dict[str, Any] | None:

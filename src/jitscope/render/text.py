@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .._format import fmt_number, fmt_ratio, fmt_seconds
 from ..analyze.compare import BreakEven, Recommendation
 from ..analyze.compile_passes import CompilePasses
+from ..analyze.inspect_command import InspectCommand
 
 if TYPE_CHECKING:
     from ..results.compare import CompareResult
@@ -119,3 +120,17 @@ def parallel_summary(p: CompilePasses, top: int = 3) -> str:
     names = ", ".join(f"{q.name} {fmt_seconds(q.seconds)}" for q in p.parallel_passes[:top])
     return (f"in parallel: {fmt_seconds(p.parallel_s)} of CPU time on {p.parallel_threads} other compiler "
             f"thread{'s' if p.parallel_threads != 1 else ''}, overlapping the time above ({names})")
+
+
+def inspect_command_title(cmd: InspectCommand) -> str:
+    """What the ``jitscope inspect`` line explains: "Explain the slowest compile (step #3, 1.2 s)"."""
+    what = {"slowest_compile": "the slowest compile", "losing_variant": "the losing variant",
+            "largest_size": "the largest size"}.get(cmd.explains, cmd.explains)
+    facts = ", ".join(x for x in (cmd.function if cmd.explains == "slowest_compile" else "", cmd.detail,
+                                  fmt_seconds(cmd.seconds) if cmd.seconds is not None else "") if x)
+    return f"Explain {what}" + (f" ({facts})" if facts else "")
+
+
+def inspect_command_line(cmd: InspectCommand) -> str:
+    """One runnable line: "Explain the slowest compile (step #3, 1.2 s): jitscope inspect prog.py:step ..."."""
+    return f"{inspect_command_title(cmd)}: {cmd.shell()}"

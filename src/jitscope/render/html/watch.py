@@ -86,6 +86,12 @@ def sections(result: WatchResult) -> list[Section]:
             lesson(f"Not a fix: {x.function} recompiles {x.compiles}× for static `{x.argument}`, which {x.why} "
                    f"(at {_where(x.location)}); each value is its own program.")
             for x in result.expected_recompiles)))
+    if result.inspect_command is not None:
+        from ..text import inspect_command_title
+
+        cmd = result.inspect_command
+        out.append(Section(inspect_command_title(cmd), "<p>Run this to see the jaxpr, graph bloat, fusions and "
+                           "cost of that compile:</p>" + pre(cmd.shell())))
     if result.dump is not None:
         out.append(_dump_section(result))
     out += watch_findings.sections(result)  # runtime findings (JWxxx): a summary, then a section per code
