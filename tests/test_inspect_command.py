@@ -174,3 +174,55 @@ def test_slowest_compile_skips_transforms_and_partials_and_takes_the_next(tmp_pa
     cmd = for_slowest_compile(events, str(tmp_path))
     assert cmd is not None and cmd.detail == "#3" and cmd.seconds == pytest.approx(0.3)
     assert InspectCommand.from_dict(json.loads(json.dumps(cmd.to_dict()))) == cmd
+
+
+def test_compare_prints_a_runnable_inspect_command_for_the_losing_variant(cli, tmp_path):
+    out = tmp_path / "c.json"
+    p = cli("compare", "compare_losing:looped", "--variant", "unrolled=compare_losing:unrolled", "--arg", "f32[8,8]",
+            "--calls", "1", "--budget", "0.05", "--min-samples", "2", "--no-phases", "--json", str(out),
+            "--html", str(tmp_path / "c.html"))
+    assert p.returncode == 0, p.stderr
+    data = json.loads(out.read_text())
+    validate(data)
+    rec = data["recommendation"]
+    assert rec["best"] != "unrolled" and rec["totals_s"]["unrolled"] > rec["totals_s"]["jit(looped)"]
+    assert data["inspect_command"]["detail"] == "unrolled" and data["inspect_command"]["explains"] == "losing_variant"
+    argv = _printed_command(p.stdout, "Explain the losing variant")
+    assert argv == ["inspect", "compare_losing:unrolled", "--arg", "f32[8,8]"]
+    assert "jitscope inspect compare_losing:unrolled" in (tmp_path / "c.html").read_text()
+    r = cli(*argv, "--no-run", "--no-numerics", "--json", str(tmp_path / "i.json"))
+    assert r.returncode == 0, r.stderr
+    inspected = json.loads((tmp_path / "i.json").read_text())
+    assert inspected["target"] == "compare_losing:unrolled"
+    assert [(leaf["shape"], leaf["dtype"]) for leaf in inspected["signature"]["leaves"]] == [([8, 8], "float32")]
+    assert inspected["jaxpr"]["by_primitive"]["tanh"] == 400  # the unrolled program, not the fori_loop
+
+
+def test_no_losing_variant_command_when_the_jitted_variant_wins(cli, tmp_path):
+    p = cli("compare", "compare_losing:looped", "--arg", "f32[8,8]", "--budget", "0.05", "--min-samples", "2",
+            "--no-phases", "--json", str(tmp_path / "c.json"))
+    assert p.returncode == 0, p.stderr
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert data["recommendation"]["best"] == "jit(looped)"  # steady state: 400 fused steps beat 1,200 eager ops
+    assert data["inspect_command"] is None and "Explain the losing variant" not in p.stdout
+
+
+def test_scale_prints_a_runnable_inspect_command_for_the_largest_size(cli, tmp_path):
+    p = cli("scale", "scale_sum:make", "--sizes", "8,16,24", "--no-run", "--json", str(tmp_path / "s.json"),
+            "--html", str(tmp_path / "s.html"))
+    assert p.returncode == 0, p.stderr
+    data = json.loads((tmp_path / "s.json").read_text())
+    validate(data)
+    assert data["inspect_command"]["detail"] == "n=24"
+    argv = _printed_command(p.stdout, "Explain the largest size")
+    assert argv == ["inspect", "tests/fixtures/scale_sum.py:builtin_sum", "--arg", "f32[24]", "--arg", "1.0"]
+    assert "jitscope inspect tests/fixtures/scale_sum.py:builtin_sum" in (tmp_path / "s.html").read_text()
+    r = cli(*argv, "--no-run", "--no-numerics", "--json", str(tmp_path / "i.json"))
+    assert r.returncode == 0, r.stderr
+    inspected = json.loads((tmp_path / "i.json").read_text())
+    assert [(leaf["shape"], leaf["weak_type"]) for leaf in inspected["signature"]["leaves"]] == [([24], False),
+                                                                                               ([], True)]
+    assert inspected["bloat"][0]["repeats"] == 24  # the largest size's program: 24 unrolled additions
+    lam = cli("scale", "scale_sum:make_lambda", "--sizes", "8,16", "--no-run", "--json", str(tmp_path / "l.json"))
+    assert lam.returncode == 0 and "Explain the largest size" not in lam.stdout
+    assert json.loads((tmp_path / "l.json").read_text())["inspect_command"] is None

@@ -42,6 +42,7 @@ class InspectCommand(Record):
     args: list[str] = field(default_factory=list)
     static: list[str] = field(default_factory=list)  # name=value (Python literals)
     env: dict[str, str] = field(default_factory=dict)  # e.g. JAX_ENABLE_X64=1 for 64-bit arguments
+    args_from: str = ""  # compare: the user's own --args-from MOD:FN, passed on as is
     function: str = ""
     explains: str = "slowest_compile"
     detail: str = ""
@@ -52,6 +53,8 @@ class InspectCommand(Record):
         out = ["jitscope", "inspect", self.target]
         for spec in self.args:
             out += ["--arg", spec]
+        if self.args_from:
+            out += ["--args-from", self.args_from]
         for item in self.static:
             out += ["--static", item]
         return out
@@ -167,7 +170,7 @@ def command_for(file: str | None, function: str, signature: ArgSignature | None,
     if target is None or specs is None:
         return None
     args, static, env = specs
-    return InspectCommand(target, args, static, env, function, **about)  # type: ignore[arg-type]
+    return InspectCommand(target, args, static, env, function=function, **about)  # type: ignore[arg-type]
 
 
 def for_slowest_compile(events: Sequence[CompileEvent], cwd: str) -> InspectCommand | None:
@@ -181,3 +184,10 @@ def for_slowest_compile(events: Sequence[CompileEvent], cwd: str) -> InspectComm
         if cmd is not None:
             return cmd
     return None
+
+
+def losing_variant(totals: dict[str, float], best: str, candidates: Sequence[str]) -> str | None:
+    """compare: the candidate (a jitted variant inspect can rebuild) with the largest total, when it loses
+    to ``best``; None when every candidate is the best one."""
+    losers = [name for name in candidates if name in totals and name != best and totals[name] > totals.get(best, 0)]
+    return max(losers, key=lambda name: totals[name]) if losers else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analyze.compare import BreakEven, Recommendation
+from ..analyze.inspect_command import InspectCommand
 from ..analyze.numerics import NumericDiff
 from ..collect.variants import VariantResult as VariantResult
 from ..model import ArgSignature, Environment
@@ -35,6 +36,7 @@ class CompareResult(Result):
     min_samples: int = 5
     title: str = ""
     interrupted: bool = False  # Ctrl-C stopped the measurement; unmeasured variants have error "interrupted"
+    inspect_command: InspectCommand | None = None  # CLI: the `jitscope inspect` line for the losing jitted variant
     env: Environment = field(default_factory=Environment)
 
     def variant(self, name: str) -> VariantResult:

@@ -83,3 +83,7 @@ def render(result: CompareResult, console: Console) -> None:
         console.print(f"[red]error:[/red] {escape(err)}")
     if result.recommendation is not None:
         console.print(f"[bold]recommendation:[/bold] {escape(recommendation_text(result.recommendation))}")
+    if result.inspect_command is not None:
+        from ..text import inspect_command_line
+
+        console.print(inspect_command_line(result.inspect_command), markup=False, soft_wrap=True)
