@@ -6,7 +6,9 @@ the sum of the parts (self times of every event on the compiling thread), their 
 span, the rest (on the compiling thread before XLA's first pass; elsewhere in JAX/PjRt), the
 parallel codegen CPU time, and the top 5 passes.
 Each program is compiled ``--repeats`` times (fresh function objects, persistent cache off); the
-row with the median coverage is shown, with the coverage range of all repeats.
+row with the median coverage is shown, with the coverage range of all repeats. Last, the profiler's
+cost: the MLP step compiled alternately with and without it, JAX's backend-compile span of each
+(does profiling slow XLA?) and the wall time the profiled compile adds around that span.
 
     python benchmarks/compile_passes.py [--repeats N]
 """
@@ -72,9 +74,41 @@ def main() -> int:
         for q in p.top(5):
             where = f"  ({q.pipeline})" if q.pipeline else ""
             print(f"    {q.name:<38} {fmt_seconds(q.seconds):>9} {q.share:>6.1%}{where}")
+    _overhead(programs()[1], args.repeats * 2)
     print(f"\nlowest coverage of any compile: {worst:.1%} by XLA's traced passes, {worst_thread:.1%} with the "
           "compiling thread's untraced start (issue #14: within 10% of the backend compile time)")
     return 0
+
+
+def _overhead(program, rounds: int) -> None:
+    import time
+
+    from jitscope.collect.clock import persistent_cache_disabled
+    from jitscope.collect.compile_passes import profile_compile
+    from jitscope.collect.lowering import jit_fresh
+
+    title, fn, call_args = program
+    spans: list[float] = []
+
+    def on(event: str, seconds: float, **_: object) -> None:
+        if event.endswith("backend_compile_duration"):
+            spans.append(seconds)
+
+    jax.monitoring.register_event_duration_secs_listener(on)
+    plain, profiled, extra = [], [], []
+    with persistent_cache_disabled():
+        for _ in range(rounds):
+            jit_fresh(fn).lower(*call_args).compile()
+            plain.append(spans[-1])
+            lowered = jit_fresh(fn).lower(*call_args)
+            t0 = time.perf_counter()
+            profile_compile(lowered.compile)
+            extra.append(time.perf_counter() - t0 - spans[-1])
+            profiled.append(spans[-1])
+    med = statistics.median
+    print(f"\nprofiler cost ({title}, {rounds} compiles each, alternating): backend compile span "
+          f"{fmt_seconds(med(plain))} without, {fmt_seconds(med(profiled))} with the profiler (medians); "
+          f"starting, stopping and reading the profile adds {fmt_seconds(med(extra))} of wall time around it")
 
 
 if __name__ == "__main__":
