@@ -70,7 +70,7 @@ def main() -> int:
               f"(all repeats {min(covs):.1%}-{max(covs):.1%}, median {statistics.median(covs):.1%})")
         print(f"  rest: {fmt_seconds(p.untraced_s)} before XLA's first pass, {fmt_seconds(p.outside_s)} in JAX/PjRt; "
               f"parallel codegen {fmt_seconds(p.parallel_s)} CPU on "
-              f"{p.parallel_threads} threads (not in the sum); {len(p.passes)} pass names on {p.compiler_thread}")
+              f"{p.parallel_threads} thread{'s' if p.parallel_threads != 1 else ''} (not in the sum); {len(p.passes)} pass names on {p.compiler_thread}")
         for q in p.top(5):
             where = f"  ({q.pipeline})" if q.pipeline else ""
             print(f"    {q.name:<38} {fmt_seconds(q.seconds):>9} {q.share:>6.1%}{where}")
