@@ -14,7 +14,13 @@ import pytest
 
 import jitscope
 from jitscope.analyze.compile_passes import clean_name, compile_passes
-from jitscope.collect.compile_passes import CompileTrace, TraceEvent, profile_compile, profiler_available
+from jitscope.collect.compile_passes import (
+    CompileTrace,
+    TraceEvent,
+    profile_compile,
+    profiler_available,
+    trace_from_file,
+)
 from jitscope.render import render
 from jitscope.results import load_result
 from jitscope.schema import validate
@@ -157,6 +163,9 @@ def test_clean_name_cuts_the_module_only():
         "HLO passes after layout assignment"
     assert clean_name("layout-assignment") == "layout-assignment"
     assert clean_name("float-normalization (bf16)") == "float-normalization (bf16)"
+    assert clean_name("PjRtCApiClient::CompileAndLoad(jit_step)") == "PjRtCApiClient::CompileAndLoad"
+    assert clean_name("HLO Transforms:jit_step") == "HLO Transforms"
+    assert clean_name("PTX->CUBIN") == "PTX->CUBIN"
 
 
 @needs_profiler
@@ -177,3 +186,35 @@ def test_inspect_passes_cli_round_trip(cli, tmp_path):
     assert "compile anatomy" in render(loaded, "console")  # a saved result re-renders the section
     plain = cli("inspect", "compile_passes_programs:stencil", "--arg", "f32[8,8]", "--no-run", "--no-numerics")
     assert plain.returncode == 0 and "compile anatomy" not in plain.stdout
+
+
+@needs_profiler
+def test_a_gpu_compile_partitions_the_same_way(fixtures_on_path):
+    """A real profile of the stencil's compile on an NVIDIA H100 (JAX 0.11.2, CUDA; recorded with
+    jax.profiler.start_trace around Lowered.compile, JAX's backend-compile span 0.2561 s): other
+    names (PjRtCApiClient, HLO Transforms, CompileToBackendResult), the compile on the calling thread,
+    PTX->CUBIN on a thread pool; found by nesting, nothing CPU-specific."""
+    trace = trace_from_file(str(fixtures_on_path / "h100_stencil_compile.xplane.pb"), 0.2560858726501465)
+    p = compile_passes(trace)
+    assert p.status == "ok" and p.compiler_thread == "python3" and p.root == "PjRtCApiClient::CompileAndLoad"
+    assert abs(p.traced_s - p.backend_compile_s) <= TOLERANCE * p.backend_compile_s
+    assert sum(q.seconds for q in p.passes) == pytest.approx(p.traced_s, rel=1e-9)
+    assert sum(q.seconds for q in p.pipelines) == pytest.approx(p.traced_s, rel=1e-9)
+    # the wrapper that holds nearly everything (PJRT_Client_Compile) is opened up: the pipelines say where
+    assert [q.name for q in p.pipelines[:2]] == ["HLO Transforms", "CompileToBackendResult"]
+    top = {q.name: q.pipeline for q in p.top(5)}
+    assert top["priority-fusion"] == "HLO Transforms" and top["CompileModuleToLlvmIr"] == "CompileToBackendResult"
+    assert p.parallel_threads >= 1 and "PTX->CUBIN" in {q.name for q in p.parallel_passes}
+
+
+def test_a_dominant_wrapper_is_opened_up_in_the_pipelines_view():
+    trace = CompileTrace(lines=["python"], events=[
+        _ev(0, "backend_compile_and_load", 0, 1000), _ev(0, "Client::CompileAndLoad(jit_f)", 0, 1000),
+        _ev(0, "Serialize", 0, 20), _ev(0, "PJRT_Client_Compile", 20, 970),  # 97%: a wrapper
+        _ev(0, "HLO Transforms:jit_f", 30, 600), _ev(0, "fusion", 40, 500), _ev(0, "Backend", 640, 300)])
+    p = compile_passes(trace, backend_compile_s=1000e-9)
+    assert p.root == "Client::CompileAndLoad"
+    assert {q.name: round(q.seconds * 1e9) for q in p.pipelines} == {
+        "HLO Transforms": 600, "Backend": 300, "PJRT_Client_Compile (self)": 70, "Serialize": 20,
+        "Client::CompileAndLoad (self)": 10}
+    assert {q.name: q.pipeline for q in p.passes}["fusion"] == "HLO Transforms"

@@ -128,10 +128,12 @@ def _walk(node: _Node, pipeline: str):  # type: ignore[no-untyped-def]
 
 
 def clean_name(name: str, module_name: str = "") -> str:
-    """A pass name without the module it ran on: ``simplification (jit_f)`` -> ``simplification``."""
-    m = re.match(r"^(.*\S)\s+\(([^()]*)\)$", name)
-    if m and (m.group(2) == module_name or re.match(r"^(jit|pmap|xla_computation)_", m.group(2))):
-        return m.group(1)
+    """A pass name without the module it ran on: ``simplification (jit_f)`` -> ``simplification``,
+    ``HLO Transforms:jit_f`` (GPU) -> ``HLO Transforms``."""
+    for pattern in (r"^(.*[^\s(])\s*\(([^()]*)\)$", r"^(.*\S)\s*:\s*([\w.\-]+)$"):  # "x (jit_f)", "x:jit_f"
+        m = re.match(pattern, name)
+        if m and (m.group(2) == module_name or re.match(r"^(jit|pmap|xla_computation)_", m.group(2))):
+            return m.group(1)
     return name
 
 
@@ -173,14 +175,19 @@ def compile_passes(trace: Any, backend_compile_s: float | None = None, module_na
     passes: dict[str, list[Any]] = {}  # name -> [self ns, count, pipelines]
     pipelines: dict[str, float] = defaultdict(float)
     for root in roots:
-        pipelines[f"{clean_name(root.name, module_name)} (self)"] += root.self_time()
-        for child in root.children:
-            pipelines[clean_name(child.name, module_name)] += child.duration
-        for node, pipe in _walk_root(root, module_name):
+        wrappers, pipes = _pipelines(root)
+        labelled = [(w, "") for w in wrappers]
+        for pipe in pipes:
+            name = clean_name(pipe.name, module_name)
+            pipelines[name] += pipe.duration
+            labelled += list(_walk(pipe, name))
+        for wrapper in wrappers:
+            pipelines[f"{clean_name(wrapper.name, module_name)} (self)"] += wrapper.self_time()
+        for node, pipe_name in labelled:
             entry = passes.setdefault(clean_name(node.name, module_name), [0.0, 0, set()])
             entry[0] += node.self_time()
             entry[1] += 1
-            entry[2].add(pipe)
+            entry[2].add(pipe_name)
 
     parallel_lines = [line for line in candidates if line not in (main, anchor_line)]
     par_self: dict[str, list[Any]] = {}
@@ -222,16 +229,28 @@ def compile_passes(trace: Any, backend_compile_s: float | None = None, module_na
         parallel_threads=len(parallel_lines), parallel_passes=par_rows)
 
 
+DOMINANT = 0.9  # a step holding this share of its parent is opened up in the pipelines view
+
+
+def _pipelines(root: _Node, depth: int = 4) -> tuple[list[_Node], list[_Node]]:
+    """(wrappers, pipelines): ``root``'s children are its pipelines, and with the wrappers' self times
+    they partition ``root`` exactly. A child holding nearly all of it (a wrapper such as GPU's
+    ``PJRT_Client_Compile``, CPU's ``RunBackend`` on a codegen-bound compile) is opened up in turn
+    (it becomes a wrapper, its children pipelines), so the view shows where the time goes."""
+    wrappers, pipes = [root], []
+    for child in root.children:
+        if depth and child.children and child.duration >= DOMINANT * root.duration:
+            more_wrappers, more_pipes = _pipelines(child, depth - 1)
+            wrappers += more_wrappers
+            pipes += more_pipes
+        else:
+            pipes.append(child)
+    return wrappers, pipes
+
+
 def _thread_name(line: str) -> str:
     """``tf_PjRtCompilerThreadPool/2873762896551078287`` -> ``tf_PjRtCompilerThreadPool`` (ids vary per run)."""
     return re.sub(r"/-?\d+$", "", line)
-
-
-def _walk_root(root: _Node, module_name: str):  # type: ignore[no-untyped-def]
-    """Every node under ``root`` (itself included) with the pipeline (root's child) it runs in."""
-    yield root, ""
-    for child in root.children:
-        yield from _walk(child, clean_name(child.name, module_name))
 
 
 def _anchor(forests: dict[int, list[_Node]]) -> tuple[_Node | None, int]:

@@ -165,14 +165,30 @@ def _start(log_dir: str) -> None:
 
 
 def _read(log_dir: str, trace: CompileTrace) -> None:
-    import jax.profiler as prof
-
     files = sorted(glob.glob(os.path.join(log_dir, "**", "*.xplane.pb"), recursive=True), key=os.path.getmtime)
     if not files:
         trace.error = "the profiler wrote no .xplane.pb file"
         return
+    _read_file(files[-1], trace)
+
+
+def trace_from_file(path: str, backend_compile_s: float | None = None, module_name: str = "") -> CompileTrace:
+    """A ``CompileTrace`` from an ``.xplane.pb`` profile of one compile written elsewhere (another
+    machine, a GPU; ``jax.profiler.trace`` around a ``.compile()``)."""
+    trace = CompileTrace(backend_compile_s=backend_compile_s, module_name=module_name)
+    missing = profiler_available()
+    if missing is not None:
+        trace.error = missing
+    else:
+        _read_file(path, trace)
+    return trace
+
+
+def _read_file(path: str, trace: CompileTrace) -> None:
+    import jax.profiler as prof
+
     try:
-        data = prof.ProfileData.from_file(files[-1])
+        data = prof.ProfileData.from_file(path)
         for plane in data.planes:
             if not plane.name.startswith("/host:") or plane.name == "/host:metadata":
                 continue  # device planes hold kernels (GPU autotuning), not compiler passes
