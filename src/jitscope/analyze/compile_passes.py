@@ -180,7 +180,7 @@ def compile_passes(trace: Any, backend_compile_s: float | None = None, module_na
         for pipe in pipes:
             name = clean_name(pipe.name, module_name)
             pipelines[name] += pipe.duration
-            labelled += list(_walk(pipe, name))
+            labelled += [(node, "" if node is pipe else name) for node, _ in _walk(pipe, name)]
         for wrapper in wrappers:
             pipelines[f"{clean_name(wrapper.name, module_name)} (self)"] += wrapper.self_time()
         for node, pipe_name in labelled:
