@@ -94,7 +94,7 @@ def _record_inputs() -> None:
 
     lines = jitscope.inspect(line_cost_program.small, jnp.ones(16, jnp.float32), budget_s=0.01)
     results = {"inspect_lines": lines, "compare": cmp, "demo": jitscope.DemoResult(cases=[case], quick=True, seconds=0.1, env=cmp.env),
-               "watch": w.result(), "inspect": jitscope.inspect(tiny, x, budget_s=0.01),
+               "watch": w.result(), "inspect": jitscope.inspect(tiny, x, budget_s=0.01, passes=True),
                "scale": jitscope.scale(make, [4, 8], budget_s=0.01), "lint": lint,
                "inspect_pessimised": _pessimised_inspect()}
     _write_inputs(results)
@@ -114,9 +114,10 @@ def _pessimised_inspect():
 def _write_inputs(results) -> None:
     import json
 
-    def trim(node):  # timing samples: the first few are enough for a layout test, and keep files small
+    def trim(node):  # timing samples (and XLA passes): the first few are enough for a layout test, and keep files small
         if isinstance(node, dict):
-            return {k: (v[:5] if k == "samples" and isinstance(v, list) else trim(v)) for k, v in node.items()}
+            return {k: (v[:5] if k == "samples" and isinstance(v, list) else v[:30] if k == "passes" and
+                        isinstance(v, list) else trim(v)) for k, v in node.items()}
         if isinstance(node, list):
             return [trim(v) for v in node]
         return node

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .analyze.compare import Costs, break_even_table, median_interval, recommend, speedups
+from .analyze.inspect_command import InspectCommand, losing_variant
 from .analyze.numerics import compare_outputs
 from .collect.call_signature import call_signature_of
 from .collect.variants import Variant as Variant
@@ -346,3 +347,29 @@ def variants_for(target: str | None, inner_target: str | None, variant_specs: Se
     if dupes:
         raise UsageError(f"variant name(s) used twice: {', '.join(dupes)}")
     return variants, problems
+
+
+def losing_variant_command(result: CompareResult, variants: Sequence[Variant], target: str | None,
+                           inner_target: str | None, variant_specs: Sequence[str], arg_specs: Sequence[str],
+                           static: Sequence[str], args_from: str | None) -> InspectCommand | None:
+    """The ``jitscope inspect`` call that explains the jitted variant that loses (the CLI's own target and
+    ``--arg``/``--static``/``--args-from``, passed on as given); None when no jitted variant loses or the
+    loser is ``jit(inner)`` (its arguments are the outer function's business) or a plain function."""
+    rec = result.recommendation
+    if rec is None or not rec.totals_s:
+        return None
+    targets: dict[str, str] = {}
+    of_target = variants[:len(variants) - len(variant_specs)]  # variants_for puts the --variant ones last
+    for v in of_target:  # jit(TARGET), or with --inner jit(outer) and jit(both) (inspect sees the inner inlined)
+        if target and v.fn is not None and v.is_jitted and (not inner_target or v.name in ("jit(outer)", "jit(both)")):
+            targets[v.name] = target
+    jitted = {v.name for v in variants if v.fn is not None and v.is_jitted}
+    for spec in variant_specs:
+        name, spec_target = _parse_variant(spec)
+        if name in jitted:
+            targets[name] = spec_target
+    loser = losing_variant(rec.totals_s, rec.best, list(targets))
+    if loser is None or (rec.within_noise and loser == rec.runner_up):
+        return None
+    return InspectCommand(targets[loser], list(arg_specs), list(static), args_from=args_from or "", function=loser,
+                          explains="losing_variant", detail=loser, seconds=rec.totals_s[loser])

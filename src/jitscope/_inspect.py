@@ -81,7 +81,7 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
             static_argnums: tuple[int, ...] | list[int] = (), run: bool = True, numerics: bool = True,
             side_effects: bool = True, dump: str | Path | None = None, budget_s: float = 0.3,
             target: str | None = None, keep_partial_on_interrupt: bool = False, measure_fixes: bool = True,
-            eager_budget_s: float | None = 3.0,
+            eager_budget_s: float | None = 3.0, passes: bool = False,
             **kwargs: Any) -> InspectResult:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit and explain what happened.
 
@@ -89,7 +89,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     ``static_argnums=(1,)``. If ``fn`` is already a ``jax.jit`` object, its wrapped function
     and its static arguments are used. The keyword names of this function's options
     (``static_argnames``, ``static_argnums``, ``run``, ``numerics``, ``side_effects``,
-    ``dump``, ``budget_s``, ``target``, ``measure_fixes``, ``eager_budget_s``) cannot be passed through to ``fn``.
+    ``dump``, ``budget_s``, ``target``, ``measure_fixes``, ``eager_budget_s``, ``passes``) cannot be passed
+    through to ``fn``.
 
     Example:
         >>> import jax.numpy as jnp, jitscope
@@ -118,6 +119,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
             and the duplicated lines are in a module-level function the target calls, build and
             time the automatic fixes (that function jitted on its own and called from Python;
             its results behind ``lax.optimization_barrier``). Needs ``run``.
+        passes: compile under ``jax.profiler`` and break the backend compile time down by XLA
+            pass and pipeline (``result.passes``, a ``CompilePasses``; docs/inspect.md).
 
     Returns:
         An ``InspectResult``. A tracing failure is reported in it (``status="trace_error"``,
@@ -149,7 +152,7 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
                            env=Environment.capture())
     try:
         st = collect_stages(fn, args, kwargs, static_argnames=static_argnames, static_argnums=static_argnums,
-                            run=run, budget_s=budget_s)
+                            run=run, budget_s=budget_s, profile_compile=passes)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -275,6 +278,10 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     from .analyze.side_effects import captured_findings, side_effect_findings
 
     result.timings = dict(st.timings)
+    if st.compile_trace is not None:
+        from .analyze.compile_passes import compile_passes
+
+        result.passes = compile_passes(st.compile_trace)
     result.trace_output = st.trace_stdout[:10_000]  # keep the JSON small when a trace prints a lot
     result.stage_errors = dict(st.errors)
     paths = [leaf.path for leaf in result.signature.leaves] if result.signature else []

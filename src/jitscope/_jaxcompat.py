@@ -93,11 +93,13 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
     return uninstall
 
 
-def install_stage_hook(on_lowered, on_compiled):  # type: ignore[no-untyped-def]
+def install_stage_hook(on_lowered, on_compiled, around_compile=None):  # type: ignore[no-untyped-def]
     """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and
     ``on_compiled(module_name, mlir_module, loaded_executable)`` after each backend compile (or
     persistent-cache load), on the compiling thread; returns a function that uninstalls both.
     ``on_compiled=None`` wraps the lowering only (the capture engine: ``program_source``).
+    ``around_compile(module_name, compile_fn)``, when given, runs the compile (``compile_fn()``)
+    and returns its executable: ``watch --dump`` profiles each compile this way.
 
     For ``watch --dump``: JAX records its lowering and backend-compile monitoring spans just after
     these return, so a listener of those spans finds this thread's latest program here. A JAX
@@ -121,11 +123,19 @@ def install_stage_hook(on_lowered, on_compiled):  # type: ignore[no-untyped-def]
         return lower0(module_name, jaxpr, *args, **kwargs)
 
     def compile_or_get_cached(backend, computation, *args, **kwargs):  # type: ignore[no-untyped-def]
-        executable = compile0(backend, computation, *args, **kwargs)
         try:
-            on_compiled(ir.StringAttr(computation.operation.attributes["sym_name"]).value, computation, executable)
+            name = ir.StringAttr(computation.operation.attributes["sym_name"]).value
         except Exception:
-            pass
+            name = None
+        if around_compile is None:
+            executable = compile0(backend, computation, *args, **kwargs)
+        else:
+            executable = around_compile(name or "", lambda: compile0(backend, computation, *args, **kwargs))
+        if name is not None:
+            try:
+                on_compiled(name, computation, executable)
+            except Exception:
+                pass
         return executable
 
     mlir.lower_jaxpr_to_module = lower_jaxpr_to_module

@@ -37,9 +37,10 @@ def _unpack(made: Any, n: int, name: str) -> tuple[Callable[..., Any], tuple, di
 
 
 def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, run: bool,
-                  budget_s: float) -> tuple[ScalePoint, Any, Any, Callable[[], None] | None]:
-    """One size: returns the point, the last ClosedJaxpr, the traced function (for bloat) and a
-    callable that adds one more cold trace/lower/compile to the point's timings (None if it failed)."""
+                  budget_s: float) -> tuple[ScalePoint, Any, Any, Callable[[], None] | None, tuple]:
+    """One size: returns the point, the last ClosedJaxpr, the traced function (for bloat), a callable
+    that adds one more cold trace/lower/compile to the point's timings (None if it failed) and the call
+    ``(args, kwargs, static_argnums, static_argnames)`` (for the inspect command)."""
     from ._jaxcompat import unwrap_jit
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import jaxpr_stats
@@ -93,8 +94,8 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
         except Exception as e:  # noqa: BLE001 - record the failure for this size and keep going
             point.error = error_line(e)
             point.timings = {k: Timing(v) for k, v in samples.items() if v}
-            return point, closed, fn, None
-    return point, closed, fn, one_more
+            return point, closed, fn, None, (args, kwargs, nums, names)
+    return point, closed, fn, one_more, (args, kwargs, nums, names)
 
 
 # With ``repeats`` left to the run: two cold compiles per size, then one more per size while the
@@ -152,9 +153,10 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
                          env=Environment.capture())
     largest = None
     more: list[Callable[[], None]] = []
+    largest_call = None
     for n in result.sizes:
         try:
-            point, closed, fn, one_more = _measure_size(make, n, name, repeats, run, budget_s)
+            point, closed, fn, one_more, call = _measure_size(make, n, name, repeats, run, budget_s)
         except KeyboardInterrupt:
             if not keep_partial_on_interrupt:
                 raise
@@ -168,7 +170,7 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
             continue
         runs = detect_bloat(closed, entry_code(fn))
         point.bloat_repeats = runs[0].repeats if runs else 0
-        largest = runs
+        largest, largest_call = runs, (point, fn, *call)
         if one_more is not None:
             more.append(one_more)
     ok = [p for p in result.points if not p.error]
@@ -193,7 +195,29 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
     result.fits["bloat_repeats"] = fit_growth("bloat_repeats", ns, [p.bloat_repeats for p in ok])
     result.bloat = largest or []
     result.findings += _findings(result)
+    if largest_call is not None:
+        result.inspect_command = _largest_size_command(*largest_call)
     return result
+
+
+def _largest_size_command(point: ScalePoint, fn: Any, args: tuple, kwargs: dict, nums: tuple,
+                          names: tuple) -> Any:
+    """The ``jitscope inspect`` call for the largest size measured (None when it cannot be written exactly:
+    the factory returned a lambda or a nested function, or arguments ``--arg`` cannot express)."""
+    import os
+
+    from .analyze.inspect_command import command_for
+    from .collect.call_signature import call_signature_of
+    from .collect.watch_signature import definition_site, function_name
+
+    try:
+        where = definition_site(fn)
+        signature = call_signature_of(fn, nums, names, args, kwargs)
+        seconds = sum(point.seconds(stage) or 0.0 for stage in ("trace", "lower", "compile"))
+        return command_for(where.file if where else None, function_name(fn), signature, os.getcwd(),
+                           explains="largest_size", detail=f"n={point.n}", seconds=seconds)
+    except Exception:  # noqa: BLE001 - a hint must never cost the user their measurements
+        return None
 
 
 def _findings(result: ScaleResult) -> list[Finding]:

@@ -133,7 +133,8 @@ class WatchSession:
                                                                  c.cache_seconds_saved),
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
             violations=budget_violations(events, self.max_compiles, self.fail_on_recompile),
-            findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [])
+            findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [],
+            inspect_command=_slowest_compile_command(events))
 
     def _findings(self) -> list:
         if self.analyzer is None:
@@ -155,8 +156,9 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     tracer error, an unhashable static argument) gets the cause and fix in ``result.crash``.
     The working directory is restored afterwards (the program may chdir). ``listeners`` are
     called with each compile as it finishes (``jitscope watch --live`` prints from one).
-    ``dump``: a directory for each user compile's jaxpr, StableHLO and optimised HLO, with
-    ``index.json`` (``result.dump``).
+    ``dump``: a directory for each user compile's jaxpr, StableHLO, optimised HLO and XLA pass
+    times (``passes.json``: each compile runs under ``jax.profiler``), with ``index.json``
+    (``result.dump``).
     ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``;
     ``stall_after`` / ``on_stall``: the stall watchdog (``result.stalls``), likewise.
 
@@ -164,7 +166,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
         UsageError: no such script or module, an unwritable events file, a negative budget.
     """
     check_target(target, module)
-    writer = DumpWriter(os.fspath(dump)) if dump is not None else None
+    writer = DumpWriter(os.fspath(dump), passes=_passes_record) if dump is not None else None
     if writer is not None:
         listeners = [*listeners, writer.on_compile]
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
@@ -190,6 +192,24 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def _slowest_compile_command(events: list[CompileEvent]) -> Any:
+    """The ``jitscope inspect`` call that explains the slowest compile (None when none can be written exactly)."""
+    from .analyze.inspect_command import for_slowest_compile
+
+    try:
+        return for_slowest_compile(events, os.getcwd())
+    except Exception:  # noqa: BLE001 - a hint must never cost the user their summary
+        return None
+
+
+def _passes_record(trace: Any) -> dict[str, Any] | None:
+    """``watch --dump``: one compile's profiler events as a ``CompilePasses`` dict (None when unavailable)."""
+    from .analyze.compile_passes import compile_passes
+
+    passes = compile_passes(trace)
+    return passes.to_dict() if passes.status == "ok" else None
 
 
 def runtime_catalog(code: str | None = None, markdown: bool = False) -> str:

@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._compare import run_compare, variants_for
+    from .._compare import losing_variant_command, run_compare, variants_for
     from ..render import show
     from ..targets import build_call, parse_static
 
@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
                                 min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
                                 title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
                                 keep_partial_on_interrupt=True)
+    result.inspect_command = losing_variant_command(result, variants, args.target, args.inner, args.variant,
+                                                    args.arg or [], args.static or [], args.args_from)
     show(result)  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)

@@ -35,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
     p.add_argument("--eager-budget", type=seconds, default=3.0, metavar="SECONDS",
                    help="stop the eager run (numerics) after this long; default 3")
+    p.add_argument("--passes", action="store_true",
+                   help="profile the compile and show the backend compile time by XLA pass and pipeline")
     p.add_argument("--budget", type=seconds, default=0.3, metavar="SECONDS",
                    help="time spent sampling the steady-state run (default 0.3)")
     p.set_defaults(func=run)
@@ -64,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
                                   numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
                                   target=args.target, keep_partial_on_interrupt=True,
-                                  eager_budget_s=args.eager_budget, **call_kwargs)
+                                  eager_budget_s=args.eager_budget, passes=args.passes,
+                                  **call_kwargs)
     show(result)
     save_outputs(result, args)
     if args.pprof:

@@ -40,6 +40,7 @@ class Stages:
     memory: dict[str, int] = field(default_factory=dict)
     timings: dict[str, Timing] = field(default_factory=dict)
     output: Any = None
+    compile_trace: Any = None  # collect.compile_passes.CompileTrace of the compile, when profiled
     trace_stdout: str = ""
     errors: dict[str, str] = field(default_factory=dict)  # stage -> one-line failure
 
@@ -73,14 +74,17 @@ class TimedStages:
     stdout: str = ""  # what the function printed while it was traced
     failed_stage: str = ""  # "lower" or "compile" when that stage raised (the later ones did not run)
     error: Exception | None = None
+    compile_trace: Any = None  # the profiler's events of the compile (``profile_compile=True``)
 
 
-def time_stages(jitted: Any, args: tuple, kwargs: dict) -> TimedStages:
+def time_stages(jitted: Any, args: tuple, kwargs: dict, profile_compile: bool = False) -> TimedStages:
     """Time ``jitted.trace(*args, **kwargs)``, ``.lower()`` and ``.compile()``, one after another.
 
     ``jitted`` is a ``jax.jit`` object (``jit_fresh`` gives one whose trace cannot be a cache hit).
     Stdout is captured while tracing (``TimedStages.stdout``). A tracing error propagates; a lower
     or compile error is returned in ``failed_stage`` / ``error`` with the stages before it kept.
+    ``profile_compile`` runs the compile under ``jax.profiler`` (``collect.compile_passes``) and keeps
+    its events in ``compile_trace``; the compile's seconds exclude starting and stopping the profiler.
     """
     ts = TimedStages()
     buf = io.StringIO()
@@ -97,12 +101,30 @@ def time_stages(jitted: Any, args: tuple, kwargs: dict) -> TimedStages:
         ts.lowered = ts.traced.lower()
         ts.seconds["lower"] = time.perf_counter() - t0
         stage = "compile"
-        t0 = time.perf_counter()
-        ts.compiled = ts.lowered.compile()
-        ts.seconds["compile"] = time.perf_counter() - t0
+
+        def compile_timed() -> Any:
+            t0 = time.perf_counter()
+            out = ts.lowered.compile()
+            ts.seconds["compile"] = time.perf_counter() - t0
+            return out
+
+        if profile_compile:
+            from .compile_passes import profile_compile as profiled
+
+            ts.compiled, ts.compile_trace = profiled(compile_timed, _module_name(ts.lowered))
+        else:
+            ts.compiled = compile_timed()
     except Exception as e:  # noqa: BLE001 - the caller decides: record it or raise it
         ts.failed_stage, ts.error = stage, e
     return ts
+
+
+def _module_name(lowered: Any) -> str:
+    """The lowered module's name (``jit_f``): XLA appends it to pipeline names."""
+    try:
+        return str(lowered.compiler_ir().operation.attributes["sym_name"]).strip('"')
+    except Exception:  # noqa: BLE001 - cosmetic: names then keep their "(jit_f)" suffix
+        return ""
 
 
 def cost_dict(compiled: Any) -> dict[str, float]:
@@ -135,23 +157,26 @@ def memory_dict(compiled: Any) -> dict[str, int]:
 
 def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
                    static_argnames: tuple[str, ...] = (), static_argnums: tuple[int, ...] = (),
-                   run: bool = True, budget_s: float = 0.3) -> Stages:
+                   run: bool = True, budget_s: float = 0.3, profile_compile: bool = False) -> Stages:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit, timing each stage.
+
+    ``profile_compile`` records the compile's profiler events in ``Stages.compile_trace``.
 
     Tracing errors propagate (the caller explains them). A later stage that fails is
     recorded in ``Stages.errors`` and the stages after it are skipped. JAX's persistent
     compilation cache is off throughout, so the compile time is a real compile, not a disk read.
     """
     with persistent_cache_disabled():
-        return _collect_stages(fn, args, kwargs, static_argnames, static_argnums, run, budget_s)
+        return _collect_stages(fn, args, kwargs, static_argnames, static_argnums, run, budget_s, profile_compile)
 
 
 def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tuple[str, ...],
-                    static_argnums: tuple[int, ...], run: bool, budget_s: float) -> Stages:
+                    static_argnums: tuple[int, ...], run: bool, budget_s: float, profile_compile: bool) -> Stages:
     st = Stages()
     stage("tracing, lowering and compiling")
-    ts = time_stages(jit_fresh(fn, static_argnames, static_argnums), args, kwargs)
+    ts = time_stages(jit_fresh(fn, static_argnames, static_argnums), args, kwargs, profile_compile)
     st.traced, st.lowered, st.compiled, st.trace_stdout = ts.traced, ts.lowered, ts.compiled, ts.stdout
+    st.compile_trace = ts.compile_trace
     st.timings = {stage: Timing.single(seconds) for stage, seconds in ts.seconds.items()}
     st.closed_jaxpr = st.traced.jaxpr
     st.jaxpr_text = str(st.closed_jaxpr)

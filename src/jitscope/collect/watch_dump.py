@@ -10,6 +10,11 @@ right after, the collector turns it into the user's ``CompileEvent``, and ``on_c
 session listener) claims that program for it. Programs JAX compiles for itself (eager ops)
 are never claimed and never written. Only the kept objects are turned into text, and only
 for the user's compiles.
+
+With ``passes`` (a callable the command passes in, so this collector imports no analyzer), each
+backend compile also runs under ``jax.profiler`` (``collect.compile_passes``) and the callable turns
+its events into the record written as ``0003_step.passes.json``: the compile's time by XLA pass.
+Without ``--dump`` nothing is profiled, so watch's overhead is unchanged.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +33,7 @@ from .. import _jaxcompat as compat
 from .._serde import Record
 from ..errors import UsageError
 from ..model import CompileEvent, Location
+from .compile_passes import CompileTrace, profile_compile, read_pending
 
 STAGES = (("jaxpr", "jaxpr.txt"), ("stablehlo", "stablehlo.mlir"), ("hlo", "hlo.txt"))
 
@@ -35,7 +44,7 @@ class CompileDump(Record):
 
     index: int
     function: str
-    files: dict[str, str] = field(default_factory=dict)  # stage (jaxpr/stablehlo/hlo) -> file name
+    files: dict[str, str] = field(default_factory=dict)  # stage (jaxpr/stablehlo/hlo/passes) -> file name
     call_site: Location | None = None
     reason: str = ""
 
@@ -66,6 +75,7 @@ class _Latest(threading.local):
     def __init__(self) -> None:
         self.jaxprs: dict[str, Any] = {}  # module name -> closed jaxpr, this thread's latest lowering
         self.compiled: tuple[str, Any, Any] | None = None  # (module name, MLIR module, executable)
+        self.trace: CompileTrace | None = None  # the profiler's events of that compile (``passes``)
 
 
 def _key(module_name: str) -> str:
@@ -78,24 +88,44 @@ def _safe(name: str) -> str:
 
 
 class DumpWriter:
-    """Writes each user compile's stages into ``directory`` while installed (``start``/``stop``)."""
+    """Writes each user compile's stages into ``directory`` while installed (``start``/``stop``).
 
-    def __init__(self, directory: str) -> None:
+    ``passes(trace) -> dict``, when given, profiles every backend compile and turns its
+    ``CompileTrace`` (``backend_compile_s`` set from the ``CompileEvent``) into the JSON written as
+    ``<stem>.passes.json`` (None: nothing written).
+    """
+
+    def __init__(self, directory: str, passes: Callable[[CompileTrace], dict[str, Any] | None] | None = None) -> None:
         self.index = DumpIndex(directory=check_dump_dir(directory))
+        self._passes = passes
+        self._profiles: str | None = None  # one temporary directory for every compile's profile
         self._latest = _Latest()
         self._lock = threading.Lock()
         self._uninstall: Any = None
         self._pid = os.getpid()
 
     def start(self) -> DumpWriter:
-        self._uninstall = compat.install_stage_hook(self._on_lowered, self._on_compiled)
+        around = None
+        if self._passes is not None:
+            self._profiles = tempfile.mkdtemp(prefix="jitscope-dump-profiles-")
+            around = self._around_compile
+        self._uninstall = compat.install_stage_hook(self._on_lowered, self._on_compiled, around)
         return self
+
+    def _around_compile(self, module_name: str, compile_fn: Callable[[], Any]) -> Any:
+        # Every backend compile is profiled (JAX's own eager-op programs too: which compiles are the
+        # user's is known only after), but only the claimed ones are read, after JAX's span closed.
+        executable, self._latest.trace = profile_compile(compile_fn, module_name, log_root=self._profiles)
+        return executable
 
     def stop(self) -> DumpIndex:
         """Uninstall the hooks and write ``index.json``; the index."""
         if self._uninstall is not None:
             self._uninstall()
             self._uninstall = None
+        if self._profiles is not None:
+            shutil.rmtree(self._profiles, ignore_errors=True)
+            self._profiles = None
         path = os.path.join(self.index.directory, "index.json")
         try:
             with open(path, "w", encoding="utf-8") as f:
@@ -116,6 +146,7 @@ class DumpWriter:
     def on_compile(self, event: CompileEvent) -> None:
         """Session listener: write the files of the program this thread just compiled for ``event``."""
         compiled, self._latest.compiled = self._latest.compiled, None
+        trace, self._latest.trace = self._latest.trace, None
         if compiled is None:
             return
         name, module, executable = compiled
@@ -135,12 +166,28 @@ class DumpWriter:
                 continue
             if not text:
                 continue
-            fname = f"{stem}.{suffix}"
-            try:
-                with open(os.path.join(self.index.directory, fname), "w", encoding="utf-8") as f:
-                    f.write(text if text.endswith("\n") else text + "\n")
-            except OSError:
-                continue
-            entry.files[stage] = fname
+            if self._write(f"{stem}.{suffix}", text):
+                entry.files[stage] = f"{stem}.{suffix}"
+        if trace is not None and self._passes is not None:
+            self._write_passes(read_pending(trace), event.phases.get("compile"), stem, entry)
         with self._lock:
             self.index.compiles.append(entry)
+
+    def _write_passes(self, trace: CompileTrace, seconds: float | None, stem: str, entry: CompileDump) -> None:
+        if seconds is not None:  # JAX's span closes after the profiled call: the event has it
+            trace.backend_compile_s = seconds
+        try:
+            record = self._passes(trace) if self._passes is not None else None
+        except Exception:  # noqa: BLE001 - a breakdown that fails must not break the user's program
+            return
+        if record and self._write(f"{stem}.passes.json", json.dumps(record, indent=1)):
+            entry.files["passes"] = f"{stem}.passes.json"
+
+    def _write(self, fname: str, text: str) -> bool:
+        """Write one file of the dump; False when the disk refused (the run goes on without it)."""
+        try:
+            with open(os.path.join(self.index.directory, fname), "w", encoding="utf-8") as f:
+                f.write(text if text.endswith("\n") else text + "\n")
+        except OSError:
+            return False
+        return True

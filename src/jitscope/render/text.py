@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._format import fmt_number, fmt_ratio, fmt_seconds
 from ..analyze.compare import BreakEven, Recommendation
+from ..analyze.compile_passes import CompilePasses
+from ..analyze.inspect_command import InspectCommand
 from ..analyze.scaling import GrowthFit
 
 if TYPE_CHECKING:
@@ -116,3 +118,43 @@ def stall_lines(stalls: list[Any]) -> list[str]:
         where = f" at {last.stack[-1]}" if last.stack else ""
         out.append(f"{last.phase} of {last.function} {ran} (reported at {at}){where}")
     return out
+
+def passes_summary(p: CompilePasses) -> str:
+    """One sentence: how much of the backend compile the traced XLA passes account for."""
+    if p.status != "ok":
+        return f"compile anatomy not available: {p.reason}"
+    backend = (f"of the {fmt_seconds(p.backend_compile_s)} backend compile" if p.backend_compile_s
+               else "(JAX reported no backend compile time)")
+    cover = f" ({p.coverage:.0%})" if p.coverage is not None else ""
+    text = (f"XLA's passes on {p.compiler_thread or 'the compiling thread'} account for "
+            f"{fmt_seconds(p.traced_s)}{cover} {backend}")
+    rest = []
+    if p.untraced_s:
+        rest.append(f"{fmt_seconds(p.untraced_s)} on that thread before XLA's first pass (no trace events there; "
+                    "on CPU: converting the StableHLO module to HLO)")
+    if p.outside_s:
+        rest.append(f"{fmt_seconds(p.outside_s)} in JAX and PjRt around the compiler")
+    return text + (f"; the rest: {', '.join(rest)}" if rest else "")
+
+
+def parallel_summary(p: CompilePasses, top: int = 3) -> str:
+    """One sentence on the compiler threads that ran beside the compiling thread ("" when none)."""
+    if p.status != "ok" or not p.parallel_threads:
+        return ""
+    names = ", ".join(f"{q.name} {fmt_seconds(q.seconds)}" for q in p.parallel_passes[:top])
+    return (f"in parallel: {fmt_seconds(p.parallel_s)} of CPU time on {p.parallel_threads} other compiler "
+            f"thread{'s' if p.parallel_threads != 1 else ''}, overlapping the time above ({names})")
+
+
+def inspect_command_title(cmd: InspectCommand) -> str:
+    """What the ``jitscope inspect`` line explains: "Explain the slowest compile (step #3, 1.2 s)"."""
+    what = {"slowest_compile": "the slowest compile", "losing_variant": "the losing variant",
+            "largest_size": "the largest size"}.get(cmd.explains, cmd.explains)
+    facts = ", ".join(x for x in (cmd.function if cmd.explains == "slowest_compile" else "", cmd.detail,
+                                  fmt_seconds(cmd.seconds) if cmd.seconds is not None else "") if x)
+    return f"Explain {what}" + (f" ({facts})" if facts else "")
+
+
+def inspect_command_line(cmd: InspectCommand) -> str:
+    """One runnable line: "Explain the slowest compile (step #3, 1.2 s): jitscope inspect prog.py:step ..."."""
+    return f"{inspect_command_title(cmd)}: {cmd.shell()}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analyze.compare import BreakEven, Recommendation
+from ..analyze.inspect_command import InspectCommand
 from ..analyze.numerics import NumericDiff
 from ..analyze.pessimisation import Pessimisation
 from ..collect.variants import VariantResult as VariantResult
@@ -39,6 +40,7 @@ class CompareResult(Result):
     title: str = ""
     pessimisation: dict[str, Pessimisation] = field(default_factory=dict)  # by losing jitted variant
     interrupted: bool = False  # Ctrl-C stopped the measurement; unmeasured variants have error "interrupted"
+    inspect_command: InspectCommand | None = None  # CLI: the `jitscope inspect` line for the losing jitted variant
     env: Environment = field(default_factory=Environment)
 
     def variant(self, name: str) -> VariantResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analyze.bloat import BloatRun
+from ..analyze.compile_passes import CompilePasses
 from ..analyze.hlo import HloStats
 from ..analyze.jaxpr_stats import JaxprStats
 from ..analyze.line_cost import LineCost, LineCostTotals
@@ -35,6 +36,7 @@ class InspectResult(Result):
     hlo: HloStats | None = None
     pessimisation: Pessimisation | None = None  # the optimised program's work against the program's
     numerics: NumericDiff | None = None
+    passes: CompilePasses | None = None  # with passes=True (--passes): the compile, pass by pass
     findings: list[Finding] = field(default_factory=list)
     stage_errors: dict[str, str] = field(default_factory=dict)
     trace_output: str = ""  # what the function printed while it was traced

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .._serde import Record
 from ..analyze.bloat import BloatRun
+from ..analyze.inspect_command import InspectCommand
 from ..analyze.scaling import GrowthFit
 from ..model import Environment, Finding, Timing
 from ._base import Result
@@ -45,6 +46,7 @@ class ScaleResult(Result):
     findings: list[Finding] = field(default_factory=list)
     plot_files: list[str] = field(default_factory=list)
     interrupted: bool = False  # Ctrl-C stopped the measurement; the sizes measured before it are kept
+    inspect_command: InspectCommand | None = None  # the `jitscope inspect` line for the largest size
     env: Environment = field(default_factory=Environment)
 
     def fit(self, metric: str) -> GrowthFit | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analyze.inspect_command import InspectCommand as InspectCommand
 from ..analyze.runtime_findings import RuntimeFinding as RuntimeFinding
 from ..analyze.watch_summary import ExpectedRecompiles as ExpectedRecompiles
 from ..analyze.watch_summary import FixesTotal as FixesTotal
@@ -41,6 +42,7 @@ class WatchResult(Result):
     crash: Finding | None = None  # the program died of a jit error (tracer error, unhashable static): why, and the fix
     findings: list[RuntimeFinding] = field(default_factory=list)  # JWxxx, by time (analyze/runtime_findings.py)
     stalls: list[Stall] = field(default_factory=list)  # ``--stall-after``: compile phases that ran past it
+    inspect_command: InspectCommand | None = None  # the `jitscope inspect` line for the slowest compile
 
     @property
     def compile_seconds(self) -> float:

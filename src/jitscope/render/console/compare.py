@@ -98,3 +98,7 @@ def render(result: CompareResult, console: Console) -> None:
                     shown = True
         if shown:
             console.print("  (jitscope inspect on the slower variant's target shows every fusion, line and fix)")
+    if result.inspect_command is not None:
+        from ..text import inspect_command_line
+
+        console.print(inspect_command_line(result.inspect_command), markup=False, soft_wrap=True)

@@ -58,6 +58,8 @@ def render(result: InspectResult, console: Console) -> None:
         from .pessimisation import render as render_pessimisation
 
         render_pessimisation(result.pessimisation, console)
+    if result.passes is not None:
+        _render_passes(result, console)
     if result.numerics is not None:
         n = result.numerics
         state = "equal within tolerance" if n.ok else f"[yellow]{n.status}[/yellow]: {esc(n.detail)}"
@@ -108,6 +110,30 @@ def _render_hlo(result: InspectResult, console: Console) -> None:
         mem = ", ".join(f"{k.replace('_size', '')} {fmt_bytes(v)}" for k, v in h.memory.items()
                         if v and not k.startswith("host_"))
         console.print(esc(f"  memory: {mem or 'all zero'}"))
+
+
+def _render_passes(result: InspectResult, console: Console, top: int = 8) -> None:
+    from ..text import parallel_summary, passes_summary
+
+    p = result.passes
+    assert p is not None
+    console.print(f"[bold]compile anatomy[/bold]: {esc(passes_summary(p))}", soft_wrap=True)
+    if p.status != "ok":
+        return
+    width = max((len(q.name) for q in p.top(top)), default=0)
+    for q in p.top(top):
+        where = f"  in {q.pipeline}" if q.pipeline else ""
+        runs = f" x{q.count}" if q.count > 1 else ""
+        console.print(esc(f"  {q.name:<{width}} {fmt_seconds(q.seconds):>9} {q.share:>4.0%}{runs}{where}"),
+                      soft_wrap=True)
+    if len(p.passes) > top:
+        rest = p.passes[top:]
+        console.print(f"  ... {len(rest)} more passes, {fmt_seconds(sum(q.seconds for q in rest))}")
+    pipes = ", ".join(f"{q.name} {fmt_seconds(q.seconds)}" for q in p.pipelines[:4])
+    console.print(esc(f"  pipelines: {pipes}"), soft_wrap=True)
+    parallel = parallel_summary(p)
+    if parallel:
+        console.print(esc(f"  {parallel}"), soft_wrap=True)
 
 
 def _render_findings(result: InspectResult, console: Console) -> None:

@@ -54,5 +54,9 @@ def render(result: ScaleResult, console: Console) -> None:
         if finding.fix:
             extra = f" -> {finding.fix.replacement}" if finding.fix.replacement else ""
             console.print(esc(f"    fix: {finding.fix.title}{extra}"), soft_wrap=True)
+    if result.inspect_command is not None:
+        from ..text import inspect_command_line
+
+        console.print(inspect_command_line(result.inspect_command), markup=False, soft_wrap=True)
     if result.plot_files:
         console.print(esc(f"plot: {', '.join(result.plot_files)}"))

@@ -151,9 +151,15 @@ def render(result: WatchResult, console: Console) -> None:
             text = "\n".join("    " + ln for ln in e.reason.explanation.splitlines())  # type: ignore[union-attr]
             console.print(f"  JAX's explanation for #{e.index}:\n{text}", markup=False)
 
+    if result.inspect_command is not None:
+        from ..text import inspect_command_line
+
+        console.print(inspect_command_line(result.inspect_command), markup=False, soft_wrap=True)
     _cache(result, console)
     if result.dump is not None:
-        console.print(f"Dump: jaxpr, StableHLO and optimised HLO of {len(result.dump.compiles)} compiles in "
+        timed = sum(1 for c in result.dump.compiles if "passes" in c.files)
+        passes = f", XLA pass times of {timed}" if timed else ""
+        console.print(f"Dump: jaxpr, StableHLO and optimised HLO of {len(result.dump.compiles)} compiles{passes} in "
                       f"{result.dump.directory} (index.json).", markup=False)
     _violations(result, console)
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..._format import fmt_ratio, fmt_seconds
 from ..text import break_even_cell, numerics_lines, recommendation_text
-from ._page import Section, esc, lesson, table
+from ._page import Section, esc, lesson, pre, table
 from .svg import bar_chart
 
 if TYPE_CHECKING:
@@ -60,6 +60,10 @@ def compare_body(result: CompareResult) -> str:
             if not shown:  # the losing variants share their source lines: the details once
                 html += pessimisation_body(p, headline=False)
                 shown = True
+    if result.inspect_command is not None:
+        from ..text import inspect_command_title
+
+        html += f"<h3>{esc(inspect_command_title(result.inspect_command))}</h3>" + pre(result.inspect_command.shell())
     return html
 
 

@@ -97,6 +97,8 @@ def sections(result: InspectResult) -> list[Section]:
         from .pessimisation import section as pessimisation_section
 
         out.append(pessimisation_section(result.pessimisation))
+    if result.passes is not None:
+        out.append(Section("Compile anatomy", _passes_body(result)))
 
     if result.numerics is not None:
         n = result.numerics
@@ -107,3 +109,32 @@ def sections(result: InspectResult) -> list[Section]:
     if result.trace_output:
         out.append(Section("Printed while tracing", pre(result.trace_output)))
     return out
+
+
+def _passes_body(result: InspectResult, top: int = 25) -> str:
+    """The backend compile pass by pass: a sentence, a bar chart of the top passes, tables."""
+    from ..text import parallel_summary, passes_summary
+
+    p = result.passes
+    assert p is not None
+    if p.status != "ok":
+        return lesson(passes_summary(p), "warn")
+    body = lesson(passes_summary(p))
+    shown = p.top(top)
+    body += bar_chart([q.name for q in shown[:12]], [q.seconds for q in shown[:12]],
+                      title="Top XLA passes (self seconds)")
+    body += table(["pass", "seconds", "share", "runs", "pipeline"],
+                  [(q.name, fmt_seconds(q.seconds), f"{q.share:.1%}", q.count, q.pipeline) for q in shown],
+                  numeric=(1, 2, 3))
+    if len(p.passes) > top:
+        rest = p.passes[top:]
+        body += f"<p>{len(rest)} more passes: {esc(fmt_seconds(sum(q.seconds for q in rest)))} together.</p>"
+    body += "<h3>Pipelines</h3>" + table(["pipeline or step", "seconds", "share"],
+                                          [(q.name, fmt_seconds(q.seconds), f"{q.share:.1%}") for q in p.pipelines],
+                                          numeric=(1, 2))
+    parallel = parallel_summary(p)
+    if parallel:
+        body += "<h3>Parallel compiler threads</h3>" + lesson(parallel) + table(
+            ["pass", "CPU seconds", "runs"], [(q.name, fmt_seconds(q.seconds), q.count) for q in p.parallel_passes],
+            numeric=(1, 2))
+    return body

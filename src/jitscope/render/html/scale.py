@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..._format import fmt_seconds
 from ..text import interval_text
 from ._findings import findings_table
-from ._page import Section, esc, lesson, table
+from ._page import Section, esc, lesson, pre, table
 from .svg import loglog_chart
 
 if TYPE_CHECKING:
@@ -42,4 +42,8 @@ def sections(result: ScaleResult) -> list[Section]:
         note = lesson(f"Superlinear growth: {', '.join(sup)}.", "warn") if sup else ""
         out.append(Section("Growth fits (value ≈ c · n^exponent)", fits + note))
     out.append(Section("Findings", findings_table(result.findings)))
+    if result.inspect_command is not None:
+        from ..text import inspect_command_title
+
+        out.append(Section(inspect_command_title(result.inspect_command), pre(result.inspect_command.shell())))
     return out

@@ -87,6 +87,12 @@ def sections(result: WatchResult) -> list[Section]:
             lesson(f"Not a fix: {x.function} recompiles {x.compiles}× for static `{x.argument}`, which {x.why} "
                    f"(at {_where(x.location)}); each value is its own program.")
             for x in result.expected_recompiles)))
+    if result.inspect_command is not None:
+        from ..text import inspect_command_title
+
+        cmd = result.inspect_command
+        out.append(Section(inspect_command_title(cmd), "<p>Run this to see the jaxpr, graph bloat, fusions and "
+                           "cost of that compile:</p>" + pre(cmd.shell())))
     if result.dump is not None:
         out.append(_dump_section(result))
     out += watch_findings.sections(result)  # runtime findings (JWxxx): a summary, then a section per code
@@ -120,11 +126,13 @@ def _dump_section(result: WatchResult) -> Section:
         return f'<a href="{esc(href)}">{esc(text)}</a>'
 
     rows = [(c.index, c.function, _where(c.call_site), c.reason.replace("_", " "),
-             Raw(" · ".join(link(c.files.get(stage), stage) for stage in ("jaxpr", "stablehlo", "hlo"))))
+             Raw(" · ".join(link(c.files.get(stage), stage) for stage in ("jaxpr", "stablehlo", "hlo", "passes")
+                            if stage != "passes" or c.files.get(stage))))
             for c in d.compiles[:MAX_ROWS]]
     more = f"<p class=\"muted\">... and {len(d.compiles) - MAX_ROWS} more in index.json.</p>" \
         if len(d.compiles) > MAX_ROWS else ""
-    head = (f"<p>Each compile's jaxpr, StableHLO and optimised HLO, written to {esc(d.directory)} "
+    head = (f"<p>Each compile's jaxpr, StableHLO and optimised HLO (and its time by XLA pass, "
+            f"<code>passes</code>), written to {esc(d.directory)} "
             f"({link('index.json', 'index.json')}).</p>")
     return Section("Per-compile artifacts", head + table(["#", "function", "called at", "reason", "files"], rows,
                                                           numeric=(0,)) + more)
