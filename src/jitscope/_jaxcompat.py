@@ -137,6 +137,91 @@ def install_stage_hook(on_lowered, on_compiled):  # type: ignore[no-untyped-def]
     return uninstall
 
 
+# --- watch: the C++ dispatch fast path --------------------------------------
+# Checked on JAX 0.10.2. After a slow-path jit call has run, ``jax._src.pjit._get_fastpath_data``
+# builds what JAX's C++ dispatch cache keeps for the next call with the same signature; it returns
+# None when the executable cannot take the fast path, and the C++ cache then sends every such call
+# back through Python (``cache_miss``: ``_infer_params`` -> ``_run_python_pjit``), with no trace and
+# no compile. It is called once per Python-path call of a jitted function (and by ``pjit``'s eager
+# impl), never on a C++ cache hit.
+_FASTPATH_HOOK = "_get_fastpath_data"
+
+
+def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
+    """Call ``on_fastpath(effects, fast, blockers)`` after every ``_get_fastpath_data`` (the end of
+    every Python-path jit call); returns a function that uninstalls it. ``effects`` is the object the
+    call passed (its jaxpr's ``effects``: identity tells which call it was), ``fast`` whether the C++
+    cache will take the next call, ``blockers`` why not (``fastpath_blockers``; empty when fast).
+    A JAX without the function gets a no-op, never a crash."""
+    import inspect as _inspect
+
+    try:
+        from jax._src import pjit
+
+        original = getattr(pjit, _FASTPATH_HOOK)
+        names = list(_inspect.signature(original).parameters)
+        i_exe, i_eff = names.index("executable"), names.index("effects")
+        i_pgle = names.index("pgle_profiler") if "pgle_profiler" in names else None
+    except (ImportError, AttributeError, ValueError, TypeError) as e:
+        _say_missing("fastpath_hook", e)
+        return lambda: None
+
+    def _get_fastpath_data(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = original(*args, **kwargs)
+        try:
+            def arg(i, name):  # type: ignore[no-untyped-def]
+                return args[i] if i is not None and i < len(args) else kwargs.get(name)
+            effects = arg(i_eff, "effects")
+            blockers = () if out is not None else fastpath_blockers(
+                arg(i_exe, "executable"), effects, arg(i_pgle, "pgle_profiler"))
+            on_fastpath(effects, out is not None, blockers)
+        except Exception:  # noqa: BLE001 - a finding must never break the user's program
+            pass
+        return out
+
+    setattr(pjit, _FASTPATH_HOOK, _get_fastpath_data)
+
+    def uninstall() -> None:
+        if getattr(pjit, _FASTPATH_HOOK, None) is _get_fastpath_data:
+            setattr(pjit, _FASTPATH_HOOK, original)
+
+    return uninstall
+
+
+def fastpath_blockers(executable: object, effects: object, pgle_profiler: object = None) -> tuple[str, ...]:
+    """Why ``_get_fastpath_data`` refused the C++ fast path, from the conditions it checks (0.10):
+    ``ordered_effects``, ``unordered_effects``, ``ref_effects``, ``pgle``, ``no_execution``,
+    ``executable`` (not a plain single-program executable), ``outputs`` (an output that is not a plain
+    array), ``debug_key_reuse`` (``jax_debug_key_reuse`` runs every call without an executable),
+    ``transformed`` (called with tracers: under grad/vmap outside jit) or ``no_executable``."""
+    import jax
+    from jax._src import core, pjit
+    from jax._src.interpreters import pxla
+    from jax._src.state.types import RefEffect
+
+    if executable is None:
+        if getattr(jax.config, "jax_debug_key_reuse", False):
+            return ("debug_key_reuse",)
+        return ("no_executable",) if core.trace_state_clean() else ("transformed",)
+    out: list[str] = []
+    call = getattr(executable, "unsafe_call", None)
+    if not isinstance(executable, pxla.MeshExecutable) or not isinstance(call, pxla.ExecuteReplicated):
+        out.append("executable")
+    else:
+        if call.ordered_effects:
+            out.append("ordered_effects")
+        if call.has_unordered_effects:
+            out.append("unordered_effects")
+    if any(isinstance(e, RefEffect) for e in (effects or ())):
+        out.append("ref_effects")
+    need_fdo = getattr(pjit, "_need_to_rebuild_with_fdo", None)
+    if pgle_profiler is not None and need_fdo is not None and need_fdo(pgle_profiler):
+        out.append("pgle")
+    if getattr(jax.config, "jax_no_execution", False):
+        out.append("no_execution")
+    return tuple(out) or ("outputs",)
+
+
 def optimized_hlo_text(executable) -> str:  # type: ignore[no-untyped-def]
     """The optimised HLO of a compiled executable ("" when this JAX cannot say)."""
     try:
@@ -394,6 +479,8 @@ CAPABILITY_USES = {
     "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
     "stage_hook": "watch --dump: each compile's jaxpr, StableHLO and optimised HLO "
                   "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
+    "fastpath_hook": "watch: calls that never reach the C++ dispatch fast path, and why (JW501; "
+                     "jax._src.pjit._get_fastpath_data)",
     "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
     "user_frames": "watch/inspect: telling the user's files from JAX's (jax._src.source_info_util."
                    "is_user_filename; without it a path-based filter is used)",
@@ -447,6 +534,13 @@ def capabilities() -> dict[str, tuple[bool, str]]:
         return None
 
     check("stage_hook", stage_hook)
+
+    def fastpath_hook() -> str | None:
+        from jax._src import pjit
+        return None if callable(getattr(pjit, _FASTPATH_HOOK, None)) else \
+            f"jax._src.pjit.{_FASTPATH_HOOK} is missing"
+
+    check("fastpath_hook", fastpath_hook)
     def user_frames() -> str | None:
         from jax._src import source_info_util
         return None if callable(getattr(source_info_util, "is_user_filename", None)) else \
