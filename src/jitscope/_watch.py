@@ -17,10 +17,11 @@ from typing import Any, Literal, TypeVar
 from .analyze import watch_summary
 from .analyze.budget import budget_violations
 from .analyze.budget import describe as describe
+from .analyze.dispatch import off_fast_path
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
 from .analyze.tracer_errors import explain_program_error
-from .collect import monitoring
+from .collect import dispatch, monitoring
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
 from .collect.trace_probe import TraceProbe
@@ -60,6 +61,7 @@ class WatchSession:
             raise UsageError(f"slow_compile must be >= 0 seconds, got {slow_compile}")
         self.analyzer = RuntimeAnalyzer(slow_compile) if findings else None
         self._probe = TraceProbe() if findings else None
+        self._dispatch = dispatch.DispatchProbe() if findings else None  # JW501: calls off the fast path
         self.history = ReasonHistory()
         if seed_from_active:
             for sub in monitoring.active_subscribers():
@@ -78,6 +80,8 @@ class WatchSession:
         self.collector.start()
         if self._probe is not None and self.collector.running:
             self._probe.install()
+        if self._dispatch is not None and self.collector.running:
+            self._dispatch.install()
         return self
 
     def stop(self) -> None:
@@ -87,6 +91,8 @@ class WatchSession:
         finally:
             if self._probe is not None:
                 self._probe.uninstall()
+            if self._dispatch is not None:
+                self._dispatch.uninstall()
 
     @property
     def events(self) -> list[CompileEvent]:
@@ -125,7 +131,11 @@ class WatchSession:
         if self.analyzer is None:
             return []
         self.analyzer.check_stale(self.collector.wall_seconds)
-        return sorted(self.analyzer.findings, key=lambda f: f.timestamp)
+        found = list(self.analyzer.findings)
+        if self._dispatch is not None:
+            found += off_fast_path(list(self._dispatch.functions.values()), dispatch.fast_call_seconds,
+                                   self._dispatch.t0 or 0.0)
+        return sorted(found, key=lambda f: f.timestamp)
 
 
 def watch_program(target: str, args: list[str], *, module: bool = False,
