@@ -246,7 +246,8 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
         print_summary: print the summary when the block or decorated call ends.
         max_compiles / fail_on_recompile: budgets recorded in the result's ``violations``.
         findings: report runtime findings (failed traces, trace-time side effects, captured
-            constants, unrolled loops, slow compiles) in ``result().findings``; see docs/runtime-findings.md.
+            constants, unrolled loops, slow compiles, calls off the C++ dispatch fast path) in
+            ``result().findings``; see docs/runtime-findings.md.
         slow_compile: seconds over which a compile is reported as slow (JW402).
     """
 
