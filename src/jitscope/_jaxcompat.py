@@ -188,17 +188,23 @@ def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
     return uninstall
 
 
+_FASTPATH_MODULES: list = []
+
+
 def fastpath_blockers(executable: object, effects: object, pgle_profiler: object = None) -> tuple[str, ...]:
     """Why ``_get_fastpath_data`` refused the C++ fast path, from the conditions it checks (0.10):
     ``ordered_effects``, ``unordered_effects``, ``ref_effects``, ``pgle``, ``no_execution``,
     ``executable`` (not a plain single-program executable), ``outputs`` (an output that is not a plain
     array), ``debug_key_reuse`` (``jax_debug_key_reuse`` runs every call without an executable),
     ``transformed`` (called with tracers: under grad/vmap outside jit) or ``no_executable``."""
-    import jax
-    from jax._src import core, pjit
-    from jax._src.interpreters import pxla
-    from jax._src.state.types import RefEffect
+    if not _FASTPATH_MODULES:  # imported once: this runs on every Python-path call
+        import jax
+        from jax._src import core, pjit
+        from jax._src.interpreters import pxla
+        from jax._src.state.types import RefEffect
 
+        _FASTPATH_MODULES[:] = [jax, core, pjit, pxla, RefEffect]
+    jax, core, pjit, pxla, RefEffect = _FASTPATH_MODULES
     if executable is None:
         if getattr(jax.config, "jax_debug_key_reuse", False):
             return ("debug_key_reuse",)
