@@ -258,3 +258,21 @@ def test_a_jax_without_the_fastpath_hook_runs_without_jw501(monkeypatch, capsys)
     assert _jw501(w) == [] and len(w.result().events) == 1
     err = capsys.readouterr().err
     assert "lacks a hook" in err and "JW501" in err
+
+
+def test_analyzer_unknown_cause_and_the_reference_only_when_something_is_reported():
+    """The analyzer is a pure function over the collector's records: a call JAX had made fast-path
+    ready that still came back through Python (an empty blocker tuple) has an unknown cause."""
+    from jitscope.analyze.dispatch import off_fast_path
+    from jitscope.collect.dispatch import SlowPathFunction
+
+    asked = []
+    hot = SlowPathFunction("f", 1, None, calls=12, seconds=12e-4, samples=[1e-4] * 12, blockers={(): 12})
+    few = SlowPathFunction("g", 2, None, calls=DISPATCH_MIN_CALLS - 1, seconds=1e-3, samples=[1e-4],
+                           blockers={("unordered_effects",): DISPATCH_MIN_CALLS - 1})
+    assert off_fast_path([few], lambda: asked.append(1) or 1e-6) == [] and asked == []
+    (f,) = off_fast_path([hot, few], lambda: 2e-6)
+    assert f.function == "f" and f.details["cause"] == "unknown" and "cause: unknown" in f.message
+    assert f.details["seconds_lost"] == pytest.approx(12e-4 - 12 * 2e-6)
+    (g,) = off_fast_path([hot], lambda: None)  # no reference: no claim about time lost
+    assert g.details["seconds_lost"] is None and "lost" not in g.message and g.seconds == 0.0
