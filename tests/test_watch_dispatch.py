@@ -232,7 +232,8 @@ def test_fastpath_blockers_on_installed_jax():
     from jax._src import pjit
 
     seen = []
-    uninstall = compat.install_fastpath_hook(lambda effects, fast, blockers: seen.append((fast, blockers)))
+    uninstall = compat.install_fastpath_hook(lambda effects, fast, exe, pgle: seen.append(
+        (fast, () if fast else compat.fastpath_blockers(exe, effects, pgle))))
     try:
         jax.jit(lambda x: x + 1)(jnp.ones(2))
         jax.jit(lambda x: (jax.debug.callback(_noop, x), x)[1])(jnp.ones(2))

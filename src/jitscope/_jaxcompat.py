@@ -148,11 +148,12 @@ _FASTPATH_HOOK = "_get_fastpath_data"
 
 
 def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
-    """Call ``on_fastpath(effects, fast, blockers)`` after every ``_get_fastpath_data`` (the end of
-    every Python-path jit call); returns a function that uninstalls it. ``effects`` is the object the
-    call passed (its jaxpr's ``effects``: identity tells which call it was), ``fast`` whether the C++
-    cache will take the next call, ``blockers`` why not (``fastpath_blockers``; empty when fast).
-    A JAX without the function gets a no-op, never a crash."""
+    """Call ``on_fastpath(effects, fast, executable, pgle_profiler)`` after every ``_get_fastpath_data``
+    (the end of every Python-path jit call, nested calls inside a trace included); returns a function
+    that uninstalls it. ``effects`` is the object the call passed (its jaxpr's ``effects``: identity
+    tells which call it was), ``fast`` whether the C++ cache will take the next call; when it will not,
+    ``fastpath_blockers(executable, effects, pgle_profiler)`` says why (left to the caller: most calls
+    never need it). A JAX without the function gets a no-op, never a crash."""
     import inspect as _inspect
 
     try:
@@ -171,10 +172,8 @@ def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
         try:
             def arg(i, name):  # type: ignore[no-untyped-def]
                 return args[i] if i is not None and i < len(args) else kwargs.get(name)
-            effects = arg(i_eff, "effects")
-            blockers = () if out is not None else fastpath_blockers(
-                arg(i_exe, "executable"), effects, arg(i_pgle, "pgle_profiler"))
-            on_fastpath(effects, out is not None, blockers)
+            on_fastpath(arg(i_eff, "effects"), out is not None, arg(i_exe, "executable"),
+                        arg(i_pgle, "pgle_profiler"))
         except Exception:  # noqa: BLE001 - a finding must never break the user's program
             pass
         return out

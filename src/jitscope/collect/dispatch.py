@@ -4,8 +4,8 @@ A jitted call that hits JAX's C++ dispatch cache never runs Python: nothing here
 costs nothing. A call that misses goes through ``cache_miss``: ``_infer_params`` (where
 ``collect/monitoring.py``'s hook calls every probe's ``enter``/``result``/``exit``), the execution,
 and finally ``_get_fastpath_data``, which decides whether the C++ cache may take the next call with
-this signature (``_jaxcompat.install_fastpath_hook`` reports that decision and, when it says no, the
-reason JAX checked). ``DispatchProbe`` joins the two: for each outermost Python-path call of a user
+this signature (``_jaxcompat.install_fastpath_hook`` reports that decision; when it says no,
+``_jaxcompat.fastpath_blockers`` reads why from the conditions JAX checked). ``DispatchProbe`` joins the two: for each outermost Python-path call of a user
 function it knows the wall time from entering ``_infer_params`` to the end of ``_get_fastpath_data``,
 whether anything was traced, lowered or compiled in between (``jax.monitoring`` spans on this thread),
 and why the fast path was refused. Calls that traced or compiled are the compile path (watch's events);
@@ -91,9 +91,9 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         _spans.n += 1
 
 
-def _on_fastpath(effects: Any, fast: bool, blockers: tuple[str, ...]) -> None:
+def _on_fastpath(effects: Any, fast: bool, executable: Any, pgle_profiler: Any) -> None:
     for p in list(_attached):
-        p._on_fastpath(effects, fast, blockers)
+        p._on_fastpath(effects, fast, executable, pgle_profiler)
 
 
 class DispatchProbe:
@@ -160,7 +160,7 @@ class DispatchProbe:
         loc.jaxpr = None
 
     # -- the end of the Python path ----------------------------------------------------------------
-    def _on_fastpath(self, effects: Any, fast: bool, blockers: tuple[str, ...]) -> None:
+    def _on_fastpath(self, effects: Any, fast: bool, executable: Any, pgle_profiler: Any) -> None:
         loc = self._local
         pending = loc.pending
         if pending is None or loc.depth:
@@ -170,10 +170,12 @@ class DispatchProbe:
             return  # another program's end (pjit's eager impl): not the call that entered
         loc.pending = None
         elapsed = time.perf_counter() - t0
-        quiet = _spans.n == spans0  # nothing traced, lowered or compiled during this call
-        if not quiet or "transformed" in blockers:
-            return
+        if _spans.n != spans0:
+            return  # it traced, lowered or compiled: the compile path (watch's events), not this finding
         try:
+            blockers = () if fast else compat.fastpath_blockers(executable, effects, pgle_profiler)
+            if "transformed" in blockers:
+                return  # called with tracers (under grad/vmap outside jit): not a dispatch-path problem
             self._record(call, jaxpr, blockers, elapsed)
         except Exception:  # noqa: BLE001 - an exotic function must never break the user's program
             pass
