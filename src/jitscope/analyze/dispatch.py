@@ -9,7 +9,8 @@ What is measured and what is estimated: each slow call's wall time is measured (
 Python path to its end, including watch's own few microseconds there and any part of the program's run
 the call waited for). The cost of a fast call is a reference, measured once per process on a tiny
 jitted function (``fast_call``, called only when some function is reported): the time lost is the
-slow calls' total minus that many fast calls, an estimate.
+number of slow calls times (their median - the fast call), an estimate. The median, not the total,
+because on a busy machine a few calls are long for want of a CPU, not because of JAX.
 
 Causes, named from the conditions JAX itself checks (``_jaxcompat.fastpath_blockers``): effects
 (``jax.debug.print``/``jax.debug.callback``, ``io_callback``, ordered effects; with the user's line of
@@ -78,9 +79,9 @@ def _cause(blockers: tuple[str, ...]) -> str:
 
 def _site_text(site: Any) -> str:
     what = _PRIMITIVES.get(site.primitive, site.primitive)
-    kind = "an ordered effect" if site.effect.startswith("Ordered") else "an effect"
+    kind = "an ordered effect" if site.effect.startswith("Ordered") else "an unordered effect"
     where = f" at line {site.location.line}" if site.location else ""
-    return f"{what}{where}, {kind}"
+    return f"{what}{where} ({kind})"
 
 
 def _source(loc: Location | None) -> str:
@@ -105,7 +106,8 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
         if cause == "effects":
             phrase = phrase.format(sites="; ".join(_site_text(s) for s in sites[:3]) or "effects")
         per = rec.median_seconds
-        lost = max(rec.seconds - rec.calls * fast, 0.0) if fast is not None else None
+        # The median, not the total: on a busy machine a few calls wait for the CPU, not for JAX.
+        lost = rec.calls * max(per - fast, 0.0) if fast is not None else None
         against = f" against {fmt_seconds(fast)} for a fast call" if fast is not None else ""
         lost_text = f", {fmt_seconds(lost)} lost" if lost is not None else ""
         fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site

@@ -115,7 +115,7 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "tracing or compiling anything, and reports a function with at least 10 of them at the user's line "
         "of the first such call. It gives the measured cost per call (median), the cost of a fast call (a "
         "reference: a tiny jitted function's cached call, measured once on the same machine), the time lost "
-        "(the slow calls' total minus as many fast calls) and the cause, read from the checks JAX itself "
+        "(the number of slow calls times the median's excess over the fast call) and the cause, read from the checks JAX itself "
         "makes before it lets a call take the fast path: effects in the program (``jax.debug.print``, "
         "``jax.debug.callback``, ``io_callback``, ordered effects; each with its line), mutable-array ref "
         "effects, ``jax_debug_key_reuse``, PGLE profiling, ``jax_no_execution``, or an executable or outputs "
