@@ -191,11 +191,12 @@ _FASTPATH_MODULES: list = []
 
 
 def fastpath_blockers(executable: object, effects: object, pgle_profiler: object = None) -> tuple[str, ...]:
-    """Why ``_get_fastpath_data`` refused the C++ fast path, from the conditions it checks (0.10):
-    ``ordered_effects``, ``unordered_effects``, ``ref_effects``, ``pgle``, ``no_execution``,
-    ``executable`` (not a plain single-program executable), ``outputs`` (an output that is not a plain
-    array), ``debug_key_reuse`` (``jax_debug_key_reuse`` runs every call without an executable),
-    ``transformed`` (called with tracers: under grad/vmap outside jit) or ``no_executable``."""
+    """Why ``_get_fastpath_data`` refused the C++ fast path, from the conditions it checks (0.10; 0.6-0.8
+    also refuse host callbacks): ``ordered_effects``, ``unordered_effects``, ``host_callbacks``,
+    ``ref_effects``, ``pgle``, ``no_execution``, ``executable`` (not a plain single-program
+    executable), ``debug_key_reuse`` (``jax_debug_key_reuse`` runs every call without an executable),
+    ``transformed`` (called with tracers: under grad/vmap outside jit), ``no_executable``; or
+    ``unknown`` when none of these holds (its output check, or a condition of another JAX)."""
     if not _FASTPATH_MODULES:  # imported once: this runs on every Python-path call
         import jax
         from jax._src import core, pjit
@@ -217,6 +218,8 @@ def fastpath_blockers(executable: object, effects: object, pgle_profiler: object
             out.append("ordered_effects")
         if call.has_unordered_effects:
             out.append("unordered_effects")
+        if getattr(call, "has_host_callbacks", False):
+            out.append("host_callbacks")
     if any(isinstance(e, RefEffect) for e in (effects or ())):
         out.append("ref_effects")
     need_fdo = getattr(pjit, "_need_to_rebuild_with_fdo", None)
@@ -224,7 +227,7 @@ def fastpath_blockers(executable: object, effects: object, pgle_profiler: object
         out.append("pgle")
     if getattr(jax.config, "jax_no_execution", False):
         out.append("no_execution")
-    return tuple(out) or ("outputs",)
+    return tuple(out) or ("unknown",)
 
 
 def optimized_hlo_text(executable) -> str:  # type: ignore[no-untyped-def]

@@ -14,9 +14,10 @@ because on a busy machine a few calls are long for want of a CPU, not because of
 
 Causes, named from the conditions JAX itself checks (``_jaxcompat.fastpath_blockers``): effects
 (``jax.debug.print``/``jax.debug.callback``, ``io_callback``, ordered effects; with the user's line of
-each), mutable-array ref effects, ``jax_debug_key_reuse``, PGLE profiling, ``jax_no_execution``, an
-executable or outputs the C++ path cannot handle. A call JAX had made fast-path ready that still came
-back through Python has an unknown cause (its C++ cache did not keep the entry).
+each), host callbacks (JAX 0.6-0.8), mutable-array ref effects, ``jax_debug_key_reuse``, PGLE
+profiling, ``jax_no_execution``, an executable the C++ path cannot run; anything else is unknown. A
+call JAX had made fast-path ready that still came back through Python has an unknown cause too (its
+C++ cache did not keep the entry).
 """
 
 from __future__ import annotations
@@ -56,12 +57,15 @@ _CAUSES: dict[str, tuple[str, str, str]] = {  # blocker -> (cause phrase, fix ti
     "executable": (
         "its compiled executable is not one the C++ dispatch path can run",
         "check the function's jit options", "Only plain single-program executables are dispatched from C++."),
-    "outputs": (
-        "an output is not a plain jax.Array (the C++ path dispatches only calls whose outputs all are)",
-        "return plain arrays from the hot function", "The C++ dispatch cache only keeps calls whose outputs "
-        "are all plain jax.Array objects."),
+    "host_callbacks": (
+        "the program calls back to Python on the host (pure_callback and friends); this JAX never "
+        "fast-dispatches a program with host callbacks",
+        "move the callback out of the hot function", "Every call of a program with host callbacks takes the "
+        "Python path on this JAX version."),
     "no_executable": (
         "unknown (JAX ran the call without an executable)", "", ""),
+    "unknown": (
+        "unknown (JAX refused the fast path for none of the reasons jitscope can name)", "", ""),
     "": (
         "unknown: the call was fast-path ready, yet JAX's C++ dispatch cache did not keep it (an evicted entry "
         "in a full cache, or arguments the cache cannot key, are possible)",
@@ -113,7 +117,7 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
         fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site
         fix = Fix(title, why, location=fix_loc) if title else None
         details: dict[str, Any] = {
-            "cause": cause if cause not in ("", "no_executable") else "unknown", "blockers": sorted({b for bs in rec.blockers for b in bs}),
+            "cause": cause if cause not in ("", "no_executable", "unknown") else "unknown", "blockers": sorted({b for bs in rec.blockers for b in bs}),
             "slow_calls": rec.calls, "seconds_per_call": per, "mean_seconds_per_call": rec.seconds / rec.calls,
             "total_seconds": rec.seconds, "fast_call_seconds": fast, "fast_call_basis": "reference",
             "seconds_lost": lost,
