@@ -163,6 +163,10 @@ def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
         names = list(_inspect.signature(original).parameters)
         i_exe, i_eff = names.index("executable"), names.index("effects")
         i_pgle = names.index("pgle_profiler") if "pgle_profiler" in names else None
+        try:  # 0.6-0.8 also refuse programs with host callbacks; 0.10 no longer checks it
+            _HOST_CALLBACK_CHECK[:] = ["has_host_callbacks" in _inspect.getsource(original)]
+        except (OSError, TypeError):
+            _HOST_CALLBACK_CHECK[:] = [False]
     except (ImportError, AttributeError, ValueError, TypeError) as e:
         _say_missing("fastpath_hook", e)
         return lambda: None
@@ -188,6 +192,7 @@ def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
 
 
 _FASTPATH_MODULES: list = []
+_HOST_CALLBACK_CHECK: list[bool] = []  # whether this JAX's _get_fastpath_data checks has_host_callbacks
 
 
 def fastpath_blockers(executable: object, effects: object, pgle_profiler: object = None) -> tuple[str, ...]:
@@ -218,7 +223,7 @@ def fastpath_blockers(executable: object, effects: object, pgle_profiler: object
             out.append("ordered_effects")
         if call.has_unordered_effects:
             out.append("unordered_effects")
-        if getattr(call, "has_host_callbacks", False):
+        if _HOST_CALLBACK_CHECK[:1] == [True] and getattr(call, "has_host_callbacks", False):
             out.append("host_callbacks")
     if any(isinstance(e, RefEffect) for e in (effects or ())):
         out.append("ref_effects")
