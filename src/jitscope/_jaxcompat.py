@@ -171,13 +171,17 @@ def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
         _say_missing("fastpath_hook", e)
         return lambda: None
 
+    last = max(i for i in (i_exe, i_eff, i_pgle) if i is not None)
+
     def _get_fastpath_data(*args, **kwargs):  # type: ignore[no-untyped-def]
         out = original(*args, **kwargs)
         try:
-            def arg(i, name):  # type: ignore[no-untyped-def]
-                return args[i] if i is not None and i < len(args) else kwargs.get(name)
-            on_fastpath(arg(i_eff, "effects"), out is not None, arg(i_exe, "executable"),
-                        arg(i_pgle, "pgle_profiler"))
+            if len(args) > last:  # how JAX calls it: all positional
+                on_fastpath(args[i_eff], out is not None, args[i_exe], None if i_pgle is None else args[i_pgle])
+            else:
+                named = {**dict(zip(names, args)), **kwargs}
+                on_fastpath(named.get("effects"), out is not None, named.get("executable"),
+                            named.get("pgle_profiler"))
         except Exception:  # noqa: BLE001 - a finding must never break the user's program
             pass
         return out

@@ -107,6 +107,7 @@ class DispatchProbe:
         self.functions: dict[int, SlowPathFunction] = {}
         self.t0: float | None = None  # time.time() at the first install: timestamps are relative to it
         self._not_user: set[int] = set()
+        self._last: tuple[Any, SlowPathFunction | None] | None = None  # (jitted fun, its record): hot loops
         self._local = _Local()
         self._lock = threading.Lock()
 
@@ -181,30 +182,45 @@ class DispatchProbe:
             pass
 
     def _record(self, call: Any, jaxpr: Any, blockers: tuple[str, ...], elapsed: float) -> None:
-        fun = call.fun
-        lib = library_call(fun, call.args, call.kwargs)  # equinox.filter_jit: the user's function
-        if lib is not None:
-            fun = lib.fun
-        serial = monitoring.function_serial(fun)
-        if serial in self._not_user:
-            return
-        rec = self.functions.get(serial)
-        if rec is None:
-            if not sig.is_user_function(fun):
-                self._not_user.add(serial)
+        last = self._last
+        if last is not None and last[0] is call.fun:  # the same function as the last slow call
+            rec = last[1]
+            if rec is None:
                 return
-            rec = SlowPathFunction(sig.function_name(fun), serial, sig.definition_site(fun),
-                                   call_site=sig.user_call_site(), first_time=time.time())
-            with self._lock:
-                rec = self.functions.setdefault(serial, rec)
+        else:
+            rec = self._lookup(call)
+            if rec is None:
+                return
+        fun = call.fun
         if rec.effects is None and any(b.endswith("effects") for b in blockers):
-            rec.effects = effect_sites(jaxpr, sig.unwrap_function(fun))
+            lib = library_call(fun, call.args, call.kwargs)
+            rec.effects = effect_sites(jaxpr, sig.unwrap_function(lib.fun if lib is not None else fun))
         with self._lock:
             rec.calls += 1
             rec.seconds += elapsed
             if len(rec.samples) < SAMPLES:
                 rec.samples.append(elapsed)
             rec.blockers[blockers] = rec.blockers.get(blockers, 0) + 1
+
+    def _lookup(self, call: Any) -> SlowPathFunction | None:
+        """The record of the user function behind this call (None: JAX's own routine)."""
+        fun = call.fun
+        lib = library_call(fun, call.args, call.kwargs)  # equinox.filter_jit: the user's function
+        if lib is not None:
+            fun = lib.fun
+        serial = monitoring.function_serial(fun)
+        rec = None if serial in self._not_user else self.functions.get(serial)
+        if rec is None and serial not in self._not_user:
+            if not sig.is_user_function(fun):
+                self._not_user.add(serial)
+            else:
+                rec = SlowPathFunction(sig.function_name(fun), serial, sig.definition_site(fun),
+                                       call_site=sig.user_call_site(), first_time=time.time())
+                with self._lock:
+                    rec = self.functions.setdefault(serial, rec)
+        if lib is None:  # a library's jit wrapper serves many functions: not cached
+            self._last = (call.fun, rec)
+        return rec
 
 
 def effect_sites(closed_jaxpr: Any, fn: Any = None) -> list[EffectSite]:
