@@ -18,7 +18,7 @@ that entry points reach the stages only through a command function):
     3 results    results/
     2 stages     collect/, analyze/, lint/, schema/     (never each other)
     1 model      model
-    0 ground     errors, _jaxcompat, _serde, _format, _version, _pycode
+    0 ground     errors, _jaxcompat, _serde, _format, _version, _pycode, _progress
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 ROOT = "jitscope"
 
-GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode"}
+GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode", "_progress"}
 COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_lint_noqa", "_command_support", "_doctor", "_diff"}
 DEMO = {"_demo", "gallery"}
 ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch"}

@@ -69,7 +69,7 @@ def _build(node: dict[str, Any], base: str, defs: dict[str, Any], text: str, dep
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "object" or "properties" in node:
-        if depth > 12:
+        if depth > 20:  # deep enough for demo.cases[].compare.pessimisation[..].lines[].location
             return {}
         props = node.get("properties", {})
         out = {name: _build(sub, base, defs, text, depth + 1) for name, sub in props.items()}
@@ -80,7 +80,7 @@ def _build(node: dict[str, Any], base: str, defs: dict[str, Any], text: str, dep
             out[key] = _build(extra, base, defs, text, depth + 1)
         return out
     if kind == "array":
-        if depth > 12:
+        if depth > 20:  # deep enough for demo.cases[].compare.pessimisation[..].lines[].location
             return []
         items = node.get("items", {})
         if node.get("prefixItems"):

@@ -26,6 +26,23 @@ def fastest_name(case):
     return min(ok, key=lambda v: v.steady.median).name
 
 
+def tied_names(case):
+    """The fastest variant and those whose steady-median 95% interval reaches its own or that are under
+    10% slower, fastest first."""
+    from jitscope.analyze.compare import median_interval
+
+    ok = sorted((v for v in case.compare.variants if v.ok), key=lambda v: v.steady.median)
+    high, best = median_interval(ok[0].steady.samples)[1], ok[0].steady.median
+    return [ok[0].name] + [v.name for v in ok[1:]
+                           if median_interval(v.steady.samples)[0] <= high or v.steady.median < 1.1 * best]
+
+
+def lead(names, what="fastest"):
+    if len(names) == 1:
+        return f"{names[0]} is {what}"
+    return f"{', '.join(names[:-1])} and {names[-1]} are {what} (within noise of each other)"
+
+
 def test_cli_quick_only_two_cases(cli, tmp_path):
     out = tmp_path / "demo.json"
     p = cli("demo", "--quick", "--only", "selu,lambda_cache", "--json", str(out), "--no-progress")
@@ -46,8 +63,9 @@ def test_cli_quick_only_two_cases(cli, tmp_path):
             assert v.name in p.stdout
 
     selu = result.case("selu")
-    best = fastest_name(selu)
-    assert selu.lesson.startswith(f"{best} wins")
+    top = tied_names(selu)
+    assert selu.facts["within_noise_of_fastest"] == top[1:]
+    assert selu.lesson.startswith(f"{top[0]} wins" if len(top) == 1 else "eager and jit(selu) are within noise")
     speedup = steady(selu, "eager") / steady(selu, "jit(selu)")
     assert selu.facts["speedup_jit_vs_eager"] == pytest.approx(speedup)
     word = "faster" if speedup >= 1 else "slower"
@@ -76,11 +94,13 @@ def test_scope_numerics_and_scaling_cases_agree_with_their_numbers(tmp_path):
 
     scope = result.case("jit_scope")
     assert [v.name for v in scope.compare.variants] == ["eager", "jit(f)", "jit(g)", "jit(both)"]
-    best = fastest_name(scope)
-    assert scope.lesson.startswith(f"{best} is fastest per call")
+    top = tied_names(scope)
+    assert scope.lesson.startswith(lead(top, "fastest per call"))
     assert scope.facts["jit_both_over_jit_g"] == pytest.approx(steady(scope, "jit(both)") / steady(scope, "jit(g)"))
     assert f"{scope.facts['jit_both_over_jit_g']:.2f}x jit(g)'s time" in scope.lesson
-    assert ("as the seed advises" in scope.lesson) == (best in ("jit(g)", "jit(both)"))
+    outer = [n in ("jit(g)", "jit(both)") for n in top]
+    assert ("as the seed advises" in scope.lesson) == all(outer)
+    assert ("unlike the seed's advice" in scope.lesson) == (not any(outer))
 
     fs = result.case("float_simplify")
     diff = fs.compare.numerics[0]
@@ -96,7 +116,9 @@ def test_scope_numerics_and_scaling_cases_agree_with_their_numbers(tmp_path):
     ns = [r["n"] for r in bs.rows]
     assert ns == sorted(ns) and len(ns) >= 3
     # builtin sum unrolls: equations grow linearly with N; jnp.sum is one reduce_sum whatever N
-    assert 0.9 < bs.facts["exponent_eqns_builtin"] < 1.1
+    # ~1 (0.9-1.0 at the quick sizes on JAX 0.11, whose unrolled sum is one add per element after one
+    # unstack, so the fixed equations weigh more)
+    assert 0.85 < bs.facts["exponent_eqns_builtin"] < 1.1
     assert abs(bs.facts["exponent_eqns_jnp"]) < 0.05
     assert all(r["eqns_builtin"] > r["eqns_jnp"] for r in bs.rows)
     assert f"N^{bs.facts['exponent_eqns_builtin']:.2f}" in bs.lesson
@@ -118,7 +140,7 @@ def test_scope_numerics_and_scaling_cases_agree_with_their_numbers(tmp_path):
 
 def test_random_walk_lesson_names_the_fastest():
     case = case_module("random_walk").run(quick=True)
-    assert case.lesson.startswith(f"{fastest_name(case)} is fastest")
+    assert case.lesson.startswith(lead(tied_names(case)))
     jt, py = steady(case, "jit(scan+vmap)"), steady(case, "python loops")
     assert case.facts["speedup_jit_vs_python"] == pytest.approx(py / jt)
     # the JAX variants draw the same numbers from the same key
@@ -238,3 +260,26 @@ def test_interrupt_keeps_finished_cases(monkeypatch):
     result = demo(only="float_simplify,selu,lambda_cache", quick=True)
     assert result.interrupted and [c.name for c in result.cases] == ["selu"]
     validate(result.to_dict())
+
+
+def test_leaders_of_two_identical_programs_are_both_named():
+    # Two identical jitted programs: no run can tell them apart, so the lesson names both (#14 item 4).
+    import jax
+    import jax.numpy as jnp
+
+    from jitscope import compare
+    from jitscope.gallery._common import leaders, leaders_phrase
+
+    def f(x):
+        return jnp.tanh(x) * 2.0
+
+    def g(x):
+        return jnp.tanh(x) * 2.0
+
+    r = compare({"a": jax.jit(f), "b": jax.jit(g)}, (jnp.ones(1000),), budget_s=0.2, min_samples=20)
+    assert sorted(leaders(r)) == ["a", "b"]
+    assert leaders_phrase(["a", "b"]) == "a and b are fastest (within noise of each other)"
+    # and a clear winner stands alone: a 400x400 matmul against an elementwise tanh
+    r2 = compare({"small": jax.jit(f), "big": jax.jit(lambda x: jnp.tanh(x @ x.T).sum())},
+                 (jnp.ones((400, 400)),), budget_s=0.2, min_samples=10)
+    assert leaders(r2) == ["small"] and leaders_phrase(leaders(r2)) == "small is fastest"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 GOLD = Path(__file__).resolve().parent / "gold"
-KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint")
+KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint", "inspect_pessimised", "inspect_lines")
 
 _SCRUBS = [
     (re.compile(r"jitscope \d+\.\d+\.\d+[\w.+-]*"), "jitscope X.Y.Z"),
@@ -41,7 +41,7 @@ def rendered(kind: str) -> str:
     from jitscope.render import render
     from jitscope.results import load_result
 
-    return scrub(render(load_result(GOLD / f"{kind}.json"), "html"))
+    return scrub(render(load_result(GOLD / f"{kind}.json"), "html"))  # inspect_lines.json: an inspect result
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -89,9 +89,29 @@ def _record_inputs() -> None:
         lint = jitscope.lint([str(src)], config=False, jobs=1)
     finally:
         src.unlink()
-    results = {"compare": cmp, "demo": jitscope.DemoResult(cases=[case], quick=True, seconds=0.1, env=cmp.env),
+    sys.path.insert(0, str(GOLD.parent / "fixtures"))
+    import line_cost_program  # a Python loop and a builtin sum: the per-line compile cost listing
+
+    lines = jitscope.inspect(line_cost_program.small, jnp.ones(16, jnp.float32), budget_s=0.01)
+    results = {"inspect_lines": lines, "compare": cmp, "demo": jitscope.DemoResult(cases=[case], quick=True, seconds=0.1, env=cmp.env),
                "watch": w.result(), "inspect": jitscope.inspect(tiny, x, budget_s=0.01),
-               "scale": jitscope.scale(make, [4, 8], budget_s=0.01), "lint": lint}
+               "scale": jitscope.scale(make, [4, 8], budget_s=0.01), "lint": lint,
+               "inspect_pessimised": _pessimised_inspect()}
+    _write_inputs(results)
+
+
+def _pessimised_inspect():
+    """The unrolled stencil of tests/test_pessimisation.py: the "Pessimised fusion" section, fixes measured."""
+    import jax.numpy as jnp
+    from test_pessimisation import simulate
+
+    import jitscope
+
+    return jitscope.inspect(simulate, jnp.ones((128, 128), jnp.float32), numerics=False, side_effects=False,
+                            budget_s=0.05)
+
+
+def _write_inputs(results) -> None:
     import json
 
     def trim(node):  # timing samples: the first few are enough for a layout test, and keep files small

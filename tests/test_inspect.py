@@ -36,7 +36,27 @@ def integral_mod():
 
 @pytest.fixture(scope="module")
 def builtin_result(integral_mod):
-    return jitscope.inspect(integral_mod.integrate_builtin, jnp.float32(1.0))
+    # no eager budget: the numerics of the 400-element unrolled sum are compared however long it takes
+    return jitscope.inspect(integral_mod.integrate_builtin, jnp.float32(1.0), eager_budget_s=None)
+
+
+def test_eager_run_stops_at_its_budget_and_says_so(integral_mod):
+    # #14 item 5: the eager run compiles each distinct op on its own (seconds for this function); a
+    # budget stops it at the next op compile and the result says what was not compared
+    import time
+
+    t0 = time.perf_counter()
+    res = jitscope.inspect(integral_mod.integrate_builtin, jnp.float32(1.0), side_effects=False, budget_s=0.01,
+                           eager_budget_s=0.2)
+    elapsed = time.perf_counter() - t0
+    [f] = res.findings_by_code("numerics-skipped")
+    assert f.severity == "info" and f.details["compiles"] >= 1 and f.details["seconds"] >= 0.2
+    assert "over the 0.2 s budget" in f.message and res.numerics is None
+    assert "eager_run" not in res.timings and res.status == "ok"
+    assert elapsed < 0.2 + 4 * f.details["seconds"] + 10  # stopped, not run to the end (~5 s alone)
+    # a function whose eager run fits the budget is compared as before
+    small = jitscope.inspect(integral_mod.integrate_jnp, jnp.float32(1.0), eager_budget_s=30.0)
+    assert small.numerics is not None and small.numerics.ok and small.findings_by_code("numerics-skipped") == []
 
 
 def test_builtin_sum_names_the_line_the_size_and_the_fix(builtin_result, integral_mod):
@@ -47,7 +67,8 @@ def test_builtin_sum_names_the_line_the_size_and_the_fix(builtin_result, integra
     assert run.location.line == line_of(FIXTURES / "inspect_integral.py", "total_proba = sum(")
     assert run.location.function == "integrate_builtin"
     assert run.repeats == integral_mod.N  # the first iteration (0 + x[0]) is counted too
-    assert run.pattern == ["slice", "squeeze", "add"]
+    # JAX <= 0.10 iterates an array with slice+squeeze per element; 0.11 with one unstack, then the adds
+    assert run.pattern in (["slice", "squeeze", "add"], ["add"])
     assert run.fix.title == "use jnp.sum"
     assert run.fix.replacement == "jnp.sum(proba * proba_new * integration_weight, axis=0)"
     assert run.share > 0.9
@@ -58,8 +79,8 @@ def test_builtin_sum_names_the_line_the_size_and_the_fix(builtin_result, integra
 def test_builtin_sum_stats_stages_and_cost(builtin_result, integral_mod):
     res = builtin_result
     j = res.jaxpr
-    assert j.by_primitive["slice"] == integral_mod.N
-    assert j.equations >= 3 * integral_mod.N
+    assert j.by_primitive.get("slice") == integral_mod.N or j.by_primitive.get("unstack") == 1  # JAX 0.11
+    assert j.by_primitive["add"] >= integral_mod.N and j.equations >= integral_mod.N
     assert j.constants == 2 and j.constant_bytes == 2 * 4 * integral_mod.N
     assert {c.name for c in j.captured if c.in_jaxpr} >= {"integr_grid", "proba", "integration_weight"}
     assert set(res.timings) == {"trace", "lower", "compile", "first_run", "steady_run", "eager_run"}

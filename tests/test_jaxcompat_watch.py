@@ -74,3 +74,62 @@ def test_array_committed():
     x = jnp.ones(2)
     assert compat.array_committed(x) is False
     assert compat.array_committed(jax.device_put(x, jax.devices()[0])) is True
+
+
+def _lowered_programs(body):  # type: ignore[no-untyped-def]
+    """(module name, ClosedJaxpr, role of the stack) of every program JAX lowers while ``body`` runs."""
+    import sys
+
+    seen = []
+    uninstall = compat.install_stage_hook(
+        lambda name, jaxpr: seen.append((name, jaxpr, compat.derived_program_role(sys._getframe(1)))), None)
+    try:
+        body()
+    finally:
+        uninstall()
+    return seen
+
+
+def test_program_source_names_the_users_function_behind_derived_and_eager_programs():
+    from jax import lax
+
+    def f_src(x):
+        return jnp.sum(jnp.sin(x))
+
+    def f_body(x):
+        return x + 1
+
+    seen = _lowered_programs(lambda: (jax.grad(jax.jit(f_src))(jnp.ones(3)),
+                                      lax.cond(True, f_body, f_body, jnp.ones(3)),
+                                      jnp.ones(3) * 2))
+    sources = [(compat.program_source(j), role) for _, j, role in seen]
+    user = [(s.function, s.primitive, role) for s, role in sources if s is not None]
+    # forward and backward of f_src (the backward under ad's backward pass), the eager cond; nothing else
+    assert user == [("f_src", None, "derived"), ("f_src", None, "backward"), ("cond", "cond", "derived")]
+    cond = next(s for s, _ in sources if s is not None and s.primitive)
+    assert [b[0] for b in cond.bodies] == ["f_body", "f_body"] and cond.file == __file__
+    assert [tuple(a.shape) for a in cond.in_avals] == [(), (3,)]
+    assert compat.program_source(object()) is None  # not a jaxpr: never raises
+
+
+def test_pmap_user_call_finds_the_users_function():
+    from jax._src import pjit
+
+    def f_pm(x):
+        return x * 2
+
+    found = []
+    uninstall = compat.install_jit_call_hook(
+        lambda fun, sn, sna, args, kwargs: found.append(compat.pmap_user_call(fun, args, kwargs)), lambda t: None)
+    try:
+        jax.pmap(f_pm)(jnp.ones((1, 3)))
+    finally:
+        uninstall()
+    assert pjit._infer_params is not None
+    users = [f for f in found if f is not None]
+    if tuple(int(p) for p in jax.__version__.split(".")[:2]) < (0, 8):
+        assert users == []  # 0.6: pmap has its own path, no jit call
+        return
+    assert len(users) == 1 and users[0][0] is f_pm
+    assert [tuple(a.shape) for a in users[0][1]] == [(1, 3)]
+    assert compat.pmap_user_call(f_pm, (), {}) is None  # a plain function is no pmap wrapper

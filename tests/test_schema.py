@@ -34,7 +34,7 @@ def _real_results(tmp_path):
     """One real result of every kind, small and fast (real jit on CPU, real files)."""
     from jitscope.results.demo import CaseStudy, Column
 
-    x = jnp.linspace(0.0, 1.0, 16, dtype=jnp.float32)
+    x = jnp.linspace(0.0, 1.0, 32, dtype=jnp.float32)  # 32: bloat on every JAX (0.11 unrolls sum as 1 add per element)
     cmp = jitscope.compare({"eager": _tiny, "jit": jax.jit(_tiny)}, (x,), calls=10, budget_s=0.01,
                            min_samples=1)
     steady = {v.name: v.steady.median for v in cmp.variants}

@@ -166,3 +166,15 @@ def test_loglog_ticks_survive_extreme_values():
 
     svg = loglog_chart({"a": [(1.0, 1e-300), (2.0, 1e308)], "b": [(True, 1.0), ("x", 2.0)]})
     assert svg.count("chart-tick") <= 30
+
+
+def test_true_is_not_the_integer_1_in_const_and_enum():
+    # Python's True == 1; JSON's true is not 1 (found by the mutator: a compare inside a demo with
+    # format_version: true passed the in-house validator and failed jsonschema)
+    from jitscope.schema.check import _check
+
+    for schema in ({"const": 1}, {"enum": [1, 2]}):
+        assert _check(True, schema, "compare", "format_version", 0) is not None
+        assert _check(1, schema, "compare", "format_version", 0) is None
+        assert jsonschema.Draft202012Validator(schema).is_valid(True) is False
+    assert _check(True, {"enum": [True, None]}, "compare", "x", 0) is None

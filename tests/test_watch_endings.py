@@ -78,3 +78,26 @@ def test_jitscope_frames_in_the_middle_of_a_traceback_are_removed(cli, tmp_path)
     tb = p.stderr.split("RecompileError")[0]
     assert "guard.py\", line 5" in tb and str(Path(jitscope.__file__).parent) not in tb
 
+
+
+def test_a_pipe_closed_by_its_reader_still_gets_every_output(tmp_path):
+    # `jitscope watch prog.py 2>&1 | head -1`: the program dies of BrokenPipeError on its next print and
+    # jitscope's own traceback print fails too; the --json and --events must still be written.
+    import os
+    import subprocess
+    import sys
+
+    prog = tmp_path / "chatty.py"
+    prog.write_text("import time, jax, jax.numpy as jnp\njax.jit(lambda x: x * 2)(jnp.ones(3))\n"
+                    "for i in range(50):\n    print('line', i, flush=True)\n    time.sleep(0.05)\n")
+    out, events = tmp_path / "r.json", tmp_path / "e.jsonl"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "--json", str(out), "--events", str(events),
+                          str(prog)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path, env=env)
+    assert p.stdout is not None
+    assert p.stdout.readline().startswith(b"line 0")
+    p.stdout.close()  # the reader goes away, as `head -1` does
+    p.wait(timeout=120)
+    result = json.loads(out.read_text())
+    assert result["exit_code"] == 1 and len(result["events"]) == 1
+    assert len(events.read_text().splitlines()) == 1

@@ -111,6 +111,28 @@ def test_equinox_module_method_and_closure_sites(tmp_path):
     assert result.events[1].reason.category == "new_function_object"
 
 
+def test_grad_of_equinox_filter_jit_counts_the_backward_program_as_the_users(tmp_path):
+    pytest.importorskip("equinox")
+    path, result, truth = _run(tmp_path, '''\
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+
+        @eqx.filter_jit
+        def energy(x, y):
+            return jnp.sum(jnp.sin(x) * y)
+
+
+        jax.grad(energy)(jnp.ones(3), 2.0)
+        ''')
+    # the backward program's debug info names equinox's wrapper: it is still the user's `energy`
+    assert [(e.function, e.transform) for e in result.events] == [("energy", "grad"), ("energy", "backward")]
+    assert len(result.events) == truth["jit(energy)"] == 2
+    _no_library_frames(result)
+    assert {(e.definition.line, e.call_site.line) for e in result.events} == {(6, 11)}
+
+
 def test_flax_nnx_jit_reports_the_users_call_site(tmp_path):
     pytest.importorskip("flax.nnx")
     path, result, truth = _run(tmp_path, '''\

@@ -14,7 +14,14 @@ from .analyze.compare import Costs, break_even_table, median_interval, recommend
 from .analyze.numerics import compare_outputs
 from .collect.call_signature import call_signature_of
 from .collect.variants import Variant as Variant
-from .collect.variants import jit_like, measure_variant, plain_function, replicate_steady, static_args_of
+from .collect.variants import (
+    effort_variants,
+    jit_like,
+    measure_variant,
+    plain_function,
+    replicate_steady,
+    static_args_of,
+)
 from .collect.variants import scope_variants as scope_variants
 from .errors import UsageError
 from .model import ArgSignature, Environment
@@ -121,6 +128,7 @@ def run_compare(
     except Exception:  # a signature is a description; never let it stop a measurement
         result.signature = None
     outputs: dict[str, Any] = {}
+    programs: dict[str, dict[str, Any]] = {}  # jitted variant -> its lowered and compiled program
     for v in vs:
         if result.interrupted:
             result.variants.append(VariantResult(v.name, v.is_jitted, v.description, error="interrupted",
@@ -129,7 +137,8 @@ def run_compare(
         if on_variant is not None:
             on_variant(v.name)
         try:
-            rec, out = measure_variant(v, args, kw, budget_s=budget_s, min_samples=min_samples, phases=phases)
+            rec, out = measure_variant(v, args, kw, budget_s=budget_s, min_samples=min_samples, phases=phases,
+                                       keep=programs.setdefault(v.name, {}))
         except KeyboardInterrupt:
             if not keep_partial_on_interrupt:
                 raise
@@ -175,7 +184,35 @@ def run_compare(
         result.recommendation = recommend(costs, calls)
     if result.recommendation is not None:  # the sentence, for readers of the JSON
         result.recommendation.text = recommendation_text(result.recommendation)
+    result.pessimisation = _losers_pessimisation(ok, programs)
     return result, outputs
+
+
+# A jitted variant "loses" when an un-jitted one is this much faster per call: closer is within the drift
+# between passes that compare's own verdicts treat as noise.
+LOSS_MARGIN = 1.1
+
+
+def _losers_pessimisation(ok: list[VariantResult], programs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The pessimisation verdict of each jitted variant that loses per call to an un-jitted one (eager, or
+    Python calling a smaller jit): the program XLA compiled for it, as timed in its AOT phases."""
+    from .analyze.pessimisation import detect_pessimisation
+    from .collect.lowering import cost_dict
+
+    unjitted = [r.steady.median for r in ok if not r.jitted and r.steady and r.steady.median is not None]
+    out = {}
+    for r in ok:
+        program = programs.get(r.name, {})
+        if not (r.jitted and unjitted and r.steady and r.steady.median is not None and "compiled" in program):
+            continue
+        if r.steady.median <= min(unjitted) * LOSS_MARGIN:
+            continue
+        try:
+            out[r.name] = detect_pessimisation(program["compiled"].as_text() or "", cost_dict(program["lowered"]),
+                                               cost_dict(program["compiled"]))
+        except Exception:  # noqa: BLE001 - an explanation must never cost the measurement
+            continue
+    return out
 
 
 def compare(
@@ -238,12 +275,13 @@ def _parse_variant(text: str) -> tuple[str, str]:
 
 
 def variants_for(target: str | None, inner_target: str | None, variant_specs: Sequence[str],
-                 static_names: Sequence[str] = ()) -> tuple[list[Variant], list[str]]:
+                 static_names: Sequence[str] = (), effort: bool = False) -> tuple[list[Variant], list[str]]:
     """The variants ``jitscope compare`` measures, and one line per variant that could not be resolved.
 
     ``target`` alone: eager vs ``jit(target)``. With ``inner_target``: eager / ``jit(inner)`` /
     ``jit(outer)`` / ``jit(both)`` by rebinding the inner function in its module. Each
-    ``variant_specs`` item (``NAME=MOD:FN`` or ``MOD:FN``) adds one more. A target that cannot be
+    ``variant_specs`` item (``NAME=MOD:FN`` or ``MOD:FN``) adds one more. ``effort`` adds ``jit(target)``
+    once per compile-effort setting the installed JAX has (``collect.variants.effort_settings``). A target that cannot be
     resolved becomes a failed variant (its line in the returned problems) so the others still run.
 
     Raises:
@@ -282,8 +320,18 @@ def variants_for(target: str | None, inner_target: str | None, variant_specs: Se
                          Variant(f"jit({label})", jit_like(outer, static), True)]
         else:
             variants += [Variant("eager", None, error=problems[-1]), Variant("jit", None, error=problems[-1])]
+        if effort and outer is not None:
+            extra = effort_variants(outer, static)
+            if not extra:
+                import jax
+
+                raise UsageError(f"--effort: JAX {jax.__version__} has no compile-effort setting "
+                                 "(jax_optimization_level, jax_exec_time_optimization_effort)")
+            variants += extra
     elif inner_target:
         raise UsageError("--inner needs the outer function as TARGET: jitscope compare MOD:G --inner MOD:F")
+    elif effort:
+        raise UsageError("--effort needs the function as TARGET: jitscope compare MOD:FN --effort")
     for text in variant_specs:
         name, target = _parse_variant(text)
         try:

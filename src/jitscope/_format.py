@@ -31,6 +31,16 @@ def fmt_bytes(n: float | None) -> str:
     return f"{int(n)} B"
 
 
+def fmt_count(x: float | None) -> str:
+    """A count or flops in decimal units: 786k, 7.32M, 1.29G (``-`` for None)."""
+    if x is None:
+        return "-"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}"
+
+
 def fmt_ratio(r: float | None) -> str:
     """``3.2x`` style ratio, with enough digits to tell 1.04x from 1.4x."""
     if r is None or not math.isfinite(r):

@@ -1,13 +1,14 @@
 """``jitscope.inspect``: the anatomy of one jitted function, traced to the user's source lines.
 
 Pipeline: collect (``collect.lowering`` stages and timings, ``collect.trace_effects`` side
-effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``tracer_errors``,
+effects, an eager run) -> analyze (``jaxpr_stats``, ``bloat``, ``hlo``, ``line_cost``, ``tracer_errors``,
 ``side_effects``, ``numerics``) -> an ``InspectResult`` (plain data, rendered later).
 """
 
 from __future__ import annotations
 
 import inspect as _pyinspect
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -79,14 +80,16 @@ def _bloat_findings(runs: list, total: int) -> list[Finding]:
 def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...] | list[str] = (),
             static_argnums: tuple[int, ...] | list[int] = (), run: bool = True, numerics: bool = True,
             side_effects: bool = True, dump: str | Path | None = None, budget_s: float = 0.3,
-            target: str | None = None, keep_partial_on_interrupt: bool = False, **kwargs: Any) -> InspectResult:
+            target: str | None = None, keep_partial_on_interrupt: bool = False, measure_fixes: bool = True,
+            eager_budget_s: float | None = 3.0,
+            **kwargs: Any) -> InspectResult:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit and explain what happened.
 
     Static arguments are declared like ``jax.jit`` does: ``static_argnames=("n",)`` /
     ``static_argnums=(1,)``. If ``fn`` is already a ``jax.jit`` object, its wrapped function
     and its static arguments are used. The keyword names of this function's options
     (``static_argnames``, ``static_argnums``, ``run``, ``numerics``, ``side_effects``,
-    ``dump``, ``budget_s``, ``target``) cannot be passed through to ``fn``.
+    ``dump``, ``budget_s``, ``target``, ``measure_fixes``, ``eager_budget_s``) cannot be passed through to ``fn``.
 
     Example:
         >>> import jax.numpy as jnp, jitscope
@@ -103,11 +106,18 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         run: run the compiled function (first and steady-state timings). ``numerics`` also
             runs it eagerly and compares outputs. ``side_effects`` traces once more with
             watchers for print / logging / global mutation.
+        eager_budget_s: stop the eager run once it has taken this long (at its next op compile,
+            where an eager run spends its time) and report a ``numerics-skipped`` finding instead of
+            the comparison. None: no limit.
         dump: a directory for the stage files (``01_jaxpr.txt`` ... ``05_fusions.dot``).
         budget_s: seconds to spend sampling the steady-state run time.
         target: the name shown in reports (default ``module:qualname``).
         keep_partial_on_interrupt: on Ctrl-C, stop and return what was measured so far
             (``status="interrupted"``) instead of raising ``KeyboardInterrupt`` (the CLI uses this).
+        measure_fixes: when the compiled program is pessimised (``result.pessimisation.fires``)
+            and the duplicated lines are in a module-level function the target calls, build and
+            time the automatic fixes (that function jitted on its own and called from Python;
+            its results behind ``lax.optimization_barrier``). Needs ``run``.
 
     Returns:
         An ``InspectResult``. A tracing failure is reported in it (``status="trace_error"``,
@@ -152,7 +162,11 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
                                        _array_params(fn, args, kwargs)))
         return result
     try:
-        _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects)
+        _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects,
+                 eager_budget_s)
+        if result.pessimisation is not None and result.pessimisation.fires and measure_fixes and run:
+            result.pessimisation.measured = _measure_fixes(fn, result, args, kwargs, static_argnames, static_argnums,
+                                                           budget_s)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -175,6 +189,77 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     return result
 
 
+def _pessimisation_finding(p: Any) -> Finding:
+    top = p.lines[0] if p.lines else None
+    where = (f"; most duplicated: line {top.location.line} ({top.location.function}), {top.ops} instructions "
+             f"for {top.distinct} values ({top.factor:.1f}x)" if top and top.location else "")
+    consumers = Counter(f.location.line for f in p.fusions if f.location)
+    if where and consumers:
+        where += f", recomputed inside the fusions for line {consumers.most_common(1)[0][0]}"
+    bytes_part = f", {p.bytes_factor:.1f}x the bytes" if p.bytes_factor is not None else ""
+    message = (f"the compiled program does {p.flops_factor:.1f}x the flops the program describes{bytes_part}: "
+               f"XLA duplicated work into {p.duplicating_fusions} of {p.fusion_count} fusions ({p.ops} instructions compute {p.distinct} "
+               f"distinct values, {p.ops_factor:.1f}x){where}" if p.flops_factor is not None else
+               f"the compiled program computes its values {p.ops_factor:.1f}x over ({p.ops} instructions, "
+               f"{p.distinct} distinct values){where}")
+    return Finding("pessimised-fusion", message, "warning", top.location if top else None,
+                   name="duplicated-fusion", fix=p.fixes[0] if p.fixes else None,
+                   details={"flops_factor": p.flops_factor, "bytes_factor": p.bytes_factor,
+                            "ops_factor": p.ops_factor, "confidence": p.confidence})
+
+
+def _measure_fixes(fn: Any, result: InspectResult, args: tuple, kwargs: dict, static_argnames: tuple,
+                   static_argnums: tuple, budget_s: float) -> list[Any]:
+    """Build the automatic fixes (a smaller jit scope, a barrier) around the most duplicated function, time them."""
+    from .collect.variants import barrier_variant, scope_variants
+
+    p = result.pessimisation
+    inner = next((d.location.function for d in p.lines if d.location and d.location.function), None)
+    namespace = getattr(fn, "__globals__", None)
+    if not inner or namespace is None or not callable(namespace.get(inner)) or namespace.get(inner) is fn:
+        return []  # the duplicated lines are in the target itself or a local function: no variant to build
+    try:
+        candidates = [scope_variants(fn, namespace, inner, static_argnames)[1],
+                      barrier_variant(fn, namespace, inner, static_argnames)]
+    except Exception:  # noqa: BLE001 - an unusual namespace: suggest the fixes in words only
+        return []
+    return [_measure_fix(v, result, args, kwargs, static_argnames, static_argnums, budget_s) for v in candidates]
+
+
+def _measure_fix(v: Any, result: InspectResult, args: tuple, kwargs: dict, static_argnames: tuple,
+                 static_argnums: tuple, budget_s: float) -> Any:
+    """One fix's steady and compile time; a jitted fix is compiled once, as the target was, and its
+    program's own flops factor says whether it changed what XLA built."""
+    from .analyze.pessimisation import FixGain, detect_pessimisation
+    from .collect.lowering import collect_stages
+    from .collect.variants import measure_variant, plain_function, rebind
+
+    steady, compile_s = result.timings.get("steady_run"), result.timings.get("compile")
+    gain = FixGain(v.name, v.description, baseline_s=steady.median if steady else None,
+                   baseline_compile_s=compile_s.median if compile_s else None)
+    if v.is_jitted:
+        with rebind(v.bindings):
+            try:
+                st = collect_stages(plain_function(v.fn), args, kwargs, static_argnames=static_argnames,
+                                    static_argnums=static_argnums, budget_s=budget_s)
+            except Exception as e:  # noqa: BLE001 - the target traced; a fix that does not is reported
+                gain.error = f"{type(e).__name__}: {e}"
+                return gain
+        gain.error = "; ".join(f"{k}: {m}" for k, m in st.errors.items()) or None
+        run, comp = st.timings.get("steady_run"), st.timings.get("compile")
+        gain.steady_s, gain.compile_s = (run.median if run else None), (comp.median if comp else None)
+        if st.hlo_after_text:
+            gain.flops_factor = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost).flops_factor
+    else:
+        rec, _ = measure_variant(v, args, kwargs, budget_s=budget_s, min_samples=3, phases=False)
+        gain.error = rec.error
+        if rec.ok:
+            gain.steady_s, gain.compile_s = rec.steady.median, rec.compile_seconds_first_call  # type: ignore[union-attr]
+    if gain.baseline_s and gain.steady_s:
+        gain.gain = gain.baseline_s / gain.steady_s
+    return gain
+
+
 def _interrupted(result: InspectResult, when: str) -> InspectResult:
     result.status = "interrupted"
     result.findings.append(Finding("interrupted", f"interrupted {when}", "info", name="interrupted"))
@@ -182,10 +267,11 @@ def _interrupted(result: InspectResult, when: str) -> InspectResult:
 
 
 def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict, static_argnames: tuple,
-             static_argnums: tuple, numerics: bool, side_effects: bool) -> None:
+             static_argnums: tuple, numerics: bool, side_effects: bool, eager_budget_s: float | None) -> None:
     from .analyze.bloat import detect_bloat
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import captured_values, jaxpr_stats
+    from .analyze.pessimisation import detect_pessimisation
     from .analyze.side_effects import captured_findings, side_effect_findings
 
     result.timings = dict(st.timings)
@@ -198,10 +284,20 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     entry = entry_code(fn)
     result.bloat = detect_bloat(st.closed_jaxpr, entry)
     result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
+    _line_costs(result, st, entry)
     findings = _bloat_findings(result.bloat, stats.equations)
+    if st.hlo_after_text:
+        result.pessimisation = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost)
+        if result.pessimisation.fires:
+            if result.bloat and result.bloat[0].location is not None:  # the unrolled loop to turn into a fori_loop
+                result.pessimisation.fixes[0].location = result.bloat[0].location
+            findings.append(_pessimisation_finding(result.pessimisation))
     findings += captured_findings(stats.captured)
     if side_effects:
+        from ._progress import stage
         from .collect.trace_effects import trace_with_effects
+
+        stage("tracing again to catch side effects")
 
         try:
             events = trace_with_effects(fn, args, kwargs, static_argnames=static_argnames,
@@ -218,16 +314,32 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     for stage, message in st.errors.items():
         findings.append(Finding("stage-failed", f"{stage} failed: {message}", "error", name=stage))
     if numerics and st.output is not None:
-        findings += _numerics(result, fn, args, kwargs, st.output)
+        findings += _numerics(result, fn, args, kwargs, st.output, eager_budget_s)
     result.findings = findings
 
 
-def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any) -> list[Finding]:
+def _line_costs(result: InspectResult, st: Any, entry: Any) -> None:
+    from .analyze.line_cost import line_costs
+    from .collect.line_sources import hlo_with_locations
+
+    seconds = {k: t.median for k, t in st.timings.items() if k in ("trace", "lower", "compile") and t.median}
+    result.line_costs, result.line_cost_totals = line_costs(
+        st.closed_jaxpr, entry, hlo_before_text=hlo_with_locations(st.lowered), hlo_after_text=st.hlo_after_text,
+        seconds=seconds)
+
+
+def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any,
+              eager_budget_s: float | None) -> list[Finding]:
     from .analyze.numerics import compare_outputs
-    from .collect.lowering import run_eager
+    from .collect.lowering import EagerBudgetExceeded, run_eager
 
     try:
-        eager_out, seconds = run_eager(fn, args, kwargs)
+        eager_out, seconds = run_eager(fn, args, kwargs, budget_s=eager_budget_s)
+    except EagerBudgetExceeded as e:
+        return [Finding(
+            "numerics-skipped", f"{e}, over the {eager_budget_s:g} s budget: jit and eager outputs not compared "
+            "(--eager-budget SECONDS raises it)", "info", name="over-budget",
+            details={"seconds": e.seconds, "compiles": e.compiles, "budget_seconds": eager_budget_s})]
     except Exception as e:  # noqa: BLE001 - jit-only code (e.g. uses lax.cond with tracers) may not run eagerly
         return [Finding("numerics-differ", f"eager run raised {type(e).__name__}: {e}", "info", name="eager-failed")]
     result.timings["eager_run"] = Timing.single(seconds)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 
 TESTED_JAX = (">=0.10.0", "<0.11")  # the whole suite; `make test-matrix` runs the JAX-touching tests on 0.8.3, 0.6.2
 TESTED_MINORS = ((0, 6), (0, 10))  # the range `make test-matrix` covers (known gaps per release: README)
@@ -96,6 +97,7 @@ def install_stage_hook(on_lowered, on_compiled):  # type: ignore[no-untyped-def]
     """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and
     ``on_compiled(module_name, mlir_module, loaded_executable)`` after each backend compile (or
     persistent-cache load), on the compiling thread; returns a function that uninstalls both.
+    ``on_compiled=None`` wraps the lowering only (the capture engine: ``program_source``).
 
     For ``watch --dump``: JAX records its lowering and backend-compile monitoring spans just after
     these return, so a listener of those spans finds this thread's latest program here. A JAX
@@ -126,7 +128,9 @@ def install_stage_hook(on_lowered, on_compiled):  # type: ignore[no-untyped-def]
             pass
         return executable
 
-    mlir.lower_jaxpr_to_module, compiler.compile_or_get_cached = lower_jaxpr_to_module, compile_or_get_cached
+    mlir.lower_jaxpr_to_module = lower_jaxpr_to_module
+    if on_compiled is not None:  # the capture engine needs only the lowering
+        compiler.compile_or_get_cached = compile_or_get_cached
 
     def uninstall() -> None:
         if mlir.lower_jaxpr_to_module is lower_jaxpr_to_module:
@@ -239,6 +243,135 @@ def fastpath_blockers(executable: object, effects: object, pgle_profiler: object
     return tuple(out) or ("unknown",)
 
 
+# --- watch: programs JAX compiles outside the user's jit call -----------------
+# Checked on JAX 0.6.2, 0.8.3, 0.10.2. The backward program of ``grad(jit(f))``, the programs of
+# ``vjp``/``linearize``/``checkpoint``/``vmap`` of a jitted function, and eager ``lax.cond`` /
+# ``while_loop`` / ``scan`` are compiled by JAX's ``pjit``/``apply_primitive`` implementation after
+# the user's jit call returned (or with no jit call at all). Monitoring names them only
+# (``jit(f)``, ``jit(cond)``); the program's ``ClosedJaxpr`` at lowering says where it came from:
+# its ``debug_info.func_src_info`` (``"f at file.py:12"``) survives linearize, transpose, batching
+# and remat, and JAX's one-primitive wrapper for an eager control-flow op holds the user's bodies
+# as sub-jaxprs with their own debug info.
+
+
+@dataclass(frozen=True)
+class ProgramSource:
+    """Where a lowered program comes from, when it is built from the user's code.
+
+    ``function``/``file``/``line``: the user's function as JAX recorded it (its ``__name__`` and
+    first line). ``primitive``: for an eager control-flow op (``cond``, ``while``, ``scan``), its
+    name; ``function`` is then that name and ``bodies`` the user's functions inside
+    (``(name, file, line)``, as listed in the primitive's params). ``in_avals``: the program's
+    input types (objects with ``shape``, ``dtype``, ``weak_type``).
+    """
+
+    function: str
+    file: str
+    line: int
+    primitive: str | None = None
+    bodies: tuple[tuple[str, str, int], ...] = ()
+    in_avals: tuple = ()
+
+
+def _func_src(jaxpr: object) -> tuple[str, str, int] | None:
+    info = getattr(getattr(jaxpr, "jaxpr", jaxpr), "debug_info", None)
+    text = getattr(info, "func_src_info", None)
+    if not isinstance(text, str) or " at " not in text:
+        return None
+    name, _, where = text.rpartition(" at ")
+    file, _, line = where.rpartition(":")
+    if not file or not line.isdigit():
+        return None
+    return name, file, int(line)
+
+
+def program_source(closed_jaxpr: object) -> ProgramSource | None:
+    """The user's function a program is built from, or None for JAX's own programs (eager ops,
+    ``jnp`` routines, a ``jnp`` function with user callbacks such as ``jnp.piecewise``)."""
+    try:
+        jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
+        avals = tuple(getattr(v, "aval", None) for v in jaxpr.invars)  # type: ignore[attr-defined]
+        src = _func_src(jaxpr)
+        if src is None:
+            return None
+        if is_user_file(src[1]):
+            return ProgramSource(*src, in_avals=avals)
+        eqns = jaxpr.eqns  # type: ignore[attr-defined]
+        # apply_primitive's wrapper: jit of a function named after the one primitive it binds.
+        if len(eqns) != 1 or eqns[0].primitive.name != src[0]:
+            return None
+        bodies = tuple(b for b in map(_func_src, jaxprs_in_params(eqns[0].params)) if b and is_user_file(b[1]))
+        if not bodies:
+            return None
+        return ProgramSource(src[0], bodies[0][1], bodies[0][2], src[0], bodies, avals)
+    except Exception:  # noqa: BLE001 - another JAX's jaxpr layout: the compile stays internal
+        return None
+
+
+# Frames of JAX's transformations, by (file tail, code-name prefix) -> the role of a program compiled
+# under them. Only names: a JAX that renames them gives the role "derived", never a wrong count.
+_ROLE_FRAMES = ((os.path.join("interpreters", "ad.py"), "backward_pass", "backward"),
+                ("ad_checkpoint.py", "remat", "remat"),
+                (os.path.join("interpreters", "batching.py"), "", "vmap"))
+
+
+def derived_program_role(frame: object) -> str:
+    """What a program JAX compiles outside the user's jit call is for, from the JAX frames on the stack:
+    ``backward`` (the transpose of ``grad``/``vjp``), ``remat``, ``vmap``, joined by ``+``;
+    ``derived`` when none is found (``linearize``'s tangent program)."""
+    roles: list[str] = []
+    f = frame
+    while f is not None:
+        code = f.f_code  # type: ignore[attr-defined]
+        for tail, prefix, role in _ROLE_FRAMES:
+            if role not in roles and code.co_name.startswith(prefix) and code.co_filename.endswith(tail):
+                roles.append(role)
+        f = f.f_back  # type: ignore[attr-defined]
+    return "+".join(r for _, _, r in _ROLE_FRAMES if r in roles) or "derived"
+
+
+def pmap_user_call(fun: object, args: tuple, kwargs: dict) -> tuple[object, tuple, dict] | None:
+    """For the function ``jax.pmap`` jits (0.8+: ``jit(shard_map(...))``), the user's function and
+    arguments: ``(fun, args, kwargs)``; None for any other function.
+
+    0.10 jits ``_fun`` of ``jax/_src/pmap.py``, whose closure holds the user's function as a
+    ``linear_util.WrappedFun`` and the arguments' tree; 0.8 jits ``WrappedFun.call_wrapped``.
+    """
+    try:
+        from jax._src import linear_util as lu
+
+        f = fun
+        for _ in range(10):
+            inner = getattr(f, "__wrapped__", None)
+            if inner is None:
+                break
+            f = inner
+        wrapped, tree = None, None
+        if isinstance(getattr(f, "__self__", None), lu.WrappedFun):
+            wrapped = f.__self__  # type: ignore[attr-defined]
+        elif getattr(getattr(f, "__code__", None), "co_filename", "").endswith(os.path.join("_src", "pmap.py")):
+            import jax
+
+            for cell in getattr(f, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue
+                if isinstance(value, lu.WrappedFun):
+                    wrapped = value
+                elif isinstance(value, jax.tree_util.PyTreeDef):
+                    tree = value
+        if wrapped is None:
+            return None
+        if tree is not None and tree.num_leaves == len(args) and not kwargs:
+            import jax
+
+            args, kwargs = jax.tree_util.tree_unflatten(tree, args)
+        return wrapped.f, tuple(args), dict(kwargs)
+    except Exception:  # noqa: BLE001 - another JAX's pmap: the compile stays internal
+        return None
+
+
 def optimized_hlo_text(executable) -> str:  # type: ignore[no-untyped-def]
     """The optimised HLO of a compiled executable ("" when this JAX cannot say)."""
     try:
@@ -292,6 +425,7 @@ _UNREGISTER = {  # listener kind -> (public name, 0.6's private by-callback name
     "duration": ("unregister_event_duration_listener", "_unregister_event_duration_listener_by_callback"),
     "event": ("unregister_event_listener", "_unregister_event_listener_by_callback"),
     "span": ("unregister_event_time_span_listener", "_unregister_event_time_span_listener_by_callback"),
+    "scalar": ("unregister_scalar_listener", "_unregister_scalar_listener_by_callback"),
 }
 
 
@@ -494,7 +628,9 @@ CAPABILITY_USES = {
     "hide_frames": "watch/inspect: jitscope's own frame hidden from JAX call sites "
                    "(jax._src.source_info_util / traceback_util.register_exclusion)",
     "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
-    "stage_hook": "watch --dump: each compile's jaxpr, StableHLO and optimised HLO "
+    "stage_hook": "watch: programs JAX compiles outside the user's jit call (grad's backward program, eager "
+                  "lax.cond/while/scan) counted as the user's; watch --dump: each compile's jaxpr, StableHLO "
+                  "and optimised HLO "
                   "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
     "fastpath_hook": "watch: calls that never reach the C++ dispatch fast path, and why (JW501; "
                      "jax._src.pjit._get_fastpath_data)",

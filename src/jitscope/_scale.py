@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ._progress import stage
 from .errors import UsageError
 from .model import Environment, Finding, Fix, Timing
 from .results.scale import ScalePoint, ScaleResult
@@ -36,8 +37,9 @@ def _unpack(made: Any, n: int, name: str) -> tuple[Callable[..., Any], tuple, di
 
 
 def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, run: bool,
-                  budget_s: float) -> tuple[ScalePoint, Any, Any]:
-    """One size: returns the point, the last ClosedJaxpr and the traced function (for bloat)."""
+                  budget_s: float) -> tuple[ScalePoint, Any, Any, Callable[[], None] | None]:
+    """One size: returns the point, the last ClosedJaxpr, the traced function (for bloat) and a
+    callable that adds one more cold trace/lower/compile to the point's timings (None if it failed)."""
     from ._jaxcompat import unwrap_jit
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import jaxpr_stats
@@ -46,6 +48,7 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
     from .collect.lowering import dynamic_call_args, jit_fresh, time_stages
 
     point = ScalePoint(n)
+    stage(f"n={n}: {repeats} cold compile{'s' if repeats > 1 else ''}")
     try:
         made = make(n)
     except Exception as e:  # noqa: BLE001 - the user's factory failed: a usage problem, one line
@@ -58,15 +61,25 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
         fn, nums, names = unwrapped  # type: ignore[assignment]
     samples: dict[str, list[float]] = {"trace": [], "lower": [], "compile": []}
     closed = compiled = None
+
+    def cold() -> Any:
+        ts = time_stages(jit_fresh(fn, names, nums), args, kwargs)
+        for phase, seconds in ts.seconds.items():
+            samples[phase].append(seconds)
+        if ts.error is not None:
+            raise ts.error
+        return ts
+
+    def one_more() -> None:
+        with persistent_cache_disabled():
+            cold()
+        point.timings.update({k: Timing(v) for k, v in samples.items()})
+
     # The persistent (on-disk) compilation cache off: a repeat must not load the previous one's.
     with persistent_cache_disabled():
         try:
             for _ in range(repeats):
-                ts = time_stages(jit_fresh(fn, names, nums), args, kwargs)
-                for stage, seconds in ts.seconds.items():
-                    samples[stage].append(seconds)
-                if ts.error is not None:
-                    raise ts.error
+                ts = cold()
                 closed, compiled = ts.traced.jaxpr, ts.compiled
             point.timings = {k: Timing(v) for k, v in samples.items()}
             stats = jaxpr_stats(closed)
@@ -80,10 +93,17 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
         except Exception as e:  # noqa: BLE001 - record the failure for this size and keep going
             point.error = error_line(e)
             point.timings = {k: Timing(v) for k, v in samples.items() if v}
-    return point, closed, fn
+            return point, closed, fn, None
+    return point, closed, fn, one_more
 
 
-def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800, 1600), *, repeats: int = 1,
+# With ``repeats`` left to the run: two cold compiles per size, then one more per size while the
+# compile-time growth class is not settled (its 95% interval spans two bands), up to five.
+AUTO_REPEATS_FIRST, AUTO_REPEATS_MAX = 2, 5
+
+
+def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800, 1600), *,
+          repeats: int | None = None,
           run: bool = True, budget_s: float = 0.1, target: str | None = None,
           keep_partial_on_interrupt: bool = False) -> ScaleResult:
     """Measure trace / lower / compile / run time and jaxpr size of ``make(n)`` for each size.
@@ -100,7 +120,9 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
         make: a factory ``make(n)`` returning ``(fn, args)`` or ``(fn, args, kwargs)``; ``fn``
             may be a ``jax.jit`` object (its static arguments are used).
         sizes: at least two distinct positive sizes.
-        repeats: cold trace/lower/compile repeats per size; the minimum is used for the fit.
+        repeats: cold trace/lower/compile repeats per size; the minimum is used for the fit. None
+            (the default): 2, then one more per size while the compile-time growth class is not
+            settled (its 95% interval spans two bands), up to 5; ``result.repeats`` says how many.
         run: also time the steady-state run of the compiled function (``budget_s`` each).
         keep_partial_on_interrupt: on Ctrl-C, stop and return the sizes measured so far
             (``result.interrupted``) instead of raising ``KeyboardInterrupt``.
@@ -120,14 +142,19 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
     sizes = [int(s) for s in sizes]
     if any(s <= 0 for s in sizes) or len(set(sizes)) < 2:
         raise UsageError(f"sizes {sizes}: need at least two distinct positive sizes")
+    auto = repeats is None
+    if repeats is None:
+        repeats = AUTO_REPEATS_FIRST
     if repeats < 1:
         raise UsageError(f"repeats {repeats}: must be at least 1")
     name = target or f"{getattr(make, '__module__', '')}:{getattr(make, '__qualname__', repr(make))}"
-    result = ScaleResult(target=name, sizes=sorted(set(sizes)), repeats=repeats, env=Environment.capture())
+    result = ScaleResult(target=name, sizes=sorted(set(sizes)), repeats=repeats, repeats_auto=auto,
+                         env=Environment.capture())
     largest = None
+    more: list[Callable[[], None]] = []
     for n in result.sizes:
         try:
-            point, closed, fn = _measure_size(make, n, name, repeats, run, budget_s)
+            point, closed, fn, one_more = _measure_size(make, n, name, repeats, run, budget_s)
         except KeyboardInterrupt:
             if not keep_partial_on_interrupt:
                 raise
@@ -142,8 +169,24 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
         runs = detect_bloat(closed, entry_code(fn))
         point.bloat_repeats = runs[0].repeats if runs else 0
         largest = runs
+        if one_more is not None:
+            more.append(one_more)
     ok = [p for p in result.points if not p.error]
     ns = [p.n for p in ok]
+    if auto and not result.interrupted:
+        try:
+            while result.repeats < AUTO_REPEATS_MAX and fit_growth(
+                    "compile", ns, [p.seconds("compile") for p in ok]).settled is False:
+                stage(f"compile growth unsettled: repeat {result.repeats + 1} of at most {AUTO_REPEATS_MAX}")
+                for add in more:
+                    add()
+                result.repeats += 1
+        except KeyboardInterrupt:
+            if not keep_partial_on_interrupt:
+                raise
+            result.interrupted = True  # fit the repeats completed so far
+        except Exception:  # noqa: BLE001 - a size that compiled before and fails now: keep what was measured
+            pass
     for metric in ("trace", "lower", "compile", "run"):
         result.fits[metric] = fit_growth(metric, ns, [p.seconds(metric) for p in ok])
     result.fits["equations"] = fit_growth("equations", ns, [p.equations for p in ok])
@@ -168,12 +211,15 @@ def _findings(result: ScaleResult) -> list[Finding]:
             if top is not None and top.location is not None:
                 cause += (f": {top.construct} at {top.location.file}:{top.location.line} unrolls into "
                           f"{top.repeats} repeats at n={n_max}")
-        message = (f"compile time grows as n^{comp.exponent:.2f} ({comp.growth}, r2={comp.r2:.2f}){cause}; "
+        interval = (f", 95% interval {comp.exponent_low:.2f}-{comp.exponent_high:.2f}"
+                    if comp.exponent_low is not None and comp.exponent_high is not None else "")
+        message = (f"compile time grows as n^{comp.exponent:.2f} ({comp.growth_range}{interval}, "
+                   f"r2={comp.r2:.2f}){cause}; "
                    f"fitted compile time at n={10 * n_max}: {at10:.3g} s")
         fix = top.fix if top is not None else Fix(
             "keep the traced program size independent of n",
             "use lax.scan / lax.fori_loop / vmap instead of Python loops over the problem size.")
-        out.append(Finding("compile-growth", message, "warning" if comp.growth != "superlinear" else "error",
+        out.append(Finding("compile-growth", message, "error" if comp.growth == "superlinear" and comp.settled is not False else "warning",
                            top.location if top else None, name=comp.growth, fix=fix,
                            details={"exponent": comp.exponent, "superlinear": comp.growth == "superlinear",
                                     "equations_exponent": eqns.exponent if eqns else None}))

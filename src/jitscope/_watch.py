@@ -24,6 +24,8 @@ from .analyze.tracer_errors import explain_program_error
 from .collect import dispatch, monitoring
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
+from .collect.stall import Stall, StallWatchdog
+from .collect.stall import stall_line as stall_line
 from .collect.trace_probe import TraceProbe
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
@@ -49,16 +51,23 @@ class WatchSession:
         program: what was watched, for the result.
         findings: analyse each trace and compile for runtime findings (JWxxx, ``result.findings``).
         slow_compile: seconds over which a compile is reported as slow (JW402).
+        stall_after: report a trace, lowering or compile still running after this many seconds, and
+            again each time its running time doubles (``result.stalls``; ``on_stall`` gets each one as
+            it happens, on the watchdog's thread). None: no watchdog.
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: Iterable[Callable[[CompileEvent], None]] = (), seed_from_active: bool = False,
                  max_compiles: int | None = None, fail_on_recompile: bool = False, program: str = "",
-                 findings: bool = True, slow_compile: float = SLOW_COMPILE_SECONDS) -> None:
+                 findings: bool = True, slow_compile: float = SLOW_COMPILE_SECONDS,
+                 stall_after: float | None = None, on_stall: Callable[[Stall], None] | None = None) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
         if not slow_compile >= 0:
             raise UsageError(f"slow_compile must be >= 0 seconds, got {slow_compile}")
+        if stall_after is not None and not stall_after > 0:
+            raise UsageError(f"stall_after must be > 0 seconds, got {stall_after}")
+        self.watchdog = StallWatchdog(stall_after, on_stall) if stall_after is not None else None
         self.analyzer = RuntimeAnalyzer(slow_compile) if findings else None
         self._probe = TraceProbe() if findings else None
         self._dispatch = dispatch.DispatchProbe() if findings else None  # JW501: calls off the fast path
@@ -82,6 +91,9 @@ class WatchSession:
             self._probe.install()
         if self._dispatch is not None and self.collector.running:
             self._dispatch.install()
+        if self.watchdog is not None and not self.watchdog.available:
+            self.watchdog.t0 = self.collector._t0
+            self.watchdog.start()
         return self
 
     def stop(self) -> None:
@@ -93,6 +105,8 @@ class WatchSession:
                 self._probe.uninstall()
             if self._dispatch is not None:
                 self._dispatch.uninstall()
+            if self.watchdog is not None:
+                self.watchdog.stop()
 
     @property
     def events(self) -> list[CompileEvent]:
@@ -125,7 +139,7 @@ class WatchSession:
                                                                  c.cache_seconds_saved),
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
             violations=budget_violations(events, self.max_compiles, self.fail_on_recompile),
-            findings=self._findings())
+            findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [])
 
     def _findings(self) -> list:
         if self.analyzer is None:
@@ -143,7 +157,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                   max_compiles: int | None = None, fail_on_recompile: bool = False,
                   listeners: Iterable[Callable[[CompileEvent], None]] = (),
                   dump: str | os.PathLike[str] | None = None, findings: bool = True,
-                  slow_compile: float = SLOW_COMPILE_SECONDS) -> WatchResult:
+                  slow_compile: float = SLOW_COMPILE_SECONDS, stall_after: float | None = None,
+                  on_stall: Callable[[Stall], None] | None = None) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
@@ -152,7 +167,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     called with each compile as it finishes (``jitscope watch --live`` prints from one).
     ``dump``: a directory for each user compile's jaxpr, StableHLO and optimised HLO, with
     ``index.json`` (``result.dump``).
-    ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``.
+    ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``;
+    ``stall_after`` / ``on_stall``: the stall watchdog (``result.stalls``), likewise.
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
@@ -164,7 +180,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
                            fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target, findings=findings,
-                           slow_compile=slow_compile)
+                           slow_compile=slow_compile, stall_after=stall_after, on_stall=on_stall)
     cwd = os.getcwd()
     failure: list[BaseException] = []
     if writer is not None:

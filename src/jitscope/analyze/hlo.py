@@ -21,6 +21,7 @@ _CALLS_RE = re.compile(r"calls=%?([\w.\-]+)")
 _KIND_RE = re.compile(r"kind=(k\w+)")
 _OPERAND_RE = re.compile(r"%?([\w.\-]+)\s*$")
 _MLIR_OP_RE = re.compile(r"(?:^|=\s*|\s)\"?((?:stablehlo|chlo|mhlo|func|sdy|shardy)\.[a-z_]+)\"?")
+_INDEX_COMMENT_RE = re.compile(r"/\*index=\d+\*/")  # in tuples of six or more: "(f32[], /*index=5*/s32[])"
 _IGNORED = {"parameter", "constant", "tuple", "get-tuple-element"}
 
 
@@ -35,6 +36,8 @@ class HloInstruction:
     calls: str = ""
     fusion_kind: str = ""
     root: bool = False
+    args: str = ""  # the raw operand text: a constant's literal, a parameter's index
+    attrs: str = ""  # everything after the operand list: dimensions, slices, metadata, ...
 
 
 @dataclass
@@ -86,6 +89,8 @@ def parse_hlo(text: str) -> dict[str, list[HloInstruction]]:
             continue
         if current is None:
             continue
+        if "/*" in line:
+            line = _INDEX_COMMENT_RE.sub("", line)
         m = _INSTR_RE.match(line)
         if not m:
             continue
@@ -97,13 +102,15 @@ def parse_hlo(text: str) -> dict[str, list[HloInstruction]]:
             if depth == 0:
                 end = i
                 break
-        operands = [m2.group(1) for a in rest[:end].split(",") if (m2 := _OPERAND_RE.search(a.strip()))]
+        args = rest[:end]
+        operands = [m2.group(1) for a in args.split(",") if (m2 := _OPERAND_RE.search(a.strip()))]
         if opcode in ("parameter", "constant", "iota"):  # literal arguments, not operands
             operands = []
         calls = _CALLS_RE.search(rest)
         kind = _KIND_RE.search(rest)
         current.append(HloInstruction(name, opcode, typ, operands,
-                                      calls.group(1) if calls else "", kind.group(1) if kind else "", bool(root)))
+                                      calls.group(1) if calls else "", kind.group(1) if kind else "", bool(root),
+                                      args, rest[end + 1:]))
     return comps
 
 

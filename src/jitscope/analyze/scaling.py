@@ -10,6 +10,11 @@ and a word for the growth. Exponent bands (documented in docs/scale.md):
 ``k <= 1.2``   ``linear``
 ``k > 1.2``    ``superlinear``
 =============  ===============
+
+Each exponent comes with a 95% interval (Student's t on the fit's residuals, from three points on):
+``settled`` says whether the whole interval lies in one band. A fit whose interval spans two bands
+names both (``growth_range``), so two identical runs never disagree about a class they could not tell
+apart.
 """
 
 from __future__ import annotations
@@ -32,6 +37,17 @@ class GrowthFit(Record):
     r2: float | None = None
     growth: str = "unknown"  # flat | sublinear | linear | superlinear | unknown
     points: int = 0
+    exponent_low: float | None = None  # 95% interval of the exponent (None with fewer than 3 points)
+    exponent_high: float | None = None
+    settled: bool | None = None  # the interval lies in one growth band (None without an interval)
+
+    @property
+    def growth_range(self) -> str:
+        """The band, or the bands the interval spans ("sublinear to linear") when it is not settled."""
+        if self.settled is not False or self.exponent_low is None or self.exponent_high is None:
+            return self.growth
+        low, high = growth_word(self.exponent_low), growth_word(self.exponent_high)
+        return low if low == high else f"{low} to {high}"
 
     def predict(self, n: float) -> float | None:
         """The fitted value at size ``n`` (None without a fit)."""
@@ -51,6 +67,19 @@ def growth_word(exponent: float | None) -> str:
     if exponent <= LINEAR_MAX:
         return "linear"
     return "superlinear"
+
+
+# Two-sided 97.5% quantiles of Student's t by degrees of freedom (1-10), 1.96 beyond.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def t_quantile(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (for a 95% interval)."""
+    if df < 1:
+        raise ValueError("df must be at least 1")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    return 1.96 + 2.4 / df  # within 1% of the exact value from df 11 on
 
 
 def fit_growth(metric: str, sizes: list[float], values: list[float | None]) -> GrowthFit:
@@ -73,4 +102,9 @@ def fit_growth(metric: str, sizes: list[float], values: list[float | None]) -> G
     fit.coefficient = math.exp(b)
     fit.r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else 1.0
     fit.growth = growth_word(k)
+    df = len(pts) - 2
+    if df >= 1:
+        half = t_quantile(df) * math.sqrt(ss_res / df / sxx)
+        fit.exponent_low, fit.exponent_high = k - half, k + half
+        fit.settled = growth_word(k - half) == growth_word(k + half)
     return fit

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ._outputs import Inputs, guard_outputs, try_write
@@ -95,3 +99,32 @@ def seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
     return value
+
+
+def add_progress_option(p: argparse.ArgumentParser) -> None:
+    """``--no-progress``: no progress line on stderr (it is shown only when stderr is a terminal)."""
+    p.add_argument("--no-progress", action="store_true", help="no progress line on stderr (shown only on a terminal)")
+
+
+@contextlib.contextmanager
+def progress(args: argparse.Namespace, command: str) -> Iterator[None]:
+    """Show what ``command`` is doing (``_progress.stage`` announcements) on a terminal's stderr.
+
+    A transient rich status line: "jitscope inspect: timing the compiled run (2.1 s)". Nothing when
+    stderr is not a terminal (a pipe, a CI log) or with ``--no-progress``, so captured output is unchanged.
+    """
+    from .._progress import listening
+
+    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    t0 = time.perf_counter()
+    with Console(file=sys.stderr).status(f"jitscope {command}: starting") as status:
+
+        def show(stage: str) -> None:
+            status.update(f"jitscope {command}: {stage} ({time.perf_counter() - t0:.1f} s)")
+
+        with listening(show):
+            yield

@@ -12,7 +12,16 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from ._common import add_call_options, add_json_option, check_outputs, count, save_outputs, seconds
+from ._common import (
+    add_call_options,
+    add_json_option,
+    add_progress_option,
+    check_outputs,
+    count,
+    progress,
+    save_outputs,
+    seconds,
+)
 from ._outputs import module_file
 
 
@@ -30,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "jit(outer), jit(both) by rebinding it while measuring")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=MOD:FN",
                    help="an extra variant, called as is (a jax.jit object counts as jitted); repeatable")
+    p.add_argument("--effort", action="store_true",
+                   help="add jit(TARGET) once per compile-effort setting this JAX has (jax_optimization_level "
+                        "O0-O3, jax_exec_time_optimization_effort -1/+1): compile time, steady time, break-even")
     p.add_argument("--reference", metavar="NAME", help="variant to compare outputs and speedups against "
                    "(default: the first eager variant)")
     p.add_argument("--calls", type=count(1), metavar="N", help="workload length for the recommendation "
@@ -41,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="skip the ahead-of-time trace/lower/compile split (saves one compile per jitted variant)")
     add_call_options(p)
     add_json_option(p)
+    add_progress_option(p)
     p.set_defaults(func=run)
 
 
@@ -55,16 +68,17 @@ def run(args: argparse.Namespace) -> int:
                          "the --args-from module": [module_file(args.args_from)]})  # before measuring
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
-    variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names)
+    variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names, effort=args.effort)
     if all(v.fn is None for v in variants):
         raise UsageError(problems[0])
     names = [v.name for v in variants]
     if args.reference is not None and args.reference not in names:
         raise UsageError(f"--reference '{args.reference}' is not a variant (variants: {', '.join(names)})")
-    result, _ = run_compare(variants, call_args, call_kwargs, calls=args.calls, budget_s=args.budget,
-                            min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
-                            title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
-                            keep_partial_on_interrupt=True)
+    with progress(args, "compare"):
+        result, _ = run_compare(variants, call_args, call_kwargs, calls=args.calls, budget_s=args.budget,
+                                min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
+                                title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
+                                keep_partial_on_interrupt=True)
     show(result)  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)

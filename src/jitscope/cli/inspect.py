@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_call_options, add_json_option, check_outputs, save_outputs, seconds
+from ._common import (
+    add_call_options,
+    add_json_option,
+    add_progress_option,
+    check_outputs,
+    progress,
+    save_outputs,
+    seconds,
+)
 from ._outputs import module_file
 
 
@@ -18,10 +26,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. mypkg.model:loss or path/to/file.py:f")
     add_call_options(p)
     add_json_option(p)
+    add_progress_option(p)
     p.add_argument("--dump", metavar="DIR", help="write 01_jaxpr.txt, 02_stablehlo.mlir, 03_hlo.before.txt, "
                                                  "04_hlo.after.txt, 05_fusions.dot (+ .svg with graphviz)")
+    p.add_argument("--pprof", metavar="PATH", help="write a gzipped pprof profile of the compile cost per source "
+                                                   "line (equations, HLO ops, estimated compile time per call stack)")
     p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
+    p.add_argument("--eager-budget", type=seconds, default=3.0, metavar="SECONDS",
+                   help="stop the eager run (numerics) after this long; default 3")
     p.add_argument("--budget", type=seconds, default=0.3, metavar="SECONDS",
                    help="time spent sampling the steady-state run (default 0.3)")
     p.set_defaults(func=run)
@@ -34,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ..targets import build_call, parse_static, resolve_target
 
     inputs = {"the inspected module": [module_file(args.target)], "the --args-from module": [module_file(args.args_from)]}
-    check_outputs(args, inputs, **{"dump/": args.dump})  # fail before measuring, not after
+    check_outputs(args, inputs, **{"dump/": args.dump, "pprof": args.pprof})  # fail before measuring, not after
     if args.dump:
         from pathlib import Path
 
@@ -47,11 +60,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"'{args.target}' is a {type(target.obj).__name__}, not a function")
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
     static_names = tuple(parse_static(args.static))
-    result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
-                              numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
-                              target=args.target, keep_partial_on_interrupt=True, **call_kwargs)
+    with progress(args, "inspect"):
+        result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
+                                  numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
+                                  target=args.target, keep_partial_on_interrupt=True,
+                                  eager_budget_s=args.eager_budget, **call_kwargs)
     show(result)
     save_outputs(result, args)
+    if args.pprof:
+        from ..render.pprof import write_pprof
+
+        write_pprof(result, args.pprof)
     if result.status == "interrupted":
         print("jitscope: interrupted; what was measured before it is shown and saved", file=sys.stderr)
         return 130

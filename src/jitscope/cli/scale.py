@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_json_option, check_outputs, count, save_outputs, seconds
+from ._common import add_json_option, add_progress_option, check_outputs, count, progress, save_outputs, seconds
 from ._outputs import module_file
 
 
@@ -29,12 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "compile growth.")
     p.add_argument("target", metavar="MODULE:FACTORY", help="make(n) returning (fn, args) or (fn, args, kwargs)")
     p.add_argument("--sizes", default="100,200,400,800,1600", help="comma-separated sizes (default 100,...,1600)")
-    p.add_argument("--repeats", type=count(1), default=1, help="cold compiles per size; the minimum is used (default 1)")
+    p.add_argument("--repeats", type=count(1), default=None,
+                   help="cold compiles per size; the minimum is used (default: 2, then more, up to 5, while the "
+                        "compile-time growth class is unsettled)")
     p.add_argument("--no-run", action="store_true", help="do not time the compiled function's run")
     p.add_argument("--budget", type=seconds, default=0.1, metavar="SECONDS",
                    help="time spent sampling each size's steady run (default 0.1)")
     p.add_argument("--plot", metavar="PREFIX", help="write a log-log plot to PREFIX.png and PREFIX.svg (matplotlib)")
     add_json_option(p)
+    add_progress_option(p)
     p.set_defaults(func=run)
 
 
@@ -52,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
 
         _pyplot()  # fail before measuring when matplotlib is missing
     make = resolve_callable(args.target)
-    result = _scale.scale(make, sizes, repeats=args.repeats, run=not args.no_run, budget_s=args.budget,
-                          target=args.target, keep_partial_on_interrupt=True)
+    with progress(args, "scale"):
+        result = _scale.scale(make, sizes, repeats=args.repeats, run=not args.no_run, budget_s=args.budget,
+                              target=args.target, keep_partial_on_interrupt=True)
     plot_error = None
     if args.plot:
         from ..render.plot import plot_scale

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
 from ._common import add_json_option, check_outputs, count, save_outputs, seconds, write_output
@@ -38,6 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "captured constants, unrolled loops, slow compiles: `jitscope rules --runtime`)")
     p.add_argument("--live", action="store_true",
                    help="print one line (to stderr) per recompile as it happens, with its reason and call site")
+    p.add_argument("--stall-after", type=seconds, default=None, metavar="SECONDS",
+                   help="name a trace, lowering or compile still running after SECONDS (function, phase, "
+                        f"time so far, your stack), again at each doubling; default off, {LIVE_STALL_AFTER:g} "
+                        "with --live. SIGUSR1 then dumps every thread's stack (faulthandler) to stderr, or "
+                        "beside --events as EVENTS.stacks.txt")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
     p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
                    help="run a module as `python -m MODULE [args...]`")
@@ -72,10 +81,14 @@ def run(args: argparse.Namespace) -> int:
 
         args.dump = check_dump_dir(args.dump)  # a file or an unwritable directory: exit 2 before running
     parent = os.getpid()
-    result = watch_program(target, prog_args, module=is_module, events=args.events, explain=not args.no_explain,
-                           max_compiles=args.max_compiles, fail_on_recompile=args.fail_on_recompile,
-                           listeners=[_print_live] if args.live else (), dump=args.dump,
-                           findings=not args.no_findings, slow_compile=args.slow_compile)
+    stall_after = args.stall_after if args.stall_after is not None else (LIVE_STALL_AFTER if args.live else None)
+    with _stack_dumps(args.events if stall_after is not None else None, enabled=stall_after is not None):
+        result = watch_program(target, prog_args, module=is_module, events=args.events,
+                               explain=not args.no_explain, max_compiles=args.max_compiles,
+                               fail_on_recompile=args.fail_on_recompile,
+                               listeners=[_print_live] if args.live else (), dump=args.dump,
+                               findings=not args.no_findings, slow_compile=args.slow_compile,
+                               stall_after=stall_after, on_stall=_print_stall)
     code = result.exit_code or 0
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events"):
@@ -98,6 +111,39 @@ def run(args: argparse.Namespace) -> int:
                 print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
         return EXIT_BUDGET
     return 0
+
+
+LIVE_STALL_AFTER = 10.0  # seconds: --live turns the stall watchdog on at this threshold
+
+
+def _print_stall(stall) -> None:  # type: ignore[no-untyped-def]
+    from .._watch import stall_line
+
+    print(stall_line(stall), file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _stack_dumps(events: str | None, enabled: bool) -> Iterator[None]:
+    """While the watchdog runs, SIGUSR1 dumps every thread's stack (faulthandler: it works even when the
+    main thread is stuck inside XLA) to ``EVENTS.stacks.txt`` beside the events file, else to stderr."""
+    if not enabled or not hasattr(signal, "SIGUSR1") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    import faulthandler
+
+    out = None
+    try:
+        out = open(f"{events}.stacks.txt", "a", encoding="utf-8") if events else sys.stderr  # noqa: SIM115
+        faulthandler.register(signal.SIGUSR1, file=out, all_threads=True, chain=False)
+    except (OSError, ValueError, RuntimeError, AttributeError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        faulthandler.unregister(signal.SIGUSR1)
+        if out is not None and out is not sys.stderr:
+            out.close()
 
 
 def _print_live(event) -> None:  # type: ignore[no-untyped-def]

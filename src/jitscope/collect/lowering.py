@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._progress import stage
 from ..model import Timing
 from ._errors import error_line
 from .clock import block, measure, persistent_cache_disabled, time_once
@@ -35,6 +36,7 @@ class Stages:
     hlo_before_text: str = ""
     hlo_after_text: str = ""
     cost: dict[str, float] = field(default_factory=dict)
+    lowered_cost: dict[str, float] = field(default_factory=dict)  # XLA's cost model before optimisation
     memory: dict[str, int] = field(default_factory=dict)
     timings: dict[str, Timing] = field(default_factory=dict)
     output: Any = None
@@ -104,7 +106,7 @@ def time_stages(jitted: Any, args: tuple, kwargs: dict) -> TimedStages:
 
 
 def cost_dict(compiled: Any) -> dict[str, float]:
-    """``compiled.cost_analysis()`` as a flat dict of the totals (flops, bytes accessed, ...)."""
+    """``compiled.cost_analysis()`` (or a ``Lowered``'s) as a flat dict of the totals (flops, bytes accessed, ...)."""
     cost = compiled.cost_analysis()
     if isinstance(cost, (list, tuple)):  # older JAX returned one dict per device
         cost = cost[0] if cost else {}
@@ -147,6 +149,7 @@ def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
 def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tuple[str, ...],
                     static_argnums: tuple[int, ...], run: bool, budget_s: float) -> Stages:
     st = Stages()
+    stage("tracing, lowering and compiling")
     ts = time_stages(jit_fresh(fn, static_argnames, static_argnums), args, kwargs)
     st.traced, st.lowered, st.compiled, st.trace_stdout = ts.traced, ts.lowered, ts.compiled, ts.stdout
     st.timings = {stage: Timing.single(seconds) for stage, seconds in ts.seconds.items()}
@@ -161,6 +164,10 @@ def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_ar
     except Exception as e:  # noqa: BLE001 - report and stop, the trace is still useful
         st.errors["lower"] = error_line(e)
         return st
+    try:
+        st.lowered_cost = cost_dict(st.lowered)
+    except Exception:  # noqa: BLE001 - optional: the pessimisation check then relies on the HLO alone
+        st.lowered_cost = {}
     if ts.failed_stage == "compile":
         st.errors["compile"] = error_line(ts.error)
         return st
@@ -174,6 +181,7 @@ def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_ar
     if not run:
         return st
     dyn_args, dyn_kwargs = dynamic_call_args(args, kwargs, static_argnames, static_argnums)
+    stage(f"timing the compiled run (up to {budget_s:g} s)")
     try:
         seconds, st.output = time_once(lambda: st.compiled(*dyn_args, **dyn_kwargs))
         st.timings["first_run"] = Timing.single(seconds)
@@ -194,10 +202,27 @@ def dynamic_call_args(args: tuple, kwargs: dict, static_argnames: tuple[str, ...
     return dyn_args, dyn_kwargs
 
 
-def run_eager(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[Any, float]:
-    """Run ``fn`` op by op (no jit), blocked; return (output, seconds)."""
+class EagerBudgetExceeded(Exception):
+    """The eager run passed its time budget; raised from a compile listener, between two op compiles."""
+
+    def __init__(self, seconds: float, compiles: int) -> None:
+        super().__init__(f"eager run stopped after {seconds:.1f} s ({compiles:,} op compiles so far)")
+        self.seconds, self.compiles = seconds, compiles
+
+
+def run_eager(fn: Callable[..., Any], args: tuple, kwargs: dict,
+              budget_s: float | None = None) -> tuple[Any, float]:
+    """Run ``fn`` op by op (no jit), blocked; return (output, seconds).
+
+    With ``budget_s``, the run stops at the first op compile that ends past the budget (raising
+    ``EagerBudgetExceeded``): an eager run is slow because each distinct op compiles on its own, so
+    the compiles are where it spends its time and where it can stop cleanly.
+    """
     import jax
     import jax.numpy as jnp
+    from jax import monitoring
+
+    from .._jaxcompat import COMPILE_EVENT, unregister_listener
 
     # Python scalars become weakly typed arrays under jit; do the same here so that eager and
     # jit compute in the same dtype (a float64 Python result is not a numerics difference).
@@ -205,7 +230,24 @@ def run_eager(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[Any, f
         lambda v: jnp.asarray(v) if isinstance(v, (int, float, complex)) and not isinstance(v, bool) else v,
         (args, kwargs))
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), jax.disable_jit():
-        t0 = time.perf_counter()
-        out = block(fn(*args, **kwargs))
-        return out, time.perf_counter() - t0
+    stage("running eagerly, op by op, to compare numerics")
+    t0 = time.perf_counter()
+    compiles = [0]
+
+    def deadline(event: str, seconds: float, **kw: Any) -> None:
+        if event == COMPILE_EVENT:
+            compiles[0] += 1
+            if budget_s is not None and time.perf_counter() - t0 > budget_s:
+                raise EagerBudgetExceeded(time.perf_counter() - t0, compiles[0])
+
+    watch = budget_s is not None and hasattr(monitoring, "register_event_duration_secs_listener")
+    if watch:
+        monitoring.register_event_duration_secs_listener(deadline)
+    try:
+        with contextlib.redirect_stdout(buf), jax.disable_jit():
+            t0 = time.perf_counter()
+            out = block(fn(*args, **kwargs))
+            return out, time.perf_counter() - t0
+    finally:
+        if watch:
+            unregister_listener("duration", deadline)

@@ -14,8 +14,12 @@ top of this thread's stack (nested jits traced inside an outer trace fire no eve
 it opens a *pending* record for that call. The lower and compile events that follow carry
 ``jit(<fun_name>)`` and close it. A compile with no trace (a recompile for a new device
 or sharding, where JAX reuses the trace) is joined to the last slow-path call on the
-thread with the same name. Anything else (JAX's own eager-op and ``jnp`` internals) is
-*internal*: counted and timed, never reported as the user's compile.
+thread with the same name. A compile joined to no call is the user's when the program JAX
+lowered for it is built from the user's code (``programs.py``: the backward program of
+``grad(jit(f))``, eager ``lax.cond``/``while_loop``/``scan``; a lowering hook keeps this thread's
+latest program for that); ``jax.pmap``'s own jitted wrapper is seen through to the user's function.
+Anything else (JAX's own eager-op and ``jnp`` internals) is *internal*: counted and timed, never
+reported as the user's compile.
 
 The engine is process-global (JAX's hooks are); collectors subscribe and unsubscribe.
 The hook and the listeners are installed when the first collector starts and removed
@@ -35,8 +39,9 @@ from typing import Any, Protocol
 
 from .. import _jaxcompat as compat
 from ..model import ArgSignature, Location
+from . import programs
 from . import watch_signature as sig
-from .wrappers import library_call
+from .wrappers import LibraryCall, library_call
 
 
 @dataclass
@@ -56,9 +61,12 @@ class RawCompile:
     explanation: str = ""
     traced: bool = False
     transformed: bool = False  # compiled for grad/vmap/... of the jitted function (tracer arguments)
-    transform: str | None = None  # which one: "grad", "vmap", "jvp", ... (from the tracer classes)
+    # which one: "grad", "vmap", "jvp", ... (from the tracer classes); for a program JAX built outside the
+    # call, its role: "backward", "remat", "backward+vmap", ... (programs.py)
+    transform: str | None = None
     bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
+    transform_derived: bool = False  # built by JAX from a jitted function's jaxpr outside its call (programs.py)
     # What probes (``collect/trace_probe.py``) saw of this call, live objects for the analyzers: "fun",
     # "jaxpr", "error", "effects". Never serialised; dropped with the record.
     live: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -100,6 +108,8 @@ class _State(threading.local):
         self.open: RawCompile | None = None
         self.last_call: _Call | None = None  # kept until the next slow-path call on this thread
         self.cache_flag: bool | None = None
+        self.program: tuple[str, Any] | None = None  # (module name, ClosedJaxpr) being lowered now
+        self.role_counts: dict[tuple, int] = {}  # derived programs per (function, role) since its last call
 
 
 _state = _State()
@@ -181,7 +191,7 @@ def _on_exit(call: _Call) -> None:
 def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     fun, args, kwargs = call.fun, call.args, call.kwargs
     static_argnums, static_argnames = tuple(call.static_argnums or ()), tuple(call.static_argnames or ())
-    lib = library_call(fun, args, kwargs)  # equinox.filter_jit: the user's function and arguments
+    lib = library_call(fun, args, kwargs) or _pmap_call(fun, args, kwargs)  # equinox.filter_jit, pmap
     if lib is not None:
         fun, args, kwargs, static_argnums, static_argnames = lib.fun, lib.args, lib.kwargs, (), ()
     raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
@@ -196,16 +206,35 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
         raw.call_site = sig.user_call_site()
         try:
             raw.signature = sig.call_signature(fun, static_argnums, static_argnames, args, kwargs,
-                                               arrays_only=lib is not None)
+                                               arrays_only=lib is not None and lib.arrays_only)
         except Exception:  # an exotic argument must not break the user's program
             raw.signature = None
         raw.explanation = call.explanation
+        # Later programs JAX builds from this jaxpr (grad's backward) name the function jax.jit got:
+        # equinox's wrapper for a filter_jit call, which stands for the user's function here.
+        for jitted in {id(fun): fun, id(call.fun): call.fun}.values():
+            programs.remember(jitted, raw.function, raw.function_id, raw.definition, raw.bindings)
         try:
             raw.transform = sig.transform_kind(call.args, call.kwargs)
             raw.transformed = raw.transform is not None
         except Exception:
             pass
     return raw
+
+
+def _pmap_call(fun: Any, args: tuple, kwargs: dict) -> LibraryCall | None:
+    found = compat.pmap_user_call(fun, args, kwargs)
+    return None if found is None else LibraryCall(found[0], found[1], found[2], arrays_only=False)
+
+
+def _same_module(lowered: str, name: str) -> bool:
+    """``jit(f)`` as monitoring names it is ``jit_f`` where JAX 0.6 lowers it."""
+    return lowered == name or lowered == "".join(c if c.isalnum() else "_" for c in name).rstrip("_")
+
+
+def _on_lowered(module_name: str, closed_jaxpr: Any) -> None:
+    if _subscribers:
+        _state.program = (module_name, closed_jaxpr)
 
 
 def _open_record(raw: RawCompile) -> None:
@@ -258,6 +287,14 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
             else:
                 raw = RawCompile(function=name, module_name=name, user=False)
             _open_record(raw)
+        program, _state.program = _state.program, None
+        if not raw.user and program is not None and _same_module(program[0], name):
+            # No user call traced it: JAX built it from the user's code (a backward program, eager cond).
+            programs.attribute(raw, program[1], _state.role_counts)
+        elif raw.user and not raw.transform_derived:
+            _state.role_counts.clear()
+            if raw.transform == "trace":  # traced under checkpoint's trace, compiled by its remat rule
+                raw.transform = compat.derived_program_role(sys._getframe(1))
         raw.phases[phase] = end - start
         raw.phase_starts[phase] = start
         if phase == "compile":
@@ -318,6 +355,7 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         if len(_subscribers) > 1:
             return
         _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result))
+        _uninstall.append(compat.install_stage_hook(_on_lowered, None))
         for name, cb in (("register_event_time_span_listener", _on_span),
                          ("register_event_listener", _on_event),
                          ("register_event_duration_secs_listener", _on_duration)):
@@ -380,6 +418,7 @@ def unsubscribe(sub: Subscriber) -> None:
                 jax.config.update("jax_explain_cache_misses", False)
         _state.open = None
         _state.last_call = None
+        _state.program = None
 
 
 def now() -> float:

@@ -149,8 +149,11 @@ def _reopen_closed_streams(saved_out: object, saved_err: object) -> None:
 
 def _print_exception(e: BaseException) -> None:
     e.__traceback__ = _trim(e.__traceback__)
-    traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
-    sys.stderr.flush()
+    # stderr may be a pipe its reader closed (``jitscope watch prog.py 2>&1 | head``): the traceback is
+    # lost, as with plain python, but the run's outputs must still be written.
+    with contextlib.suppress(OSError, ValueError):
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+        sys.stderr.flush()
 
 
 def _exit_code(e: SystemExit) -> int:

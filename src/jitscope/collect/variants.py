@@ -23,6 +23,7 @@ from typing import Any
 
 from .._jaxcompat import COMPILE_EVENT
 from .._jaxcompat import unwrap_jit as _jit_parts
+from .._progress import stage
 from .._serde import Record
 from ..model import Timing
 from ._errors import error_line
@@ -97,6 +98,9 @@ class Variant:
     check_output: bool = True
     error: str | None = None
     inner_calls: list[int] | None = None  # counter shared with a rebound inner function
+    # JAX settings (``jax.config`` names -> values) in force while this variant is measured: its
+    # compiles happen under them (``effort_variants``). Restored afterwards.
+    config: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_jitted(self) -> bool:
@@ -164,8 +168,69 @@ def rebind(bindings: list[Binding]) -> Iterator[None]:
                 setattr(b.namespace, b.name, old)
 
 
+@contextlib.contextmanager
+def jax_settings(config: dict[str, Any]) -> Iterator[None]:
+    """Apply ``jax.config`` settings for the duration of the block; always restore the old values."""
+    import jax
+
+    saved: list[tuple[str, Any]] = []
+    try:
+        for name, value in config.items():
+            saved.append((name, getattr(jax.config, name)))
+            jax.config.update(name, value)
+        yield
+    finally:
+        for name, old in reversed(saved):
+            jax.config.update(name, old)
+
+
+def effort_settings() -> list[tuple[str, dict[str, Any]]]:
+    """The compile-effort settings the installed JAX has, as (label, ``jax.config`` settings).
+
+    ``jax_optimization_level`` (XLA's optimisation level, O0-O3) and
+    ``jax_exec_time_optimization_effort`` (-1: compile faster, +1: optimise the program harder),
+    each where this JAX defines it (feature-detected; older releases have neither).
+    """
+    import jax
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    if hasattr(jax.config, "jax_optimization_level"):
+        out += [(f"opt {level}", {"jax_optimization_level": level}) for level in ("O0", "O1", "O2", "O3")]
+    if hasattr(jax.config, "jax_exec_time_optimization_effort"):
+        out += [(f"effort {e:+g}", {"jax_exec_time_optimization_effort": e}) for e in (-1.0, 1.0)]
+    return out
+
+
+def effort_variants(fn: Any, static_argnames: tuple[str, ...] | list[str] = ()) -> list[Variant]:
+    """``jax.jit`` of ``fn`` once per compile-effort setting (``effort_settings``), named ``jit [opt O1]``."""
+    return [Variant(f"jit [{label}]", jit_like(fn, static_argnames), True,
+                    "jax.jit compiled with " + ", ".join(f"{k}={v}" for k, v in config.items()), config=config)
+            for label, config in effort_settings()]
+
+
 def _label(fn: Any) -> str:
     return getattr(plain_function(fn), "__name__", None) or type(fn).__name__
+
+
+def _rebinder(outer: Callable[..., Any], inner_module: ModuleType | dict,
+              inner_name: str) -> tuple[Any, Any, Any, Callable[[Any], list[Binding]]]:
+    """``(outer_fn, original inner, inner_fn, bound)`` where ``bound(value)`` rebinds the inner name
+    in its module and in ``outer``'s own globals when they hold the same object."""
+    outer_fn = plain_function(outer)
+    ns_get = inner_module.get if isinstance(inner_module, dict) else functools.partial(getattr, inner_module)
+    original = ns_get(inner_name, None)
+    if original is None:
+        raise KeyError(inner_name)
+    namespaces: list[Any] = [inner_module]
+    outer_globals = getattr(outer_fn, "__globals__", None)
+    inner_globals = inner_module if isinstance(inner_module, dict) else vars(inner_module)
+    if outer_globals is not None and outer_globals is not inner_globals and outer_globals.get(inner_name) is original:
+        namespaces.append(outer_globals)
+
+    def bound(value: Any) -> list[Binding]:
+        return [Binding(ns, inner_name, value) for ns in namespaces]
+
+    return outer_fn, original, plain_function(original), bound
 
 
 def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, inner_name: str,
@@ -179,21 +244,8 @@ def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, i
     static arguments (``static_argnums``/``static_argnames`` of the source's ``jax.jit``) plus
     ``static_argnames``.
     """
-    outer_fn = plain_function(outer)
-    ns_get = inner_module.get if isinstance(inner_module, dict) else functools.partial(getattr, inner_module)
-    original = ns_get(inner_name, None)
-    if original is None:
-        raise KeyError(inner_name)
-    inner_fn = plain_function(original)
+    outer_fn, original, inner_fn, bound = _rebinder(outer, inner_module, inner_name)
     f, g = _label(inner_fn), _label(outer_fn)
-    namespaces: list[Any] = [inner_module]
-    outer_globals = getattr(outer_fn, "__globals__", None)
-    inner_globals = inner_module if isinstance(inner_module, dict) else vars(inner_module)
-    if outer_globals is not None and outer_globals is not inner_globals and outer_globals.get(inner_name) is original:
-        namespaces.append(outer_globals)
-
-    def bound(value: Any) -> list[Binding]:
-        return [Binding(ns, inner_name, value) for ns in namespaces]
 
     def counted(fn: Callable[..., Any], counter: list[int]) -> Callable[..., Any]:
         @functools.wraps(inner_fn)
@@ -214,6 +266,28 @@ def scope_variants(outer: Callable[..., Any], inner_module: ModuleType | dict, i
                 f"jax.jit({g}) calling jax.jit({f}): the inner jit is inlined",
                 bound(counted(jit_like(original), both_calls)), inner_calls=both_calls),
     ]
+
+
+def barrier_variant(outer: Callable[..., Any], inner_module: ModuleType | dict, inner_name: str,
+                    static_argnames: tuple[str, ...] = ()) -> Variant:
+    """``jax.jit(outer)`` with every result of the inner function behind ``lax.optimization_barrier``.
+
+    The same program as writing ``state = jax.lax.optimization_barrier(inner(state))`` at each call
+    site: XLA may not fuse across the barrier, so each call's result is materialised once instead of
+    being recomputed inside every consumer fusion.
+    """
+    import jax
+
+    outer_fn, _, inner_fn, bound = _rebinder(outer, inner_module, inner_name)
+    f, g = _label(inner_fn), _label(outer_fn)
+
+    @functools.wraps(inner_fn)
+    def behind_barrier(*a: Any, **k: Any) -> Any:
+        return jax.lax.optimization_barrier(inner_fn(*a, **k))
+
+    return Variant(f"jit({g}) + barrier", jit_like(outer, static_argnames), True,
+                   f"jax.jit({g}) with each {f}(...) result behind lax.optimization_barrier",
+                   bound(behind_barrier))
 
 
 class CompileCounter:
@@ -240,9 +314,10 @@ class CompileCounter:
         unregister_listener("duration", self)
 
 
-def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
+def aot_phases(fn: Any, args: tuple, kwargs: dict, keep: dict[str, Any] | None = None) -> dict[str, float]:
     """Seconds for ``fn.trace(*args, **kwargs)``, ``.lower()`` and ``.compile()`` (cold caches: the
-    in-memory ones cleared, the persistent one off)."""
+    in-memory ones cleared, the persistent one off). ``keep`` receives the ``lowered`` and
+    ``compiled`` objects (for an analysis of the program that was timed)."""
     import jax
 
     jax.clear_caches()
@@ -250,6 +325,8 @@ def aot_phases(fn: Any, args: tuple, kwargs: dict) -> dict[str, float]:
         ts = time_stages(fn, args, kwargs)
     if ts.error is not None:
         raise ts.error
+    if keep is not None:
+        keep["lowered"], keep["compiled"] = ts.lowered, ts.compiled
     return ts.seconds
 
 
@@ -266,8 +343,11 @@ def describe_output(out: Any) -> str:
 
 
 def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float = 0.5,
-                    min_samples: int = 5, phases: bool = True) -> tuple[VariantResult, Any]:
+                    min_samples: int = 5, phases: bool = True,
+                    keep: dict[str, Any] | None = None) -> tuple[VariantResult, Any]:
     """Measure one variant from a cold cache; return its record and its first output (None on error).
+
+    With ``phases``, ``keep`` receives the ``lowered`` and ``compiled`` program of a jitted variant.
 
     The persistent compilation cache is off for the whole measurement (``persistent_cache_disabled``):
     otherwise the AOT compile would write the executable to disk and the "first call" would load it.
@@ -279,10 +359,11 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
         res.error, res.error_stage = variant.error or "no function", "resolve"
         return res, None
     fn = variant.fn
-    with rebind(variant.bindings), persistent_cache_disabled():
+    stage(f"measuring {variant.name}")
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
         if phases and res.jitted and is_jit_object(fn):
             try:
-                res.phases = aot_phases(fn, args, kwargs)
+                res.phases = aot_phases(fn, args, kwargs, keep)
             except Exception as e:  # the first call below reports the real failure, if any
                 res.notes.append(f"trace/lower/compile split unavailable: {error_line(e)}")
         jax.clear_caches()
@@ -322,6 +403,6 @@ def replicate_steady(variant: Variant, args: tuple, kwargs: dict, *, budget_s: f
     fn = variant.fn
     if fn is None:
         raise ValueError(f"variant {variant.name} has no function")
-    with rebind(variant.bindings), persistent_cache_disabled():
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
         return measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
                        max_samples=max(MAX_SAMPLES, min_samples), warmup=1)

@@ -113,8 +113,15 @@ def transform_kind(args: tuple, kwargs: dict[str, Any]) -> str | None:
 
     from .._jaxcompat import transform_name
 
-    kinds = {transform_name(leaf) for leaf in jax.tree_util.tree_leaves((args, kwargs))
-             if isinstance(leaf, jax.core.Tracer)}
+    kinds: set[str] = set()
+    for leaf in jax.tree_util.tree_leaves((args, kwargs)):
+        # Nested transformations (``vmap(grad(f))``): a tracer's primal or batched value is the outer
+        # transformation's tracer.
+        for _ in range(8):
+            if not isinstance(leaf, jax.core.Tracer):
+                break
+            kinds.add(transform_name(leaf))
+            leaf = getattr(leaf, "primal", None) if hasattr(leaf, "primal") else getattr(leaf, "val", None)
     return "+".join(sorted(kinds)) or None
 
 

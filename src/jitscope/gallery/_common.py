@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .._format import faster_by as faster_by
 from .._format import fmt_seconds
-from ..analyze.compare import BreakEven
+from ..analyze.compare import MIN_EFFECT, BreakEven, median_interval
 from ..results.compare import CompareResult, VariantResult
 
 
@@ -49,6 +49,28 @@ def fastest(r: CompareResult, names: list[str] | None = None) -> VariantResult:
     if not cands:
         raise RuntimeError("no variant was measured")
     return min(cands, key=lambda v: v.steady.median)  # type: ignore[union-attr,return-value]
+
+
+def leaders(r: CompareResult, names: list[str] | None = None) -> list[str]:
+    """The fastest variant and every variant within noise of it, fastest first: its steady median's 95%
+    interval reaches the fastest one's (``analyze.compare.median_interval``), or its median is less
+    than ``MIN_EFFECT`` (10%) slower, the rule compare's verdicts use. A lesson names them all instead
+    of crowning a winner that a rerun could change."""
+    best = fastest(r, names)
+    _, best_high = median_interval(best.steady.samples)  # type: ignore[union-attr]
+    best_median = best.steady.median  # type: ignore[union-attr]
+    tied = [v for v in r.variants if v.ok and v is not best and (names is None or v.name in names)
+            and (median_interval(v.steady.samples)[0] <= best_high  # type: ignore[union-attr]
+                 or v.steady.median < MIN_EFFECT * best_median)]  # type: ignore[union-attr,operator]
+    return [best.name] + [v.name for v in sorted(tied, key=lambda v: v.steady.median)]  # type: ignore[union-attr]
+
+
+def leaders_phrase(names: list[str], what: str = "fastest") -> str:
+    """ "jit(g) is fastest" or "jit(g) and jit(both) are fastest (within noise of each other)". """
+    if len(names) == 1:
+        return f"{names[0]} is {what}"
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"{listed} are {what} (within noise of each other)"
 
 
 def pair(r: CompareResult, a: str, b: str) -> BreakEven | None:

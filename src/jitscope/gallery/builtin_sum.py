@@ -58,7 +58,8 @@ def make_jnp(n: int) -> tuple[Callable[[Any], Any], tuple]:
     return make_integrands(n)[1], (1.0,)
 
 
-def measure_rows(ns: list[int], eager_budget_s: float = 0.05) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def measure_rows(ns: list[int], eager_budget_s: float = 0.05,
+                 repeats: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """``jitscope.scale`` of both versions over ``ns`` plus the unjitted builtin-sum per-call time.
 
     Returns one row per N (equations as ``scale`` counts them, time to jit = trace + lower +
@@ -66,8 +67,8 @@ def measure_rows(ns: list[int], eager_budget_s: float = 0.05) -> tuple[list[dict
     """
     from .._scale import scale
 
-    scales = {"builtin": scale(make_builtin, ns, run=False, target=f"{__name__}:make_builtin"),
-              "jnp": scale(make_jnp, ns, run=False, target=f"{__name__}:make_jnp")}
+    scales = {"builtin": scale(make_builtin, ns, repeats=repeats, run=False, target=f"{__name__}:make_builtin"),
+              "jnp": scale(make_jnp, ns, repeats=repeats, run=False, target=f"{__name__}:make_jnp")}
     for res in scales.values():
         failed = [p for p in res.points if p.error]
         if failed:
@@ -85,10 +86,18 @@ def measure_rows(ns: list[int], eager_budget_s: float = 0.05) -> tuple[list[dict
     return rows, scales
 
 
+def _interval(fit: Any) -> str:
+    """", 95% interval 1.10-1.40: superlinear" (or the bands it spans); "" with too few sizes."""
+    if fit.exponent_low is None or fit.exponent_high is None:
+        return ""
+    return f", 95% interval {fit.exponent_low:.2f}-{fit.exponent_high:.2f}: {fit.growth_range}"
+
+
 def run(quick: bool = False) -> CaseStudy:
     """Measure every N; the lesson quotes the growth exponents and the largest N's times."""
     t0 = time.perf_counter()
-    rows, scales = measure_rows(grid_sizes(quick), 0.02 if quick else 0.05)
+    # --quick: one cold compile per size; the full demo lets scale repeat until the growth class settles.
+    rows, scales = measure_rows(grid_sizes(quick), 0.02 if quick else 0.05, repeats=1 if quick else None)
     ns = [r["n"] for r in rows]
     exp = {"eqns_builtin": scales["builtin"].fit("equations").exponent,  # type: ignore[union-attr]
            "eqns_jnp": scales["jnp"].fit("equations").exponent}  # type: ignore[union-attr]
@@ -97,7 +106,8 @@ def run(quick: bool = False) -> CaseStudy:
     # The fixed cost of any compile (~tens of ms) flattens the raw fit; the time beyond jnp.sum's
     # is what the unrolling adds.
     excess = [max(r["jit_builtin_s"] - r["jit_jnp_s"], 0.0) for r in rows]
-    exp["excess"] = fit_growth("excess", ns, excess).exponent
+    excess_fit = fit_growth("excess", ns, excess)
+    exp["excess"] = excess_fit.exponent
     last = rows[-1]
     ratio = last["jit_builtin_s"] / last["jit_jnp_s"]
 
@@ -107,12 +117,14 @@ def run(quick: bool = False) -> CaseStudy:
     lesson = (f"builtin sum unrolls: its jaxpr grows as N^{e('eqns_builtin')} ({last['eqns_builtin']:,} equations at "
               f"N={last['n']:,}) and its time to jit as N^{e('jit_builtin_s')} ({fmt_seconds(last['jit_builtin_s'])}, "
               f"{fmt_ratio(ratio)} jnp.sum's {fmt_seconds(last['jit_jnp_s'])}; the time beyond jnp.sum's grows as "
-              f"N^{e('excess')}); jnp.sum stays at "
+              f"N^{e('excess')}{_interval(excess_fit)}); jnp.sum stays at "
               f"{last['eqns_jnp']} equations (N^{e('eqns_jnp')}); unjitted builtin sum takes "
               f"{fmt_seconds(last['eager_builtin_s'])} per call (seed: 5.2 s to jit vs 0.02 s at N=1600).")
     facts = {"n": ns, "exponent_eqns_builtin": exp["eqns_builtin"], "exponent_eqns_jnp": exp["eqns_jnp"],
              "exponent_jit_builtin": exp["jit_builtin_s"], "exponent_jit_jnp": exp["jit_jnp_s"],
-             "exponent_jit_excess": exp["excess"], "largest_n": last["n"], "jit_ratio_at_largest_n": ratio}
+             "exponent_jit_excess": exp["excess"],
+             "exponent_jit_excess_interval": [excess_fit.exponent_low, excess_fit.exponent_high],
+             "exponent_jit_excess_growth": excess_fit.growth_range, "largest_n": last["n"], "jit_ratio_at_largest_n": ratio}
     columns = [Column("n", "N", "int"), Column("eqns_builtin", "jaxpr eqns (sum)", "int"),
                Column("eqns_jnp", "jaxpr eqns (jnp.sum)", "int"),
                Column("jit_builtin_s", "time to jit (sum)", "s"), Column("jit_jnp_s", "time to jit (jnp.sum)", "s"),

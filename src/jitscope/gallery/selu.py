@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from ..results.demo import CaseStudy
-from ._common import budget, faster_by, fastest, payback, steady
+from ._common import budget, faster_by, leaders, payback, steady
 
 NAME = "selu"
 TITLE = "SELU: eager vs jit"
@@ -50,9 +50,11 @@ def run(quick: bool = False) -> CaseStudy:
     r = compare({"eager": selu, "jit(selu)": jax.jit(selu)}, (x,), budget_s=b.budget_s,
                 min_samples=b.min_samples, reference="eager", title=f"SELU on {n:,} normal samples")
     speedup = steady(r, "eager") / steady(r, "jit(selu)")
-    best = fastest(r).name
-    lesson = (f"{best} wins: jit(selu) runs {faster_by(speedup)} than eager on {n:,} samples "
+    top = leaders(r)
+    best = top[0]
+    head = f"{best} wins" if len(top) == 1 else "eager and jit(selu) are within noise of each other"
+    lesson = (f"{head}: jit(selu) runs {faster_by(speedup)} than eager on {n:,} samples "
               f"(seed: 'several times'); {payback(r, 'jit(selu)', 'eager')}.")
     return CaseStudy(NAME, TITLE, SEED, PUBLISHED, lesson, compare=r,
-                     facts={"n": n, "speedup_jit_vs_eager": speedup, "fastest": best},
+                     facts={"n": n, "speedup_jit_vs_eager": speedup, "fastest": best, "within_noise_of_fastest": top[1:]},
                      seconds=time.perf_counter() - t0)

@@ -36,6 +36,17 @@ NESTED = "<enclosing traced function>"
 NOT_ARRAY_METHODS = frozenset({"item", "tolist", "__array__", "values", "keys", "items", "index", "count",
                                 "get_shape", "__len__"})
 TRACED_BUILTINS = frozenset({"abs", "pow", "round", "divmod", "sum", "max", "min"})
+# Methods whose result is an array when the receiver is one: jax.Array's methods, the `.at[i]`
+# updates, and the lookups of a dict pytree of arrays. Any other method of a traced value is a
+# method of a pytree object (brax's `sys.qd_size()`, a dataclass's helper) and may well return a
+# Python value computed from static fields, so its result is not assumed traced.
+ARRAY_METHODS = frozenset({
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "byteswap", "choose", "clip",
+    "compress", "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "flatten", "max", "mean",
+    "min", "nonzero", "prod", "ptp", "ravel", "repeat", "reshape", "round", "searchsorted", "sort", "squeeze",
+    "std", "sum", "swapaxes", "take", "trace", "transpose", "var", "view",
+    "set", "add", "multiply", "mul", "divide", "power", "apply", "get", "pop",  # x.at[i].set(v), d.get(k)
+})
 
 
 @dataclass
@@ -198,6 +209,8 @@ class Context:
         if t is ast.Compare:
             if any(type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops):  # type: ignore[attr-defined]
                 return False
+            if any(self._sentinel(c) for c in (node.left, *node.comparators)):  # type: ignore[attr-defined]
+                return False  # `state == sentinel`: an array compared with an object() is a Python False
             return self.is_traced(node.left) or any(self.is_traced(c) for c in node.comparators)  # type: ignore[attr-defined]
         if t is ast.BoolOp:
             return any(self.is_traced(v) for v in node.values)  # type: ignore[attr-defined]
@@ -211,6 +224,14 @@ class Context:
             return self.is_traced(node.value)  # type: ignore[attr-defined]
         return False
 
+    def _sentinel(self, node: ast.AST) -> bool:
+        """A module-level ``object()`` sentinel (or an imported name called ``sentinel``/``_MISSING``)."""
+        if type(node) is not ast.Name or self._local_frame(node.id) is not None:  # type: ignore[attr-defined]
+            return False
+        name = node.id  # type: ignore[attr-defined]
+        return name in self.info.sentinels or name.lower().strip("_") in ("sentinel", "missing", "notset", "unset") \
+            or (name in self.info.aliases and "sentinel" in name.lower())
+
     def _call_traced(self, node: ast.Call) -> bool:
         func = node.func
         q = self.resolve(func)
@@ -221,7 +242,8 @@ class Context:
                 return True
             if q in TRACED_BUILTINS:
                 return any(self.is_traced(a) for a in node.args)
-        if isinstance(func, ast.Attribute) and func.attr not in NOT_ARRAY_METHODS:
+        if isinstance(func, ast.Attribute) and (func.attr in ARRAY_METHODS or (
+                func.attr.startswith("__") and func.attr not in NOT_ARRAY_METHODS)):
             return self.is_traced(func.value)
         return False
 

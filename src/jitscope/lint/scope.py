@@ -10,6 +10,7 @@ module-level names are bound (arrays, mutable containers, names reassigned later
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 
 from .astutil import children
@@ -93,9 +94,16 @@ class ModuleInfo:
     module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
     callees: dict[int, str | None] = field(default_factory=dict)  # id(call.func) -> resolve(call.func)
     module_bind_lines: dict[str, list[int]] = field(default_factory=dict)  # module-level bindings, in order
+    module_bind_values: dict[str, list[str]] = field(default_factory=dict)  # the value of each, normalised
+    module_loads: dict[str, list[int]] = field(default_factory=dict)  # lines reading a name in module-level code
+    module_def_lines: dict[str, list[int]] = field(default_factory=dict)  # lines of module-level `def name`
     module_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, f) of module-level `f(...)` calls
     # names called inside some function, or in a module-level loop: not run just once per process
     called_repeatedly: set[str] = field(default_factory=set)
+    array_sizes: dict[str, int | None] = field(default_factory=dict)  # module-level array -> elements, if literal
+    sentinels: set[str] = field(default_factory=set)  # module-level names bound to a fresh `object()`
+    # `X = partial(F, a, k=v)` anywhere: X -> (F, number of bound positionals, bound keywords)
+    partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -188,6 +196,13 @@ class ModuleInfo:
             info._module_stmt(stmt)
         for d in defs:
             info._def(d)
+        for a in assigns:
+            v = a.value
+            if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(v) is ast.Call and v.args \
+                    and type(v.args[0]) is ast.Name and info.resolve(v.func) in ("functools.partial", "partial") \
+                    and not any(type(x) is ast.Starred for x in v.args) and all(k.arg for k in v.keywords):
+                info.partial_binds[a.targets[0].id] = (v.args[0].id, len(v.args) - 1,
+                                                       tuple(k.arg for k in v.keywords))  # type: ignore[misc]
         for c, scopes in calls:
             info._call(c, scopes)
             if len(scopes) > 1 and type(c.func) is ast.Name:
@@ -216,12 +231,23 @@ class ModuleInfo:
     def _module_stmt(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.module_defs.add(stmt.name)
+            self.module_def_lines.setdefault(stmt.name, []).append(stmt.lineno)
             return
         targets: list[ast.expr] = []
         value = None
+        sentinel = False
         if not isinstance(stmt, (ast.If, ast.Try, ast.With, ast.Import, ast.ImportFrom)) and not isinstance(
                 getattr(stmt, "value", None), _LITERALS):
-            called = [n.func.id for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            called = []
+            loads = self.module_loads
+            for n in ast.walk(stmt):  # one walk: the names read and the functions called at import
+                t = type(n)
+                if t is ast.Name:
+                    if type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+                        loads.setdefault(n.id, []).append(stmt.lineno)  # type: ignore[attr-defined]
+                elif t is ast.Call and type(n.func) is ast.Name:  # type: ignore[attr-defined]
+                    called.append(n.func.id)  # type: ignore[attr-defined]
+                    sentinel = sentinel or (n.func.id == "object" and not n.args)  # type: ignore[attr-defined]
             self.module_calls.extend((stmt.lineno, fn) for fn in called)
             if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
                 self.called_repeatedly.update(called)
@@ -239,15 +265,27 @@ class ModuleInfo:
                 self.module_assign_count[t.id] = self.module_assign_count.get(t.id, 0) + (
                     2 if isinstance(stmt, ast.AugAssign) else 1)
                 self.module_bind_lines.setdefault(t.id, []).append(stmt.lineno)
+                self.module_bind_values.setdefault(t.id, []).append(
+                    "+=" if isinstance(stmt, ast.AugAssign) else _value_key(value))
                 if value is None:
                     continue
+                if sentinel:
+                    self.sentinels.add(t.id)
                 if isinstance(value, (ast.Constant, ast.Tuple)) and not isinstance(stmt, ast.AugAssign):
                     self.module_literals[t.id] = value
                 if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
                     self.module_mutables[t.id] = stmt.lineno
-                elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)) \
-                        and not _scalar_array(value):
-                    self.module_arrays[t.id] = stmt.lineno
+                elif isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Call) \
+                        and _is_array_factory(self.resolve(value.operand.func)):  # `-np.ones((10, 81, 8))`
+                    self.array_sizes[t.id] = _array_size(value.operand, self.resolve(value.operand.func) or "",
+                                                         self.array_sizes)
+                elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)):
+                    size = _array_size(value, self.resolve(value.func) or "", self.array_sizes)
+                    self.array_sizes[t.id] = size
+                    if not _scalar_array(value) and (size is None or size >= SMALL_ARRAY):
+                        self.module_arrays[t.id] = stmt.lineno
+                    else:  # a small table rebound from a big one is small now
+                        self.module_arrays.pop(t.id, None)
 
     def runs_once(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Is module-level function ``fn`` a one-shot driver: ``main``, a CLI command, or called only
@@ -261,21 +299,48 @@ class ModuleInfo:
             return True
         return any(f == name for _, f in self.module_calls)
 
-    def rebound_after_call(self, name: str) -> bool:
+    def rebound_after_call(self, name: str, reader: ast.AST | None = None) -> bool:
         """Is module-level ``name`` bound again after a module-level call of a function of this module?
 
         ``N = 3`` then ``N = N * 2`` (or one binding per branch of an ``if``) is settled before
         anything runs: a constant. A rebinding after ``f(...)`` ran at import (a script) is stale
-        for the graph ``f`` traced.
+        for the graph ``f`` traced. With ``reader`` (the module-level def that reads ``name``), a
+        script's rebinding counts only when it can be stale for that function: it comes after
+        the def and after a call that may have traced it, it changes the value (``EMPTY = -1``
+        then ``EMPTY = jnp.int32(-1)`` does not), and the function can still run after it (not
+        when a later cell redefines ``step_fn`` without running the old one in between).
         """
         lines = self.module_bind_lines.get(name, ())
         if len(lines) < 2:
             return False
-        first, last = lines[0], lines[-1]
-        return any(first < line < last and (fn in self.module_defs or fn in self.jitted_callables)
-                   for line, fn in self.module_calls)
+        values = self.module_bind_values.get(name, ())
+        if len(set(values)) == 1 and "?" not in values[0]:
+            return False  # every binding gives the same constant
+        first = lines[0]
+        start = getattr(reader, "lineno", 0) if isinstance(reader, (ast.FunctionDef, ast.AsyncFunctionDef)) else 0
+        rname = getattr(reader, "name", None) if start else None
+        for r in lines[1:]:
+            if r <= start:
+                continue  # bound before the function exists: its first trace sees this value
+            if not any(max(first, start) < line < r and (fn in self.module_defs or fn in self.jitted_callables)
+                       for line, fn in self.module_calls):
+                continue
+            if rname is None or self._used_after(rname, start, r):
+                return True
+        return False
+
+    def _used_after(self, fn: str, defined: int, line: int) -> bool:
+        """Is module-level function ``fn`` (defined at ``defined``) still the one module code uses after ``line``?"""
+        redefined = [d for d in self.module_def_lines.get(fn, ()) if d > defined]
+        if not redefined:
+            return True  # it may be called again at any time (the next cell, the importer)
+        until = min(redefined)
+        return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
 
     def _mark(self, name: str, scopes: tuple[int, ...], spec: StaticSpec) -> None:
+        bound = self.partial_binds.get(name)
+        if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
+            name, spec = bound[0], _with_bound(spec, bound[1], bound[2])
         for scope in scopes:
             self.traced_names.setdefault((scope, name), spec)
 
@@ -340,15 +405,35 @@ def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> 
 
 
 def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec:
+    """The spec of ``f`` when ``partial(f, <bound positionals>, **kw)`` is wrapped with ``spec``: the
+    wrapper's argument numbers count from the first unbound parameter, and the bound ones are static."""
     if not bound and not kw:
         return spec
-    return StaticSpec(tuple(spec.argnums) + tuple(range(bound)), tuple(spec.argnames) + kw, spec.traced_argnums,
-                      spec.wrapper, spec.filter)
+    argnums = tuple(i + bound if i >= 0 else i for i in spec.argnums) + tuple(range(bound))
+    traced = None if spec.traced_argnums is None else tuple(i + bound for i in spec.traced_argnums)
+    return StaticSpec(argnums, tuple(spec.argnames) + kw, traced, spec.wrapper, spec.filter)
 
 
 DRIVER_NAMES = frozenset({"main", "_main", "cli", "run_main", "entrypoint", "entry_point"})
 _LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
 _SCALAR_SHAPES = ("()", "[]")
+
+
+_CASTS = frozenset({"int", "float", "bool", "complex", "int8", "int16", "int32", "int64", "uint8", "uint32",
+                    "float16", "bfloat16", "float32", "float64", "array", "asarray", "bool_"})
+
+
+def _value_key(value: ast.expr | None) -> str:
+    """A module binding's value for comparing bindings: ``jnp.int32(-1)`` and ``-1`` give the same key;
+    anything not a literal gives a key with ``?`` (never equal to a constant)."""
+    if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords and isinstance(
+            value.func, (ast.Name, ast.Attribute)) and (
+            value.func.id if isinstance(value.func, ast.Name) else value.func.attr) in _CASTS:
+        value = value.args[0]
+    sign = ""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        sign, value = ("-" if isinstance(value.op, ast.USub) else ""), value.operand
+    return sign + repr(value.value) if isinstance(value, ast.Constant) else "?"
 
 
 def _scalar_array(call: ast.Call) -> bool:
@@ -362,6 +447,48 @@ def _scalar_array(call: ast.Call) -> bool:
         return isinstance(call.func, (ast.Name, ast.Attribute)) and (
             call.func.id if isinstance(call.func, ast.Name) else call.func.attr) in ("array", "asarray")
     return isinstance(a, (ast.Tuple, ast.List)) and not a.elts
+
+
+# A module-level array with fewer elements than this (known from literal shapes) is a lookup table or a
+# constant like a mask: baking it into the graph costs less than passing it (pgx's 28 KB move tables).
+SMALL_ARRAY = 100_000
+
+
+def _array_size(call: ast.Call, q: str, known: dict[str, int | None]) -> int | None:
+    """Number of elements of ``jnp.zeros((7, 64))``, ``np.arange(10)``, ``jnp.array([...])``,
+    ``jnp.array(TABLE)`` (a module-level array of known size); None when not literal."""
+    fn = q.rpartition(".")[2]
+    args = call.args
+    shape_arg = args[0] if args else next((k.value for k in call.keywords if k.arg == "shape"), None)
+    if fn in ("zeros", "ones", "empty", "full"):
+        dims = literal_ints(shape_arg)
+        if shape_arg is not None and (dims or (isinstance(shape_arg, ast.Tuple) and not shape_arg.elts)):
+            return math.prod(dims)
+        return None
+    if fn in ("array", "asarray") and args:
+        a = args[0]
+        if isinstance(a, ast.Name):
+            return known.get(a.id)
+        try:
+            value = ast.literal_eval(a)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+
+        def count(v: object) -> int:
+            return sum(count(e) for e in v) if isinstance(v, (list, tuple)) else 1
+        return count(value)
+    if fn in ("arange", "eye", "identity", "linspace") and args:
+        ints = [literal_ints(a) for a in args[:2]]
+        if not ints[0]:
+            return None
+        if fn == "arange":
+            return max(0, ints[1][0] - ints[0][0]) if len(ints) > 1 and ints[1] else max(0, ints[0][0])
+        if fn in ("eye", "identity"):
+            return ints[0][0] * ints[0][0]
+        num = literal_ints(args[2]) if len(args) > 2 else next(
+            (literal_ints(k.value) for k in call.keywords if k.arg == "num"), (50,))
+        return num[0] if num else None
+    return None
 
 
 def _is_array_factory(q: str | None) -> bool:

@@ -219,8 +219,8 @@ class _Visitor:
         t = type(value)
         if t is ast.Call:
             q = ctx.resolve(value.func) or ""  # type: ignore[attr-defined]
-            array = q.startswith(("jax.numpy.", "jax.random.", "jax.lax.")) or (
-                traced and isinstance(value.func, ast.Attribute))  # type: ignore[attr-defined]
+            array = q not in LIST_RETURNING and (q.startswith(("jax.numpy.", "jax.random.", "jax.lax.")) or (
+                traced and isinstance(value.func, ast.Attribute)))  # type: ignore[attr-defined]
         else:
             array = traced and t in (ast.BinOp, ast.UnaryOp)
         return traced, mask, array
@@ -422,6 +422,13 @@ def _is_container(ctx: Context, value: ast.AST) -> bool:
     return isinstance(value, ast.Call) and ctx.resolve(value.func) in _CONTAINER_CALLS
 
 
+# jnp functions that return a Python list of arrays (its length is static), not one array.
+LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit",
+                            "jax.numpy.dsplit", "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.broadcast_arrays",
+                            "jax.numpy.atleast_1d", "jax.numpy.atleast_2d", "jax.numpy.atleast_3d",
+                            "jax.lax.split"})
+
+
 def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:
     positional = a.posonlyargs + a.args
     out = {p.arg: d for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=False)}
@@ -430,6 +437,9 @@ def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:
 
 
 def _static_default(d: ast.expr | None) -> bool:
+    """``None``/``True``/``"str"``, or a tuple of constants (``broadcast_dims=()``, ``shape=(1,)``): configuration."""
+    if isinstance(d, ast.Tuple):
+        return all(isinstance(e, ast.Constant) for e in d.elts)
     return isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, str)))
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._format import fmt_number, fmt_ratio, fmt_seconds
 from ..analyze.compare import BreakEven, Recommendation
+from ..analyze.scaling import GrowthFit
 
 if TYPE_CHECKING:
     from ..results.compare import CompareResult
@@ -91,3 +92,27 @@ def fmt_value(value: Any, unit: str) -> str:
     if unit == "float":
         return f"{value:.3g}"
     return str(value)
+
+
+def interval_text(fit: GrowthFit) -> str:
+    """A growth exponent's 95% interval, "0.91-1.08"; "-" without one (fewer than three sizes)."""
+    if fit.exponent_low is None or fit.exponent_high is None:
+        return "-"
+    return f"{fit.exponent_low:.2f}-{fit.exponent_high:.2f}"
+
+
+def stall_lines(stalls: list[Any]) -> list[str]:
+    """One sentence per stalled phase (its reports grouped: same function, phase and start), longest first:
+    "compile of jit(step) ran 12.3 s (reported at 5.0 s, 10.0 s) at train.py:40 in step"."""
+    episodes: dict[tuple[str, str, float], list[Any]] = {}
+    for s in stalls:
+        episodes.setdefault((s.function, s.phase, round(s.timestamp - s.seconds, 1)), []).append(s)
+    out = []
+    for reports in sorted(episodes.values(), key=lambda rs: -max(r.ended_after or r.seconds for r in rs)):
+        last = reports[-1]
+        ran = (f"ran {fmt_seconds(last.ended_after)}" if last.ended_after is not None
+               else f"was still running after {fmt_seconds(last.seconds)} when the watch ended")
+        at = ", ".join(fmt_seconds(r.seconds) for r in reports)
+        where = f" at {last.stack[-1]}" if last.stack else ""
+        out.append(f"{last.phase} of {last.function} {ran} (reported at {at}){where}")
+    return out

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ..analyze.compare import BreakEven, Recommendation
 from ..analyze.numerics import NumericDiff
+from ..analyze.pessimisation import Pessimisation
 from ..collect.variants import VariantResult as VariantResult
 from ..model import ArgSignature, Environment
 from ._base import Result
@@ -19,6 +20,8 @@ class CompareResult(Result):
     compared against; ``numerics`` holds one NumericDiff per compared variant; ``break_even``
     one row per pair of successful variants; ``recommendation`` is for ``calls`` calls (None:
     steady state). ``errors`` lists one line per failed variant or output mismatch.
+    ``pessimisation`` holds, for each jitted variant slower per call than an un-jitted one (eager,
+    or Python calling a smaller jit), whether its compiled program duplicates work.
     """
 
     kind = "compare"
@@ -34,6 +37,7 @@ class CompareResult(Result):
     budget_s: float = 0.5
     min_samples: int = 5
     title: str = ""
+    pessimisation: dict[str, Pessimisation] = field(default_factory=dict)  # by losing jitted variant
     interrupted: bool = False  # Ctrl-C stopped the measurement; unmeasured variants have error "interrupted"
     env: Environment = field(default_factory=Environment)
 

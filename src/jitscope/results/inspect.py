@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from ..analyze.bloat import BloatRun
 from ..analyze.hlo import HloStats
 from ..analyze.jaxpr_stats import JaxprStats
+from ..analyze.line_cost import LineCost, LineCostTotals
 from ..analyze.numerics import NumericDiff
+from ..analyze.pessimisation import Pessimisation
 from ..model import ArgSignature, Environment, Finding, Timing
 from ._base import Result
 
@@ -31,11 +33,14 @@ class InspectResult(Result):
     jaxpr: JaxprStats | None = None
     bloat: list[BloatRun] = field(default_factory=list)
     hlo: HloStats | None = None
+    pessimisation: Pessimisation | None = None  # the optimised program's work against the program's
     numerics: NumericDiff | None = None
     findings: list[Finding] = field(default_factory=list)
     stage_errors: dict[str, str] = field(default_factory=dict)
     trace_output: str = ""  # what the function printed while it was traced
     dump_files: list[str] = field(default_factory=list)
+    line_costs: list[LineCost] = field(default_factory=list)  # costliest source lines first
+    line_cost_totals: LineCostTotals | None = None
     env: Environment = field(default_factory=Environment)
 
     def findings_by_code(self, code: str) -> list[Finding]:

@@ -37,7 +37,8 @@ class ScaleResult(Result):
 
     target: str = ""
     sizes: list[int] = field(default_factory=list)
-    repeats: int = 1
+    repeats: int = 1  # cold compiles per size (the most any size got)
+    repeats_auto: bool = False  # the run chose ``repeats`` (more while the compile growth was unsettled)
     points: list[ScalePoint] = field(default_factory=list)
     fits: dict[str, GrowthFit] = field(default_factory=dict)  # metric -> fit
     bloat: list[BloatRun] = field(default_factory=list)  # found at the largest size that traced

@@ -10,6 +10,7 @@ from ..analyze.watch_summary import FixesTotal as FixesTotal
 from ..analyze.watch_summary import FunctionSummary as FunctionSummary
 from ..analyze.watch_summary import PersistentCacheInfo as PersistentCacheInfo
 from ..analyze.watch_summary import recompiles as recompiles
+from ..collect.stall import Stall as Stall
 from ..collect.watch_dump import DumpIndex as DumpIndex
 from ..model import CompileEvent, Environment, Finding, Fix
 from ._base import Result
@@ -39,6 +40,7 @@ class WatchResult(Result):
     violations: list[str] = field(default_factory=list)  # budget breaches, one line each
     crash: Finding | None = None  # the program died of a jit error (tracer error, unhashable static): why, and the fix
     findings: list[RuntimeFinding] = field(default_factory=list)  # JWxxx, by time (analyze/runtime_findings.py)
+    stalls: list[Stall] = field(default_factory=list)  # ``--stall-after``: compile phases that ran past it
 
     @property
     def compile_seconds(self) -> float:

@@ -128,9 +128,9 @@ def _check(value: Any, schema: dict[str, Any], base: str, path: str, depth: int)
         kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         if not any(_TYPES[k](value) for k in kinds):
             return f"{_where(path)}: expected {' or '.join(kinds)}, got {_describe(value)}"
-    if "const" in schema and value != schema["const"]:
+    if "const" in schema and not _equal(value, schema["const"]):
         return f"{_where(path)}: must be {schema['const']!r}"
-    if "enum" in schema and value not in schema["enum"]:
+    if "enum" in schema and not any(_equal(value, option) for option in schema["enum"]):
         return f"{_where(path)}: {_short(value)} is not one of {', '.join(map(repr, schema['enum']))}"
     for key in ("oneOf", "anyOf"):
         if key in schema:
@@ -204,3 +204,10 @@ def _describe(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {_short(value)}"
     return "an array" if isinstance(value, list) else "an object"
+
+
+def _equal(value: Any, expected: Any) -> bool:
+    """JSON equality, where ``true`` is not ``1`` (Python's ``True == 1`` is): as jsonschema compares."""
+    if isinstance(value, bool) or isinstance(expected, bool):
+        return isinstance(value, bool) and isinstance(expected, bool) and value == expected
+    return bool(value == expected)

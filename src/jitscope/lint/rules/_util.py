@@ -160,3 +160,35 @@ def static_guard(ctx: Context) -> bool:
             if any(w in n.lower() for n in names for w in ("verbose", "debug", "log", "print", "show")):
                 return True
     return False
+
+
+# Exceptions that a failed concretization raises (or derives from): code inside a `try` that catches
+# one of them handles the traced case on purpose (haiku's dropout validates `rate` that way).
+_CONCRETIZATION_CATCHERS = frozenset({"ConcretizationTypeError", "TracerBoolConversionError",
+                                      "TracerIntegerConversionError", "TracerArrayConversionError",
+                                      "TypeError", "Exception", "BaseException", "JAXTypeError"})
+
+
+def handles_concretization(ctx: Context, node: ast.AST) -> bool:
+    """Is ``node`` (being checked) in the body of a ``try`` whose handlers catch a failed concretization?"""
+    parents = [*ctx.parents, node]
+    for i in range(len(parents) - 1, -1, -1):
+        p = parents[i]
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        if isinstance(p, ast.Try) and i + 1 < len(parents) and parents[i + 1] in p.body:
+            for h in p.handlers:
+                types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+                for t in types:
+                    if t is None or (ctx.resolve(t) or "").rpartition(".")[2] in _CONCRETIZATION_CATCHERS:
+                        return True
+    return False
+
+
+def from_traced_name(ctx: Context, node: ast.AST) -> bool:
+    """Does ``node`` read a traced name (a traced parameter or a value computed from one)?
+
+    ``jnp.all(cutoff < box / 3)`` over Python values is a tracer too under jit, but code that
+    applies jnp to Python values alone in a branch is usually a function's eager path.
+    """
+    return any(type(n) is ast.Name and ctx.is_traced(n) for n in ast.walk(node))

@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._util import hint_static, short
+from ._util import from_traced_name, handles_concretization, hint_static, short
 
 
 class TracedControlFlow(Rule):
@@ -61,8 +61,44 @@ class TracedControlFlow(Rule):
         test = node.test  # type: ignore[attr-defined]
         if isinstance(test, ast.BoolOp) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
             return  # JS102 reports the operator
-        if not ctx.is_traced(test):
+        if not ctx.is_traced(test) or handles_concretization(ctx, node) or _container_param(ctx, test):
             return
+        # jnp applied to Python values only: a tracer under jit, but likely a function's eager path.
+        weak = {} if from_traced_name(ctx, test) else {"severity": "warning"}
         kind = {ast.If: "if", ast.While: "while", ast.IfExp: "... if ... else", ast.Assert: "assert"}[type(node)]
         ctx.report(self, test, f"{self.message.format(kind=kind, expr=short(ctx, test))}; {hint_static(ctx, test)}",
-                   kind=kind, expr=short(ctx, test))
+                   kind=kind, expr=short(ctx, test), **weak)  # type: ignore[arg-type]
+
+
+_CONTAINERS = frozenset({"tuple", "Tuple", "list", "List", "dict", "Dict", "Sequence", "Mapping", "MutableMapping",
+                         "MutableSequence", "OrderedDict", "NamedTuple"})
+
+
+def _container_param(ctx: Context, test: ast.AST) -> bool:
+    """``if limit:`` on a parameter annotated as a tuple/list/dict (or ``X | None`` of one, through a
+    module-level alias such as ``Cache = dict[str, Array]``): Python tests the container's length."""
+    if type(test) is not ast.Name:
+        return False
+    f = ctx._local_frame(test.id)  # type: ignore[attr-defined]
+    args = getattr(f.node, "args", None) if f is not None else None
+    if args is None or test.id in f.bound:  # type: ignore[union-attr]
+        return False
+    ann = next((p.annotation for p in args.posonlyargs + args.args + args.kwonlyargs
+                if p.arg == test.id), None)  # type: ignore[attr-defined]
+    if ann is None:
+        return False
+    aliases = ctx.__dict__.get("_type_aliases")
+    if aliases is None:
+        aliases = ctx.__dict__["_type_aliases"] = {
+            st.targets[0].id: ast.unparse(st.value) for st in ctx.tree.body
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+            and isinstance(st.value, ast.Subscript)}
+    text = ast.unparse(ann).removeprefix("Optional[").removeprefix("typing.Optional[")
+    parts = [t.strip().rstrip("]") if t.strip().startswith("None") else t.strip() for t in text.split("|")]
+    kinds = []
+    for part in parts:
+        if part in ("None", "None]"):
+            continue
+        head = aliases.get(part, part).split("[", 1)[0].rpartition(".")[2]
+        kinds.append(head in _CONTAINERS)
+    return bool(kinds) and all(kinds)

@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._util import hint_static, is_builtin, short
+from ._util import handles_concretization, hint_static, is_builtin, short
 
 _TESTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
@@ -74,7 +74,7 @@ class TracedBoolOperator(Rule):
                 op, hit = f"{fn}()", next((a for a in args if ctx.is_traced(a)), None)
             else:
                 return
-        if hit is None:
+        if hit is None or handles_concretization(ctx, node):
             return
         expr = short(ctx, hit)
         if op in ("max()", "min()"):

@@ -104,6 +104,9 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
     inner = it
     if isinstance(it, ast.Call) and ctx.resolve(it.func) in ("enumerate", "zip", "reversed") and it.args:
         inner = next((a for a in it.args if ctx.is_traced(a)), it.args[0])
+        if ctx.resolve(it.func) == "zip" and any(not ctx.is_traced(a) and not (
+                isinstance(a, ast.Call) and ctx.resolve(a.func) == "range") for a in it.args):
+            return None  # `zip(keys, params.items())`, `zip(keys, leaves)`: as many trips as a Python sequence
     if ctx.is_traced(inner) and not (isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range"):
         text = short(ctx, inner)
         unknown = not _certain_array(ctx, inner)
@@ -111,7 +114,7 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
             _traced_targets(ctx, target, it)
     if isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range" and inner.args:
         bound = _range_bound(inner)
-        if _shape_derived(bound):
+        if _shape_derived(bound, ctx):
             bounds = " * ".join(short(ctx, b) for b in [bound, *nested])
             return f"`{short(ctx, inner)}`", f"{bounds} iterations, fixed at trace time", False, set()
         n = _literal_trips(inner)
@@ -159,7 +162,7 @@ def _shape_range(ctx: Context, node: ast.AST) -> bool:
     """Is ``node`` a ``for`` over ``range(<shape-derived bound>)``?"""
     it = node.iter if isinstance(node, ast.For) else None
     return isinstance(it, ast.Call) and ctx.resolve(it.func) == "range" and bool(it.args) \
-        and _shape_derived(_range_bound(it))
+        and _shape_derived(_range_bound(it), ctx)
 
 
 def _nested_bounds(ctx: Context, node: ast.For) -> list[ast.AST]:
@@ -202,11 +205,14 @@ def _traced_targets(ctx: Context, target: ast.AST, it: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def _shape_derived(node: ast.AST) -> bool:
+def _shape_derived(node: ast.AST, ctx: Context) -> bool:
+    """Is a ``range`` bound taken from an array's size (``x.shape[0]``, ``len(x)`` of a traced ``x``)?
+    ``len(self.channels_list)`` or ``len(sys.link_parents)`` counts a static configuration instead."""
     for n in ast.walk(node):
         if isinstance(n, ast.Attribute) and n.attr in ("shape", "size"):
             return True
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len":
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args \
+                and ctx.is_traced(n.args[0]):
             return True
     return False
 

@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE
-from ._util import fresh_function
+from ._util import fresh_function, is_test_file
 
 
 class JitFreshFunction(Rule):
@@ -24,6 +24,11 @@ class JitFreshFunction(Rule):
     loop reuses it. One-shot drivers are not flagged either: ``main``, a CLI command, or a
     module-level function called only from module-level code outside loops
     (``if __name__ == "__main__": train()``) compiles the same number of times without the jit.
+    Nor are: a ``jax.pmap`` of a closure over the enclosing call's values, or a jit of
+    ``partial(lax.scan, body)`` with such a closure (an eager ``lax.scan`` compiles the new body
+    too: blackjax's drivers); a jitted name handed to another call (a driver's step:
+    ``evaluate(p_eval_step=p_eval_step)``); the ``__call__`` of a haiku/Flax/equinox module
+    (it runs under its user's jit, which inlines the inner one); anything in a test file.
 
     ## Why is this bad?
     Each call of the enclosing function creates a new function object, and jit's cache is
@@ -59,13 +64,16 @@ class JitFreshFunction(Rule):
     def check(self, node: ast.AST, ctx: Context) -> None:
         if ctx.in_loop or len(ctx.frames) < 2 or isinstance(ctx.frame.node, ast.Lambda):
             return
-        if ctx.frame.name.startswith(("test", "setUp")):
-            return  # a test body runs once: compiling there is the test's business
+        if ctx.frame.name.startswith(("test", "setUp")) or ctx.__dict__.setdefault(
+                "_is_test_file", is_test_file(ctx.filename)):
+            return  # a test (and its helpers) runs once per case: compiling there is the test's business
         fn = ctx.frame.node
         if len(ctx.frames) == 2 and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and ctx.info.runs_once(fn):
             return  # a one-shot driver (`main`): it compiles once per run with or without the jit
+        if _module_method(ctx):
+            return  # a module's `__call__` runs under its user's jit: the inner jit is inlined, not recompiled
         what = fresh_function(ctx, node)  # type: ignore[arg-type]
-        if what is None:
+        if what is None or _compiles_anyway(ctx, node):  # type: ignore[arg-type]
             return
         parent = ctx.parents[-1] if ctx.parents else None
         if isinstance(parent, ast.Call) and parent.func is node:
@@ -81,11 +89,76 @@ class JitFreshFunction(Rule):
                    function=ctx.frame.name)
 
 
+def _module_method(ctx: Context) -> bool:
+    """Is the current function the ``__call__`` of a class derived from a ``...Module`` (haiku, Flax, equinox)?"""
+    if ctx.frame.name != "__call__" or len(ctx.parents) < 1:
+        return False
+    for p in reversed(ctx.parents):
+        if isinstance(p, ast.ClassDef):
+            return any((ctx.resolve(b) or "").rpartition(".")[2].endswith("Module") for b in p.bases)
+    return False
+
+
+def _free_locals(fn: ast.AST, local: set[str]) -> bool:
+    """Does function ``fn`` read a name of ``local`` that it does not bind itself (a closure variable)?"""
+    a = fn.args  # type: ignore[attr-defined]
+    own = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | {p.arg for p in (a.vararg, a.kwarg) if p}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            own.add(n.id)
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in local and n.id not in own
+               for n in ast.walk(fn))
+
+
+_LOOP_PRIMITIVES = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map",
+                              "jax.lax.associative_scan"})
+
+
+def _compiles_anyway(ctx: Context, call: ast.Call) -> bool:
+    """Does the wrapped closure cost one compile per call of the enclosing function with or without the jit?
+
+    ``jax.jit(partial(lax.scan, step))`` where ``step`` closes over this call's values: an eager
+    ``lax.scan`` of a new ``step`` compiles it too (blackjax's drivers jit it only to cut dispatch).
+    ``jax.pmap(training_epoch)`` of a closure over a training run's configuration: there is no
+    parallel run without the pmap, and the closure cannot exist before the run.
+    """
+    fn = call.args[0]
+    wrapper = ctx.resolve(call.func) or ""
+    if wrapper.rpartition(".")[2] == "pmap":
+        return _closes_over_locals(ctx, fn)
+    if isinstance(fn, ast.Call) and (ctx.resolve(fn.func) or "").endswith("partial") and fn.args \
+            and ctx.resolve(fn.args[0]) in _LOOP_PRIMITIVES:
+        return any(_closes_over_locals(ctx, a) for a in fn.args[1:])
+    return False
+
+
+def _closes_over_locals(ctx: Context, fn: ast.AST) -> bool:
+    """Is ``fn`` (a lambda, a local def, or a partial of one) a closure over the enclosing call's locals?"""
+    frame = ctx.frame
+    local = frame.bound | frame.params
+    if isinstance(fn, ast.Lambda):
+        return _free_locals(fn, local)
+    if isinstance(fn, ast.Name) and fn.id not in frame.nested_defs:
+        # a function defined in an enclosing function (blackjax's `step` beside `run_steps`): a closure too
+        return any(fn.id in f.nested_defs for f in ctx.frames[1:-1])
+    if isinstance(fn, ast.Name):
+        defs = [n for n in ast.walk(frame.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.name == fn.id and n is not frame.node]
+        return any(_free_locals(d, local) for d in defs)
+    if isinstance(fn, ast.Call) and (ctx.resolve(fn.func) or "").endswith("partial"):
+        return any(isinstance(a, (ast.Lambda, ast.Name)) and _closes_over_locals(ctx, a) for a in fn.args)
+    return False
+
+
 def _escapes(fn: ast.AST | None, name: str) -> bool:
-    """Is ``name`` itself (not a call of it) returned, yielded or stored somewhere that outlives the call?"""
+    """Is ``name`` itself (not a call of it) returned, yielded, stored somewhere that outlives the call, or
+    handed to another function (``evaluate(p_eval_step, ...)``: a driver's step, called there many times)?"""
     if fn is None:
         return True
     for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == name
+                                           for a in [*n.args, *(k.value for k in n.keywords)]):
+            return True
         if isinstance(n, (ast.Return, ast.Yield)) and n.value is not None:
             if _mentions(n.value, name):
                 return True

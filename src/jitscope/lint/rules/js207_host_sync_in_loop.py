@@ -8,7 +8,7 @@ from ..context import STATIC_ATTRS, STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import JIT_LIKE
 from ._scan import mentions_jit, own_statements, statement_bindings
-from ._util import short
+from ._util import is_test_file, short
 
 _TO_PYTHON = frozenset({"float", "int", "bool", "abs", "round", "complex"})
 
@@ -22,7 +22,8 @@ class HostSyncInLoop(Rule):
     (decorated, or bound with ``g = jax.jit(f)``) or a name bound in the same function only
     to such results (``loss = step(x)``; ``params, loss = step(params, x)``). Static
     properties (``out.shape``, ``out.ndim``, ``len(out)``, ``out is None``) are not values
-    and are not flagged.
+    and are not flagged. Test files are skipped: a test's loop runs over cases and needs each
+    value on the host to assert on it.
 
     ## Why is this bad?
     A jitted call returns at once with a device array that is still being computed (JAX
@@ -62,6 +63,8 @@ class HostSyncInLoop(Rule):
     def check(self, node: ast.AST, ctx: Context) -> None:
         if ctx.in_traced:
             return
+        if ctx.__dict__.setdefault("_is_test_file", is_test_file(ctx.filename)):
+            return  # a test's loop runs over cases and needs each value on the host to assert on it
         is_while = isinstance(node, ast.While)
         if not is_while and not ctx.in_loop:
             return

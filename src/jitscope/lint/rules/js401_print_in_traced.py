@@ -18,8 +18,9 @@ class PrintInTraced(Rule):
     Flags ``print(...)``, ``logging.info(...)`` (the standard library's or absl's,
     imports resolved) and calls on loggers made with ``logging.getLogger`` inside a
     traced function. A print of Python values only (shapes, strings) is ``info``: it runs
-    once per trace, which is often what was meant; behind a static ``if verbose:`` flag it
-    is not reported. Test files, functions traced only for shapes (``jax.eval_shape``,
+    once per trace, which is often what was meant; behind a static ``if verbose:`` flag, or
+    any ``if`` on Python values (a configuration warning such as ``if min_size < cutoff:``),
+    it is not reported. Test files, functions traced only for shapes (``jax.eval_shape``,
     ``jax.make_jaxpr``) and functions named for tracing (``count_traces``) are skipped:
     trace-time effects are their point.
 
@@ -70,9 +71,20 @@ class PrintInTraced(Rule):
         call: ast.Call = node  # type: ignore[assignment]
         if any(_shows_traced(ctx, a) for a in [*call.args, *(k.value for k in call.keywords)]):
             ctx.report(self, node, fn=fn, function=ctx.frame.name)
-        elif not static_guard(ctx):
+        elif not static_guard(ctx) and not _under_static_if(ctx):
             ctx.report(self, node, f"`{fn}` of Python values inside traced function `{ctx.frame.name}` runs once "
                        "per trace, not on every call", severity="info", fn=fn, function=ctx.frame.name)
+
+
+def _under_static_if(ctx: Context) -> bool:
+    """Is the call inside an ``if`` on Python values (a configuration check: ``if min_size < cutoff:``,
+    ``if self.a is self.b:``)? A message printed there is a diagnostic meant to appear once, at trace time."""
+    for p in reversed(ctx.parents):
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        if isinstance(p, ast.If) and not ctx.is_traced(p.test):
+            return True
+    return False
 
 
 def _shows_traced(ctx: Context, node: ast.AST) -> bool:

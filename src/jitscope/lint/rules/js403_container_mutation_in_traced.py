@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ..context import Context
+from ..context import STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import BODY_ARGS, MUTATORS, TRANSFORMS
 from ._util import trace_time_effect_expected
@@ -25,6 +25,8 @@ class ContainerMutationInTraced(Rule):
     (``opt.update(...)`` of an optax transformation) are not flagged, nor are test files,
     functions traced only for shapes (``jax.eval_shape``, ``jax.make_jaxpr``) and functions
     or containers named for tracing (``traces.append(x)``): recording traces is their point.
+    Appending static shapes (``shapes.append([jnp.shape(v) for v in leaves])``, numpyro's scan)
+    is not flagged either: no tracer leaks.
 
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives
@@ -71,6 +73,8 @@ class ContainerMutationInTraced(Rule):
             if func.attr in _RETURNS_NONE and not isinstance(parent, ast.Expr):
                 return  # result used: `opt.update(...)` of an optax transformation, not dict.update
             var, expr = func.value.id, f"{func.value.id}.{func.attr}(...)"
+            if node.args and all(_static_shapes(ctx, a) for a in node.args):
+                return  # recording shapes at trace time (numpyro's scan): deliberate, and no tracer leaks
         else:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
             sub = next((t for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)), None)
@@ -86,6 +90,15 @@ class ContainerMutationInTraced(Rule):
 
 
 _LIST_ONLY = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
+_SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size"})
+
+
+def _static_shapes(ctx: Context, node: ast.AST) -> bool:
+    """Is ``node`` built from shape queries (``[jnp.shape(x) for x in leaves]``, ``x.shape``), not a tracer?"""
+    if ctx.is_traced(node):
+        return False
+    return any((isinstance(n, ast.Attribute) and n.attr in _SHAPE_ATTRS) or (
+        isinstance(n, ast.Call) and (ctx.resolve(n.func) or "") in STATIC_CALLS) for n in ast.walk(node))
 
 
 def _known_container(ctx: Context, var: str) -> bool:

@@ -17,7 +17,10 @@ class GlobalArrayCapture(Rule):
     Flags reads, inside a traced function, of module-level names bound to arrays
     (``W = jnp.zeros(...)``, ``table = np.arange(...)``, ``key = jax.random.normal(...)``).
     0-d arrays (``ZERO = jnp.array(0)``, ``jnp.zeros(())``) are not flagged: a scalar
-    constant costs the graph no more than a Python float.
+    constant costs the graph no more than a Python float. Nor are arrays whose literal shape
+    or contents say they have fewer than 100,000 elements (``jnp.zeros((7, 64, 64))``, a mask
+    written out as a list, ``jnp.array(TABLE)`` of such a table): lookup tables and masks are
+    cheaper baked in than passed (pgx's move tables). Arrays of unknown size are flagged.
 
     ## Why is this bad?
     jit does not see globals as inputs: their value at trace time is baked into the

@@ -19,7 +19,12 @@ class StaleGlobalCapture(Rule):
     changes the value), assigned through ``global`` in some function, or bound to a list,
     dict or set that the module mutates somewhere (``.append``, ``.update``, ``d[k] = v``).
     A constant settled at import time (``N = 3`` then ``N = N * 2``, or one binding per
-    branch of an ``if``) is not flagged: it never changes once anything has run.
+    branch of an ``if``) is not flagged: it never changes once anything has run. Nor is a
+    rebinding to the same constant (``EMPTY = -1`` then ``EMPTY = jnp.int32(-1)``), one made
+    before the reading function is defined, or one after which the reading function cannot run
+    any more (a later notebook cell redefines it without calling the old one). Registries read
+    for dispatch (``RULES[prim](x)``, ``type(x) in TYPES``, a ``*registry*`` dict filled at
+    import) are not values baked into the graph and are not flagged.
 
     ## Why is this bad?
     The value is read once, at trace time, and frozen into the compiled graph. When the
@@ -75,9 +80,18 @@ class StaleGlobalCapture(Rule):
             return  # `hist.append(x)`: JS403 reports the mutation
         if isinstance(parent, ast.Subscript) and not isinstance(parent.ctx, ast.Load):
             return  # `cache[k] = v`: JS403 reports the mutation
+        grand = ctx.parents[-2] if len(ctx.parents) > 1 else None
+        if isinstance(parent, ast.Subscript) and parent.value is name and isinstance(grand, ast.Call) \
+                and grand.func is parent:
+            return  # `RULES[prim](*args)`: a registry of functions, filled at import, dispatched at trace time
+        if "registry" in var.lower() and var in info.module_mutables:
+            return  # `_inverse_registry[prim]`: filled by `register_*` calls at import, read for dispatch
+        if isinstance(parent, ast.Compare) and name in parent.comparators and all(
+                isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+            return  # `type(x) in REGISTERED_TYPES`: a registry consulted for dispatch, not a value in the graph
         if var in info.reassigned_in_functions:
             why = "reassigned with `global` elsewhere"
-        elif info.rebound_after_call(var):
+        elif info.rebound_after_call(var, ctx.frames[1].node if len(ctx.frames) > 1 else None):
             why = "reassigned at module level after a call"
         elif var in info.module_mutables and var in info.mutated_names:
             why = "a mutable container that is mutated elsewhere"

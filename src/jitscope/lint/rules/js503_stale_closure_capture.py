@@ -71,8 +71,11 @@ class StaleClosureCapture(Rule):
         calls: dict[str, list[tuple[ast.AST, tuple[ast.AST, ...]]]] = {}
         for callee, created, body, own in jitted:
             reads = _free_reads(body, own) & (params | set(binds))
+            # The callable's name bound again (a second `def f`): later calls of `f` run that one.
+            redefined = min((_pos(b) for b, _ in binds.get(callee, []) if _pos(b) > _pos(created)),
+                            default=(1 << 30, 0))
             for var in sorted(reads):
-                later = [(b, loops) for b, loops in binds.get(var, []) if _pos(b) > _pos(created)]
+                later = [(b, loops) for b, loops in binds.get(var, []) if _pos(created) < _pos(b) < redefined]
                 if not later:
                     continue
                 if callee not in calls:

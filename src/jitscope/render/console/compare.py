@@ -83,3 +83,18 @@ def render(result: CompareResult, console: Console) -> None:
         console.print(f"[red]error:[/red] {escape(err)}")
     if result.recommendation is not None:
         console.print(f"[bold]recommendation:[/bold] {escape(recommendation_text(result.recommendation))}")
+    if result.pessimisation:
+        from ..pessimisation_text import compare_lines
+        from .pessimisation import render as render_pessimisation
+
+        shown = False
+        for line, p in compare_lines(result):
+            if p is None:
+                console.print(f"note: {escape(line)}", soft_wrap=True)
+            else:
+                console.print(f"[bold yellow]pessimised fusion[/bold yellow]: {escape(line)}", soft_wrap=True)
+                if not shown:  # the variants share their source lines; the details once are enough
+                    render_pessimisation(p, console, indent="  ", details_only=True, brief=True)
+                    shown = True
+        if shown:
+            console.print("  (jitscope inspect on the slower variant's target shows every fusion, line and fix)")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape as esc
 
-from ..._format import fmt_number
+from ..._format import fmt_count, fmt_number
 from . import fmt_bytes, fmt_seconds
 
 if TYPE_CHECKING:
@@ -18,13 +18,7 @@ _TIMING_ORDER = ("trace", "lower", "compile", "first_run", "steady_run", "eager_
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def _num(x: float | None) -> str:
-    if x is None:
-        return "-"
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g}{unit}"
-    return f"{x:.3g}"
+_num = fmt_count
 
 
 def render(result: InspectResult, console: Console) -> None:
@@ -54,8 +48,16 @@ def render(result: InspectResult, console: Console) -> None:
                           soft_wrap=True)
             if r.source:
                 console.print(f"      {esc(r.source)}", soft_wrap=True)
+    if result.line_costs:
+        from .line_cost import render_line_costs
+
+        render_line_costs(result, console)
     if result.hlo:
         _render_hlo(result, console)
+    if result.pessimisation is not None and result.pessimisation.fires:
+        from .pessimisation import render as render_pessimisation
+
+        render_pessimisation(result.pessimisation, console)
     if result.numerics is not None:
         n = result.numerics
         state = "equal within tolerance" if n.ok else f"[yellow]{n.status}[/yellow]: {esc(n.detail)}"

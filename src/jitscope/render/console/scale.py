@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape as esc
 
+from ..text import interval_text
 from . import fmt_seconds
 
 if TYPE_CHECKING:
@@ -21,7 +22,8 @@ def render(result: ScaleResult, console: Console) -> None:
     from rich.table import Table
 
     console.print(f"[bold]jitscope scale[/bold] {esc(result.target)} (sizes {', '.join(map(str, result.sizes))}; "
-                  f"cold compile x{result.repeats} per size, min shown)")
+                  f"cold compile x{result.repeats} per size{' (chosen by the run)' if result.repeats_auto else ''}"
+                  ", min shown)")
     t = Table(show_edge=False)
     for col in ("n", "trace", "lower", "compile", "run", "jaxpr eqns", "HLO ops", "bloat repeats"):
         t.add_column(col, justify="right")
@@ -35,14 +37,16 @@ def render(result: ScaleResult, console: Console) -> None:
                   str(p.equations), str(p.hlo_ops), str(p.bloat_repeats))
     console.print(t)
     f = Table(title="growth: value ~ n^k (log-log least squares)", title_justify="left", show_edge=False)
-    for col in ("metric", "k", "growth", "r2"):
+    for col in ("metric", "k", "95% interval", "growth", "r2"):
         f.add_column(col, justify="right" if col != "metric" else "left")
     for metric, fit in result.fits.items():
         if fit.exponent is None:
             continue
-        style = "bold red" if fit.growth == "superlinear" else ""
-        growth = f"[{style}]{fit.growth}[/{style}]" if style else fit.growth
-        f.add_row(metric, f"{fit.exponent:.2f}", growth, f"{fit.r2:.2f}" if fit.r2 is not None else "-")
+        style = "bold red" if fit.growth == "superlinear" and fit.settled is not False else ""
+        growth = esc(fit.growth_range)
+        growth = f"[{style}]{growth}[/{style}]" if style else growth
+        f.add_row(metric, f"{fit.exponent:.2f}", interval_text(fit), growth,
+                  f"{fit.r2:.2f}" if fit.r2 is not None else "-")
     console.print(f)
     for finding in result.findings:
         style = _SEVERITY_STYLE.get(finding.severity, "")

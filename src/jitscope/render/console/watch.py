@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ..text import stall_lines
 from . import fmt_seconds, watch_findings
 
 if TYPE_CHECKING:
@@ -35,6 +36,13 @@ def _where(loc: Location | None, short: bool = False) -> str:
     return f"{f}:{loc.line}"
 
 
+def _stalls(result: WatchResult, console: Console) -> None:
+    if result.stalls:
+        console.print("[bold]Stalls[/bold] (compile phases past --stall-after)")
+        for line in stall_lines(result.stalls):
+            console.print(f"  {line}", markup=False)
+
+
 def render(result: WatchResult, console: Console) -> None:
     """Print the watch summary."""
     from rich.markup import escape
@@ -60,6 +68,7 @@ def render(result: WatchResult, console: Console) -> None:
             _code_change(c.fix, console)
     if not n:
         watch_findings.render(result, console)
+        _stalls(result, console)
         _cache(result, console)
         _violations(result, console)
         return
@@ -107,6 +116,7 @@ def render(result: WatchResult, console: Console) -> None:
                       f"which {what} (at {_where(x.location)}); each value is its own program.", markup=False)
 
     watch_findings.render(result, console)  # runtime findings (JWxxx), after the fixes
+    _stalls(result, console)
     rec = result.recompiles
     if rec:
         console.print("[bold]Recompiles, by function and cause[/bold]")

@@ -47,6 +47,19 @@ def compare_body(result: CompareResult) -> str:
             html += f'<p class="muted">note: {esc(v.name)}: {esc(note)}</p>'
     if result.recommendation is not None:
         html += lesson(f"Recommendation: {recommendation_text(result.recommendation)}")
+    if result.pessimisation:
+        from ..pessimisation_text import compare_lines
+        from .pessimisation import body as pessimisation_body
+
+        shown = False
+        for line, p in compare_lines(result):
+            if p is None:
+                html += f'<p class="muted">note: {esc(line)}</p>'
+                continue
+            html += "<h3>Pessimised fusion</h3>" + lesson(line + ".", "warn")
+            if not shown:  # the losing variants share their source lines: the details once
+                html += pessimisation_body(p, headline=False)
+                shown = True
     return html
 
 

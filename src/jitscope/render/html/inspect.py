@@ -70,6 +70,11 @@ def sections(result: InspectResult) -> list[Section]:
                 body += pre(b.source)
         out.append(Section("Graph bloat", body))
 
+    from .line_cost import line_cost_section
+
+    if (lines := line_cost_section(result)) is not None:
+        out.append(lines)
+
     h = result.hlo
     if h is not None:
         body = bar_chart(["StableHLO", "HLO before optimisation", "HLO after (outside fusions)", "fused ops"],
@@ -87,6 +92,11 @@ def sections(result: InspectResult) -> list[Section]:
                                                              sorted(f.by_op.items(), key=lambda kv: -kv[1])[:8]))
                  for f in h.fusions[:100]], numeric=(2,))
         out.append(Section("Compiled program", body))
+
+    if result.pessimisation is not None and result.pessimisation.fires:
+        from .pessimisation import section as pessimisation_section
+
+        out.append(pessimisation_section(result.pessimisation))
 
     if result.numerics is not None:
         n = result.numerics

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
+from ..text import interval_text
 from ._findings import findings_table
 from ._page import Section, esc, lesson, table
 from .svg import loglog_chart
@@ -33,11 +34,11 @@ def sections(result: ScaleResult) -> list[Section]:
                          xlabel="n", ylabel="count", title="Program size over n (log-log)")
     out = [Section("Scaling", body)]
     if result.fits:
-        fits = table(["metric", "exponent", "r²", "growth"],
-                     [(f.metric, "-" if f.exponent is None else f"{f.exponent:.2f}",
-                       "-" if f.r2 is None else f"{f.r2:.2f}", f.growth) for f in result.fits.values()],
-                     numeric=(1, 2))
-        sup = [f.metric for f in result.fits.values() if f.growth == "superlinear"]
+        fits = table(["metric", "exponent", "95% interval", "r²", "growth"],
+                     [(f.metric, "-" if f.exponent is None else f"{f.exponent:.2f}", interval_text(f),
+                       "-" if f.r2 is None else f"{f.r2:.2f}", f.growth_range) for f in result.fits.values()],
+                     numeric=(1, 3))
+        sup = [f.metric for f in result.fits.values() if f.growth == "superlinear" and f.settled is not False]
         note = lesson(f"Superlinear growth: {', '.join(sup)}.", "warn") if sup else ""
         out.append(Section("Growth fits (value ≈ c · n^exponent)", fits + note))
     out.append(Section("Findings", findings_table(result.findings)))

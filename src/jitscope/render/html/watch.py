@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
+from ..text import stall_lines
 from . import watch_findings
 from ._page import Raw, Section, esc, lesson, pre, table
 from .svg import bar_chart, timeline
@@ -89,6 +90,9 @@ def sections(result: WatchResult) -> list[Section]:
     if result.dump is not None:
         out.append(_dump_section(result))
     out += watch_findings.sections(result)  # runtime findings (JWxxx): a summary, then a section per code
+    if result.stalls:
+        out.append(Section("Stalls (compile phases past --stall-after)",
+                           "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in stall_lines(result.stalls)) + "</ul>"))
     c = result.persistent_cache
     cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")

@@ -1,0 +1,175 @@
+"""Stall watchdog: a trace, lowering or backend compile that runs longer than a threshold, named while
+it is still running, with the compiling thread's Python stack.
+
+JAX records a ``jax.monitoring`` scalar (the start time) when each compile phase begins (since 0.6.1)
+and a time span when it ends; between the two the phase is in progress. A daemon thread polls the
+phases in progress a few times a second and reports one that has run past ``threshold`` seconds,
+then again each time its running time doubles, until it ends. The report carries the function JAX
+names, the phase, the seconds so far and the user's frames of the compiling thread
+(``sys._current_frames``), so a compile that hangs is named before anyone kills the job.
+
+What it cannot see: a stall in the first execution of a compiled program (no monitoring event marks
+it), and a thread stuck inside C without the GIL is still reported (the stack shown is where it
+entered). Costs: one dictionary update per phase start and end; nothing on cache hits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._jaxcompat import COMPILE_EVENT, LOWER_EVENT, TRACE_EVENT, is_user_file, unregister_listener
+from .._serde import Record
+
+PHASES = {TRACE_EVENT: "trace", LOWER_EVENT: "lower", COMPILE_EVENT: "compile"}
+POLL_SECONDS = 0.1
+_STACK_FRAMES = 8
+
+
+@dataclass
+class Stall(Record):
+    """A compile phase that ran past the threshold (one record per report: at the threshold, then at
+    each doubling of its running time)."""
+
+    function: str  # as JAX names the program: "jit(step)"
+    phase: str  # trace | lower | compile
+    seconds: float  # running time when reported
+    timestamp: float  # seconds since the watch started
+    stack: list[str] = field(default_factory=list)  # the compiling thread's user frames, innermost last
+    ended_after: float | None = None  # the phase's whole duration, once it ended (None: still running)
+
+
+@dataclass
+class _Running:
+    phase: str
+    function: str
+    start: float  # time.time(), as JAX records it
+    thread: int
+    next_report: float
+    reports: list[Stall] = field(default_factory=list)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
+
+
+def _user_stack(frame: Any) -> list[str]:
+    """The user's frames of a thread, innermost last; stops at jitscope's own runner (what ran the program)."""
+    out: list[str] = []
+    while frame is not None and len(out) < _STACK_FRAMES:
+        code = frame.f_code
+        path = os.path.abspath(code.co_filename)
+        if path == _RUNNER:  # jitscope's runner around the user's program: the user's stack ends here
+            break
+        if path.startswith(_PACKAGE + os.sep):  # jitscope's own hooks inside the user's calls
+            frame = frame.f_back
+            continue
+        if is_user_file(code.co_filename):
+            name = code.co_filename if code.co_filename.startswith("<") else os.path.relpath(code.co_filename)
+            out.append(f"{name}:{frame.f_lineno} in {code.co_name}")
+        frame = frame.f_back
+    return out[::-1]
+
+
+class StallWatchdog:
+    """Report compile phases running longer than ``threshold`` seconds (``on_stall`` gets each report).
+
+    ``t0`` is the time (``time.time()``) report timestamps count from (the watch's start).
+    """
+
+    def __init__(self, threshold: float, on_stall: Callable[[Stall], None] | None = None, t0: float = 0.0) -> None:
+        if not threshold > 0:
+            raise ValueError(f"stall threshold must be > 0 seconds, got {threshold}")
+        self.threshold = threshold
+        self.on_stall = on_stall
+        self.t0 = t0 or time.time()
+        self.stalls: list[Stall] = []
+        self._running: dict[int, _Running] = {}  # thread id -> the phase it is in
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.available = False
+
+    def start(self) -> StallWatchdog:
+        """Listen to phase starts and ends and start polling (a no-op on a JAX without start scalars)."""
+        from jax import monitoring
+
+        register = getattr(monitoring, "register_scalar_listener", None)
+        if register is None:
+            return self
+        register(self._on_scalar)
+        monitoring.register_event_time_span_listener(self._on_span)
+        self.available = True
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._poll, name="jitscope-stall-watchdog", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop polling and listening; phases still running keep ``ended_after`` None."""
+        if not self.available:
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        unregister_listener("scalar", self._on_scalar)
+        unregister_listener("span", self._on_span)
+        self.available = False
+
+    # -- listeners (on the compiling thread) ------------------------------
+    def _on_scalar(self, event: str, value: float, **kw: Any) -> None:
+        phase = PHASES.get(event)
+        if phase is None or not self.available:  # a JAX that cannot unregister keeps calling: ignore
+            return
+        tid = threading.get_ident()
+        with self._lock:
+            self._running[tid] = _Running(phase, str(kw.get("fun_name", "?")), float(value), tid, self.threshold)
+
+    def _on_span(self, event: str, start: float, end: float, **kw: Any) -> None:
+        if event not in PHASES:
+            return
+        with self._lock:
+            running = self._running.pop(threading.get_ident(), None)
+        if running is not None:
+            for stall in running.reports:
+                stall.ended_after = end - start
+
+    # -- the watchdog thread ------------------------------------------------
+    def _poll(self) -> None:
+        while not self._stop.wait(POLL_SECONDS):
+            self.check()
+
+    def check(self, now: float | None = None) -> list[Stall]:
+        """Report every phase past its next threshold now; returns the new reports."""
+        now = time.time() if now is None else now
+        with self._lock:
+            due = [r for r in self._running.values() if now - r.start >= r.next_report]
+            frames = sys._current_frames() if due else {}
+            new = []
+            for r in due:
+                elapsed = now - r.start
+                while r.next_report <= elapsed:
+                    r.next_report *= 2  # again when its running time has doubled
+                stall = Stall(r.function, r.phase, elapsed, max(now - self.t0, 0.0),
+                              _user_stack(frames.get(r.thread)))
+                r.reports.append(stall)
+                self.stalls.append(stall)
+                new.append(stall)
+        for stall in new:
+            if self.on_stall is not None:
+                try:
+                    self.on_stall(stall)
+                except Exception:  # noqa: BLE001 - a broken display must not kill the watchdog
+                    pass
+        return new
+
+
+def stall_line(stall: Stall) -> str:
+    """One line for a terminal: ``jitscope: stall: compile of jit(step) running for 12.0 s at train.py:40 in step``."""
+    where = f" at {stall.stack[-1]}" if stall.stack else ""
+    return f"jitscope: stall: {stall.phase} of {stall.function} running for {stall.seconds:.1f} s{where}"

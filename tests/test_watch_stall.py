@@ -1,0 +1,110 @@
+"""Stall watchdog (#15 item 4): a trace or compile still running past --stall-after is named while it runs
+(function, phase, seconds so far, the user's line), again at each doubling, and kept in the result."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from jitscope._watch import WatchSession
+from jitscope.collect.stall import StallWatchdog, stall_line
+from jitscope.render import render
+from jitscope.results import load_result
+from jitscope.schema import validate
+
+SLOW = """import jax, jax.numpy as jnp
+
+@jax.jit
+def simulate(x):
+    for _ in range(2500):  # unrolled: a trace and a compile of a second or more
+        x = jnp.sin(x) * 1.0001
+    return x
+
+print(float(simulate(jnp.ones(3))[0]))
+"""
+
+
+def unrolled(x):
+    for _ in range(1500):
+        x = jnp.cos(x) * 0.999
+    return x
+
+
+def test_a_long_compile_is_named_while_it_runs_then_kept_with_its_duration():
+    seen = []
+    session = WatchSession(stall_after=0.2, on_stall=seen.append, findings=False, explain=False)
+    session.start()
+    t0 = time.perf_counter()
+    try:
+        jax.jit(unrolled)(jnp.ones(2)).block_until_ready()
+    finally:
+        session.stop()
+    took = time.perf_counter() - t0
+    result = session.result()
+    assert seen and result.stalls == seen  # reported live, on the watchdog's thread, and kept
+    phases = {(s.function, s.phase) for s in seen}
+    assert phases & {("unrolled", "trace"), ("jit(unrolled)", "compile"), ("jit(unrolled)", "lower")}
+    for s in seen:
+        assert 0.2 <= s.seconds <= took + 1.0 and s.ended_after is not None and s.ended_after >= s.seconds
+        assert s.stack and os.path.basename(__file__) in s.stack[-1]  # the user's line, not jitscope's
+    # again at each doubling: the k-th report of one phase comes once it has run threshold * 2**k (a busy
+    # machine may poll late, never early)
+    for phase in {(s.function, s.phase) for s in seen}:
+        reports = [s.seconds for s in seen if (s.function, s.phase) == phase]
+        assert all(r >= 0.2 * 2 ** k for k, r in enumerate(reports)), reports
+    validate(result.to_dict())
+    assert "Stalls" in render(result, "console") and "Stalls" in render(result, "html")
+
+
+def test_quick_compiles_raise_nothing_and_a_bad_threshold_is_refused():
+    session = WatchSession(stall_after=5.0, findings=False, explain=False).start()
+    try:
+        jax.jit(lambda x: x + 1)(jnp.ones(4))
+    finally:
+        session.stop()
+    assert session.result().stalls == []
+    with pytest.raises(ValueError):
+        StallWatchdog(0)
+
+
+def test_cli_stall_after_prints_the_line_and_writes_it(tmp_path):
+    prog = tmp_path / "slow.py"
+    prog.write_text(SLOW)
+    out = tmp_path / "r.json"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    p = subprocess.run([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.3", "--json", str(out),
+                        str(prog)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("jitscope: stall: ")]
+    assert lines and any("of jit(simulate) running for" in ln or "of simulate running for" in ln for ln in lines)
+    assert any("slow.py:" in ln for ln in lines)
+    data = json.loads(out.read_text())
+    assert data["stalls"] and {s["phase"] for s in data["stalls"]} <= {"trace", "lower", "compile"}
+    assert stall_line(load_result(out).stalls[0]) == lines[0]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="SIGUSR1 is POSIX")
+def test_sigusr1_dumps_every_threads_stack_beside_the_events_file(tmp_path):
+    prog = tmp_path / "slow.py"
+    prog.write_text(SLOW)
+    events = tmp_path / "e.jsonl"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.2", "--events",
+                          str(events), str(prog)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=tmp_path, env=env)
+    assert p.stderr is not None
+    first = p.stderr.readline()  # the first stall line: the program is inside its long trace or compile now
+    assert first.startswith("jitscope: stall: "), first
+    p.send_signal(signal.SIGUSR1)
+    p.communicate(timeout=300)
+    assert p.returncode == 0
+    stacks = (tmp_path / "e.jsonl.stacks.txt").read_text()
+    assert "Thread" in stacks and "slow.py" in stacks
