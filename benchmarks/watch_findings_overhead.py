@@ -9,6 +9,11 @@ Modes: ``baseline`` (nothing on), ``watch --no-findings`` (``WatchSession(findin
    ``loop300`` (a 300-step Python loop: the bloat detector has 1,500 equations to read).
 3. jitscope's own time per compile, free of machine noise: inside the probe's hooks and inside
    ``RuntimeAnalyzer.observe``; and the trace phase with findings off and on (the profiler's cost).
+4. calls off the fast path (JW501): per call, a tiny jitted function with a ``jax.debug.callback``
+   (every call takes JAX's Python path, no trace, no compile) against the same function without it
+   (a C++ cache hit), with nothing on, ``watch --no-findings`` and ``watch``; jitscope's own time per
+   slow call inside the dispatch probe; the reference fast call JW501 compares with; and JW501's
+   numbers for the run.
 
     python benchmarks/watch_findings_overhead.py [--quick]
 """
@@ -157,6 +162,81 @@ def self_time(name: str, rounds: int, size: list[int]) -> tuple[list[float], lis
     return probe_s, observe_s, trace_s
 
 
+def _noop(v):  # the callback: as cheap as a callback can be
+    pass
+
+
+@jax.jit
+def with_callback(x):
+    jax.debug.callback(_noop, x)
+    return x + 1.0
+
+
+def slow_path(rounds: int, calls: int) -> dict[str, dict[str, list[float]]]:
+    """Per call, interleaved: the callback function (Python path) and the plain one (C++ cache hit)."""
+    x = jnp.ones(8)
+    out: dict[str, dict[str, list[float]]] = {k: {m: [] for m in MODES} for k in ("callback", "plain")}
+    for fn in (with_callback, tiny):
+        jax.block_until_ready(fn(x))
+    for r in range(-1, rounds):
+        for m in (MODES if r % 2 == 0 else tuple(reversed(MODES))):
+            s = _session(m)
+            if s:
+                s.start()
+            for name, fn in (("callback", with_callback), ("plain", tiny)):
+                jax.block_until_ready(fn(x))
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    y = fn(x)
+                jax.block_until_ready(y)
+                if r >= 0:
+                    out[name][m].append((time.perf_counter() - t0) / calls)
+            if s:
+                s.stop()
+    return out
+
+
+def slow_path_self_time(calls: int) -> tuple[float, dict]:
+    """CPU seconds per slow call inside the dispatch probe (enter/result/exit, the fast-path hook and
+    ``fastpath_blockers``; ``time.thread_time``, so other processes on a shared machine do not count),
+    and the JW501 finding's details for those calls."""
+    from jitscope import _jaxcompat
+    from jitscope.collect import dispatch
+
+    spent = [0.0]
+
+    def timed(f):  # type: ignore[no-untyped-def]
+        def wrapper(*a, **k):  # type: ignore[no-untyped-def]
+            t0 = time.thread_time()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[0] += time.thread_time() - t0
+        return wrapper
+
+    names = ("enter", "result", "exit", "_on_fastpath")
+    saved = {n: getattr(dispatch.DispatchProbe, n) for n in names}
+    for n, f in saved.items():
+        setattr(dispatch.DispatchProbe, n, timed(f))
+    blockers = _jaxcompat.fastpath_blockers
+    _jaxcompat.fastpath_blockers = timed(blockers)
+    x = jnp.ones(8)
+    try:
+        s = WatchSession(findings=True).start()
+        try:
+            for _ in range(calls):
+                with_callback(x)
+            jax.block_until_ready(with_callback(x))
+        finally:
+            s.stop()
+    finally:
+        for n, f in saved.items():
+            setattr(dispatch.DispatchProbe, n, f)
+        _jaxcompat.fastpath_blockers = blockers
+    (f,) = [f for f in s.result(capture_env=False).findings if f.code == "JW501"]
+    return spent[0] / f.details["slow_calls"], f.details
+
+
 def table(title: str, data: dict[str, list[float]], unit: float, unit_name: str) -> str:
     base, base_min = statistics.median(data["baseline"]), min(data["baseline"])
     lines = [title, f"| mode | median ({unit_name}) | vs baseline | min ({unit_name}) | min vs baseline | samples |",
@@ -190,6 +270,21 @@ def main(argv: list[str] | None = None) -> int:
         off, on = statistics.median(trace_s["off"]), statistics.median(trace_s["on"])
         print(f"| {name} | {statistics.median(probe_s) * 1e3:.2f} | {statistics.median(observe_s) * 1e3:.2f} | "
               f"{off * 1e3:.2f} | {on * 1e3:.2f} | {100 * (on / off - 1):+.1f} % |")
+    srounds, scalls = (7, 200) if a.quick else (21, 2000)
+    slow = slow_path(srounds, scalls)
+    print(table(f"\nOff the fast path (JW501): a tiny jitted function with a jax.debug.callback, per call "
+                f"({srounds} rounds x {scalls} calls)", slow["callback"], 1e-6, "µs"))
+    print(table("\nThe same function without the callback (a C++ cache hit), per call, same rounds",
+                slow["plain"], 1e-6, "µs"))
+    base_cb, base_plain = statistics.median(slow["callback"]["baseline"]), statistics.median(slow["plain"]["baseline"])
+    print(f"\nWith nothing on, the callback takes a call from {base_plain * 1e6:.2f} µs to {base_cb * 1e6:.1f} µs "
+          f"({base_cb / base_plain:.0f}x), no trace, no compile.")
+    own, details = slow_path_self_time(scalls)
+    print(f"jitscope's own CPU time inside the dispatch probe: {own * 1e6:.2f} µs per slow call "
+          f"({100 * own / base_cb:.1f} % of a slow call with nothing on)")
+    print(f"JW501 for {details['slow_calls']} calls: {details['seconds_per_call'] * 1e6:.1f} µs per call (median, "
+          f"measured under watch), reference fast call {details['fast_call_seconds'] * 1e6:.2f} µs, "
+          f"{details['seconds_lost'] * 1e3:.1f} ms lost, cause {details['cause']}")
     return 0
 
 

@@ -119,7 +119,8 @@ def test_json_schema_trace_html_and_summary(program_run):
     assert {e["args"]["code"] for e in instants} == {f["code"] for f in data["findings"]}
     assert all(e["cat"] == "finding" and e["ts"] >= 0 for e in instants)
     html = paths["html"].read_text()
-    for code, name in (("JW101", "failed-trace"), ("JW201", "trace-side-effect"), ("JW401", "graph-bloat")):
+    for code, name in (("JW101", "failed-trace"), ("JW201", "trace-side-effect"), ("JW401", "graph-bloat"),
+                       ("JW501", "off-fast-path")):
         assert f'<section id="{code.lower()}-{name}">' in html
     assert "<pre>18: if x &gt; 0:  # expect: JW101 branchy</pre>" in html
     assert "Runtime findings, worst first" in p.stderr

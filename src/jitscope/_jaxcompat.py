@@ -151,6 +151,108 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None):  # type: i
     return uninstall
 
 
+# --- watch: the C++ dispatch fast path --------------------------------------
+# Checked on JAX 0.10.2. After a slow-path jit call has run, ``jax._src.pjit._get_fastpath_data``
+# builds what JAX's C++ dispatch cache keeps for the next call with the same signature; it returns
+# None when the executable cannot take the fast path, and the C++ cache then sends every such call
+# back through Python (``cache_miss``: ``_infer_params`` -> ``_run_python_pjit``), with no trace and
+# no compile. It is called once per Python-path call of a jitted function (and by ``pjit``'s eager
+# impl), never on a C++ cache hit.
+_FASTPATH_HOOK = "_get_fastpath_data"
+
+
+def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
+    """Call ``on_fastpath(effects, fast, executable, pgle_profiler)`` after every ``_get_fastpath_data``
+    (the end of every Python-path jit call, nested calls inside a trace included); returns a function
+    that uninstalls it. ``effects`` is the object the call passed (its jaxpr's ``effects``: identity
+    tells which call it was), ``fast`` whether the C++ cache will take the next call; when it will not,
+    ``fastpath_blockers(executable, effects, pgle_profiler)`` says why (left to the caller: most calls
+    never need it). A JAX without the function gets a no-op, never a crash."""
+    import inspect as _inspect
+
+    try:
+        from jax._src import pjit
+
+        original = getattr(pjit, _FASTPATH_HOOK)
+        names = list(_inspect.signature(original).parameters)
+        i_exe, i_eff = names.index("executable"), names.index("effects")
+        i_pgle = names.index("pgle_profiler") if "pgle_profiler" in names else None
+        try:  # 0.6-0.8 also refuse programs with host callbacks; 0.10 no longer checks it
+            _HOST_CALLBACK_CHECK[:] = ["has_host_callbacks" in _inspect.getsource(original)]
+        except (OSError, TypeError):
+            _HOST_CALLBACK_CHECK[:] = [False]
+    except (ImportError, AttributeError, ValueError, TypeError) as e:
+        _say_missing("fastpath_hook", e)
+        return lambda: None
+
+    last = max(i for i in (i_exe, i_eff, i_pgle) if i is not None)
+
+    def _get_fastpath_data(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = original(*args, **kwargs)
+        try:
+            if len(args) > last:  # how JAX calls it: all positional
+                on_fastpath(args[i_eff], out is not None, args[i_exe], None if i_pgle is None else args[i_pgle])
+            else:
+                named = {**dict(zip(names, args)), **kwargs}
+                on_fastpath(named.get("effects"), out is not None, named.get("executable"),
+                            named.get("pgle_profiler"))
+        except Exception:  # noqa: BLE001 - a finding must never break the user's program
+            pass
+        return out
+
+    setattr(pjit, _FASTPATH_HOOK, _get_fastpath_data)
+
+    def uninstall() -> None:
+        if getattr(pjit, _FASTPATH_HOOK, None) is _get_fastpath_data:
+            setattr(pjit, _FASTPATH_HOOK, original)
+
+    return uninstall
+
+
+_FASTPATH_MODULES: list = []
+_HOST_CALLBACK_CHECK: list[bool] = []  # whether this JAX's _get_fastpath_data checks has_host_callbacks
+
+
+def fastpath_blockers(executable: object, effects: object, pgle_profiler: object = None) -> tuple[str, ...]:
+    """Why ``_get_fastpath_data`` refused the C++ fast path, from the conditions it checks (0.10; 0.6-0.8
+    also refuse host callbacks): ``ordered_effects``, ``unordered_effects``, ``host_callbacks``,
+    ``ref_effects``, ``pgle``, ``no_execution``, ``executable`` (not a plain single-program
+    executable), ``debug_key_reuse`` (``jax_debug_key_reuse`` runs every call without an executable),
+    ``transformed`` (called with tracers: under grad/vmap outside jit), ``no_executable``; or
+    ``unknown`` when none of these holds (its output check, or a condition of another JAX)."""
+    if not _FASTPATH_MODULES:  # imported once: this runs on every Python-path call
+        import jax
+        from jax._src import core, pjit
+        from jax._src.interpreters import pxla
+        from jax._src.state.types import RefEffect
+
+        _FASTPATH_MODULES[:] = [jax, core, pjit, pxla, RefEffect]
+    jax, core, pjit, pxla, RefEffect = _FASTPATH_MODULES
+    if executable is None:
+        if getattr(jax.config, "jax_debug_key_reuse", False):
+            return ("debug_key_reuse",)
+        return ("no_executable",) if core.trace_state_clean() else ("transformed",)
+    out: list[str] = []
+    call = getattr(executable, "unsafe_call", None)
+    if not isinstance(executable, pxla.MeshExecutable) or not isinstance(call, pxla.ExecuteReplicated):
+        out.append("executable")
+    else:
+        if call.ordered_effects:
+            out.append("ordered_effects")
+        if call.has_unordered_effects:
+            out.append("unordered_effects")
+        if _HOST_CALLBACK_CHECK[:1] == [True] and getattr(call, "has_host_callbacks", False):
+            out.append("host_callbacks")
+    if any(isinstance(e, RefEffect) for e in (effects or ())):
+        out.append("ref_effects")
+    need_fdo = getattr(pjit, "_need_to_rebuild_with_fdo", None)
+    if pgle_profiler is not None and need_fdo is not None and need_fdo(pgle_profiler):
+        out.append("pgle")
+    if getattr(jax.config, "jax_no_execution", False):
+        out.append("no_execution")
+    return tuple(out) or ("unknown",)
+
+
 # --- watch: programs JAX compiles outside the user's jit call -----------------
 # Checked on JAX 0.6.2, 0.8.3, 0.10.2. The backward program of ``grad(jit(f))``, the programs of
 # ``vjp``/``linearize``/``checkpoint``/``vmap`` of a jitted function, and eager ``lax.cond`` /
@@ -540,6 +642,8 @@ CAPABILITY_USES = {
                   "lax.cond/while/scan) counted as the user's; watch --dump: each compile's jaxpr, StableHLO "
                   "and optimised HLO "
                   "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
+    "fastpath_hook": "watch: calls that never reach the C++ dispatch fast path, and why (JW501; "
+                     "jax._src.pjit._get_fastpath_data)",
     "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
     "user_frames": "watch/inspect: telling the user's files from JAX's (jax._src.source_info_util."
                    "is_user_filename; without it a path-based filter is used)",
@@ -593,6 +697,13 @@ def capabilities() -> dict[str, tuple[bool, str]]:
         return None
 
     check("stage_hook", stage_hook)
+
+    def fastpath_hook() -> str | None:
+        from jax._src import pjit
+        return None if callable(getattr(pjit, _FASTPATH_HOOK, None)) else \
+            f"jax._src.pjit.{_FASTPATH_HOOK} is missing"
+
+    check("fastpath_hook", fastpath_hook)
     def user_frames() -> str | None:
         from jax._src import source_info_util
         return None if callable(getattr(source_info_util, "is_user_filename", None)) else \

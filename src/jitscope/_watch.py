@@ -17,10 +17,11 @@ from typing import Any, Literal, TypeVar
 from .analyze import watch_summary
 from .analyze.budget import budget_violations
 from .analyze.budget import describe as describe
+from .analyze.dispatch import off_fast_path
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
 from .analyze.tracer_errors import explain_program_error
-from .collect import monitoring
+from .collect import dispatch, monitoring
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
 from .collect.stall import Stall, StallWatchdog
@@ -69,6 +70,7 @@ class WatchSession:
         self.watchdog = StallWatchdog(stall_after, on_stall) if stall_after is not None else None
         self.analyzer = RuntimeAnalyzer(slow_compile) if findings else None
         self._probe = TraceProbe() if findings else None
+        self._dispatch = dispatch.DispatchProbe() if findings else None  # JW501: calls off the fast path
         self.history = ReasonHistory()
         if seed_from_active:
             for sub in monitoring.active_subscribers():
@@ -87,6 +89,8 @@ class WatchSession:
         self.collector.start()
         if self._probe is not None and self.collector.running:
             self._probe.install()
+        if self._dispatch is not None and self.collector.running:
+            self._dispatch.install()
         if self.watchdog is not None and not self.watchdog.available:
             self.watchdog.t0 = self.collector._t0
             self.watchdog.start()
@@ -99,6 +103,8 @@ class WatchSession:
         finally:
             if self._probe is not None:
                 self._probe.uninstall()
+            if self._dispatch is not None:
+                self._dispatch.uninstall()
             if self.watchdog is not None:
                 self.watchdog.stop()
 
@@ -140,7 +146,11 @@ class WatchSession:
         if self.analyzer is None:
             return []
         self.analyzer.check_stale(self.collector.wall_seconds)
-        return sorted(self.analyzer.findings, key=lambda f: f.timestamp)
+        found = list(self.analyzer.findings)
+        if self._dispatch is not None:
+            found += off_fast_path(list(self._dispatch.functions.values()), dispatch.fast_call_seconds,
+                                   self._dispatch.t0 or 0.0)
+        return sorted(found, key=lambda f: f.timestamp)
 
 
 def watch_program(target: str, args: list[str], *, module: bool = False,
@@ -272,7 +282,8 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
         print_summary: print the summary when the block or decorated call ends.
         max_compiles / fail_on_recompile: budgets recorded in the result's ``violations``.
         findings: report runtime findings (failed traces, trace-time side effects, captured
-            constants, unrolled loops, slow compiles) in ``result().findings``; see docs/runtime-findings.md.
+            constants, unrolled loops, slow compiles, calls off the C++ dispatch fast path) in
+            ``result().findings``; see docs/runtime-findings.md.
         slow_compile: seconds over which a compile is reported as slow (JW402).
     """
 

@@ -11,6 +11,9 @@ the exception, the side effects) and reuses inspect's analyses:
 * JW401: unrolled loops (``bloat.detect_bloat``, linear in the program's size);
 * JW402: a compile over the ``slow_compile`` threshold, with its likely cause from the above.
 
+JW501 (calls off the C++ dispatch fast path) is not seen at a trace: ``analyze/dispatch.py`` makes it
+from ``collect/dispatch.py``'s per-function counts when the result is built.
+
 Codes and their documentation: ``analyze/runtime_codes.py``. Nothing here may break the user's
 program: every analysis is guarded, and a failure costs that finding only.
 """
@@ -49,7 +52,7 @@ class RuntimeFinding(Record):
     fix: Fix | None = None
     compile_index: int | None = None  # the CompileEvent's index; None for a trace that compiled nothing
     timestamp: float = 0.0  # seconds since the watch started, at the trace's start
-    seconds: float = 0.0  # trace + lower + compile seconds of the event it was seen in
+    seconds: float = 0.0  # trace + lower + compile seconds of the event it was seen in (JW5xx: seconds lost)
     source: str = ""  # the source line at ``location``
     details: dict[str, Any] = field(default_factory=dict)
 

@@ -1,0 +1,137 @@
+"""JW501: jit calls that never reach JAX's C++ dispatch fast path, per function, with the cause.
+
+Input: the collector's per-function records (``collect/dispatch.SlowPathFunction``: Python-path calls
+that neither traced nor compiled, their total and sampled durations, why JAX refused the fast path, the
+program's effectful equations). A function is reported when it has at least ``min_calls`` such calls,
+so a one-off (an evicted cache entry, a call right after a compile) is not.
+
+What is measured and what is estimated: each slow call's wall time is measured (from entering JAX's
+Python path to its end, including watch's own few microseconds there and any part of the program's run
+the call waited for). The cost of a fast call is a reference, measured once per process on a tiny
+jitted function (``fast_call``, called only when some function is reported): the time lost is the
+number of slow calls times (their median - the fast call), an estimate. The median, not the total,
+because on a busy machine a few calls are long for want of a CPU, not because of JAX.
+
+Causes, named from the conditions JAX itself checks (``_jaxcompat.fastpath_blockers``): effects
+(``jax.debug.print``/``jax.debug.callback``, ``io_callback``, ordered effects; with the user's line of
+each), host callbacks (JAX 0.6-0.8), mutable-array ref effects, ``jax_debug_key_reuse``, PGLE
+profiling, ``jax_no_execution``, an executable the C++ path cannot run; anything else is unknown. A
+call JAX had made fast-path ready that still came back through Python has an unknown cause too (its
+C++ cache did not keep the entry).
+"""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .._format import fmt_seconds
+from ..model import Fix, Location
+from .runtime_findings import RuntimeFinding
+
+DISPATCH_MIN_CALLS = 10
+
+_PRIMITIVES = {"debug_callback": "jax.debug.callback/jax.debug.print", "debug_print": "jax.debug.print",
+               "io_callback": "io_callback"}
+
+_CAUSES: dict[str, tuple[str, str, str]] = {  # blocker -> (cause phrase, fix title, why)
+    "effects": (
+        "the program has side effects ({sites}); JAX never dispatches a program with effects from its C++ cache",
+        "move the callback out of the hot function",
+        "Every call of a jitted program containing jax.debug.print/jax.debug.callback/io_callback takes the "
+        "Python path. Call it every N steps from a separate function, return the value and print outside, or "
+        "keep the callback in a debug-only variant."),
+    "ref_effects": (
+        "the program reads or writes mutable array refs; JAX never fast-dispatches a program with ref effects",
+        "pass arrays instead of refs",
+        "A jitted function whose program has ref effects runs every call through Python."),
+    "debug_key_reuse": (
+        "jax_debug_key_reuse is on: every jitted call runs through Python to check PRNG key use",
+        "turn off jax_debug_key_reuse outside debugging", "Key-reuse checking runs every call in Python."),
+    "pgle": (
+        "profile-guided optimisation (jax_enable_pgle) is still profiling this function",
+        "expected while PGLE profiles", "PGLE runs the first calls through Python to profile them."),
+    "no_execution": (
+        "jax_no_execution is on", "turn off jax_no_execution", "No call is dispatched from the C++ cache."),
+    "executable": (
+        "its compiled executable is not one the C++ dispatch path can run",
+        "check the function's jit options", "Only plain single-program executables are dispatched from C++."),
+    "host_callbacks": (
+        "the program calls back to Python on the host (pure_callback and friends); this JAX never "
+        "fast-dispatches a program with host callbacks",
+        "move the callback out of the hot function", "Every call of a program with host callbacks takes the "
+        "Python path on this JAX version."),
+    "no_executable": (
+        "unknown (JAX ran the call without an executable)", "", ""),
+    "unknown": (
+        "unknown (JAX refused the fast path for none of the reasons jitscope can name)", "", ""),
+    "": (
+        "unknown: the call was fast-path ready, yet JAX's C++ dispatch cache did not keep it (an evicted entry "
+        "in a full cache, or arguments the cache cannot key, are possible)",
+        "keep the number of jitted functions and signatures small",
+        "JAX's C++ dispatch cache holds a bounded number of functions and signatures; calls it does not find "
+        "take the Python path."),
+}
+
+
+def _cause(blockers: tuple[str, ...]) -> str:
+    if any(b in ("ordered_effects", "unordered_effects") for b in blockers):
+        return "effects"
+    return blockers[0] if blockers else ""
+
+
+def _site_text(site: Any) -> str:
+    what = _PRIMITIVES.get(site.primitive, site.primitive)
+    kind = "an ordered effect" if site.effect.startswith("Ordered") else "an unordered effect"
+    where = f" at line {site.location.line}" if site.location else ""
+    return f"{what}{where} ({kind})"
+
+
+def _source(loc: Location | None) -> str:
+    return linecache.getline(loc.file, loc.line).strip() if loc else ""
+
+
+def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None], t0: float = 0.0,
+                  min_calls: int = DISPATCH_MIN_CALLS) -> list[RuntimeFinding]:
+    """One JW501 per function with at least ``min_calls`` Python-path calls that neither traced nor
+    compiled. ``fast_call()`` gives the cost of a fast call (called only when something is reported);
+    ``t0`` is the ``time.time()`` the watch started at (finding timestamps are relative to it)."""
+    hot = [f for f in functions if f.calls >= min_calls]
+    if not hot:
+        return []
+    fast = fast_call()
+    out = []
+    for rec in hot:
+        main = max(rec.blockers.items(), key=lambda kv: kv[1])[0] if rec.blockers else ()
+        cause = _cause(main)
+        phrase, title, why = _CAUSES.get(cause, _CAUSES["no_executable"])
+        sites = list(rec.effects or [])
+        if cause == "effects":
+            phrase = phrase.format(sites="; ".join(_site_text(s) for s in sites[:3]) or "effects")
+        per = rec.median_seconds
+        # The median, not the total: on a busy machine a few calls wait for the CPU, not for JAX.
+        lost = rec.calls * max(per - fast, 0.0) if fast is not None else None
+        against = f" against {fmt_seconds(fast)} for a fast call" if fast is not None else ""
+        lost_text = f", {fmt_seconds(lost)} lost" if lost is not None else ""
+        fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site
+        fix = Fix(title, why, location=fix_loc) if title else None
+        details: dict[str, Any] = {
+            "cause": cause if cause not in ("", "no_executable", "unknown") else "unknown", "blockers": sorted({b for bs in rec.blockers for b in bs}),
+            "slow_calls": rec.calls, "seconds_per_call": per, "mean_seconds_per_call": rec.seconds / rec.calls,
+            "total_seconds": rec.seconds, "fast_call_seconds": fast, "fast_call_basis": "reference",
+            "seconds_lost": lost,
+            "effects": [{"primitive": s.primitive, "effect": s.effect,
+                         "file": s.location.file if s.location else None,
+                         "line": s.location.line if s.location else None, "source": _source(s.location)}
+                        for s in sites],
+        }
+        if rec.definition is not None:
+            details["definition"] = {"file": rec.definition.file, "line": rec.definition.line}
+        out.append(RuntimeFinding(
+            "JW501", rec.function,
+            f"{rec.calls:,} calls of {rec.function} went through JAX's Python dispatch path with no trace or "
+            f"compile: {fmt_seconds(per)} each (median){against}{lost_text}; cause: {phrase}",
+            "warning", rec.call_site, fix, compile_index=None, timestamp=max(rec.first_time - t0, 0.0),
+            seconds=lost or 0.0, source=_source(rec.call_site), details=details))
+    return out
