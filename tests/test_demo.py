@@ -33,8 +33,10 @@ def tied_names(case):
 
     ok = sorted((v for v in case.compare.variants if v.ok), key=lambda v: v.steady.median)
     high, best = median_interval(ok[0].steady.samples)[1], ok[0].steady.median
-    return [ok[0].name] + [v.name for v in ok[1:]
-                           if median_interval(v.steady.samples)[0] <= high or v.steady.median < 1.1 * best]
+    rec = case.compare.recommendation  # compare's own verdict (a close call measured twice) may tie too
+    tie = rec.runner_up if rec is not None and rec.within_noise and rec.best == ok[0].name else None
+    return [ok[0].name] + [v.name for v in ok[1:] if median_interval(v.steady.samples)[0] <= high
+                           or v.steady.median < 1.1 * best or v.name == tie]
 
 
 def lead(names, what="fastest"):
