@@ -3,7 +3,8 @@
 1. warm calls: per-call time of a tiny jitted function (a C++ dispatch-cache hit) with nothing
    on, under the watch collector (with and without JAX's explain text), under ``jitscope.watch``'s
    whole session with every analysis on (the runtime findings JW1xx-JW5xx: trace probe, analyses,
-   the dispatch-path probe), and with JAX's own ``jax_explain_cache_misses`` alone. Goal: within
+   the dispatch-path probe), the same with the stall watchdog on (``--stall-after``: phase listeners and a
+   polling thread), and with JAX's own ``jax_explain_cache_misses`` alone. Goal: within
    noise, at most 1 %.
 2. compile path: one trace + lower + compile + first call of a ~60-op function (10 x 6 ops), a new input
    shape each time (so every call compiles and the explain diff runs against earlier keys).
@@ -33,7 +34,7 @@ from jitscope._watch import WatchSession  # noqa: E402
 from jitscope.collect.watch import WatchCollector  # noqa: E402
 
 MODES = ("baseline", "jitscope watch", "jitscope watch --no-explain", "jitscope watch, every finding",
-         "jax_explain_cache_misses")
+         "every finding + --stall-after 10", "jax_explain_cache_misses")
 
 
 class _Mode:
@@ -49,6 +50,8 @@ class _Mode:
     def __enter__(self) -> None:
         if self.name == "jitscope watch, every finding":
             self.session = WatchSession(findings=True, explain=True).start()
+        elif self.name == "every finding + --stall-after 10":  # the watchdog's listeners and polling thread
+            self.session = WatchSession(findings=True, explain=True, stall_after=10.0).start()
         elif self.name.startswith("jitscope"):
             self.collector = WatchCollector(explain="no-explain" not in self.name).start()
         elif self.name == "jax_explain_cache_misses":
