@@ -56,7 +56,9 @@ def test_loop_line_gets_multiplicity_most_equations_and_largest_share(simulated)
     assert lines[0] is loop  # costliest first
     assert loop.multiplicity == 300 and loop.equations == 900
     assert loop.hlo_ops >= 900 and loop.optimized_ops >= 300  # metadata survives lowering and XLA's passes
-    assert builtin.multiplicity == 40 and builtin.equations == 120
+    # builtin sum over 40 elements: slice, squeeze, add per element up to JAX 0.10; JAX 0.11 unstacks once and
+    # adds (the first add, of the literal 0, differs from the rest: 39 repeats of one add)
+    assert (builtin.multiplicity, builtin.equations) in ((40, 120), (39, 41))
     assert loop.compile_share > builtin.compile_share > 0
     assert loop.compile_share == max(r.compile_share for r in lines)
     assert loop.equations == max(r.equations for r in lines)
@@ -116,7 +118,7 @@ def test_without_hlo_the_estimate_falls_back_to_equations(program):
     assert totals.estimate == "equations" and totals.seconds == 0
     loop = _by_source(lines, "acc = jnp.sin(acc) + x")
     assert loop.multiplicity == 20 and loop.compile_share == pytest.approx(40 / totals.equations)
-    assert _by_source(lines, "return acc.sum() + sum(x[:8])").multiplicity == 8
+    assert _by_source(lines, "return acc.sum() + sum(x[:8])").multiplicity in (8, 7)  # 7 on JAX 0.11 (see above)
 
 
 def test_console_shows_top_lines_with_numbers(simulated):

@@ -140,9 +140,14 @@ def test_inspect_reports_it_and_measures_the_smaller_scope(inspected):
     assert scope.gain == pytest.approx(scope.baseline_s / scope.steady_s)
     assert scope.gain > 1.2  # measured 2.9-3.4x on a loaded 2-core machine
     assert scope.flops_factor is None  # a Python loop: no single program to read
-    # XLA's CPU compiler drops the barriers: the fix's own program is as pessimised as the target's
+    # JAX 0.10's CPU compiler drops the barriers: the fix's own program is as pessimised as the target's.
+    # JAX 0.11.2's keeps them (measured on the lent machine): there the barrier removes the duplication.
     barrier = gains["jit(simulate) + barrier"]
-    assert barrier.flops_factor == pytest.approx(r.pessimisation.flops_factor, rel=0.05)
+    assert barrier.flops_factor is not None
+    if barrier.flops_factor >= THRESHOLD:
+        assert barrier.flops_factor == pytest.approx(r.pessimisation.flops_factor, rel=0.05)
+    else:
+        assert barrier.flops_factor < r.pessimisation.flops_factor / 2 and barrier.error is None
 
 
 def test_inspect_result_renders_and_round_trips(inspected):
@@ -152,7 +157,9 @@ def test_inspect_result_renders_and_round_trips(inspected):
     assert back.pessimisation == inspected.pessimisation
     text = render(back, "console")
     assert "pessimised fusion" in text and "duplicated source lines" in text and "measured: jit(relax)" in text
-    assert "the fix did not stop the duplication" in text
+    barrier = next(g for g in inspected.pessimisation.measured if g.variant == "jit(simulate) + barrier")
+    assert ("the fix did not stop the duplication" in text) == (barrier.flops_factor >= THRESHOLD)
+    assert "measured: jit(simulate) + barrier" in text
     html = render(back, "html")
     assert "Pessimised fusion" in html and "Fusions that duplicate work" in html and "jit(relax)" in html
 
