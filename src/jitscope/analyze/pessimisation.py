@@ -362,7 +362,7 @@ def fixes_for(p: Pessimisation, loop: Location | None = None) -> list[Fix]:
             "per step.", location=where),
         Fix("put lax.optimization_barrier between steps",
             f"    state = jax.lax.optimization_barrier({step}(state))\n"
-            "Asks XLA not to move work across the barrier. Not a sure fix: XLA's CPU compiler\n"
-            "removed the barriers before fusion in jitscope's benchmark (JAX 0.10.2), leaving the\n"
-            "duplication; inspect measures it where it can.", location=where),
+            "Asks XLA not to move work across the barrier. Not a sure fix: JAX 0.10.2's CPU compiler\n"
+            "drops the barriers before fusion, leaving the duplication (0.11.2's keeps them, and\n"
+            "there it works); inspect measures it where it can.", location=where),
     ]
