@@ -74,3 +74,22 @@ def test_count_stablehlo_ignores_non_ops():
 #loc = loc(unknown)"""
     ops = count_stablehlo(text)
     assert ops == {"func.func": 1, "stablehlo.add": 1, "stablehlo.multiply": 1}
+
+
+def test_frame_chains_read_the_stack_tables_in_both_parent_numberings():
+    # one parser for the tables that inspect's line costs and the pessimisation detector both read
+    from jitscope.analyze.hlo import frame_chains
+
+    def module(parents):
+        return "\n".join([
+            "HloModule jit_f", "", "FileNames", '1 "/u/prog.py"', "", "FunctionNames", '1 "outer"', '2 "inner"', "",
+            "FileLocations", "1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=4 end_column=9}",
+            "2 {file_name_id=1 function_name_id=2 line=3 end_line=3 column=2 end_column=7}", "",
+            "StackFrames", f"1 {{file_location_id=1 parent_frame_id={parents[0]}}}",
+            f"2 {{file_location_id=2 parent_frame_id={parents[1]}}}", "",
+            "ENTRY %main (x: f32[3]) -> f32[3] {", "  ROOT %x = f32[3]{0} parameter(0)", "}"])
+
+    want = {1: (("/u/prog.py", "outer", 10, 4),), 2: (("/u/prog.py", "inner", 3, 2), ("/u/prog.py", "outer", 10, 4))}
+    assert frame_chains(module((0, 1))) == want  # root's parent 0, parents as ids
+    assert frame_chains(module((1, 2))) == want  # JAX 0.10: every parent printed one higher
+    assert frame_chains("HloModule m\nENTRY %main () -> f32[] {\n}\n") == {}

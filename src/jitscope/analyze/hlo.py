@@ -196,3 +196,58 @@ def fusion_dot(comps: dict[str, list[HloInstruction]], title: str = "optimised H
     lines.append("}")
     return "\n".join(lines) + "\n"
 
+
+# -- source locations: the stack-frame tables XLA prints before the computations --------------------
+
+_FRAME_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+_TABLE_ROW_RE = re.compile(r"^(\d+)\s+(.*)$")
+_FIELD_RE = re.compile(r"(\w+)=(-?\d+)")
+
+Frame = tuple[str, str, int, "int | None"]  # (file, function, line, column)
+
+
+def frame_chains(text: str) -> dict[int, tuple[Frame, ...]]:
+    """``{stack_frame_id: frames}`` from an HLO module's ``FileNames`` / ``FunctionNames`` /
+    ``FileLocations`` / ``StackFrames`` tables (what ``metadata={... stack_frame_id=N}`` points at);
+    frames are ``(file, function, line, column)``, innermost first. Empty when the text has none."""
+    tables: dict[str, dict[int, str]] = {}
+    current: dict[int, str] | None = None
+    for line in text.splitlines():
+        if line in _FRAME_TABLES:
+            current = tables.setdefault(line, {})
+            continue
+        if current is None:
+            if line.startswith(("ENTRY", "%", "HloModule")) and tables.get("StackFrames"):
+                break  # the tables come before the computations
+            continue
+        m = _TABLE_ROW_RE.match(line)
+        if m:
+            current[int(m.group(1))] = m.group(2)
+        elif line.strip():
+            current = None
+    if "StackFrames" not in tables:
+        return {}
+
+    def unquote(v: str) -> str:
+        v = v.strip()
+        return v[1:-1] if v.startswith('"') and v.endswith('"') else v
+
+    files = {k: unquote(v) for k, v in tables.get("FileNames", {}).items()}
+    funcs = {k: unquote(v) for k, v in tables.get("FunctionNames", {}).items()}
+    locs = {k: dict((a, int(b)) for a, b in _FIELD_RE.findall(v)) for k, v in tables.get("FileLocations", {}).items()}
+    frames = {k: dict((a, int(b)) for a, b in _FIELD_RE.findall(v)) for k, v in tables["StackFrames"].items()}
+    # XLA prints a root's parent as 0 in some versions and every parent one higher (root: 1) in
+    # others (JAX 0.10): no 0 anywhere means the shifted form.
+    shift = 0 if any(f.get("parent_frame_id", 0) == 0 for f in frames.values()) else 1
+    chains: dict[int, tuple[Frame, ...]] = {}
+    for fid in frames:
+        chain: list[Frame] = []
+        cur, seen = fid, set()
+        while cur in frames and cur not in seen:
+            seen.add(cur)
+            loc = locs.get(frames[cur].get("file_location_id", -1), {})
+            chain.append((files.get(loc.get("file_name_id", -1), ""), funcs.get(loc.get("function_name_id", -1), ""),
+                          loc.get("line", 0), loc.get("column")))
+            cur = frames[cur].get("parent_frame_id", 0) - shift
+        chains[fid] = tuple(chain)
+    return chains

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._serde import Record
+from .hlo import frame_chains
 
 CONTEXT_LINES = 2  # source lines shown around each costly line in the listing
 LISTED_LINES = 12  # costly lines the listing is built around
@@ -90,9 +91,6 @@ class LineCostTotals(Record):
 
 # -- HLO text: stack frame tables and per-instruction stack_frame_id ---------------------------------
 
-_TABLE_RE = re.compile(r"^(FileNames|FunctionNames|FileLocations|StackFrames)\s*$")
-_ROW_RE = re.compile(r"^(\d+)\s+(.*)$")
-_FIELD_RE = re.compile(r"(\w+)=(-?\d+)")
 _OPCODE_RE = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+\s*=\s*(?:\([^=]*?\)|\S+)\s+([a-z][\w\-]*)\(")
 _FRAME_ID_RE = re.compile(r"stack_frame_id=(\d+)")
 _COMP_RE = re.compile(r"^(ENTRY\s+)?%?([\w.\-]+)\s*(?:\(.*\)\s*->\s*.*)?\{\s*$")
@@ -110,14 +108,12 @@ def hlo_ops_by_frames(text: str) -> dict[tuple, int]:
     called 50 times is one computation with 50 ``call`` sites; XLA inlines it 50 times). The stack
     tables are printed by XLA before the computations, callees before callers.
     """
-    tables: dict[str, dict[int, str]] = defaultdict(dict)
     counts: dict[str, dict[int, int]] = {}
     calls: dict[str, dict[str, int]] = {}
     order: list[str] = []
     entry = ""
     comp: dict[int, int] = {}
     edges: dict[str, int] = {}
-    table = ""
     for line in text.splitlines():
         if not line:
             continue
@@ -128,20 +124,9 @@ def hlo_ops_by_frames(text: str) -> dict[tuple, int]:
                 comp, edges = counts.setdefault(name, defaultdict(int)), calls.setdefault(name, defaultdict(int))
                 order.append(name)
                 entry = name if h.group(1) else entry
-                table = ""
                 continue
         if line[0] not in " %\t" and not line.startswith("ROOT"):
-            m = _TABLE_RE.match(line)
-            if m:
-                table = m.group(1)
-                continue
-            if table:
-                row = _ROW_RE.match(line)
-                if row:
-                    tables[table][int(row.group(1))] = row.group(2)
-                    continue
-            table = ""
-            continue
+            continue  # the stack-frame tables (read by ``hlo.frame_chains``) and headers
         m = _OPCODE_RE.match(line)
         if m is None:
             continue
@@ -160,37 +145,13 @@ def hlo_ops_by_frames(text: str) -> dict[tuple, int]:
     for name in reversed(order):  # callers before callees
         for callee, k in calls[name].items():
             mult[callee] += max(mult[name], 1) * k
-    chains = _frame_chains(tables)
+    chains = {fid: tuple(f[:3] for f in chain) for fid, chain in frame_chains(text).items()}
     out: dict[tuple, int] = defaultdict(int)
     for name, by_frame in counts.items():
         times = max(mult[name], 1) if entry else 1
         for fid, n in by_frame.items():
             out[chains.get(fid, ())] += n * times
     return dict(out)
-
-
-def _frame_chains(tables: dict[str, dict[int, str]]) -> dict[int, tuple]:
-    def unquote(s: str) -> str:
-        return s.strip()[1:-1] if s.strip().startswith('"') else s.strip()
-
-    files = {k: unquote(v) for k, v in tables["FileNames"].items()}
-    funcs = {k: unquote(v) for k, v in tables["FunctionNames"].items()}
-    locs = {k: dict((a, int(b)) for a, b in _FIELD_RE.findall(v)) for k, v in tables["FileLocations"].items()}
-    frames = {k: dict((a, int(b)) for a, b in _FIELD_RE.findall(v)) for k, v in tables["StackFrames"].items()}
-    # XLA prints a root's parent as 0 in some versions and every parent one higher (root: 1) in
-    # others (JAX 0.10): no 0 anywhere means the shifted form.
-    shift = 0 if any(f.get("parent_frame_id", 0) == 0 for f in frames.values()) else 1
-    chains: dict[int, tuple] = {}
-    for fid in frames:
-        chain, cur, seen = [], fid, set()
-        while cur in frames and cur not in seen:
-            seen.add(cur)
-            loc = locs.get(frames[cur].get("file_location_id", -1), {})
-            chain.append((files.get(loc.get("file_name_id", -1), ""), funcs.get(loc.get("function_name_id", -1), ""),
-                          loc.get("line", 0)))
-            cur = frames[cur].get("parent_frame_id", 0) - shift
-        chains[fid] = tuple(chain)
-    return chains
 
 
 # -- multiplicity -------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any
 
 from .._serde import Record
 from ..model import Fix, Location
-from .hlo import HloInstruction, parse_hlo
+from .hlo import HloInstruction, frame_chains, parse_hlo
 
 # Measured on JAX 0.10.2 CPU (benchmarks/RESULTS.md, "Pessimised fusion"). Well-fused programs (MLP and
 # its grad, SELU, attention and its grad, softmax+layernorm and its grad, a conv net's grad, a
@@ -56,8 +56,6 @@ _FRAME_RE = re.compile(r"stack_frame_id=(\d+)")
 _SRC_FILE_RE = re.compile(r'source_file="([^"]*)"')
 _SRC_LINE_RE = re.compile(r"source_line=(\d+)")
 _TO_APPLY_RE = re.compile(r"(?:to_apply|scatter|select|comparator)=%?([\w.\-]+)")
-_TABLE_ROW_RE = re.compile(r"^(\d+)\s+(.*)$")
-_KV_RE = re.compile(r"(\w+)=(\d+)")
 
 
 @dataclass
@@ -144,38 +142,14 @@ class Pessimisation(Record):
 
 
 def source_frames(text: str) -> dict[int, Location]:
-    """``{stack_frame_id: Location}`` from an HLO module's ``FileNames`` / ``FunctionNames`` /
-    ``FileLocations`` / ``StackFrames`` tables (the innermost frame of each stack: JAX keeps the
-    user's frames only)."""
-    tables: dict[str, dict[int, str]] = {}
-    current: dict[int, str] | None = None
-    for line in text.splitlines():
-        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
-            current = tables.setdefault(line, {})
-            continue
-        if current is None:
-            continue
-        m = _TABLE_ROW_RE.match(line)
-        if not m:
-            if not line.strip() and tables.get("StackFrames"):
-                break  # the tables are at the top; the computations follow
-            current = None if line.strip() else current
-            continue
-        current[int(m.group(1))] = m.group(2)
-    files = {k: v.strip('"') for k, v in tables.get("FileNames", {}).items()}
-    funcs = {k: v.strip('"') for k, v in tables.get("FunctionNames", {}).items()}
-    places: dict[int, Location] = {}
-    for k, v in tables.get("FileLocations", {}).items():
-        kv = dict((a, int(b)) for a, b in _KV_RE.findall(v))
-        if "file_name_id" in kv and "line" in kv:
-            places[k] = Location(files.get(kv["file_name_id"], "?"), kv["line"], kv.get("column"),
-                                 funcs.get(kv.get("function_name_id", -1)))
-    frames = {}
-    for k, v in tables.get("StackFrames", {}).items():
-        kv = dict((a, int(b)) for a, b in _KV_RE.findall(v))
-        if kv.get("file_location_id") in places:
-            frames[k] = places[kv["file_location_id"]]
-    return frames
+    """``{stack_frame_id: Location}``: the innermost frame of each stack in an HLO module's stack-frame
+    tables (``hlo.frame_chains``; JAX keeps the user's frames only)."""
+    out: dict[int, Location] = {}
+    for fid, chain in frame_chains(text).items():
+        if chain and chain[0][0] and chain[0][2]:
+            file, function, line, column = chain[0]
+            out[fid] = Location(file or "?", line, column, function or None)
+    return out
 
 
 def _location(ins: HloInstruction, frames: dict[int, Location]) -> Location | None:
