@@ -33,14 +33,14 @@ print(float(simulate(jnp.ones(3))[0]))
 
 
 def unrolled(x):
-    for _ in range(1500):
+    for _ in range(3000):  # on an idle machine: a ~0.25 s trace and a ~0.5 s compile
         x = jnp.cos(x) * 0.999
     return x
 
 
 def test_a_long_compile_is_named_while_it_runs_then_kept_with_its_duration():
     seen = []
-    session = WatchSession(stall_after=0.2, on_stall=seen.append, findings=False, explain=False)
+    session = WatchSession(stall_after=0.1, on_stall=seen.append, findings=False, explain=False)
     session.start()
     t0 = time.perf_counter()
     try:
@@ -53,13 +53,13 @@ def test_a_long_compile_is_named_while_it_runs_then_kept_with_its_duration():
     phases = {(s.function, s.phase) for s in seen}
     assert phases & {("unrolled", "trace"), ("jit(unrolled)", "compile"), ("jit(unrolled)", "lower")}
     for s in seen:
-        assert 0.2 <= s.seconds <= took + 1.0 and s.ended_after is not None and s.ended_after >= s.seconds
+        assert 0.1 <= s.seconds <= took + 1.0 and s.ended_after is not None and s.ended_after >= s.seconds
         assert s.stack and os.path.basename(__file__) in s.stack[-1]  # the user's line, not jitscope's
     # again at each doubling: the k-th report of one phase comes once it has run threshold * 2**k (a busy
     # machine may poll late, never early)
     for phase in {(s.function, s.phase) for s in seen}:
         reports = [s.seconds for s in seen if (s.function, s.phase) == phase]
-        assert all(r >= 0.2 * 2 ** k for k, r in enumerate(reports)), reports
+        assert all(r >= 0.1 * 2 ** k for k, r in enumerate(reports)), reports
     validate(result.to_dict())
     assert "Stalls" in render(result, "console") and "Stalls" in render(result, "html")
 
@@ -80,7 +80,7 @@ def test_cli_stall_after_prints_the_line_and_writes_it(tmp_path):
     prog.write_text(SLOW)
     out = tmp_path / "r.json"
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    p = subprocess.run([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.3", "--json", str(out),
+    p = subprocess.run([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.1", "--json", str(out),
                         str(prog)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert p.returncode == 0, p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("jitscope: stall: ")]
@@ -97,7 +97,7 @@ def test_sigusr1_dumps_every_threads_stack_beside_the_events_file(tmp_path):
     prog.write_text(SLOW)
     events = tmp_path / "e.jsonl"
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.2", "--events",
+    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.1", "--events",
                           str(events), str(prog)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          cwd=tmp_path, env=env)
     assert p.stderr is not None

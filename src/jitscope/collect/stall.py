@@ -27,7 +27,7 @@ from .._jaxcompat import COMPILE_EVENT, LOWER_EVENT, TRACE_EVENT, is_user_file, 
 from .._serde import Record
 
 PHASES = {TRACE_EVENT: "trace", LOWER_EVENT: "lower", COMPILE_EVENT: "compile"}
-POLL_SECONDS = 0.1
+POLL_SECONDS = 0.05
 _STACK_FRAMES = 8
 
 
