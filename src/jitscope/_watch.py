@@ -92,7 +92,7 @@ class WatchSession:
         if self._dispatch is not None and self.collector.running:
             self._dispatch.install()
         if self.watchdog is not None and not self.watchdog.available:
-            self.watchdog.t0 = self.collector._t0
+            self.watchdog.t0 = self.collector.started_at
             self.watchdog.start()
         return self
 

@@ -142,6 +142,11 @@ class WatchCollector:
         return enabled, cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs
 
     @property
+    def started_at(self) -> float:
+        """When recording first started (``time.time()``): event timestamps count from here."""
+        return self._t0
+
+    @property
     def wall_seconds(self) -> float:
         """Seconds spent watching (summed over start/stop periods)."""
         if self.running:
