@@ -207,6 +207,11 @@ class CompileEvent(Record):
     # watch: what the jitted function object binds (partial arguments, closure values, globals it reads;
     # arrays by type only). Two objects from one definition with equal bindings are the same function rebuilt.
     bindings: str | None = None
+    # watch: digest of the compiled program's StableHLO with locations and symbol names normalised
+    # (equal digests: the same program; see analyze/ for how it is normalised). None where not read.
+    fingerprint: str | None = None
+    # watch in a multi-process job: jax.process_index() of the process that compiled. None in one process.
+    process_index: int | None = None
 
     @property
     def total_seconds(self) -> float:
