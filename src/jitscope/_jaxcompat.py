@@ -93,13 +93,15 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
     return uninstall
 
 
-def install_stage_hook(on_lowered, on_compiled, around_compile=None):  # type: ignore[no-untyped-def]
+def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None):  # type: ignore[no-untyped-def]
     """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and
     ``on_compiled(module_name, mlir_module, loaded_executable)`` after each backend compile (or
     persistent-cache load), on the compiling thread; returns a function that uninstalls both.
     ``on_compiled=None`` wraps the lowering only (the capture engine: ``program_source``).
     ``around_compile(module_name, compile_fn)``, when given, runs the compile (``compile_fn()``)
     and returns its executable: ``watch --dump`` profiles each compile this way.
+    ``on_module(module_name, mlir_module)``, when given, gets the lowered module as lowering returns
+    (the capture engine fingerprints each user compile's program: ``collect/program_text.py``).
 
     For ``watch --dump``: JAX records its lowering and backend-compile monitoring spans just after
     these return, so a listener of those spans finds this thread's latest program here. A JAX
@@ -120,7 +122,13 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None):  # type: i
             on_lowered(str(module_name), jaxpr)
         except Exception:  # a dump must never break the user's program
             pass
-        return lower0(module_name, jaxpr, *args, **kwargs)
+        result = lower0(module_name, jaxpr, *args, **kwargs)
+        if on_module is not None:
+            try:
+                on_module(str(module_name), result.module)
+            except Exception:  # another JAX's lowering result: no fingerprint, never a crash
+                pass
+        return result
 
     def compile_or_get_cached(backend, computation, *args, **kwargs):  # type: ignore[no-untyped-def]
         try:

@@ -18,6 +18,7 @@ from .analyze import watch_summary
 from .analyze.budget import budget_violations
 from .analyze.budget import describe as describe
 from .analyze.dispatch import off_fast_path
+from .analyze.duplicates import DuplicateTracker
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
 from .analyze.tracer_errors import explain_program_error
@@ -77,9 +78,23 @@ class WatchSession:
                 if isinstance(sub, WatchCollector):
                     self.history.seed(sub.events)
         analyzer = self.analyzer
-        observe = (lambda raw, event, kind: analyzer.observe(event, kind, raw.live)) if analyzer else None
+        duplicates = DuplicateTracker()
+
+        def observe(raw: Any, event: CompileEvent, kind: str) -> None:
+            analyzer.observe(event, kind, raw.live)  # type: ignore[union-attr]
+            if kind == "compile":  # JW403/JW404: this program (or all but its constants) compiled before
+                try:
+                    entry = raw.live.get("program")
+                    found = duplicates.observe(event, list(entry.constants) if entry is not None else None)
+                except Exception:  # noqa: BLE001 - an analysis must never break the user's program
+                    found = None
+                    analyzer.failures += 1  # type: ignore[union-attr]
+                if found is not None:
+                    analyzer.add(found)  # type: ignore[union-attr]
+
         self.collector = WatchCollector(events_path=events, explain=explain, listeners=list(listeners),
-                                        classify=self.history.classify, observe=observe)
+                                        classify=self.history.classify,
+                                        observe=observe if analyzer is not None else None)
         self.max_compiles = max_compiles
         self.fail_on_recompile = fail_on_recompile
         self.program = program
@@ -139,7 +154,7 @@ class WatchSession:
                                                                  c.cache_seconds_saved),
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
             violations=budget_violations(events, self.max_compiles, self.fail_on_recompile),
-            findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [],
+            programs=list(c.programs.values()), findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [],
             inspect_command=_slowest_compile_command(events))
 
     def _findings(self) -> list:

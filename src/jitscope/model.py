@@ -208,8 +208,11 @@ class CompileEvent(Record):
     # arrays by type only). Two objects from one definition with equal bindings are the same function rebuilt.
     bindings: str | None = None
     # watch: digest of the compiled program's StableHLO with locations and symbol names normalised
-    # (equal digests: the same program; see analyze/ for how it is normalised). None where not read.
+    # (equal digests: the same program; collect/program_text.py normalises it). None where not read.
     fingerprint: str | None = None
+    # watch: the same digest with every literal constant's value replaced by a placeholder: equal here but
+    # not in ``fingerprint``, two programs differ only in constants (a learning rate baked in).
+    constants_blind_fingerprint: str | None = None
     # watch in a multi-process job: jax.process_index() of the process that compiled. None in one process.
     process_index: int | None = None
 

@@ -109,6 +109,39 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "        x = x @ BIG               # JW402: compile takes seconds (and JW401, JW301)\n    return x\n```",
         "```python\n@jax.jit\ndef f(x, big):\n    return lax.fori_loop(0, 500, lambda i, x: x @ big, x)\n```"),
     RuntimeCode(
+        "JW403", "duplicate-compile", "warning",
+        "A function compiled again into a program it already had: jit's cache key changed, the program did not.",
+        "Fingerprints each compile's StableHLO, normalised (no locations; the module's and its private "
+        "functions' names and SSA names renumbered; a convert to the same type, which a weak type leaves, "
+        "dropped; trivial one-device shardings dropped), and reports a compile of a function whose program "
+        "equals one of that function's earlier compiles in the run, with the seconds it took (wasted) and what "
+        "differed in jit's cache key: a weak type (a Python scalar, then an array), a committed vs uncommitted "
+        "array or another sharding object, the pytree container, a static value the program ignores, a new "
+        "function object with equal bindings (the same ``jax.jit(lambda)`` or closure built again), or nothing "
+        "(the cache was cleared). Programs printed longer than 4,000,000 characters are not fingerprinted.",
+        "jit looks up its cache by function object and argument signature, not by program: each new key "
+        "traces, lowers and compiles again, and gets the same executable. Nothing in JAX says so; the run just "
+        "compiles more often than it has programs.",
+        "```python\n@jax.jit\ndef f(x, y):\n    return jnp.sin(x) * y\n\nf(1.0, y)                # x is a weakly "
+        "typed Python scalar\nf(jnp.float32(1.0), y)   # JW403: the same program, compiled again\n```",
+        "```python\nf(jnp.float32(1.0), y)   # one type for x on every call: one compile\n```"),
+    RuntimeCode(
+        "JW404", "constant-recompile", "warning",
+        "A function compiled again into a program that differs from an earlier one only in literal constants "
+        "(a learning rate baked in).",
+        "Compares the compiles of a function with their constants' values blanked out (same normalisation as "
+        "JW403): equal programs whose constants differ mean a Python number reached the program as a constant "
+        "(a closure or global read at trace time, a static argument, a rebuilt ``jax.jit``). Names the values "
+        "(\"0.1 vs 0.01 baked in as a constant\") and the seconds the extra compile took.",
+        "Every value compiles a new program: a hyperparameter sweep, a schedule or a temperature changed per "
+        "call compiles each time (and never hits the persistent cache: the key covers the program). As a traced "
+        "argument the value is read at run time and one program serves all of them.",
+        "```python\ndef make_step(lr):\n    @jax.jit\n    def step(w, g):\n        return w - lr * g   # lr is a "
+        "constant in the program\n    return step\n\nfor lr in (0.1, 0.01):\n    make_step(lr)(w, g)     # JW404: "
+        "0.1 vs 0.01\n```",
+        "```python\n@jax.jit\ndef step(w, g, lr):\n    return w - lr * g\n\nfor lr in (0.1, 0.01):\n    step(w, g, "
+        "lr)             # one compile\n# optax: optax.inject_hyperparams(optax.adam)(learning_rate=lr)\n```"),
+    RuntimeCode(
         "JW501", "off-fast-path", "warning",
         "Calls that never reach JAX's fast C++ dispatch path, with no trace or compile to show for it.",
         "Counts, per jitted function, the calls that went through JAX's Python dispatch path without "

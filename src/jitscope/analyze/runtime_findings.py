@@ -11,6 +11,9 @@ the exception, the side effects) and reuses inspect's analyses:
 * JW401: unrolled loops (``bloat.detect_bloat``, linear in the program's size);
 * JW402: a compile over the ``slow_compile`` threshold, with its likely cause from the above.
 
+JW403/JW404 (duplicate compiles) come from ``analyze/duplicates.py``, which the command feeds each compile
+and which hands its findings back through ``add``.
+
 JW501 (calls off the C++ dispatch fast path) is not seen at a trace: ``analyze/dispatch.py`` makes it
 from ``collect/dispatch.py``'s per-function counts when the result is built.
 
@@ -204,6 +207,11 @@ class RuntimeAnalyzer:
         with self._lock:
             self.findings.extend(found)
         self.check_stale(event.timestamp)
+
+    def add(self, finding: RuntimeFinding) -> None:
+        """Keep a finding another analysis made (JW403/JW404: ``duplicates.py``, fed by the command)."""
+        with self._lock:
+            self.findings.append(finding)
 
     def check_stale(self, timestamp: float = 0.0) -> None:
         """Add a JW302 for each captured value whose global or closure cell now holds something else."""

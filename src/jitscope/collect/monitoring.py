@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from .. import _jaxcompat as compat
 from ..model import ArgSignature, Location
-from . import programs
+from . import program_text, programs
 from . import watch_signature as sig
 from .wrappers import LibraryCall, library_call
 
@@ -70,6 +70,10 @@ class RawCompile:
     # What probes (``collect/trace_probe.py``) saw of this call, live objects for the analyzers: "fun",
     # "jaxpr", "error", "effects". Never serialised; dropped with the record.
     live: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # The lowered MLIR module, held from the lowering to the compile (then printed and dropped), and
+    # the normalised program printed from it (``program_text.py``): the user's compiles only.
+    module: Any = field(default=None, repr=False, compare=False)
+    program: program_text.NormalisedProgram | None = field(default=None, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -109,6 +113,7 @@ class _State(threading.local):
         self.last_call: _Call | None = None  # kept until the next slow-path call on this thread
         self.cache_flag: bool | None = None
         self.program: tuple[str, Any] | None = None  # (module name, ClosedJaxpr) being lowered now
+        self.module: tuple[str, Any] | None = None  # (module name, MLIR module) just lowered
         self.role_counts: dict[tuple, int] = {}  # derived programs per (function, role) since its last call
 
 
@@ -237,6 +242,11 @@ def _on_lowered(module_name: str, closed_jaxpr: Any) -> None:
         _state.program = (module_name, closed_jaxpr)
 
 
+def _on_module(module_name: str, module: Any) -> None:
+    if _subscribers:
+        _state.module = (module_name, module)
+
+
 def _open_record(raw: RawCompile) -> None:
     prev = _state.open
     if prev is not None:
@@ -288,6 +298,7 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
                 raw = RawCompile(function=name, module_name=name, user=False)
             _open_record(raw)
         program, _state.program = _state.program, None
+        module, _state.module = _state.module, None
         if not raw.user and program is not None and _same_module(program[0], name):
             # No user call traced it: JAX built it from the user's code (a backward program, eager cond).
             programs.attribute(raw, program[1], _state.role_counts)
@@ -297,7 +308,12 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
                 raw.transform = compat.derived_program_role(sys._getframe(1))
         raw.phases[phase] = end - start
         raw.phase_starts[phase] = start
+        if phase == "lower" and module is not None and _same_module(module[0], name):
+            raw.module = module[1]
         if phase == "compile":
+            if raw.user and raw.module is not None:
+                raw.program = program_text.capture(raw.module)  # the duplicate-compile fingerprint
+            raw.module = None
             raw.cache_hit = _state.cache_flag if _persistent_cache_dir() else None
             _state.cache_flag = None
             _state.last_call = None
@@ -355,7 +371,7 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         if len(_subscribers) > 1:
             return
         _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result))
-        _uninstall.append(compat.install_stage_hook(_on_lowered, None))
+        _uninstall.append(compat.install_stage_hook(_on_lowered, None, on_module=_on_module))
         for name, cb in (("register_event_time_span_listener", _on_span),
                          ("register_event_listener", _on_event),
                          ("register_event_duration_secs_listener", _on_duration)):
@@ -419,6 +435,7 @@ def unsubscribe(sub: Subscriber) -> None:
         _state.open = None
         _state.last_call = None
         _state.program = None
+        _state.module = None
 
 
 def now() -> float:

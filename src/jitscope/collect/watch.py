@@ -1,6 +1,11 @@
 """Recording a watch: subscribe to the capture engine, number each compile of the user's functions,
 stream it to a JSONL file as it happens.
 
+Each compile's program is fingerprinted (``program_text.py``); each distinct program is kept once, in
+``programs`` (by fingerprint; compressed, size-capped) and as a ``{"type": "program", ...}`` line in the
+events file written before the first event that names it, so ``jitscope diff`` can show how a
+function's program changed between two runs.
+
 Recording only. The reason for each compile is given by the ``classify`` callable the caller
 passes in (``analyze.reasons.ReasonHistory.classify``): listeners such as ``no_recompile`` need
 it the moment the compile finishes, yet a collector imports no analyzer. The command module
@@ -21,6 +26,9 @@ from ..errors import UsageError
 from ..model import CompileEvent, Reason
 from . import monitoring
 from .monitoring import RawCompile
+from .program_text import ProgramText, program_text
+
+MAX_PROGRAM_TEXT_BYTES = 8 << 20  # compressed program texts kept per run; beyond, fingerprints and constants only
 
 Listener = Callable[[CompileEvent], None]
 Observer = Callable[[RawCompile, CompileEvent, str], None]  # (raw, event, kind): every user trace, compiled or not
@@ -63,6 +71,8 @@ class WatchCollector:
         # ``make_jaxpr``, ``.lower()``, a trace that raised): (kind, event). Shown, never counted.
         self.uncompiled: list[tuple[str, CompileEvent]] = []
         self.listeners: list[Listener] = list(listeners or [])
+        self.programs: dict[str, ProgramText] = {}  # fingerprint -> the normalised program (``program_text.py``)
+        self._program_bytes = 0
         self.internal_compiles = 0
         self.internal_seconds = 0.0
         self.cache_seconds_saved = 0.0
@@ -104,6 +114,7 @@ class WatchCollector:
     def _forked_child(self) -> None:
         pid = os.getpid()
         self.events = []
+        self.programs = {}
         self.forked_from = self.pid
         self.pid = pid
         if self._file is not None and self._events_path is not None:
@@ -185,10 +196,13 @@ class WatchCollector:
                 if self._observe is not None:
                     self._observe(raw, event, kind)
                 return
+            program = self._program(raw, event)
             if self._classify is not None:
                 event.reason = self._classify(event)
             self.events.append(event)
             if self._file is not None:
+                if program is not None:
+                    self._file.write(json.dumps({"type": "program", **program.to_dict()}, allow_nan=False) + "\n")
                 self._file.write(json.dumps(event.to_dict(), allow_nan=False) + "\n")
                 self._file.flush()
             listeners = list(self.listeners)
@@ -196,6 +210,22 @@ class WatchCollector:
             self._observe(raw, event, kind)
         for cb in listeners:
             cb(event)
+
+
+    def _program(self, raw: RawCompile, event: CompileEvent) -> ProgramText | None:
+        """Fill the event's fingerprints; return the program's table entry when it is new to this run."""
+        p = raw.program
+        if p is None:
+            return None
+        event.fingerprint, event.constants_blind_fingerprint = p.fingerprint, p.constants_blind_fingerprint
+        entry = self.programs.get(p.fingerprint)
+        if entry is not None:
+            raw.live["program"] = entry
+            return None
+        entry = program_text(p, keep_text=self._program_bytes < MAX_PROGRAM_TEXT_BYTES)
+        self._program_bytes += len(entry.text or "")
+        self.programs[p.fingerprint] = raw.live["program"] = entry
+        return entry
 
 
 def read_events(path: str | os.PathLike[str]) -> list[CompileEvent]:
@@ -210,5 +240,22 @@ def read_events(path: str | os.PathLike[str]) -> list[CompileEvent]:
                 data: Any = json.loads(line)
             except json.JSONDecodeError:
                 break
+            if data.get("type") == "program":  # a program's normalised text (read_programs)
+                continue
             out.append(CompileEvent.from_dict(data))
+    return out
+
+
+def read_programs(path: str | os.PathLike[str]) -> dict[str, ProgramText]:
+    """The ``{"type": "program"}`` lines of a JSONL events file, by fingerprint."""
+    out: dict[str, ProgramText] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                data: Any = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(data, dict) and data.pop("type", None) == "program":
+                entry = ProgramText.from_dict(data)
+                out[entry.fingerprint] = entry
     return out

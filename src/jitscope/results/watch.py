@@ -11,6 +11,7 @@ from ..analyze.watch_summary import FixesTotal as FixesTotal
 from ..analyze.watch_summary import FunctionSummary as FunctionSummary
 from ..analyze.watch_summary import PersistentCacheInfo as PersistentCacheInfo
 from ..analyze.watch_summary import recompiles as recompiles
+from ..collect.program_text import ProgramText as ProgramText
 from ..collect.stall import Stall as Stall
 from ..collect.watch_dump import DumpIndex as DumpIndex
 from ..model import CompileEvent, Environment, Finding, Fix
@@ -43,6 +44,8 @@ class WatchResult(Result):
     findings: list[RuntimeFinding] = field(default_factory=list)  # JWxxx, by time (analyze/runtime_findings.py)
     stalls: list[Stall] = field(default_factory=list)  # ``--stall-after``: compile phases that ran past it
     inspect_command: InspectCommand | None = None  # the `jitscope inspect` line for the slowest compile
+    # each distinct program of the run, normalised (collect/program_text.py): what `jitscope diff` compares
+    programs: list[ProgramText] = field(default_factory=list)
 
     @property
     def compile_seconds(self) -> float:

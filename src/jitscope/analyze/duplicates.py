@@ -1,0 +1,183 @@
+"""Duplicate compiles (JW403, JW404): one function compiled again into a program it already had, or into
+one that differs only in literal constants.
+
+Input: the compile events of a run, with the fingerprints the collector filled
+(``CompileEvent.fingerprint`` and ``constants_blind_fingerprint``, from the normalised StableHLO:
+``collect/program_text.py``), and the run's program table for the constants' values (any mapping
+fingerprint -> object with ``constants``: a list of short values, ``"0.01 : f32"``). Pure: the same
+function runs live (``DuplicateTracker.observe``, called by the runtime analyzer at each compile) and
+over a saved run (``duplicate_findings``, for ``jitscope diff``).
+
+"Same function" is ``reasons.function_key`` (name and definition) under the same transformation.
+
+* JW403 duplicate-compile: the fingerprint equals an earlier compile's. JAX's jit cache key holds more
+  than the program: the finding names what differed in it, from the two calls' signatures (weak type,
+  committed vs uncommitted or another sharding object, the pytree container, a static value the program
+  ignores) or the function object (a new object with equal bindings: the same function rebuilt); when
+  nothing differed, the cache was cleared or evicted. The second compile's seconds were wasted.
+* JW404 constant-recompile: the constants-blind fingerprints are equal, the fingerprints not: the
+  programs differ only in the values of literal constants, named (``0.1 -> 0.01 : f32``). Passing the
+  value as a traced argument (``optax.inject_hyperparams`` for an optimizer's hyperparameter) makes
+  one program serve every value.
+
+Severity is ``warning``: the programs are equal after normalisation (digests of texts, not a proof
+that XLA's output is byte-identical), and a program compiled again can be a deliberate trade.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from .._format import fmt_seconds
+from ..model import CompileEvent, Fix
+from .reasons import function_key, signature_diffs
+from .runtime_findings import RuntimeFinding, _source
+
+__all__ = ["DuplicateTracker", "constant_changes", "duplicate_findings"]
+
+
+class ProgramConstants(Protocol):
+    """What this module needs of a program table entry (``collect.program_text.ProgramText``)."""
+
+    constants: list[str]
+
+
+_KEY_FIXES = {  # signature_diffs category -> (what differed, fix title, why)
+    "weak_type_change": ("weak type", "pass the argument with one type every time",
+                         "A Python scalar is weakly typed and an array is not: jit keys its cache on the weak "
+                         "type even where the compiled program is the same; convert once (jnp.asarray(x, "
+                         "jnp.float32)) or always pass Python scalars."),
+    "sharding_change": ("sharding", "place the argument the same way every time",
+                        "Jit keys its cache on whether an array is committed to a device and on its sharding "
+                        "object; one device_put (or none) for every call gives one cache entry."),
+    "pytree_change": ("pytree container", "pass the same container type every time",
+                      "Jit keys its cache on the pytree structure (a tuple vs a list, a dict's keys)."),
+    "static_value_change": ("static value", "drop the argument from static_argnames/static_argnums",
+                            "The static value does not change the compiled program, yet each value is a new "
+                            "cache entry."),
+    "static_unhashable": ("static value", "pass a hashable static value that compares equal",
+                          "An object hashed by identity is a new cache entry each time."),
+    "dtype_change": ("dtype", "pass the argument with one dtype every time", ""),
+}
+_NEW_OBJECT = ("a new function object", "create the jitted function once and reuse it",
+               "Jit caches by function identity: a jax.jit(...) or a closure built again (in a loop, per call) "
+               "compiles again even when its code and bindings are the same.")
+_CLEARED = ("nothing (same function, same signature)", "keep JAX's cache: avoid jax.clear_caches() and "
+            "keep the jitted function alive", "The program was compiled before in this run and its "
+            "cache entry was gone: cleared, evicted, or a config or context change.")
+
+
+def constant_changes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
+    """The constants that differ between two programs with equal constants-blind text: (A's, B's)."""
+    out = [(x, y) for x, y in zip(a, b) if x != y]
+    if len(a) != len(b):
+        out.append((f"{len(a)} constants", f"{len(b)} constants"))
+    return out
+
+
+def _plain(value: str) -> str:
+    return value.rpartition(" : ")[0] or value
+
+
+def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str, list[str]]:
+    """(what differed in jit's cache key, fix title, why, details) for two compiles of one function."""
+    if old.function_id is not None and new.function_id is not None and old.function_id != new.function_id:
+        what, title, why = _NEW_OBJECT
+        same = old.bindings is not None and old.bindings == new.bindings
+        return (what + (" (equal bindings: the same function rebuilt)" if same else ""), title, why,
+                [f"bindings: {old.bindings}"] if same and old.bindings else [])
+    if old.signature is not None and new.signature is not None:
+        diffs = signature_diffs(old.signature, new.signature)
+        for cat, (what, title, why) in _KEY_FIXES.items():
+            if cat in diffs:
+                return what, title, why, diffs[cat]
+        if diffs:
+            cat, lines = next(iter(diffs.items()))
+            return cat.replace("_", " "), "keep the argument the same every call", "", lines
+    return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
+
+
+class DuplicateTracker:
+    """Compiles seen so far, by function: reports each new one that repeats or nearly repeats a program."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple, list[tuple[CompileEvent, list[str] | None]]] = {}
+        self._lock = threading.Lock()
+
+    def observe(self, event: CompileEvent, constants: list[str] | None) -> RuntimeFinding | None:
+        """The JW403/JW404 finding for ``event`` (a finished compile) against the earlier ones, or None.
+        ``constants``: its program's literal constants (short values), None when unknown."""
+        if event.fingerprint is None:
+            return None
+        key = (function_key(event), event.transform)
+        with self._lock:
+            earlier = list(self._seen.get(key, ()))
+            self._seen.setdefault(key, []).append((event, constants))
+        for old, _ in reversed(earlier):
+            if old.fingerprint == event.fingerprint:
+                return _identical(old, event)
+        for old, old_constants in reversed(earlier):
+            if event.constants_blind_fingerprint is not None and \
+                    old.constants_blind_fingerprint == event.constants_blind_fingerprint:
+                return _constants_only(old, event, old_constants, constants)
+        return None
+
+
+def _base(old: CompileEvent, event: CompileEvent) -> dict[str, Any]:
+    return {"compile_index": event.index, "timestamp": event.timestamp, "seconds": event.total_seconds}
+
+
+def _identical(old: CompileEvent, event: CompileEvent) -> RuntimeFinding:
+    what, title, why, details = _key_difference(old, event)
+    detail = f" ({'; '.join(details)})" if details else ""
+    loc = event.call_site or event.definition
+    return RuntimeFinding(
+        "JW403", event.function,
+        f"compile #{event.index} of {event.function} built the same program as compile #{old.index}: "
+        f"{fmt_seconds(event.total_seconds)} wasted; jit's cache key differed by {what}{detail}",
+        "warning", loc, Fix(title, why, location=loc, saving_seconds=event.total_seconds, saving_compiles=1),
+        source=_source(loc),
+        details={"kind": "identical", "earlier_index": old.index, "key_difference": what,
+                 "differences": details, "fingerprint": event.fingerprint,
+                 "wasted_seconds": event.total_seconds}, **_base(old, event))
+
+
+def _constants_only(old: CompileEvent, event: CompileEvent, a: list[str] | None,
+                    b: list[str] | None) -> RuntimeFinding:
+    changes = constant_changes(a, b) if a is not None and b is not None else []
+    shown = ", ".join(f"{_plain(x)} vs {_plain(y)}" for x, y in changes[:3])
+    if len(changes) > 3:
+        shown += f" and {len(changes) - 3} more"
+    what, _, _, details = _key_difference(old, event)
+    via = f"; jit's cache key differed by {what}{' (' + '; '.join(details) + ')' if details else ''}"
+    baked = f" ({shown} baked in as constant{'s' if len(changes) != 1 else ''})" if shown else ""
+    loc = event.call_site or event.definition
+    return RuntimeFinding(
+        "JW404", event.function,
+        f"compile #{event.index} of {event.function} differs from compile #{old.index} only in literal "
+        f"constants{baked}: {fmt_seconds(event.total_seconds)} wasted{via}", "warning", loc,
+        Fix("pass the value as a traced argument",
+            "A Python number captured by the jitted function (a closure, a global, a static argument) is baked "
+            "into the program as a constant, so each value compiles a new program; as an argument, one program "
+            "serves every value. For an optax optimizer's hyperparameter (a learning rate in a sweep or a "
+            "schedule) wrap it in optax.inject_hyperparams.", location=loc,
+            saving_seconds=event.total_seconds, saving_compiles=1),
+        source=_source(loc), details={"kind": "constants", "earlier_index": old.index, "key_difference": what,
+                 "differences": details, "constants": [{"a": x, "b": y} for x, y in changes],
+                 "constants_blind_fingerprint": event.constants_blind_fingerprint,
+                 "wasted_seconds": event.total_seconds}, **_base(old, event))
+
+
+def duplicate_findings(events: Sequence[CompileEvent],
+                       programs: Mapping[str, ProgramConstants] | None = None) -> list[RuntimeFinding]:
+    """JW403/JW404 over a whole saved run, in compile order (``programs``: the run's program table)."""
+    tracker = DuplicateTracker()
+    out = []
+    for e in events:
+        entry = (programs or {}).get(e.fingerprint or "")
+        f = tracker.observe(e, list(entry.constants) if entry is not None else None)
+        if f is not None:
+            out.append(f)
+    return out
