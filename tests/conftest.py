@@ -33,6 +33,11 @@ def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str
                           capture_output=True, text=True, timeout=timeout, input=input)
 
 
+def compile_lines(path: str | os.PathLike[str]) -> list[str]:
+    """The compile-event lines of a watch ``--events`` file (its ``{"type": "program"}`` lines left out)."""
+    return [line for line in Path(path).read_text().splitlines() if not line.startswith('{"type": ')]
+
+
 @pytest.fixture
 def cli():
     """The ``run_cli`` helper as a fixture; ``tests/fixtures`` is on PYTHONPATH of the child."""

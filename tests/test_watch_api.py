@@ -47,7 +47,9 @@ def test_watch_context_manager_records_user_compiles_only(tmp_path):
     validate(r.to_dict())
     again = WatchResult.from_dict(json.loads(r.to_json()))
     assert again.to_dict() == r.to_dict()
-    assert len(ev.read_text().splitlines()) == 2
+    from conftest import compile_lines
+
+    assert len(compile_lines(ev)) == 2
     assert "shape_change" in w.summary and "f32[3] -> f32[5]" in w.summary
     assert not monitoring.active_subscribers()  # hooks removed
 

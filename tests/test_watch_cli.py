@@ -238,7 +238,9 @@ def test_outputs_into_a_new_directory_are_created(cli, tmp_path):
     p = cli("watch", "--events", str(events), "--trace", str(trace), "prog.py", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     # PROG_CHDIR compiles its lambda exactly twice (f32[2], then f32[3]): both outputs record both.
-    lines = events.read_text().splitlines()
+    from conftest import compile_lines
+
+    lines = compile_lines(events)
     assert len(lines) == 2 and [json.loads(line)["function"] for line in lines] == ["<lambda>"] * 2
     slices = [e for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"]
     compiles = [e for e in slices if e["cat"] != "phase"]  # phase slices (trace/lower/compile) nest inside

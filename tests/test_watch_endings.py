@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, compile_lines
 
 PROG = str(FIXTURES / "watch_endings.py")
 
@@ -25,7 +25,7 @@ def test_every_ending_writes_events_and_result(cli, tmp_path, mode, code, compil
     ev, js = tmp_path / "e.jsonl", tmp_path / "r.json"
     p = cli("watch", "--events", str(ev), "--json", str(js), PROG, mode, cwd=tmp_path)
     assert p.returncode == code, p.stderr
-    events = [json.loads(line) for line in ev.read_text().splitlines()]
+    events = [json.loads(line) for line in compile_lines(ev)]
     result = json.loads(js.read_text())
     assert len(events) == len(result["events"]) == compiles
     assert result["exit_code"] == code
@@ -48,7 +48,7 @@ def test_a_forked_child_writes_its_own_files_never_the_parents(cli, tmp_path):
     assert child_pid != parent["events"][0]["pid"]
     assert (tmp_path / f"r.{child_pid}.json").exists()
     assert f"forked child {child_pid}" in p.stderr
-    assert len(ev.read_text().splitlines()) == 2  # the parent's events file holds the parent's events only
+    assert len(compile_lines(ev)) == 2  # the parent's events file holds the parent's events only
 
 
 def test_jitscope_frames_never_appear_in_the_users_traceback(cli, tmp_path):
@@ -100,4 +100,4 @@ def test_a_pipe_closed_by_its_reader_still_gets_every_output(tmp_path):
     p.wait(timeout=120)
     result = json.loads(out.read_text())
     assert result["exit_code"] == 1 and len(result["events"]) == 1
-    assert len(events.read_text().splitlines()) == 1
+    assert len(compile_lines(events)) == 1

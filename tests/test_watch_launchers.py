@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import compile_lines
 
 BIN = Path(sys.executable).parent
 
@@ -109,7 +110,7 @@ def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> N
     by_fn = {}
     for r in results:
         pid = r.name.split("-")[1].split(".")[0]
-        events = (out / f"jitscope-{pid}.events.jsonl").read_text().splitlines()
+        events = compile_lines(out / f"jitscope-{pid}.events.jsonl")
         data = json.loads(r.read_text())
         assert len(events) == len(data["events"])
         by_fn[tuple(sorted({e["function"] for e in data["events"]}))] = len(events)

@@ -11,7 +11,10 @@ import json
 import os
 from collections.abc import Sequence
 
+from .analyze.duplicates import duplicate_findings
+from .analyze.program_diff import compare_runs
 from .analyze.run_diff import diff_events, fail_on_violations, time_change
+from .collect.program_text import ProgramText
 from .errors import UsageError
 from .model import CompileEvent, Environment
 from .results import load_result
@@ -76,11 +79,40 @@ def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]
             if n == len(lines) and events:
                 break  # a trailing partial line: the watched program was killed mid-write
             raise UsageError(f"{path}:{n}: neither a watch --json result nor a watch --events line") from None
+        if isinstance(data, dict) and data.get("type") == "program":
+            continue  # a program's normalised text: load_programs
         problem = record_problem(data, "CompileEvent") if isinstance(data, dict) else "not a JSON object"
         if problem:
             raise UsageError(f"{path}:{n}: not a watch --events line: {problem}")
         events.append(CompileEvent.from_dict(data))
     return events
+
+
+def load_programs(path: str | os.PathLike[str]) -> dict[str, ProgramText]:
+    """A run's program table (normalised programs by fingerprint): a watch result's ``programs``, or the
+    ``{"type": "program"}`` lines of an events file. Call after ``load_run`` (which checks the file)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        whole = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        whole = None
+    if isinstance(whole, dict) and "kind" in whole:
+        result = load_result(path)
+        return {p.fingerprint: p for p in getattr(result, "programs", [])}
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            data = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        if isinstance(data, dict) and data.pop("type", None) == "program":
+            problem = record_problem(data, "ProgramText")
+            if problem:
+                raise UsageError(f"{path}:{n}: not a watch --events program line: {problem}")
+            entry = ProgramText.from_dict(data)
+            out[entry.fingerprint] = entry
+    return out
 
 
 def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_on: Sequence[str] = (),
@@ -99,10 +131,12 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
     program_a, a = load_run(run_a)
     program_b, b = load_run(run_b)
     deltas = diff_events(a, b, rel=time_threshold, min_seconds=min_seconds)
+    programs_a, programs_b = load_programs(run_a), load_programs(run_b)
     sa, sb = sum(e.total_seconds for e in a), sum(e.total_seconds for e in b)
     return DiffResult(
         env=Environment.capture(with_jax=False), run_a=os.fspath(run_a), run_b=os.fspath(run_b),
         program_a=program_a, program_b=program_b, compiles_a=len(a), compiles_b=len(b), seconds_a=sa,
         seconds_b=sb, time_change=time_change(sa, sb, time_threshold, min_seconds), functions=deltas,
         time_threshold=time_threshold, min_seconds=min_seconds, fail_on=conditions,
-        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds))
+        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds),
+        programs=compare_runs(a, programs_a, b, programs_b), duplicates=duplicate_findings(b, programs_b))

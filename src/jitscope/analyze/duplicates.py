@@ -152,7 +152,7 @@ def _constants_only(old: CompileEvent, event: CompileEvent, a: list[str] | None,
         shown += f" and {len(changes) - 3} more"
     what, _, _, details = _key_difference(old, event)
     via = f"; jit's cache key differed by {what}{' (' + '; '.join(details) + ')' if details else ''}"
-    baked = f" ({shown} baked in as constant{'s' if len(changes) != 1 else ''})" if shown else ""
+    baked = f" ({shown} baked in as {'a constant' if len(changes) == 1 else 'constants'})" if shown else ""
     loc = event.call_site or event.definition
     return RuntimeFinding(
         "JW404", event.function,

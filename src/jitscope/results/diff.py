@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analyze.program_diff import ProgramChange as ProgramChange
 from ..analyze.run_diff import FunctionDelta as FunctionDelta
+from ..analyze.runtime_findings import RuntimeFinding as RuntimeFinding
 from ..model import Environment
 from ._base import Result
 
@@ -29,6 +31,8 @@ class DiffResult(Result):
     min_seconds: float = 0.05  # and the absolute one
     fail_on: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)  # breached --fail-on conditions, one line each
+    programs: list[ProgramChange] = field(default_factory=list)  # B's programs A never had, how they differ
+    duplicates: list[RuntimeFinding] = field(default_factory=list)  # run B's duplicate compiles (JW403/JW404)
 
     @property
     def changed(self) -> list[FunctionDelta]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from . import fmt_seconds
+from . import diff_programs, fmt_seconds
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -43,6 +43,7 @@ def render(result: DiffResult, console: Console) -> None:
             t.add_row(escape(d.function), escape(where), _STATUS[d.status], f"{d.compiles_a} -> {d.compiles_b}",
                       f"{fmt_seconds(d.seconds_a)} -> {fmt_seconds(d.seconds_b)}", escape(causes))
         console.print(t)
+    diff_programs.render(result, console)
     if result.fail_on:
         if result.violations:
             console.print(f"[bold red]--fail-on {','.join(result.fail_on)}: {len(result.violations)} "

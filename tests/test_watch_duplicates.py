@@ -1,0 +1,131 @@
+"""Duplicate compiles (JW403, JW404) in real `python -m jitscope watch --json` runs, and their look-alikes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jitscope.collect.watch import read_events, read_programs
+
+PROGRAM = '''
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def weak(x, y):
+    return jnp.sin(x) * y + 0.25
+
+
+y = jnp.ones(3)
+weak(1.0, y)                    # a Python scalar: weakly typed
+weak(jnp.float32(1.0), y)       # an array: the same program, a new cache key
+
+
+@jax.jit
+def placed(x):
+    return jnp.cos(x) * 3.0
+
+
+placed(jnp.ones(3))                                          # uncommitted
+placed(jax.device_put(jnp.ones(3), jax.devices()[0]))        # committed: the same program
+
+
+def make_step(lr):
+    @jax.jit
+    def step(w):
+        return w - lr * jnp.tanh(w)
+    return step
+
+
+w = jnp.ones(4)
+make_step(0.1)(w)
+make_step(0.01)(w)              # a closure with another captured float
+
+
+@jax.jit
+def shapes(x):
+    return x * 2.0
+
+
+shapes(jnp.ones(3))
+shapes(jnp.ones(5))             # look-alike: another shape, another program
+
+
+from functools import partial
+
+
+@partial(jax.jit, static_argnames="n")
+def unrolled(x, n):
+    for _ in range(n):
+        x = jnp.sin(x)
+    return x
+
+
+unrolled(jnp.ones(3), n=2)
+unrolled(jnp.ones(3), n=3)      # look-alike: a static value that changes the program
+'''
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    from conftest import run_cli
+
+    d = tmp_path_factory.mktemp("dups")
+    prog = d / "prog.py"
+    prog.write_text(PROGRAM)
+    r = run_cli("watch", "--json", str(d / "run.json"), "--events", str(d / "run.jsonl"), str(prog))
+    assert r.returncode == 0, r.stderr
+    return {"data": json.loads((d / "run.json").read_text()), "summary": r.stdout + r.stderr, "events": d / "run.jsonl"}
+
+
+def _findings(run, code, function):
+    return [f for f in run["data"]["findings"] if f["code"] == code and f["function"].endswith(function)]
+
+
+def test_weak_type_flip_is_a_duplicate_compile_with_the_wasted_seconds(run):
+    (f,) = _findings(run, "JW403", "weak")
+    second = run["data"]["events"][f["compile_index"]]
+    assert f["details"]["key_difference"] == "weak type"
+    assert "~f32[] -> f32[]" in f["message"]
+    assert f["seconds"] == pytest.approx(sum(second["phases"].values())) and f["seconds"] > 0
+    assert f["details"]["wasted_seconds"] == f["seconds"]
+    assert "JW403" in run["summary"]  # the console summary shows it
+
+
+def test_committed_array_is_a_duplicate_compile(run):
+    (f,) = _findings(run, "JW403", "placed")
+    assert f["details"]["key_difference"] == "sharding"
+    assert f["seconds"] > 0
+
+
+def test_constant_only_difference_names_both_values(run):
+    (f,) = _findings(run, "JW404", "step")
+    assert f["details"]["constants"] == [{"a": "0.1 : f32", "b": "0.01 : f32"}]
+    assert "0.1 vs 0.01 baked in as a constant" in f["message"]
+    assert "inject_hyperparams" in f["fix"]["description"]
+    assert f["seconds"] > 0
+    assert not _findings(run, "JW403", "step")
+
+
+def test_look_alikes_stay_quiet(run):
+    for fn in ("shapes", "unrolled"):
+        assert not _findings(run, "JW403", fn) and not _findings(run, "JW404", fn), fn
+    # and they were fingerprinted: quiet because the programs differ, not for want of a fingerprint
+    events = [e for e in run["data"]["events"] if e["function"] in ("shapes", "unrolled")]
+    assert len(events) == 4 and all(e["fingerprint"] for e in events)
+    assert len({e["constants_blind_fingerprint"] for e in events}) == 4
+
+
+def test_programs_table_and_events_file(run):
+    data = run["data"]
+    prints = {e["fingerprint"] for e in data["events"]}
+    table = {p["fingerprint"] for p in data["programs"]}
+    assert prints == table  # each distinct program once
+    assert len(data["programs"]) < len(data["events"])  # the duplicates share an entry
+    events = read_events(run["events"])
+    assert [e.fingerprint for e in events] == [e["fingerprint"] for e in data["events"]]
+    programs = read_programs(run["events"])
+    assert set(programs) == table
+    assert all(p.lines() for p in programs.values())
