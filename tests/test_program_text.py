@@ -117,3 +117,28 @@ def test_short_values():
     other = '"0x' + "AB" * 99 + 'CD"'
     assert short_value(long, "tensor<100xf32>") != short_value(other, "tensor<100xf32>")
     assert len(short_value(long, "tensor<100xf32>")) < 60
+
+
+def test_weak_type_in_nested_regions_leaves_the_same_program():
+    # MLIR numbers nested regions after their parent and reuses numbers in sibling regions (both branches
+    # of a cond), so dropping a convert must renumber by scope, not by a single shift.
+    from jax import lax
+
+    def k(x, y):
+        z = jnp.sin(x) * y
+        z = lax.fori_loop(0, 5, lambda i, c: jnp.cos(c) * x + c, z)
+        w = lax.cond(x > 0, lambda: z * x, lambda: z - x)
+        return jnp.where(w > 0, w, x * 2.0)
+
+    y = jnp.ones(3)
+    weak_asm = jax.jit(k).lower(1.0, y).compiler_ir().operation.get_asm(enable_debug_info=False)
+    assert weak_asm.count("stablehlo.convert %arg0 : tensor<f32>") >= 2  # in both branches of the cond
+    assert _norm(k, 1.0, y).fingerprint == _norm(k, jnp.float32(1.0), y).fingerprint
+    # and a real difference inside a branch still shows
+    def k2(x, y):
+        z = jnp.sin(x) * y
+        z = lax.fori_loop(0, 5, lambda i, c: jnp.cos(c) * x + c, z)
+        w = lax.cond(x > 0, lambda: z * x, lambda: z + x)
+        return jnp.where(w > 0, w, x * 2.0)
+
+    assert _norm(k2, 1.0, y).constants_blind_fingerprint != _norm(k, 1.0, y).constants_blind_fingerprint

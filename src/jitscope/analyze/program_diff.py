@@ -12,7 +12,7 @@ values in A and B are named), else the next A program that B lacks, in compile o
 no such partner is an extra compile next to all of A's programs (a new shape): ``run_diff``'s recompile
 causes explain it, and it is not repeated here.
 For a structural difference the first differing line of the normalised texts is shown from each side,
-with the constants' values put back (``%v3 = stablehlo.multiply %v2, %arg0 : tensor<8xf32>``).
+with the constants' values put back (``%3 = stablehlo.multiply %2, %arg0 : tensor<8xf32>``).
 
 This is what a persistent-cache miss whose changed key component is "the computation" means
 (``analyze/cache_diff.py`` names the component; ``explain`` here says how the program changed).

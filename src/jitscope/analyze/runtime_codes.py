@@ -112,7 +112,7 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "JW403", "duplicate-compile", "warning",
         "A function compiled again into a program it already had: jit's cache key changed, the program did not.",
         "Fingerprints each compile's StableHLO, normalised (no locations; the module's and its private "
-        "functions' names and SSA names renumbered; a convert to the same type, which a weak type leaves, "
+        "functions' names renumbered; a convert to the same type, which a weak type leaves, "
         "dropped; trivial one-device shardings dropped), and reports a compile of a function whose program "
         "equals one of that function's earlier compiles in the run, with the seconds it took (wasted) and what "
         "differed in jit's cache key: a weak type (a Python scalar, then an array), a committed vs uncommitted "

@@ -9,9 +9,9 @@ printed without debug info (``get_asm(enable_debug_info=False)``: no locations) 
 * the module's name (``@jit_f`` vs ``@jit_f_1``) and the names of the module's own functions and
   meshes (``@_where`` vs ``@_where_0``) are renumbered in order of first appearance (``@m``,
   ``@f0``, ``@f1``, ...); other symbols (``custom_call`` targets) are kept, they name real code;
-* SSA value names are renumbered per function in order of first appearance (``%v0``, ...);
-* a ``stablehlo.convert`` to the same type is dropped (its uses read its operand): JAX emits one
-  where a weakly typed value meets a strong one, and XLA removes it before anything else, so a
+* a ``stablehlo.convert`` to the same type is dropped (its uses read its operand, and the function's
+  later numbered SSA values are renumbered as the printer would number them without it): JAX emits
+  one where a weakly typed value meets a strong one, and XLA removes it before anything else, so a
   weak-type flip leaves the same compiled program;
 * trivial shardings are dropped: ``#sdy.sharding<@empty_mesh, [{}, ...]>`` (a committed array on one
   device), and ``mhlo.sharding = "{replicated}"`` in a one-partition module;
@@ -44,13 +44,16 @@ SHORT_VALUE_CHARS = 40  # a constant's value as shown: longer ones are cut, with
 KEEP_TEXT_CHARS = 1_000_000  # normalised texts kept for `jitscope diff` (compressed) up to this size
 KEEP_CONSTANTS = 256  # constants kept per program in the table (values beyond are counted, not kept)
 
-_CONST = re.compile(r"stablehlo\.constant dense<(.*?)> : (tensor<[^>]*>)")
+_CONST = re.compile(r"stablehlo\.constant dense<([^>]*)> : (tensor<[^>]*>)")
+_CONST_VALUE = re.compile(r"stablehlo\.constant dense<[^>]*>(?= : tensor<)")
 _IDENTITY_CONVERT = re.compile(r"^[ \t]*(%[\w#.$-]+) = stablehlo\.convert (%[\w#.$-]+) : tensor<[^>()]*>[ \t]*\n",
                                re.M)
-_FUNC_LINE = re.compile(r"^[ \t]*func\.func\b", re.M)
 _DEFINED = re.compile(r"(?:func\.func (?:private |public |nested )?|sdy\.mesh )@([\w.$-]+)")
 _MODULE = re.compile(r"^module @([\w.$-]+)", re.M)
-_TOKEN = re.compile(r"func\.func\b|%arg\d+\b|%[\w.$-]+|@[\w.$-]+")
+_SYMBOL = re.compile(r"@[\w.$-]+")
+_NUMBERED = re.compile(r"%\d+")
+_CONVERT_LINE = re.compile(r"^[ \t]*(%\d+) = stablehlo\.convert (%[\w#.$-]+) : tensor<[^>()]*>[ \t]*$")
+_DEFINE_LINE = re.compile(r"^([ \t]*)(%\d+)((?::\d+)? = )(.*)$")
 _EMPTY_MESH_SHARDING = re.compile(r"sdy\.sharding = #sdy\.sharding<@empty_mesh, \[[{}, ]*\]>")
 _EMPTY_MESH = re.compile(r"^[ \t]*sdy\.mesh @empty_mesh = <\[\]>[^\n]*\n", re.M)
 _REPLICATED = re.compile(r'mhlo\.sharding = "\{replicated\}"')
@@ -130,75 +133,100 @@ def normalise(asm: str) -> NormalisedProgram:
     if n:
         text = _EMPTY_MESH.sub("", text)
         text = _EMPTY_ATTRS.sub(lambda m: {"{, ": "{", ", }": "}", " {}": ""}[m.group(0)], text)
-    # Identity converts: drop the line, alias its result to its operand (per function: names restart).
-    aliases: dict[tuple[int, str], str] = {}
-    fn = [0]
-    starts = [m.start() for m in _FUNC_LINE.finditer(text)]
+    text = _canonical_values(text)
+    constants = [f"{v} : {t}" for v, t in _CONST.findall(text)]
+    text = _CONST_VALUE.sub("stablehlo.constant dense<#k>", text)  # a plain replacement: no per-match Python
+    text = _rename_symbols(text)
+    blind = hashlib.sha256(text.encode()).hexdigest()[:20]
+    whole = hashlib.sha256((text + "\n#constants\n" + "\n".join(constants)).encode()).hexdigest()[:20]
+    return NormalisedProgram(text, tuple(constants), whole, blind)
 
-    def _fn_index(pos: int) -> int:
-        lo, hi = 0, len(starts)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if starts[mid] <= pos:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
 
-    def _drop_convert(m: re.Match[str]) -> str:
-        aliases[(_fn_index(m.start()), m.group(1))] = m.group(2)
-        return ""
-
-    if "stablehlo.convert" in text:
-        text = _IDENTITY_CONVERT.sub(_drop_convert, text)
-        starts = [m.start() for m in _FUNC_LINE.finditer(text)]
-    constants: list[str] = []
-
-    def _blind(m: re.Match[str]) -> str:
-        constants.append(f"{m.group(1)} : {m.group(2)}")
-        return f"stablehlo.constant dense<#k> : {m.group(2)}"
-
-    text = _CONST.sub(_blind, text)
+def _rename_symbols(text: str) -> str:
+    """The module's name -> ``@m``, its own functions and meshes -> ``@f1``, ``@f2``, ... (first appearance)."""
     defined = {n for n in _DEFINED.findall(text) if n != "main"}
     symbols: dict[str, str] = {}
     module = _MODULE.search(text)
     if module is not None:
         defined.add(module.group(1))
         symbols[module.group(1)] = "@m"
-    values: dict[str, str] = {}
+    if not defined:
+        return text
 
-    def _rename(m: re.Match[str]) -> str:
-        tok = m.group(0)
-        c = tok[0]
-        if c == "f":  # a new function: SSA names restart
-            fn[0] += 1
-            values.clear()
-            return tok
-        if c == "@":
-            name = tok[1:]
-            if name not in defined:
-                return tok
-            new = symbols.get(name)
-            if new is None:
-                new = symbols[name] = f"@f{len(symbols)}"
-            return new
-        if tok.startswith("%arg") and tok[4:].isdigit():
-            return tok
-        seen = set()
-        while (fn[0], tok) in aliases and tok not in seen:
-            seen.add(tok)
-            tok = aliases[(fn[0], tok)]
-        if tok.startswith("%arg") and tok[4:].isdigit():
-            return tok
-        new = values.get(tok)
+    def rename(m: re.Match[str]) -> str:
+        name = m.group(0)[1:]
+        if name not in defined:
+            return m.group(0)  # a symbol the module does not define (a custom_call target): real code
+        new = symbols.get(name)
         if new is None:
-            new = values[tok] = f"%v{len(values)}"
+            new = symbols[name] = f"@f{len(symbols)}"
         return new
 
-    text = _TOKEN.sub(_rename, text)
-    blind = hashlib.sha256(text.encode()).hexdigest()[:20]
-    whole = hashlib.sha256((text + "\n#constants\n" + "\n".join(constants)).encode()).hexdigest()[:20]
-    return NormalisedProgram(text, tuple(constants), whole, blind)
+    return _SYMBOL.sub(rename, text)
+
+
+def _canonical_values(text: str) -> str:
+    """Drop identity converts and number SSA values canonically, in each function that needs it.
+
+    MLIR's printer numbers a function's unnamed values region by region: the function's own first,
+    then each nested region from where its parent stopped, sibling regions reusing the same numbers
+    (the two branches of a ``case`` both start at ``%12``). Removing one op therefore renumbers values
+    in other regions unevenly. A function with an identity convert to drop, or with nested regions
+    (whose numbering is not textual order), is renumbered here in textual order, scope by scope,
+    uses resolved to their definition in the enclosing regions; a convert's uses read its operand.
+    Any other function is already numbered in textual order by the printer and is left alone.
+    """
+    starts, i = [], text.find("func.func ")
+    while i >= 0:  # str.find: a multi-line regex scan costs more than the rest of normalising
+        starts.append(text.rfind("\n", 0, i) + 1)
+        i = text.find("func.func ", i + 10)
+    starts.append(len(text))
+    out = [text[:starts[0]]]
+    for lo, hi in zip(starts, starts[1:]):
+        chunk = text[lo:hi]
+        if chunk.count("{\n") > 1 or ("stablehlo.convert" in chunk and _IDENTITY_CONVERT.search(chunk)):
+            chunk = _renumber(chunk)
+        out.append(chunk)
+    return "".join(out)
+
+
+def _renumber(chunk: str) -> str:
+    scopes: list[dict[str, str]] = [{}]
+    counter = 0
+
+    def lookup(name: str) -> str:
+        base, sep, result = name.partition("#")  # ``%5#1``: result 1 of value 5
+        for scope in reversed(scopes):
+            if base in scope:
+                new = scope[base]
+                return new + sep + result if sep and "#" not in new else new
+        return name
+
+    def use(m: re.Match[str]) -> str:
+        return lookup(m.group(0))
+
+    lines = []
+    for line in chunk.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("}") and len(scopes) > 1:
+            scopes.pop()
+        convert = _CONVERT_LINE.match(line)
+        if convert is not None:  # dropped: its uses read its operand
+            scopes[-1][convert.group(1)] = lookup(convert.group(2))
+            continue
+        define = _DEFINE_LINE.match(line)
+        if define is not None:
+            rhs = _NUMBERED.sub(use, define.group(4))
+            new = f"%{counter}"
+            counter += 1
+            scopes[-1][define.group(2)] = new
+            line = define.group(1) + new + define.group(3) + rhs
+        else:
+            line = _NUMBERED.sub(use, line)
+        if stripped.endswith("{"):
+            scopes.append({})
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def capture(module: Any) -> NormalisedProgram | None:
