@@ -133,3 +133,21 @@ def test_pmap_user_call_finds_the_users_function():
     assert len(users) == 1 and users[0][0] is f_pm
     assert [tuple(a.shape) for a in users[0][1]] == [(1, 3)]
     assert compat.pmap_user_call(f_pm, (), {}) is None  # a plain function is no pmap wrapper
+
+
+def test_stage_hook_hands_over_each_lowered_module():
+    """``on_module`` gets the MLIR module as lowering returns: the capture engine fingerprints it
+    (collect/program_text.py); uninstalling restores JAX's function."""
+    from jax._src.interpreters import mlir
+
+    original = mlir.lower_jaxpr_to_module
+    modules = []
+    uninstall = compat.install_stage_hook(lambda name, jaxpr: None, None,
+                                          on_module=lambda name, module: modules.append((name, module)))
+    try:
+        jax.jit(lambda x: jnp.cos(x) * 5.0)(jnp.ones(7))
+    finally:
+        uninstall()
+    assert mlir.lower_jaxpr_to_module is original
+    text = [m.operation.get_asm(enable_debug_info=False) for name, m in modules if "lambda" in name]
+    assert len(text) == 1 and "stablehlo.cosine" in text[0] and "tensor<7xf32>" in text[0]

@@ -65,6 +65,19 @@ def unrolled(x, n):
 
 unrolled(jnp.ones(3), n=2)
 unrolled(jnp.ones(3), n=3)      # look-alike: a static value that changes the program
+
+
+for _ in range(2):
+    jax.jit(lambda v: v + 1.5)(jnp.ones(2))     # a new function object, equal bindings, each time
+
+
+@partial(jax.jit, static_argnames="verbose")
+def ignores(x, verbose):
+    return x * 4.0
+
+
+ignores(jnp.ones(2), verbose=False)
+ignores(jnp.ones(2), verbose=True)              # a static value the program does not use
 '''
 
 
@@ -107,6 +120,15 @@ def test_constant_only_difference_names_both_values(run):
     assert "inject_hyperparams" in f["fix"]["description"]
     assert f["seconds"] > 0
     assert not _findings(run, "JW403", "step")
+
+
+def test_rebuilt_function_and_ignored_static_value(run):
+    (f,) = _findings(run, "JW403", "<lambda>")
+    assert f["details"]["key_difference"] == "a new function object (equal bindings: the same function rebuilt)"
+    assert f["fix"]["title"] == "create the jitted function once and reuse it"
+    (g,) = _findings(run, "JW403", "ignores")
+    assert g["details"]["key_difference"] == "static value"
+    assert g["details"]["differences"] == ["verbose: False -> True"]
 
 
 def test_look_alikes_stay_quiet(run):

@@ -647,8 +647,8 @@ CAPABILITY_USES = {
                    "(jax._src.source_info_util / traceback_util.register_exclusion)",
     "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
     "stage_hook": "watch: programs JAX compiles outside the user's jit call (grad's backward program, eager "
-                  "lax.cond/while/scan) counted as the user's; watch --dump: each compile's jaxpr, StableHLO "
-                  "and optimised HLO "
+                  "lax.cond/while/scan) counted as the user's; program fingerprints (duplicate compiles JW403/"
+                  "JW404, diff's program comparison); watch --dump: each compile's jaxpr, StableHLO and optimised HLO "
                   "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
     "fastpath_hook": "watch: calls that never reach the C++ dispatch fast path, and why (JW501; "
                      "jax._src.pjit._get_fastpath_data)",

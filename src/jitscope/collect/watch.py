@@ -115,6 +115,7 @@ class WatchCollector:
         pid = os.getpid()
         self.events = []
         self.programs = {}
+        self._program_bytes = 0
         self.forked_from = self.pid
         self.pid = pid
         if self._file is not None and self._events_path is not None:
