@@ -142,3 +142,9 @@ def test_weak_type_in_nested_regions_leaves_the_same_program():
         return jnp.where(w > 0, w, x * 2.0)
 
     assert _norm(k2, 1.0, y).constants_blind_fingerprint != _norm(k, 1.0, y).constants_blind_fingerprint
+
+
+def test_short_values_of_odd_types():
+    assert short_value("0", "tensor<index>") == "0 : index"
+    assert short_value("0x7F800000", "tensor<f32>") == "0x7F800000 : f32"  # inf, printed as bits
+    assert short_value("true", "tensor<2x3xi1>") == "true : i1[2,3]"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -151,3 +152,38 @@ def test_programs_table_and_events_file(run):
     programs = read_programs(run["events"])
     assert set(programs) == table
     assert all(p.lines() for p in programs.values())
+
+
+def test_the_same_program_for_another_device_is_not_a_duplicate(tmp_path):
+    from conftest import run_cli
+
+    prog = tmp_path / "devices.py"
+    prog.write_text(
+        "import jax, jax.numpy as jnp\n"
+        "f = jax.jit(lambda x: x * 3.0)\n"
+        "d0, d1 = jax.devices()[:2]\n"
+        "f(jax.device_put(jnp.ones(3), d0))\n"
+        "f(jax.device_put(jnp.ones(3), d1))   # another device: its own executable, needed\n"
+        "f(jnp.ones(3))                        # uncommitted on the default device: the same program again\n")
+    out = tmp_path / "r.json"
+    r = run_cli("watch", "-q", "--json", str(out), str(prog),
+                env={"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    found = [f for f in data["findings"] if f["code"] in ("JW403", "JW404")]
+    assert len(data["events"]) == 3
+    assert [(f["code"], f["compile_index"], f["details"]["key_difference"]) for f in found] == [
+        ("JW403", 2, "sharding")]
+    # JAX 0.10 compiles for the second device from the first lowering (no program to fingerprint); where a
+    # JAX lowers it again, the fingerprints are equal and the other placement still keeps it quiet:
+    from jitscope.analyze.duplicates import duplicate_findings
+    from jitscope.results import load_result
+
+    events = load_result(out).events
+    events[1].fingerprint = events[0].fingerprint
+    events[1].constants_blind_fingerprint = events[0].constants_blind_fingerprint
+    assert [(f.code, f.compile_index) for f in duplicate_findings(events)] == [("JW403", 2)]
+    sig = events[1].signature
+    events[1].signature = dataclasses.replace(sig, leaves=(dataclasses.replace(sig.leaves[0], sharding=None),))
+    # as if it were uncommitted: now a duplicate
+    assert [(f.code, f.compile_index) for f in duplicate_findings(events)] == [("JW403", 1), ("JW403", 2)]

@@ -20,6 +20,9 @@ over a saved run (``duplicate_findings``, for ``jitscope diff``).
   value as a traced argument (``optax.inject_hyperparams`` for an optimizer's hyperparameter) makes
   one program serve every value.
 
+Not reported: a compile whose arguments are committed to other devices than the earlier compile's
+(both committed, different shardings): an executable is built for its devices, so it was needed.
+
 Severity is ``warning``: the programs are equal after normalisation (digests of texts, not a proof
 that XLA's output is byte-identical), and a program compiled again can be a deliberate trade.
 """
@@ -99,6 +102,16 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
 
 
+def _other_placement(old: CompileEvent, new: CompileEvent) -> bool:
+    """True when an argument is committed to a different place in the two calls: an executable is built
+    for its devices, so the second compile was needed even for the same program."""
+    if old.signature is None or new.signature is None:
+        return False
+    before = {leaf.path: leaf.sharding for leaf in old.signature.leaves}
+    return any(leaf.sharding is not None and before.get(leaf.path) is not None
+               and before[leaf.path] != leaf.sharding for leaf in new.signature.leaves)
+
+
 class DuplicateTracker:
     """Compiles seen so far, by function: reports each new one that repeats or nearly repeats a program."""
 
@@ -117,11 +130,11 @@ class DuplicateTracker:
             self._seen.setdefault(key, []).append((event, constants))
         for old, _ in reversed(earlier):
             if old.fingerprint == event.fingerprint:
-                return _identical(old, event)
+                return None if _other_placement(old, event) else _identical(old, event)
         for old, old_constants in reversed(earlier):
             if event.constants_blind_fingerprint is not None and \
                     old.constants_blind_fingerprint == event.constants_blind_fingerprint:
-                return _constants_only(old, event, old_constants, constants)
+                return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
         return None
 
 

@@ -58,6 +58,7 @@ _EMPTY_MESH_SHARDING = re.compile(r"sdy\.sharding = #sdy\.sharding<@empty_mesh, 
 _EMPTY_MESH = re.compile(r"^[ \t]*sdy\.mesh @empty_mesh = <\[\]>[^\n]*\n", re.M)
 _REPLICATED = re.compile(r'mhlo\.sharding = "\{replicated\}"')
 _EMPTY_ATTRS = re.compile(r"\{, |, \}| \{\}")
+_DIMS = re.compile(r"^((?:\d+x)+)(.+)$")  # ``4x2xf32`` -> ``4x2x``, ``f32``
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,8 @@ def short_value(value: str, type_: str) -> str:
     different long values never look the same.
     """
     t = type_[len("tensor<"):-1] if type_.startswith("tensor<") else type_
-    dims, _, dt = t.rpartition("x") if "x" in t else ("", "", t)
+    shape = _DIMS.match(t)
+    dims, dt = (shape.group(1)[:-1], shape.group(2)) if shape is not None else ("", t)
     v = value
     if dt == "f32":
         v = _shortest_f32(value)
@@ -116,11 +118,14 @@ def _shortest_f32(text: str) -> str:
         x = float(text)
     except ValueError:
         return text
-    packed = struct.pack("<f", x)
-    for digits in range(1, 10):
-        s = f"{x:.{digits}g}"
-        if struct.pack("<f", float(s)) == packed:
-            return s
+    try:
+        packed = struct.pack("<f", x)
+        for digits in range(1, 10):
+            s = f"{x:.{digits}g}"
+            if struct.pack("<f", float(s)) == packed:
+                return s
+    except (OverflowError, ValueError):  # not a float32 value: shown as printed
+        pass
     return text
 
 
