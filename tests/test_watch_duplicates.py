@@ -187,3 +187,22 @@ def test_the_same_program_for_another_device_is_not_a_duplicate(tmp_path):
     events[1].signature = dataclasses.replace(sig, leaves=(dataclasses.replace(sig.leaves[0], sharding=None),))
     # as if it were uncommitted: now a duplicate
     assert [(f.code, f.compile_index) for f in duplicate_findings(events)] == [("JW403", 1), ("JW403", 2)]
+
+
+def test_findings_are_live_in_the_python_api():
+    import jax
+    import jax.numpy as jnp
+
+    import jitscope
+
+    @jax.jit
+    def h(x, y):
+        return jnp.tanh(x) + y
+
+    with jitscope.watch() as w:
+        h(2.0, jnp.ones(2))
+        assert not [f for f in w.result().findings if f.code == "JW403"]
+        h(jnp.float32(2.0), jnp.ones(2))
+        (f,) = [f for f in w.result().findings if f.code == "JW403"]  # before the block ends
+    assert f.function.endswith("h") and f.compile_index == 1 and f.details["key_difference"] == "weak type"
+    assert w.result().programs and all(p.fingerprint for p in w.result().programs)
