@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--live", action="store_true",
                    help="print one line (to stderr) per recompile as it happens, with its reason and call site")
     p.add_argument("--stall-after", type=seconds, default=None, metavar="SECONDS",
-                   help="name a trace, lowering or compile still running after SECONDS (function, phase, "
+                   help="name a trace, lowering, compile or first execution still running after SECONDS (function, phase, "
                         f"time so far, your stack), again at each doubling; default off, {LIVE_STALL_AFTER:g} "
                         "with --live. SIGUSR1 then dumps every thread's stack (faulthandler) to stderr, or "
                         "beside --events as EVENTS.stacks.txt")

@@ -116,7 +116,8 @@ def stall_lines(stalls: list[Any]) -> list[str]:
                else f"was still running after {fmt_seconds(last.seconds)} when the watch ended")
         at = ", ".join(fmt_seconds(r.seconds) for r in reports)
         where = f" at {last.stack[-1]}" if last.stack else ""
-        out.append(f"{last.phase} of {last.function} {ran} (reported at {at}){where}")
+        phase = "first execution" if last.phase == "execute" else last.phase
+        out.append(f"{phase} of {last.function} {ran} (reported at {at}){where}")
     return out
 
 def passes_summary(p: CompilePasses) -> str:
