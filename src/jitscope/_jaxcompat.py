@@ -647,6 +647,9 @@ _CACHE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("component", r"get_cache_key hash of serialized (?P<name>.+?): (?P<hash>[0-9a-f]+)$"),
     ("xla_flag", r"Including XLA flag in cache key: (?P<flag>.*)$"),
     ("compile_options", r"get_compile_options: num_replicas=(?P<replicas>\d+) num_partitions=(?P<partitions>\d+)"),
+    # The persistent cache's directory goes into the compile options' debug options (GPU caches XLA
+    # keeps beside it), so moving the directory changes the key.
+    ("xla_cache_dir", r"Enabling XLA (?P<what>autotuning|kernel) cache at '(?P<path>.*)'$"),
     ("hit", r"Persistent compilation cache hit for '(?P<module>[^']*)' with key '?(?P<key>[^']*)'?$"),
     ("miss", r"PERSISTENT COMPILATION CACHE MISS for '(?P<module>[^']*)' with key '?(?P<key>[^']*)'?$"),
     ("not_process_0", r"Not writing persistent cache entry since process_id != 0"),
@@ -666,7 +669,7 @@ def parse_cache_log(logger_name: str, message: str) -> tuple[str, dict[str, str]
     """What one of JAX's persistent-cache log lines says: ``(kind, fields)`` or None for others.
 
     Kinds: ``component`` (name, hash), ``xla_flag`` (flag), ``compile_options`` (replicas,
-    partitions), ``hit``/``miss`` (module, key), ``written``, ``compile_seconds`` (min, seconds) and
+    partitions), ``xla_cache_dir`` (what, path), ``hit``/``miss`` (module, key), ``written``, ``compile_seconds`` (min, seconds) and
     the reasons not to write: ``not_process_0``, ``host_callbacks``, ``min_compile_time`` (min,
     seconds), ``min_entry_size`` (bytes, min_bytes), ``cache_disabled``. ``logger_name`` is unused
     today; it is passed so a JAX that moves a message between loggers changes only this function.

@@ -11,7 +11,9 @@ monitoring span ends. While a watch runs, a handler on those three loggers reads
 The loggers are set to DEBUG while watching (else JAX never formats the key lines), so the handler
 passes on only what the logger would have passed on before, to the handlers it had before: a user's
 logging setup sees no extra lines. Cost: with DEBUG on, JAX hashes each key component twice (once for
-the key, once for the log line); only compiles that use the cache compute a key at all.
+the key, once for the log line). JAX 0.10 computes a key for every compile even with no cache
+directory, so the key logger is at DEBUG only while ``jax_compilation_cache_dir`` is set (checked as
+each compile's options are logged, just before its key): a watch without a cache pays nothing.
 
 Public signals first: hit, miss and written also come from ``jax.monitoring`` events
 (``compile_requests_use_cache``, ``cache_hits``, ``cache_misses``) and the saving from
@@ -37,7 +39,7 @@ class _Pending:
 
     components: dict[str, str] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
-    options: str | None = None
+    options: list[str] = field(default_factory=list)  # what the compile options are known to hold
     requested: bool = False  # compile_requests_use_cache: the cache was consulted
     outcome: str | None = None
     key: str | None = None
@@ -55,6 +57,7 @@ class _Local(threading.local):
 _local = _Local()
 _process_values: dict[str, str] = {}  # component name -> value: fixed for the life of the process
 _said: list[bool] = []
+_key_logger: list[Any] = []  # while installed: [logger, its own level before, whether DEBUG is on now]
 
 
 def _pending() -> _Pending:
@@ -65,7 +68,10 @@ def _note(kind: str, fields: dict[str, str]) -> None:
     p = _pending()
     if kind == "compile_options":
         _local.pending = p = _Pending()  # JAX builds a compile's options before its key: a new compile
-        p.options = f"num_replicas={fields['replicas']} num_partitions={fields['partitions']}"
+        _key_lines(bool(_config("jax_compilation_cache_dir")))
+        p.options.append(f"num_replicas={fields['replicas']} num_partitions={fields['partitions']}")
+    elif kind == "xla_cache_dir":
+        p.options.append(f"XLA {fields['what']} cache {fields['path']}")
     elif kind == "component":
         if fields["name"] == "computation" and p.components:
             p.components, p.flags = {}, []  # a second key for one compile (PGLE): the last one counts
@@ -89,7 +95,7 @@ class _CacheLogHandler(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.NOTSET)
-        # logger name -> (its effective level before, whether it propagated, its own handlers)
+        # logger name -> (its own level before, whether it propagated, its own handlers)
         self.before: dict[str, tuple[int, bool, list[logging.Handler]]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -105,7 +111,10 @@ class _CacheLogHandler(logging.Handler):
         before = self.before.get(record.name)
         if before is None:
             return
-        level, propagate, handlers = before
+        own, propagate, handlers = before
+        logger = logging.getLogger(record.name)
+        # The level it would have now: the user may configure logging after the watch started.
+        level = own or (logger.parent.getEffectiveLevel() if logger.parent is not None else logging.WARNING)
         if record.levelno < level:
             return
         found = 0
@@ -113,7 +122,7 @@ class _CacheLogHandler(logging.Handler):
             found += 1
             if record.levelno >= h.level:
                 h.handle(record)
-        parent = logging.getLogger(record.name).parent if propagate else None
+        parent = logger.parent if propagate else None
         while parent is not None:  # what Logger.callHandlers does above the logger
             for h in parent.handlers:
                 found += 1
@@ -135,16 +144,21 @@ def install() -> Any:
     loggers = [logging.getLogger(name) for name in compat.CACHE_LOGGERS]
     saved = []
     for lg in loggers:
-        handler.before[lg.name] = (lg.getEffectiveLevel(), lg.propagate, list(lg.handlers))
+        handler.before[lg.name] = (lg.level, lg.propagate, list(lg.handlers))
         saved.append((lg, lg.level, lg.propagate, list(lg.handlers)))
         for h in list(lg.handlers):
             lg.removeHandler(h)
         lg.addHandler(handler)
         lg.propagate = False
-        lg.setLevel(logging.DEBUG)
+        if lg.name != compat.CACHE_KEY_LOGGER:
+            lg.setLevel(logging.DEBUG)
+        else:
+            _key_logger[:] = [lg, lg.level, False]
+    _key_lines(bool(_config("jax_compilation_cache_dir")))
     _local.pending = _Pending()
 
     def uninstall() -> None:
+        _key_logger.clear()
         for lg, level, propagate, handlers in saved:
             lg.removeHandler(handler)
             for h in handlers:
@@ -154,6 +168,15 @@ def install() -> Any:
             lg.setLevel(level)
 
     return uninstall
+
+
+def _key_lines(on: bool) -> None:
+    """DEBUG on JAX's cache-key logger (each component's hash logged, at the cost of hashing it twice)
+    only while a cache directory is set."""
+    if _key_logger and _key_logger[2] != on:
+        logger, level, _ = _key_logger
+        logger.setLevel(logging.DEBUG if on else level)
+        _key_logger[2] = on
 
 
 def on_event(event: str) -> None:
@@ -179,7 +202,8 @@ def take(compile_seconds: float) -> PersistentCacheRecord:
     """
     p = _pending()
     _local.pending = _Pending()
-    if not p.requested and p.outcome is None:
+    if (not p.requested and p.outcome is None) or not _config("jax_compilation_cache_dir"):
+        # JAX 0.10 computes a key and "misses" with no directory set: the cache is off all the same.
         return PersistentCacheRecord(enabled=False, outcome="disabled", not_written="cache_disabled",
                                      detail=_why_off())
     rec = PersistentCacheRecord(enabled=True, outcome=p.outcome or "miss", key=p.key)
@@ -208,8 +232,8 @@ def take(compile_seconds: float) -> PersistentCacheRecord:
 def _components(p: _Pending) -> list[CacheKeyComponent]:
     values = dict(_values())
     values["XLA flags"] = " ".join(p.flags) if p.flags else "none"
-    if p.options is not None:
-        values["compile_options"] = p.options
+    if p.options:
+        values["compile_options"] = ", ".join(p.options)
     return [CacheKeyComponent(name, digest, values.get(name)) for name, digest in p.components.items()]
 
 
