@@ -119,3 +119,45 @@ def test_users_logging_sees_what_it_saw_without_jitscope(tmp_path, level, sees_k
     assert ("get_cache_key hash of serialized computation" in r.stderr) is sees_key_lines
     [event] = json.loads((tmp_path / "r.json").read_text())["events"]
     assert len(event["persistent_cache"]["components"]) == len(CACHE_KEY_COMPONENTS)
+
+
+CALLBACK_AND_SIZE = '''
+import os
+import jax, jax.numpy as jnp
+jax.config.update("jax_compilation_cache_dir", os.environ["CACHE_DIR"])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", 10**9)
+
+
+@jax.jit
+def noisy(x):
+    jax.debug.print("x {}", x)
+    return x * 2
+
+
+@jax.jit
+def small(x):
+    return x + 1
+
+
+noisy(jnp.ones(2))
+small(jnp.ones(2))
+'''
+
+
+def test_host_callbacks_and_entry_size_are_named(tmp_path):
+    from conftest import run_cli
+
+    prog = tmp_path / "cb.py"
+    prog.write_text(CALLBACK_AND_SIZE)
+    r = run_cli("watch", "-q", "--json", str(tmp_path / "r.json"), str(prog), env={"CACHE_DIR": str(tmp_path / "c")})
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    records = {e["function"]: CompileEvent.from_dict(e).persistent_cache for e in data["events"]}
+    noisy, small = records["noisy"], records["small"]
+    assert noisy.not_written == "host_callbacks" and noisy.written is False
+    assert noisy.story() == "miss, not written: uses host callbacks (jax.debug.print, io_callback, ...)"
+    assert small.not_written == "min_entry_size" and small.min_entry_bytes == 10**9
+    assert 0 < small.entry_bytes < 10**9
+    assert small.story() == f"miss, not written: entry of {small.entry_bytes} bytes < 1000000000 bytes"
+    assert data["persistent_cache"]["not_written"] == {"host_callbacks": 1, "min_entry_size": 1}
