@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Sequence
 
+from .analyze.cache_diff import cache_miss_causes
 from .analyze.run_diff import diff_events, fail_on_violations, time_change
 from .errors import UsageError
 from .model import CompileEvent, Environment
@@ -105,4 +106,5 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
         program_a=program_a, program_b=program_b, compiles_a=len(a), compiles_b=len(b), seconds_a=sa,
         seconds_b=sb, time_change=time_change(sa, sb, time_threshold, min_seconds), functions=deltas,
         time_threshold=time_threshold, min_seconds=min_seconds, fail_on=conditions,
-        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds))
+        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds),
+        cache_misses=cache_miss_causes(a, b))

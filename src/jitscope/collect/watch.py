@@ -174,6 +174,7 @@ class WatchCollector:
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
                 function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings,
                 transform=raw.transform if raw.transformed else None, pid=self.pid,
+                persistent_cache=raw.persistent_cache,
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:
                 event.transform = "transformed"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..text import stall_lines
+from ..text import cache_write_line, stall_lines
 from . import fmt_seconds, watch_findings
 
 if TYPE_CHECKING:
@@ -197,6 +197,9 @@ def _cache(result: WatchResult, console: Console) -> None:
                  else "(JAX reported no time saved)")
         console.print(f"Persistent compilation cache: on ({c.directory}); {c.hits} hits {saved}, "
                       f"{c.misses} misses.", markup=False)
+        writes = cache_write_line(result.events, c.written, c.not_written)
+        if writes:
+            console.print(writes, markup=False)
     else:
         console.print("Persistent compilation cache: off (set jax_compilation_cache_dir to turn it on).")
     compiled = [e for e in result.events if "compile" in e.phases]
