@@ -48,6 +48,7 @@ from .._serde import Record
 PHASES = {TRACE_EVENT: "trace", LOWER_EVENT: "lower", COMPILE_EVENT: "compile"}
 POLL_SECONDS = 0.05
 _STACK_FRAMES = 8
+_GENERATED = frozenset(("__init__", "__eq__", "__hash__", "__repr__", "__setattr__", "__delattr__", "__post_init__"))
 
 
 @dataclass
@@ -89,7 +90,8 @@ def _user_stack(frame: Any) -> list[str]:
         if path.startswith(_PACKAGE + os.sep):  # jitscope's own hooks inside the user's calls
             frame = frame.f_back
             continue
-        if is_user_file(code.co_filename):
+        generated = code.co_filename == "<string>" and code.co_name in _GENERATED  # a dataclass's __init__
+        if is_user_file(code.co_filename) and not generated:
             name = code.co_filename if code.co_filename.startswith("<") else os.path.relpath(code.co_filename)
             out.append(f"{name}:{frame.f_lineno} in {code.co_name}")
         frame = frame.f_back
@@ -173,8 +175,10 @@ class StallWatchdog:
             if running is not None and running.phase == "compile":  # its first execution starts now
                 self._executing[tid] = _Running("execute", running.function, end, tid, self.threshold)
         if running is not None:
+            # JAX's span can start later than its start scalar (a starved thread): never shorter than reported
+            ended = max(end - start, time.time() - running.start)
             for stall in running.reports:
-                stall.ended_after = end - start
+                stall.ended_after = ended
 
     def _on_call_end(self, effects: Any, fast: bool, executable: Any, pgle: Any, outputs: Any) -> None:
         """The end of a Python-path jit call: a first execution now waits only for its outputs."""
