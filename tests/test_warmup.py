@@ -1,0 +1,235 @@
+"""`jitscope warmup` and `jitscope watch --warmup`: a warm-up script written from a real watch run, run
+before the real program, leaves no compile of what it covers; what it cannot cover is listed, not guessed.
+
+Compiles are counted by the program itself with its own ``jax.monitoring`` listener (per ``fun_name``),
+not by jitscope, and the same program run without the warm-up is the control that makes them non-zero.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import run_cli
+
+MODEL = '''
+"""The served functions, in a module the program imports."""
+import collections
+import functools
+
+import jax
+import jax.numpy as jnp
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+@jax.jit
+def predict(params, x):                     # a pytree argument (a dict of arrays)
+    return jnp.tanh(params["w"] @ x + params["b"])
+
+
+@functools.partial(jax.jit, static_argnames=("n",))
+def smooth(x, n):                           # a static argument, passed by keyword
+    for _ in range(n):
+        x = (x + jnp.roll(x, 1)) / 2
+    return x
+
+
+def _scale(x, factor):                      # a weak-typed Python scalar; jitted under another name
+    return x * factor
+
+
+scale = jax.jit(_scale)
+double = jax.jit(lambda x: x * 2)           # a lambda: no name to import
+
+
+@jax.jit
+def pair_sum(p):                            # a namedtuple: a custom pytree node
+    return p.a + p.b
+'''
+
+SERVE = '''
+"""A small server: requests of two sizes, each through every function; prints its own compile counts."""
+import collections
+import json
+import sys
+
+import jax
+import jax.numpy as jnp
+
+import model
+
+counts = collections.Counter()
+
+
+def listener(event, duration, **kw):
+    if event == "/jax/core/compile/backend_compile_duration":
+        counts[kw.get("fun_name", "?")] += 1
+
+
+jax.monitoring.register_event_duration_secs_listener(listener)
+covered_only = "--covered-only" in sys.argv
+
+
+@jax.jit
+def local_norm(x):                          # defined in the script run as __main__
+    return jnp.sqrt(jnp.sum(x * x))
+
+
+def serve(size):
+    params = {"w": jnp.ones((size, size)), "b": jnp.zeros(size)}
+    x = jnp.ones(size)
+    out = [model.predict(params, x), model.smooth(x, n=3), model.scale(x, 0.5),
+           model.scale(jax.device_put(x, jax.devices()[0]), 0.5)]  # a committed array
+    if not covered_only:
+        out += [model.double(x), model.pair_sum(model.Pair(x, x)), local_norm(x)]
+    return out
+
+
+for _ in range(3):
+    for size in (4, 8):
+        jax.block_until_ready(serve(size))
+if "--extra" in sys.argv:
+    jax.block_until_ready(model.smooth(jnp.ones(16), n=3))   # a shape the recorded run never had
+print(json.dumps(dict(counts)))
+'''
+
+COVERED = ("jit(predict)", "jit(smooth)", "jit(_scale)")
+UNCOVERED = ("jit(<lambda>)", "jit(pair_sum)", "jit(local_norm)")
+
+
+def _counts(stdout: str) -> dict[str, int]:
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    d = tmp_path_factory.mktemp("warmup")
+    (d / "model.py").write_text(MODEL)
+    (d / "serve.py").write_text(SERVE)
+    r = run_cli("watch", "-q", "--json", "run.json", "--events", "run.jsonl", "serve.py", cwd=d)
+    assert r.returncode == 0, r.stderr
+    r = run_cli("warmup", "run.json", "-o", "warmup.py", "--threads", "2", cwd=d)
+    assert r.returncode == 0, r.stderr
+    return d, r
+
+
+def _python(d, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=d, capture_output=True, text=True, timeout=300,
+                          env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+
+
+def test_without_the_warmup_the_program_compiles_every_function(project):
+    d, _ = project
+    r = _python(d, "serve.py")
+    assert r.returncode == 0, r.stderr
+    counts = _counts(r.stdout)
+    # the control: predict and smooth once per size, scale once per size for each commitment
+    assert [counts.get(f, 0) for f in COVERED] == [2, 2, 4], counts
+
+
+def test_check_mode_covered_functions_compile_nothing_and_the_rest_is_listed(project):
+    d, _ = project
+    r = run_cli("watch", "--warmup", "warmup.py", "--json", "check.json", "serve.py", cwd=d)
+    assert r.returncode == 3, r.stderr  # the lambda, the namedtuple and the __main__ function were missed
+    counts = _counts(r.stdout)  # the program's own count, not jitscope's
+    assert [counts.get(f, 0) for f in COVERED] == [0, 0, 0], counts
+    assert all(counts.get(f, 0) == 2 for f in UNCOVERED), counts
+    result = json.loads((d / "check.json").read_text())
+    warm = result["warmup"]
+    assert warm["script"] == "warmup.py" and warm["exit_code"] == 0
+    assert warm["compiles"] == 8 and warm["missed"] == 6  # 8 (function, signature) pairs ahead of time
+    assert sorted(e["function"] for e in result["events"]) == sorted(["<lambda>", "pair_sum", "local_norm"] * 2)
+    missed = [line for line in r.stderr.splitlines() if "missed 6 compiles" in line]
+    assert len(missed) == 1 and "<lambda> (model.py:" in missed[0] and "local_norm (serve.py:" in missed[0]
+
+
+def test_check_mode_exits_0_when_the_warmup_covers_every_compile(project):
+    d, _ = project
+    r = run_cli("watch", "--warmup", "warmup.py", "serve.py", "--covered-only", cwd=d)
+    assert r.returncode == 0, r.stderr
+    assert [_counts(r.stdout).get(f, 0) for f in COVERED] == [0, 0, 0]
+    assert "the program then compiled nothing: the warm-up covered every compile" in r.stderr
+
+
+def test_check_mode_names_a_compile_the_script_missed(project):
+    d, _ = project
+    r = run_cli("watch", "--warmup", "warmup.py", "--json", "extra.json", "serve.py", "--covered-only", "--extra",
+                cwd=d)
+    assert r.returncode == 3, r.stderr
+    assert _counts(r.stdout)["jit(smooth)"] == 1
+    result = json.loads((d / "extra.json").read_text())
+    (event,) = result["events"]
+    assert event["function"] == "smooth" and event["reason"]["category"] == "shape_change"
+    assert "f32[16]" in event["reason"]["detail"]  # explained against the warm-up's own compiles
+    line = [x for x in r.stderr.splitlines() if "missed 1 compile:" in x]
+    assert len(line) == 1 and "smooth (model.py:" in line[0]
+
+
+def test_imported_warmup_fills_the_process_caches_without_jitscope(project):
+    d, _ = project
+    code = "import runpy, warmup; warmup.warmup(); runpy.run_path('serve.py', run_name='__main__')"
+    r = _python(d, "-c", code, "--covered-only")
+    assert r.returncode == 0, r.stderr
+    assert [_counts(r.stdout).get(f, 0) for f in COVERED] == [0, 0, 0]
+    assert "warmup: compiled 8 of 8" in r.stderr
+
+
+def test_the_script_runs_alone_and_lists_what_it_cannot_import(project):
+    d, gen = project
+    for name, why in (("<lambda>", "a lambda"), ("local_norm", "__main__"), ("pair_sum", "custom node")):
+        assert any(name in line and why in line for line in gen.stdout.splitlines()), gen.stdout
+    assert "8 ahead-of-time compiles covering 8 of 14 recorded compiles" in gen.stdout
+    text = (d / "warmup.py").read_text()
+    calls = text[text.index("CALLS = ["):text.index("NOT_COVERED")]
+    assert "THREADS = 2" in text and "weak_type=True" in calls and "device=0" in calls
+    assert "{'n': 3}" in calls and "{'b': S((8,), 'float32'), 'w': S((8, 8), 'float32')}" in calls
+    for name in ("<lambda>", "local_norm", "pair_sum"):
+        assert f"'{name}'" not in calls and f"#   {name} at " in text  # listed as a comment, never compiled
+    r = _python(d, "warmup.py", "--threads", "1")
+    assert r.returncode == 0, r.stderr
+    assert "warmup: compiled 8 of 8" in r.stderr
+
+
+def test_events_file_gives_the_same_script(project):
+    d, _ = project
+    r = run_cli("warmup", "run.jsonl", "-o", "from_events.py", cwd=d)
+    assert r.returncode == 0, r.stderr
+    a = (d / "warmup.py").read_text()
+    b = (d / "from_events.py").read_text()
+    strip = [a[a.index("CALLS = ["):a.index("HERE =")], b[b.index("CALLS = ["):b.index("HERE =")]]
+    assert strip[0] == strip[1]
+
+
+@pytest.mark.parametrize("case", ["missing", "not_a_run", "lint_result", "unwritable", "directory"])
+def test_bad_input_is_one_line_and_exit_2(project, tmp_path, case):
+    d, _ = project
+    run, out = str(d / "run.json"), str(tmp_path / "w.py")
+    if case == "missing":
+        run = str(tmp_path / "nope.json")
+    elif case == "not_a_run":
+        (tmp_path / "x.txt").write_text("hello\n")
+        run = str(tmp_path / "x.txt")
+    elif case == "lint_result":
+        lint = tmp_path / "lint.json"
+        assert run_cli("lint", "--json", str(lint), str(d / "model.py")).returncode in (0, 1)
+        run = str(lint)
+    elif case == "unwritable":
+        (tmp_path / "file").write_text("")
+        out = str(tmp_path / "file" / "w.py")  # under a regular file: no directory can be made there
+    else:
+        out = str(tmp_path)
+    r = run_cli("warmup", run, "-o", out)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jitscope: ") and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "w.py").exists()
+
+
+def test_watch_refuses_a_missing_warmup_script(project):
+    d, _ = project
+    r = run_cli("watch", "--warmup", "nope.py", "serve.py", cwd=d)
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("jitscope: ") and len(r.stderr.strip().splitlines()) == 1
