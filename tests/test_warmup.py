@@ -233,3 +233,100 @@ def test_watch_refuses_a_missing_warmup_script(project):
     r = run_cli("watch", "--warmup", "nope.py", "serve.py", cwd=d)
     assert r.returncode == 2
     assert r.stderr.strip().startswith("jitscope: ") and len(r.stderr.strip().splitlines()) == 1
+
+
+EDGE = '''
+import functools
+
+import jax
+import jax.numpy as jnp
+
+
+class Config:                               # no __eq__/__hash__: a static argument hashed by identity
+    pass
+
+
+@jax.jit
+def tree(t, d):                             # a tuple holding None, a dict with int keys
+    return t[0] + d[1] + d[2]
+
+
+@functools.partial(jax.jit, static_argnames=("cfg",))
+def configured(x, cfg):
+    return x + 1
+
+
+def _base(x, k):
+    return x * k
+
+
+bound = jax.jit(functools.partial(_base, k=2))
+
+
+@jax.jit
+def loss(x):
+    return jnp.sum(x ** 2)
+
+
+@jax.jit
+def keyed(key):
+    return jax.random.normal(key, (2,))
+
+
+def make():
+    @jax.jit
+    def inner(x):
+        return x - 1
+    return inner
+
+
+class Model:
+    @functools.partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x / 2
+'''
+
+
+def test_plan_writes_exact_calls_and_names_each_reason_to_leave_one_out(tmp_path, monkeypatch):
+    import dataclasses
+
+    import jax
+    import jax.numpy as jnp
+
+    import jitscope
+    from jitscope.analyze.warmup_plan import plan
+
+    (tmp_path / "edge_mod.py").write_text(EDGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import edge_mod as m
+
+    x = jnp.ones(3)
+    with jitscope.watch() as w:
+        m.tree((x, None), {1: x, 2: x})
+        m.configured(x, cfg=m.Config())
+        m.bound(x)
+        jax.grad(m.loss)(x)
+        m.keyed(jax.random.key(0))
+        m.make()(x)
+        m.Model().apply(x)
+    p = plan(w.events)
+    (call,) = p.calls
+    assert (call.module, call.function) == ("edge_mod", "tree")
+    assert call.args == ["(S((3,), 'float32'), None)", "{1: S((3,), 'float32'), 2: S((3,), 'float32')}"]
+    assert call.root == str(tmp_path) and call.kwargs == {}
+    reasons: dict[str, str] = {}
+    for s in p.skipped:  # one function may have several (JAX 0.6/0.8 also attribute a derived program to keyed)
+        reasons[s.function] = reasons.get(s.function, "") + s.reason + "; "
+    assert "hashed by identity" in reasons["configured"]
+    assert "functools.partial" in reasons["_base"]
+    assert "compiled under" in reasons["loss"]
+    assert "standard dtype" in reasons["keyed"] or "compiled under derived" in reasons["keyed"]  # the latter: 0.6/0.8
+    assert "closure" in reasons["make.<locals>.inner"]
+    assert "method" in reasons["Model.apply"]
+    assert p.covered == 1 and p.compiles == len(w.events)
+    # A run recorded before the module and the keyword passing were: left out, never guessed.
+    old = [dataclasses.replace(e, module=None) for e in w.events if e.function == "tree"]
+    assert "older jitscope" in plan(old).skipped[0].reason
+    old = [dataclasses.replace(e, signature=dataclasses.replace(e.signature, keywords=None))
+           for e in w.events if e.function == "tree"]
+    assert "older jitscope" in plan(old).skipped[0].reason

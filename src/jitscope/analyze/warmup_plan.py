@@ -127,16 +127,16 @@ def _call_for(e: CompileEvent) -> WarmupCall:
         raise _NotExact("defined inside a function (a closure): it has no module-level name to import")
     if not name.isidentifier():
         raise _NotExact("a method or class attribute: the warm-up imports module-level functions only")
+    if e.transform:
+        raise _NotExact(f"compiled under {e.transform}: that is another program than the function's own call")
+    if e.bindings and "partial(" in e.bindings:
+        raise _NotExact("a functools.partial: its bound arguments are not in the signature")
     if module is None:
         raise _NotExact("the run does not record the function's module (recorded by an older jitscope)")
     if module == "__main__":
         raise _NotExact("defined in the script run as __main__: importing that file would run the program "
                         "again as another module, with other jitted objects; move the function into a module "
                         "the script imports")
-    if e.transform:
-        raise _NotExact(f"compiled under {e.transform}: that is another program than the function's own call")
-    if e.bindings and "partial(" in e.bindings:
-        raise _NotExact("a functools.partial: its bound arguments are not in the signature")
     file = e.definition.file if e.definition else ""
     root = _import_root(file, module)
     if root is None:
