@@ -330,3 +330,61 @@ def test_plan_writes_exact_calls_and_names_each_reason_to_leave_one_out(tmp_path
     old = [dataclasses.replace(e, signature=dataclasses.replace(e.signature, keywords=None))
            for e in w.events if e.function == "tree"]
     assert "older jitscope" in plan(old).skipped[0].reason
+
+
+def _aot_then_call(warm, call) -> int:
+    """Backend compiles of ``call()`` after ``warm()``, counted with jax.monitoring for the jitted ``f`` only."""
+    import jax
+
+    seen: list[str] = []
+
+    def listener(event, duration, **kw):
+        if event == "/jax/core/compile/backend_compile_duration" and kw.get("fun_name") == "jit(f)":
+            seen.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        warm()
+        before = len(seen)
+        call()
+        return len(seen) - before
+    finally:
+        from jitscope._jaxcompat import unregister_listener
+
+        unregister_listener("duration", listener)
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("same", 0), ("weak", 0), ("weak_missing", 1), ("static_kw", 0), ("static_kw_called_pos", 1),
+    ("committed_with_device", 0), ("committed_without_device", 1)])
+def test_an_aot_compile_fills_the_cache_of_later_calls_only_when_everything_matches(case, expected):
+    """The truth the script is built on (docs/warmup.md's table): on this JAX, a ``.lower(specs).compile()``
+    leaves a later ordinary call nothing to compile exactly when weak type, keyword-or-position and a
+    committed array's device match."""
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+
+    @functools.partial(jax.jit, static_argnames=("n",))
+    def f(x, y, n=1):
+        return x * y + n
+
+    S = jax.ShapeDtypeStruct  # noqa: N806
+    dev = jax.devices()[0]
+    one = jax.sharding.SingleDeviceSharding(dev)
+    x, y, half = jnp.ones(3), jnp.ones(3), 0.5
+    committed = jax.device_put(jnp.ones(3), dev)
+    jax.block_until_ready((x, y, committed))
+    f32 = jnp.float32
+    warm, call = {
+        "same": (lambda: f.lower(S((3,), f32), S((3,), f32)), lambda: f(x, y)),
+        "weak": (lambda: f.lower(S((3,), f32), S((), f32, weak_type=True)), lambda: f(x, half)),
+        "weak_missing": (lambda: f.lower(S((3,), f32), S((), f32)), lambda: f(x, half)),
+        "static_kw": (lambda: f.lower(S((3,), f32), S((3,), f32), n=3), lambda: f(x, y, n=3)),
+        "static_kw_called_pos": (lambda: f.lower(S((3,), f32), S((3,), f32), n=3), lambda: f(x, y, 3)),
+        "committed_with_device": (lambda: f.lower(S((3,), f32, sharding=one), S((3,), f32)),
+                                  lambda: f(committed, y)),
+        "committed_without_device": (lambda: f.lower(S((3,), f32), S((3,), f32)), lambda: f(committed, y)),
+    }[case]
+    assert _aot_then_call(lambda: warm().compile(), call) == expected
