@@ -86,8 +86,10 @@ class LeafSpec(Record):
             sharding = str(value.sharding) if array_committed(value) else None
             return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype),
                        bool(getattr(value, "weak_type", False)), sharding)
-        if hasattr(value, "shape") and hasattr(value, "dtype"):  # numpy arrays and scalars
-            return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype))
+        if hasattr(value, "shape") and hasattr(value, "dtype"):  # numpy arrays and scalars, ShapeDtypeStruct
+            sharding = getattr(value, "sharding", None)  # an AOT jax.ShapeDtypeStruct's, when it has one
+            return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype),
+                       bool(getattr(value, "weak_type", False)), None if sharding is None else str(sharding))
         if isinstance(value, (bool, int, float, complex)):
             # Python scalars trace as weakly typed 0-d arrays of the default width.
             return cls(path, (), _dtype_name(np.dtype(type(value))), weak_type=type(value) is not bool)
@@ -111,6 +113,15 @@ class ArgSignature(Record):
     leaves: tuple[LeafSpec, ...] = ()
     static: dict[str, str] = field(default_factory=dict)
     treedef: str = ""
+    # Parameters the call passed by keyword (jit keys its cache on it: ``f(x, n=3)`` and ``f(x, 3)`` are two
+    # compiles). None: not recorded (files older than the field).
+    keywords: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out.get("keywords") is None:
+            del out["keywords"]  # optional: absent where not recorded, as in older files
+        return out
 
     def short(self) -> str:
         parts = [f"{leaf.path}={leaf.short()}" if leaf.path else leaf.short() for leaf in self.leaves]
@@ -295,6 +306,9 @@ class CompileEvent(Record):
     # watch: this compile and JAX's persistent compilation cache (hit/miss, written or why not, key
     # components). None where not recorded (other commands, files older than the field).
     persistent_cache: PersistentCacheRecord | None = None
+    # watch: the ``__module__`` of the user's function (``mypkg.model``; ``__main__`` for the watched script
+    # itself): with ``function`` (its qualified name), how ``jitscope warmup`` imports it. None where unknown.
+    module: str | None = None
 
     @property
     def total_seconds(self) -> float:

@@ -65,6 +65,7 @@ class RawCompile:
     # call, its role: "backward", "remat", "backward+vmap", ... (programs.py)
     transform: str | None = None
     bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
+    module: str | None = None  # the function's ``__module__`` (``watch_signature.function_module``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
     transform_derived: bool = False  # built by JAX from a jitted function's jaxpr outside its call (programs.py)
     persistent_cache: PersistentCacheRecord | None = None  # persistent_cache.py: hit/miss, written or why not
@@ -200,6 +201,7 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     if raw.user:
         raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
         raw.definition = sig.definition_site(fun)
+        raw.module = sig.function_module(fun)
         try:
             raw.bindings = sig.function_bindings(fun)
         except Exception:  # an exotic closure must not break the user's program

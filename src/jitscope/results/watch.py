@@ -12,6 +12,7 @@ from ..analyze.watch_summary import FunctionSummary as FunctionSummary
 from ..analyze.watch_summary import PersistentCacheInfo as PersistentCacheInfo
 from ..analyze.watch_summary import recompiles as recompiles
 from ..collect.stall import Stall as Stall
+from ..collect.warmup_run import WarmupRun as WarmupRun
 from ..collect.watch_dump import DumpIndex as DumpIndex
 from ..model import CompileEvent, Environment, Finding, Fix
 from ._base import Result
@@ -43,6 +44,7 @@ class WatchResult(Result):
     findings: list[RuntimeFinding] = field(default_factory=list)  # JWxxx, by time (analyze/runtime_findings.py)
     stalls: list[Stall] = field(default_factory=list)  # ``--stall-after``: compile phases that ran past it
     inspect_command: InspectCommand | None = None  # the `jitscope inspect` line for the slowest compile
+    warmup: WarmupRun | None = None  # ``--warmup SCRIPT``: the script run first; ``events`` are what it missed
 
     @property
     def compile_seconds(self) -> float:
