@@ -129,9 +129,10 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     Raises:
         UsageError: ``fn`` is not callable, or the arguments do not fit its signature.
     """
-    from ._jaxcompat import unwrap_jit
+    from ._jaxcompat import jit_shardings, unwrap_jit
 
     static_argnames, static_argnums = tuple(static_argnames), tuple(static_argnums)
+    jit_options = jit_shardings(fn)  # a jit with in_shardings/out_shardings is inspected with them
     unwrapped = unwrap_jit(fn)
     if unwrapped is not None:
         fn, nums, names = unwrapped  # type: ignore[assignment]
@@ -152,7 +153,7 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
                            env=Environment.capture())
     try:
         st = collect_stages(fn, args, kwargs, static_argnames=static_argnames, static_argnums=static_argnums,
-                            run=run, budget_s=budget_s, profile_compile=passes)
+                            run=run, budget_s=budget_s, profile_compile=passes, jit_options=jit_options)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -291,7 +292,11 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     entry = entry_code(fn)
     result.bloat = detect_bloat(st.closed_jaxpr, entry)
     result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
-    _line_costs(result, st, entry)
+    hlo_located = _line_costs(result, st, entry)
+    if st.hlo_after_text:
+        findings_sharded = _sharding(result, st, paths, hlo_located)
+    else:
+        findings_sharded = []
     findings = _bloat_findings(result.bloat, stats.equations)
     if st.hlo_after_text:
         result.pessimisation = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost)
@@ -300,6 +305,7 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
                 result.pessimisation.fixes[0].location = result.bloat[0].location
             findings.append(_pessimisation_finding(result.pessimisation))
     findings += captured_findings(stats.captured)
+    findings += findings_sharded
     if side_effects:
         from ._progress import stage
         from .collect.trace_effects import trace_with_effects
@@ -325,14 +331,49 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     result.findings = findings
 
 
-def _line_costs(result: InspectResult, st: Any, entry: Any) -> None:
+def _line_costs(result: InspectResult, st: Any, entry: Any) -> str:
+    """Fill the per-line compile cost; returns the pre-optimisation HLO with its source locations."""
     from .analyze.line_cost import line_costs
     from .collect.line_sources import hlo_with_locations
 
     seconds = {k: t.median for k, t in st.timings.items() if k in ("trace", "lower", "compile") and t.median}
+    located = hlo_with_locations(st.lowered)
     result.line_costs, result.line_cost_totals = line_costs(
-        st.closed_jaxpr, entry, hlo_before_text=hlo_with_locations(st.lowered), hlo_after_text=st.hlo_after_text,
+        st.closed_jaxpr, entry, hlo_before_text=located, hlo_after_text=st.hlo_after_text,
         seconds=seconds)
+    return located
+
+
+def _sharding(result: InspectResult, st: Any, paths: list[str], hlo_located: str) -> list[Finding]:
+    """Per-device layout and collectives of a program over several devices; a finding per resharding."""
+    from .analyze.collectives import collectives
+    from .collect.shardings import shard_layout
+
+    coll = collectives(st.hlo_after_text, hlo_located)
+    layout = shard_layout(st.compiled, st.traced, paths)
+    if layout is None and coll.partitions * coll.replicas <= 1 and not coll.collectives:
+        return []  # one device: nothing moves between devices
+    result.shard_layout, result.collectives = layout, coll
+    findings = []
+    for c in coll.resharding:
+        where = f" at line {c.location.line}" if c.location else ""
+        prim = f" ({c.primitive})" if c.primitive else ""
+        hint = ""
+        if c.primitive.startswith("shard_map"):
+            hint = "; the shard_map's in_specs/out_specs differ from the sharding its operand arrives with"
+        elif coll.constraints:
+            lines = ", ".join(str(loc.line) for loc in coll.constraints[:4])
+            hint = f"; likely from the with_sharding_constraint at line {lines}"
+        findings.append(Finding(
+            "resharding", f"{c.kind}{where}{prim} moves a value from one sharding to another: {c.operand_type} "
+            f"per device over {c.group_size} devices, about {c.moved_bytes:,} bytes sent per device{hint}",
+            "warning", c.location, name=c.kind,
+            fix=Fix("give the value one sharding end to end",
+                    "Shard the argument the way its consumer wants it (device_put with that NamedSharding, or "
+                    "matching in_shardings / in_specs), or drop the constraint that changes it."),
+            details={"moved_bytes": c.moved_bytes, "operand_bytes": c.operand_bytes, "group_size": c.group_size,
+                     "op_name": c.op_name}))
+    return findings
 
 
 def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any,
