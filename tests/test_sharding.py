@@ -94,6 +94,14 @@ def test_jit_out_shardings_are_kept_and_their_reshard_found(results):
     assert [c["origin"] for c in data["collectives"]["collectives"]] == ["resharding"]
 
 
+def test_in_shardings_mismatch_names_the_argument(tmp_path):
+    data, _ = inspect_json(tmp_path, "out_cols", "cols_args")
+    (f,) = [f for f in data["findings"] if f["severity"] == "error"]
+    assert f["code"] == "sharding-mismatch" and f["name"] == "x"
+    assert f["details"]["argument_sharding"] == "NamedSharding(mesh=('x':8), spec=P(None, 'x'))"
+    assert f["details"]["in_sharding"] == "NamedSharding(mesh=('x':8), spec=P('x', None))"
+
+
 def test_replicated_and_single_device_programs_report_no_collectives(results):
     data, text = results["rowwise"]  # replicated over 8 devices: every device computes it all
     assert data["collectives"]["collectives"] == [] and data["collectives"]["moved_bytes"] == 0

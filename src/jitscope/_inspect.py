@@ -175,6 +175,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         if not keep_partial_on_interrupt:
             raise
         return _interrupted(result, "while analysing (the stages measured so far are kept)")
+    if "in_shardings" in jit_options and "does not match the sharding" in st.errors.get("lower", ""):
+        _name_sharding_mismatch(result, jit_options["in_shardings"])
     if "run" in st.errors and st.errors["run"] == "interrupted":
         if not keep_partial_on_interrupt:
             raise KeyboardInterrupt
@@ -191,6 +193,32 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
             result.stage_errors["dump"] = str(e)
             result.findings.append(Finding("stage-failed", f"dump failed: {e}", "error", name="dump"))
     return result
+
+
+def _name_sharding_mismatch(result: InspectResult, in_shardings: Any) -> None:
+    """JAX refuses a committed argument whose sharding differs from ``in_shardings`` (it does not
+    reshard it): replace the generic ``stage-failed`` finding with one naming the argument(s)."""
+    import jax
+
+    from .model import sharding_text
+
+    leaves = list(result.signature.leaves) if result.signature else []
+    wanted = jax.tree_util.tree_leaves(in_shardings)
+    if len(wanted) == 1:
+        wanted = wanted * len(leaves)
+    pairs = [(leaf.path, leaf.sharding, sharding_text(w)) for leaf, w in zip(leaves, wanted, strict=False)
+             if leaf.sharding and leaf.sharding != sharding_text(w)] if len(wanted) == len(leaves) else []
+    if not pairs:
+        return  # the leaves do not line up with in_shardings: keep JAX's own message
+    text = "; ".join(f"{path} is committed to {have}, in_shardings asks for {want}" for path, have, want in pairs)
+    result.findings = [f for f in result.findings if not (f.code == "stage-failed" and f.name == "lower")]
+    result.findings.append(Finding(
+        "sharding-mismatch", f"jit refuses the call: {text} (JAX does not reshard a committed argument to "
+        "in_shardings)", "error", name=pairs[0][0],
+        fix=Fix(f"device_put {pairs[0][0]} to the in_sharding before the call, or drop in_shardings",
+                "jax.device_put(x, in_sharding) once, outside the loop; or leave in_shardings unspecified so jit "
+                "takes the argument's own sharding."),
+        details={"argument": pairs[0][0], "argument_sharding": pairs[0][1], "in_sharding": pairs[0][2]}))
 
 
 def _pessimisation_finding(p: Any) -> Finding:

@@ -104,19 +104,28 @@ def sharding_text(sharding: Any) -> str:
     try:
         kind = type(sharding).__name__
         memory = getattr(sharding, "memory_kind", None)
-        mem = f", memory_kind={memory}" if memory not in (None, "device") else ""
+        mem = f", memory_kind={memory}" if memory not in (None, "device", _default_memory(sharding)) else ""
         if kind == "NamedSharding":
             mesh = ", ".join(f"{name!r}:{size}" for name, size in sharding.mesh.shape.items())
             ids = [d.id for d in sharding.mesh.devices.flat]
             if ids != list(range(len(ids))):  # not the first devices in order: the assignment matters
                 mesh += f" on devices {ids}"
-            return f"NamedSharding(mesh=({mesh}), spec={sharding.spec}{mem})"
+            spec = ", ".join(repr(p) for p in sharding.spec)  # P('x', None) on every JAX (old ones print PartitionSpec)
+            return f"NamedSharding(mesh=({mesh}), spec=P({spec}){mem})"
         if kind == "SingleDeviceSharding":
             (device,) = sharding.device_set
             return f"SingleDeviceSharding({device.platform}:{device.id}{mem})"
     except Exception:  # noqa: BLE001 - a new sharding kind: its own text
         pass
     return str(sharding).replace(", memory_kind=device", "")
+
+
+def _default_memory(sharding: Any) -> str | None:
+    """The memory kind a device uses by default (older JAX on CPU: ``unpinned_host``): not worth printing."""
+    try:
+        return str(next(iter(sharding.device_set)).default_memory().kind)
+    except Exception:  # noqa: BLE001 - a JAX without memories: nothing to hide
+        return None
 
 
 def _dtype_name(dtype: Any) -> str:

@@ -60,9 +60,12 @@ def shard_layout(compiled: Any, traced: Any, arg_paths: list[str] | None = None)
         in_shardings = _leaves(compiled.input_shardings)
         out_shardings = [s for _, s in _leaves(compiled.output_shardings)]
         in_avals = [v for _, v in _leaves(compiled.in_avals)]
-        out_info = _leaves(traced.out_info)
     except Exception:  # noqa: BLE001 - an older JAX without these: no layout
         return None
+    try:
+        out_info = _leaves(traced.out_info)
+    except Exception:  # noqa: BLE001 - a JAX whose Traced has no out_info: inputs only
+        out_info = []
     devices = {d for _, s in in_shardings for d in s.device_set} | {d for s in out_shardings for d in s.device_set}
     if len(devices) <= 1:
         return None
