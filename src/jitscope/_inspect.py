@@ -200,25 +200,15 @@ def _name_sharding_mismatch(result: InspectResult, in_shardings: Any) -> None:
     reshard it): replace the generic ``stage-failed`` finding with one naming the argument(s)."""
     import jax
 
+    from .analyze.collectives import sharding_mismatch
     from .model import sharding_text
 
     leaves = list(result.signature.leaves) if result.signature else []
-    wanted = jax.tree_util.tree_leaves(in_shardings)
-    if len(wanted) == 1:
-        wanted = wanted * len(leaves)
-    pairs = [(leaf.path, leaf.sharding, sharding_text(w)) for leaf, w in zip(leaves, wanted, strict=False)
-             if leaf.sharding and leaf.sharding != sharding_text(w)] if len(wanted) == len(leaves) else []
-    if not pairs:
-        return  # the leaves do not line up with in_shardings: keep JAX's own message
-    text = "; ".join(f"{path} is committed to {have}, in_shardings asks for {want}" for path, have, want in pairs)
-    result.findings = [f for f in result.findings if not (f.code == "stage-failed" and f.name == "lower")]
-    result.findings.append(Finding(
-        "sharding-mismatch", f"jit refuses the call: {text} (JAX does not reshard a committed argument to "
-        "in_shardings)", "error", name=pairs[0][0],
-        fix=Fix(f"device_put {pairs[0][0]} to the in_sharding before the call, or drop in_shardings",
-                "jax.device_put(x, in_sharding) once, outside the loop; or leave in_shardings unspecified so jit "
-                "takes the argument's own sharding."),
-        details={"argument": pairs[0][0], "argument_sharding": pairs[0][1], "in_sharding": pairs[0][2]}))
+    wanted = [sharding_text(w) for w in jax.tree_util.tree_leaves(in_shardings)]
+    finding = sharding_mismatch([(leaf.path, leaf.sharding) for leaf in leaves], wanted)
+    if finding is not None:  # else the leaves do not line up with in_shardings: keep JAX's own message
+        result.findings = [f for f in result.findings if not (f.code == "stage-failed" and f.name == "lower")]
+        result.findings.append(finding)
 
 
 def _pessimisation_finding(p: Any) -> Finding:
@@ -321,10 +311,7 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     result.bloat = detect_bloat(st.closed_jaxpr, entry)
     result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
     hlo_located = _line_costs(result, st, entry)
-    if st.hlo_after_text:
-        findings_sharded = _sharding(result, st, paths, hlo_located)
-    else:
-        findings_sharded = []
+    findings_sharded = _sharding(result, st, paths, hlo_located) if st.hlo_after_text else []
     findings = _bloat_findings(result.bloat, stats.equations)
     if st.hlo_after_text:
         result.pessimisation = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost)
@@ -374,7 +361,7 @@ def _line_costs(result: InspectResult, st: Any, entry: Any) -> str:
 
 def _sharding(result: InspectResult, st: Any, paths: list[str], hlo_located: str) -> list[Finding]:
     """Per-device layout and collectives of a program over several devices; a finding per resharding."""
-    from .analyze.collectives import collectives
+    from .analyze.collectives import collectives, resharding_findings
     from .collect.shardings import shard_layout
 
     coll = collectives(st.hlo_after_text, hlo_located)
@@ -382,26 +369,7 @@ def _sharding(result: InspectResult, st: Any, paths: list[str], hlo_located: str
     if layout is None and coll.partitions * coll.replicas <= 1 and not coll.collectives:
         return []  # one device: nothing moves between devices
     result.shard_layout, result.collectives = layout, coll
-    findings = []
-    for c in coll.resharding:
-        where = f" at line {c.location.line}" if c.location else ""
-        prim = f" ({c.primitive})" if c.primitive else ""
-        hint = ""
-        if c.primitive.startswith("shard_map"):
-            hint = "; the shard_map's in_specs/out_specs differ from the sharding its operand arrives with"
-        elif coll.constraints:
-            lines = ", ".join(str(loc.line) for loc in coll.constraints[:4])
-            hint = f"; likely from the with_sharding_constraint at line {lines}"
-        findings.append(Finding(
-            "resharding", f"{c.kind}{where}{prim} moves a value from one sharding to another: {c.operand_type} "
-            f"per device over {c.group_size} devices, about {c.moved_bytes:,} bytes sent per device{hint}",
-            "warning", c.location, name=c.kind,
-            fix=Fix("give the value one sharding end to end",
-                    "Shard the argument the way its consumer wants it (device_put with that NamedSharding, or "
-                    "matching in_shardings / in_specs), or drop the constraint that changes it."),
-            details={"moved_bytes": c.moved_bytes, "operand_bytes": c.operand_bytes, "group_size": c.group_size,
-                     "op_name": c.op_name}))
-    return findings
+    return resharding_findings(coll)
 
 
 def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any,

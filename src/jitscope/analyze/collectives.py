@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from .._serde import Record
-from ..model import Location
+from ..model import Finding, Fix, Location
 from .hlo import HloInstruction, frame_chains, parse_hlo
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "ragged-all-to-all")
@@ -273,3 +273,48 @@ def _types_text(types: list[str]) -> str:
     if len(plain) > 1 and len(set(plain)) == 1:
         return f"{len(plain)} x {plain[0]}"
     return ", ".join(plain)
+
+
+def resharding_findings(coll: Collectives) -> list[Finding]:
+    """A ``resharding`` warning per collective that moves a value between two shardings."""
+    findings = []
+    for c in coll.resharding:
+        where = f" at line {c.location.line}" if c.location else ""
+        prim = f" ({c.primitive})" if c.primitive else ""
+        hint = ""
+        if c.primitive.startswith("shard_map"):
+            hint = "; the shard_map's in_specs/out_specs differ from the sharding its operand arrives with"
+        elif coll.constraints:
+            lines = ", ".join(str(loc.line) for loc in coll.constraints[:4])
+            hint = f"; likely from the with_sharding_constraint at line {lines}"
+        findings.append(Finding(
+            "resharding", f"{c.kind}{where}{prim} moves a value from one sharding to another: {c.operand_type} "
+            f"per device over {c.group_size} devices, about {c.moved_bytes:,} bytes sent per device{hint}",
+            "warning", c.location, name=c.kind,
+            fix=Fix("give the value one sharding end to end",
+                    "Shard the argument the way its consumer wants it (device_put with that NamedSharding, or "
+                    "matching in_shardings / in_specs), or drop the constraint that changes it."),
+            details={"moved_bytes": c.moved_bytes, "operand_bytes": c.operand_bytes, "group_size": c.group_size,
+                     "op_name": c.op_name}))
+    return findings
+
+
+def sharding_mismatch(args: list[tuple[str, str | None]], wanted: list[str]) -> Finding | None:
+    """The ``sharding-mismatch`` error for a call JAX refused: committed arguments (path, sharding
+    text) against the jit's ``in_shardings`` (texts; one applies to all); None when they do not line up."""
+    if len(wanted) == 1:
+        wanted = wanted * len(args)
+    if len(wanted) != len(args):
+        return None
+    pairs = [(path, have, want) for (path, have), want in zip(args, wanted, strict=True) if have and have != want]
+    if not pairs:
+        return None
+    text = "; ".join(f"{path} is committed to {have}, in_shardings asks for {want}" for path, have, want in pairs)
+    path, have, want = pairs[0]
+    return Finding(
+        "sharding-mismatch", f"jit refuses the call: {text} (JAX does not reshard a committed argument to "
+        "in_shardings)", "error", name=path,
+        fix=Fix(f"device_put {path} to the in_sharding before the call, or drop in_shardings",
+                "jax.device_put(x, in_sharding) once, outside the loop; or leave in_shardings unspecified so jit "
+                "takes the argument's own sharding."),
+        details={"argument": path, "argument_sharding": have, "in_sharding": want})
