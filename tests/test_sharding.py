@@ -17,6 +17,9 @@ from conftest import FIXTURES, run_cli
 from jitscope.analyze.collectives import collectives, group_size, moved_bytes, type_bytes
 from jitscope.schema import validate
 
+# One worker runs them all under `--dist loadgroup`, so the module fixture's inspections run once.
+pytestmark = pytest.mark.xdist_group("sharding")
+
 PROGRAM = "tests/fixtures/sharded_programs.py"
 EIGHT = {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
 SOURCE = (FIXTURES / "sharded_programs.py").read_text().splitlines()
