@@ -7,20 +7,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 
+from .analyze.cache_diff import cache_miss_causes
 from .analyze.duplicates import duplicate_findings
 from .analyze.program_diff import compare_runs
 from .analyze.run_diff import diff_events, fail_on_violations, time_change
-from .collect.program_text import ProgramText
 from .errors import UsageError
-from .model import CompileEvent, Environment
-from .results import load_result
+from .model import Environment
 from .results.diff import DiffResult
-from .results.watch import WatchResult
-from .schema.check import record_problem
+from .results.watch_run import load_programs
+from .results.watch_run import load_run as load_run
 
 FAIL_ON = ("new-compiles", "new-causes", "time:PCT")
 
@@ -42,76 +40,6 @@ def check_fail_on(conditions: Sequence[str]) -> list[str]:
                 out.append(f"time:{pct:g}")
                 continue
         raise UsageError(f"--fail-on: '{c}' is not one of new-compiles, new-causes, time:PCT (e.g. time:20)")
-    return out
-
-
-def load_run(path: str | os.PathLike[str]) -> tuple[str, list[CompileEvent]]:
-    """A run's program and compile events, from a watch ``--json`` result or an ``--events`` JSONL file."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
-    try:
-        whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        whole = None
-    if isinstance(whole, dict) and "kind" in whole:
-        result = load_result(path)
-        if not isinstance(result, WatchResult):
-            raise UsageError(f"{path}: holds a '{result.kind}' result; diff compares watch runs "
-                             "(jitscope watch --json or --events)")
-        return result.program, list(result.events)
-    return "", _events_lines(path, text)
-
-
-def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]:
-    lines = text.splitlines()
-    events = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            if n == len(lines) and events:
-                break  # a trailing partial line: the watched program was killed mid-write
-            raise UsageError(f"{path}:{n}: neither a watch --json result nor a watch --events line") from None
-        if isinstance(data, dict) and data.get("type") == "program":
-            continue  # a program's normalised text: load_programs
-        problem = record_problem(data, "CompileEvent") if isinstance(data, dict) else "not a JSON object"
-        if problem:
-            raise UsageError(f"{path}:{n}: not a watch --events line: {problem}")
-        events.append(CompileEvent.from_dict(data))
-    return events
-
-
-def load_programs(path: str | os.PathLike[str]) -> dict[str, ProgramText]:
-    """A run's program table (normalised programs by fingerprint): a watch result's ``programs``, or the
-    ``{"type": "program"}`` lines of an events file. Call after ``load_run`` (which checks the file)."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        whole = None
-    if isinstance(whole, dict) and "kind" in whole:
-        result = load_result(path)
-        return {p.fingerprint: p for p in getattr(result, "programs", [])}
-    out = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        try:
-            data = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            continue
-        if isinstance(data, dict) and data.pop("type", None) == "program":
-            problem = record_problem(data, "ProgramText")
-            if problem:
-                raise UsageError(f"{path}:{n}: not a watch --events program line: {problem}")
-            entry = ProgramText.from_dict(data)
-            out[entry.fingerprint] = entry
     return out
 
 
@@ -139,4 +67,5 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
         seconds_b=sb, time_change=time_change(sa, sb, time_threshold, min_seconds), functions=deltas,
         time_threshold=time_threshold, min_seconds=min_seconds, fail_on=conditions,
         violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds),
+        cache_misses=cache_miss_causes(a, b),
         programs=compare_runs(a, programs_a, b, programs_b), duplicates=duplicate_findings(b, programs_b))

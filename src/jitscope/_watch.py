@@ -28,6 +28,7 @@ from .collect.runner import run_program
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
 from .collect.trace_probe import TraceProbe
+from .collect.warmup_run import WarmupRun
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
 from .collect.watch_dump import DumpWriter
@@ -174,7 +175,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                   listeners: Iterable[Callable[[CompileEvent], None]] = (),
                   dump: str | os.PathLike[str] | None = None, findings: bool = True,
                   slow_compile: float = SLOW_COMPILE_SECONDS, stall_after: float | None = None,
-                  on_stall: Callable[[Stall], None] | None = None) -> WatchResult:
+                  on_stall: Callable[[Stall], None] | None = None,
+                  warmup: str | os.PathLike[str] | None = None) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
@@ -186,11 +188,16 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     (``result.dump``).
     ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``;
     ``stall_after`` / ``on_stall``: the stall watchdog (``result.stalls``), likewise.
+    ``warmup``: a warm-up script run first in this process, as ``python SCRIPT`` would run it, recorded
+    apart (``result.warmup``); the result's events are then the compiles it missed, explained against the
+    warm-up's own, and each miss is a budget violation (``jitscope watch --warmup``: exit 3).
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
     """
     check_target(target, module)
+    if warmup is not None:
+        check_target(os.fspath(warmup), False)
     writer = DumpWriter(os.fspath(dump), passes=_passes_record) if dump is not None else None
     if writer is not None:
         listeners = [*listeners, writer.on_compile]
@@ -200,6 +207,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                            slow_compile=slow_compile, stall_after=stall_after, on_stall=on_stall)
     cwd = os.getcwd()
     failure: list[BaseException] = []
+    warm = _run_warmup(os.fspath(warmup), session, explain) if warmup is not None else None
     if writer is not None:
         writer.start()
     session.start()
@@ -214,9 +222,38 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
             pass
     result = session.result(argv=[target, *args], exit_code=code)
     result.dump = dump_index
+    if warm is not None:
+        result.warmup = warm
+        warm.missed = len(result.events)
+        warm.missed_functions = [
+            f"{fs.function} ({os.path.basename(fs.definition.file)}:{fs.definition.line}) x{fs.compiles}"
+            if fs.definition else f"{fs.function} x{fs.compiles}" for fs in result.functions]
+        if warm.missed:
+            result.violations.append(f"warm-up {warm.script} missed {warm.missed} compile"
+                                     f"{'s' if warm.missed != 1 else ''}: {', '.join(warm.missed_functions)}")
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def _run_warmup(script: str, session: WatchSession, explain: bool) -> WarmupRun:
+    """Run the warm-up script in this process under its own recording; seed ``session``'s reasons with its
+    compiles, so a compile it missed is explained against what it did compile (``x: f32[8] -> f32[16]``)."""
+    cwd = os.getcwd()
+    pre = WatchSession(explain=explain, findings=False, program=script)
+    pre.start()
+    try:
+        code = run_program(script, [])
+    finally:
+        pre.stop()
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
+    events = pre.events
+    session.history.seed(events)
+    return WarmupRun(script=script, exit_code=code, compiles=len(events),
+                     seconds=float(sum(e.total_seconds for e in events)))
 
 
 def _slowest_compile_command(events: list[CompileEvent]) -> Any:

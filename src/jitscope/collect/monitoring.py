@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import _jaxcompat as compat
-from ..model import ArgSignature, Location
-from . import program_text, programs
+from ..model import ArgSignature, Location, PersistentCacheRecord
+from . import persistent_cache, program_text, programs
 from . import watch_signature as sig
 from .wrappers import LibraryCall, library_call
 
@@ -65,14 +65,16 @@ class RawCompile:
     # call, its role: "backward", "remat", "backward+vmap", ... (programs.py)
     transform: str | None = None
     bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
+    module: str | None = None  # the function's ``__module__`` (``watch_signature.function_module``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
     transform_derived: bool = False  # built by JAX from a jitted function's jaxpr outside its call (programs.py)
+    persistent_cache: PersistentCacheRecord | None = None  # persistent_cache.py: hit/miss, written or why not
     # What probes (``collect/trace_probe.py``) saw of this call, live objects for the analyzers: "fun",
     # "jaxpr", "error", "effects". Never serialised; dropped with the record.
     live: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     # The lowered MLIR module, held from the lowering to the compile (then printed and dropped), and
     # the normalised program printed from it (``program_text.py``): the user's compiles only.
-    module: Any = field(default=None, repr=False, compare=False)
+    mlir_module: Any = field(default=None, repr=False, compare=False)
     program: program_text.NormalisedProgram | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -113,7 +115,7 @@ class _State(threading.local):
         self.last_call: _Call | None = None  # kept until the next slow-path call on this thread
         self.cache_flag: bool | None = None
         self.program: tuple[str, Any] | None = None  # (module name, ClosedJaxpr) being lowered now
-        self.module: tuple[str, Any] | None = None  # (module name, MLIR module) just lowered
+        self.mlir_module: tuple[str, Any] | None = None  # (module name, MLIR module) just lowered
         self.role_counts: dict[tuple, int] = {}  # derived programs per (function, role) since its last call
 
 
@@ -204,6 +206,7 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     if raw.user:
         raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
         raw.definition = sig.definition_site(fun)
+        raw.module = sig.function_module(fun)
         try:
             raw.bindings = sig.function_bindings(fun)
         except Exception:  # an exotic closure must not break the user's program
@@ -244,7 +247,7 @@ def _on_lowered(module_name: str, closed_jaxpr: Any) -> None:
 
 def _on_module(module_name: str, module: Any) -> None:
     if _subscribers:
-        _state.module = (module_name, module)
+        _state.mlir_module = (module_name, module)
 
 
 def _open_record(raw: RawCompile) -> None:
@@ -298,7 +301,7 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
                 raw = RawCompile(function=name, module_name=name, user=False)
             _open_record(raw)
         program, _state.program = _state.program, None
-        module, _state.module = _state.module, None
+        module, _state.mlir_module = _state.mlir_module, None
         if not raw.user and program is not None and _same_module(program[0], name):
             # No user call traced it: JAX built it from the user's code (a backward program, eager cond).
             programs.attribute(raw, program[1], _state.role_counts)
@@ -309,18 +312,20 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         raw.phases[phase] = end - start
         raw.phase_starts[phase] = start
         if phase == "lower" and module is not None and _same_module(module[0], name):
-            raw.module = module[1]
+            raw.mlir_module = module[1]
         if phase == "compile":
-            if raw.user and raw.module is not None:
-                raw.program = program_text.capture(raw.module)  # the duplicate-compile fingerprint
-            raw.module = None
+            if raw.user and raw.mlir_module is not None:
+                raw.program = program_text.capture(raw.mlir_module)  # the duplicate-compile fingerprint
+            raw.mlir_module = None
             raw.cache_hit = _state.cache_flag if _persistent_cache_dir() else None
+            raw.persistent_cache = persistent_cache.take(end - start)
             _state.cache_flag = None
             _state.last_call = None
             _emit(raw)
 
 
 def _on_event(event: str, **kw: Any) -> None:
+    persistent_cache.on_event(event)
     if event == "/jax/compilation_cache/compile_requests_use_cache":
         _state.cache_flag = False
     elif event == "/jax/compilation_cache/cache_hits":
@@ -329,6 +334,7 @@ def _on_event(event: str, **kw: Any) -> None:
 
 def _on_duration(event: str, seconds: float, **kw: Any) -> None:
     if event == "/jax/compilation_cache/compile_time_saved_sec":
+        persistent_cache.on_saved(seconds)
         with _lock:
             subs = list(_subscribers)
         for s in subs:
@@ -395,6 +401,8 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
                     noisy.propagate = False
                     noisy.addHandler(_null_handler)  # else logging's lastResort prints to stderr
                 jax.config.update("jax_explain_cache_misses", True)
+        # After the explain setup (it changes the same loggers); undone before it, from _uninstall.
+        _uninstall.append(persistent_cache.install())
 
 
 def active_subscribers() -> list[Subscriber]:
@@ -435,7 +443,7 @@ def unsubscribe(sub: Subscriber) -> None:
         _state.open = None
         _state.last_call = None
         _state.program = None
-        _state.module = None
+        _state.mlir_module = None
 
 
 def now() -> float:

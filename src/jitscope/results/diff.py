@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analyze.cache_diff import CacheMissCause as CacheMissCause
 from ..analyze.program_diff import ProgramChange as ProgramChange
 from ..analyze.run_diff import FunctionDelta as FunctionDelta
 from ..analyze.runtime_findings import RuntimeFinding as RuntimeFinding
@@ -33,6 +34,8 @@ class DiffResult(Result):
     violations: list[str] = field(default_factory=list)  # breached --fail-on conditions, one line each
     programs: list[ProgramChange] = field(default_factory=list)  # B's programs A never had, how they differ
     duplicates: list[RuntimeFinding] = field(default_factory=list)  # run B's duplicate compiles (JW403/JW404)
+    # persistent-cache misses in B whose compile in A hit or was written, and the key component that changed
+    cache_misses: list[CacheMissCause] = field(default_factory=list)
 
     @property
     def changed(self) -> list[FunctionDelta]:

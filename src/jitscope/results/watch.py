@@ -13,6 +13,7 @@ from ..analyze.watch_summary import PersistentCacheInfo as PersistentCacheInfo
 from ..analyze.watch_summary import recompiles as recompiles
 from ..collect.program_text import ProgramText as ProgramText
 from ..collect.stall import Stall as Stall
+from ..collect.warmup_run import WarmupRun as WarmupRun
 from ..collect.watch_dump import DumpIndex as DumpIndex
 from ..model import CompileEvent, Environment, Finding, Fix
 from ._base import Result
@@ -46,6 +47,7 @@ class WatchResult(Result):
     inspect_command: InspectCommand | None = None  # the `jitscope inspect` line for the slowest compile
     # each distinct program of the run, normalised (collect/program_text.py): what `jitscope diff` compares
     programs: list[ProgramText] = field(default_factory=list)
+    warmup: WarmupRun | None = None  # ``--warmup SCRIPT``: the script run first; ``events`` are what it missed
 
     @property
     def compile_seconds(self) -> float:
