@@ -33,7 +33,7 @@ print(step(jnp.ones(8)).sum())
 
 
 def watch(tmp_path, name, **env):
-    from conftest import run_cli
+    from conftest import compile_lines, run_cli
 
     prog = tmp_path / "prog.py"
     prog.write_text(PROGRAM)
@@ -43,7 +43,7 @@ def watch(tmp_path, name, **env):
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
     [event] = [CompileEvent.from_dict(e) for e in data["events"]]
-    [line] = events.read_text().splitlines()
+    [line] = compile_lines(events)  # the compile event (the program's own line left out)
     assert json.loads(line)["persistent_cache"] == data["events"][0]["persistent_cache"]  # the --events line too
     return event, data, r
 
