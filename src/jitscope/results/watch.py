@@ -43,6 +43,11 @@ class WatchResult(Result):
     findings: list[RuntimeFinding] = field(default_factory=list)  # JWxxx, by time (analyze/runtime_findings.py)
     stalls: list[Stall] = field(default_factory=list)  # ``--stall-after``: compile phases that ran past it
     inspect_command: InspectCommand | None = None  # the `jitscope inspect` line for the slowest compile
+    # In a jax.distributed job of 2+ processes: this process's index and the job's process count
+    # (outputs are named per process: run.p0.json); None in one process.
+    process_index: int | None = None
+    process_count: int | None = None
+    started_at: float | None = None  # time.time() when watching started: event timestamps count from here
 
     @property
     def compile_seconds(self) -> float:
