@@ -58,7 +58,7 @@ def maybe_start() -> None:
         # Absolute now: the program may chdir before it exits.
         events, result = os.path.abspath(events), os.path.abspath(result)
         session = WatchSession(events=events, program=" ".join(sys.orig_argv[1:]) or "<python>",
-                               compare_at_exit=True, **_peer_timeout()).start()
+                               peers=True, compare_at_exit=True, **_peer_timeout()).start()
     except Exception as e:  # noqa: BLE001 - the user's program must run whatever happens here
         print(f"jitscope: {ENV}=watch: {type(e).__name__}: {e}; not watching", file=sys.stderr)
         return

@@ -59,6 +59,9 @@ class WatchSession:
         stall_after: report a trace, lowering or compile still running after this many seconds, and
             again each time its running time doubles (``result.stalls``; ``on_stall`` gets each one as
             it happens, on the watchdog's thread). None: no watchdog.
+        peers: in a ``jax.distributed`` job, publish each compile to the coordination service's key-value
+            store and compare with the other processes (one session per process does: ``watch_program``
+            and ``JITSCOPE=watch``; ``jitscope.watch()`` blocks and ``no_recompile`` only record).
         peer_timeout: in a ``jax.distributed`` job, each compile is published to the coordination
             service's key-value store; a program this process compiled that a peer has not compiled
             after this many seconds is named on stderr (the hang case). None: publish, never warn.
@@ -71,7 +74,7 @@ class WatchSession:
                  max_compiles: int | None = None, fail_on_recompile: bool = False, program: str = "",
                  findings: bool = True, slow_compile: float = SLOW_COMPILE_SECONDS,
                  stall_after: float | None = None, on_stall: Callable[[Stall], None] | None = None,
-                 peer_timeout: float | None = PEER_TIMEOUT, compare_at_exit: bool = False,
+                 peers: bool = False, peer_timeout: float | None = PEER_TIMEOUT, compare_at_exit: bool = False,
                  on_peer_line: Callable[[str], None] | None = None) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
@@ -94,6 +97,7 @@ class WatchSession:
                                         classify=self.history.classify, observe=observe,
                                         on_process=self._on_process)
         self.peer_timeout = peer_timeout
+        self.share_with_peers = peers
         self.compare_at_exit = compare_at_exit
         self.on_peer_line = on_peer_line or _stderr_line
         self.peers: PeerChannel | None = None
@@ -126,6 +130,8 @@ class WatchSession:
                 self._dispatch.uninstall()
             if self.watchdog is not None:
                 self.watchdog.stop()
+            if self._peer_watch is not None:
+                self._peer_watch.stop()  # publishing stops with recording; the hang check with it
 
     @property
     def events(self) -> list[CompileEvent]:
@@ -135,7 +141,7 @@ class WatchSession:
     # -- a jax.distributed job: publish, warn, compare ---------------------------
     def _on_process(self, index: int, count: int) -> None:
         """The collector learnt the process index (after ``jax.distributed.initialize``)."""
-        channel = PeerChannel.open()
+        channel = PeerChannel.open() if self.share_with_peers else None
         if channel is None:
             return
         self.peers = channel
@@ -269,7 +275,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                            fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target, findings=findings,
                            slow_compile=slow_compile, stall_after=stall_after, on_stall=on_stall,
-                           peer_timeout=peer_timeout)
+                           peers=True, peer_timeout=peer_timeout)
     cwd = os.getcwd()
     failure: list[BaseException] = []
     if writer is not None:

@@ -28,6 +28,7 @@ PREFIX = "jitscope/"
 _EVENTS = PREFIX + "ev/"
 _DONE = PREFIX + "done/"
 # The fields a peer needs to compare programs and name them; phases and explanations stay local.
+_OPENED = False  # one channel per process (JITSCOPE=watch and jitscope watch in one process: the first)
 _SHARED_FIELDS = ("function", "definition", "call_site", "signature", "cache_hit", "index", "timestamp",
                   "transform", "fingerprint", "process_index", "pid")
 
@@ -56,10 +57,17 @@ class PeerChannel:
 
     @classmethod
     def open(cls) -> PeerChannel | None:
-        """The channel of this job, or None when this is not a multi-process job (or JAX lacks the store)."""
+        """The channel of this job, or None when this is not a multi-process job (or JAX lacks the store,
+        or another session of this process holds the channel: keys are per process, one writer each)."""
+        global _OPENED
         ident = process_identity()
-        store = _jaxcompat.distributed_store() if ident is not None else None
-        return cls(store, *ident) if store is not None and ident is not None else None
+        if ident is None or _OPENED:
+            return None
+        store = _jaxcompat.distributed_store()
+        if store is None:
+            return None
+        _OPENED = True
+        return cls(store, *ident)
 
     def publish(self, event: CompileEvent) -> bool:
         """Put one compile under ``jitscope/ev/p<index>/<n>``; False when the service refused."""
