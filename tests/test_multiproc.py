@@ -35,14 +35,14 @@ def env(**extra: str) -> dict[str, str]:
 
 
 class Job:
-    """N processes of one job; ``out[i]``/``err[i]`` are their output files."""
+    """``n`` processes of one job; ``out[i]``/``err[i]`` are their output files."""
 
-    def __init__(self, cwd: Path, argv_of, env_of=lambda i: env()) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, cwd: Path, argv_of, env_of=lambda i: env(), n: int = N) -> None:  # type: ignore[no-untyped-def]
         self.cwd = cwd
         self.procs: list[subprocess.Popen[bytes]] = []
-        self.out = [cwd / f"stdout{i}.txt" for i in range(N)]
-        self.err = [cwd / f"stderr{i}.txt" for i in range(N)]
-        for i in range(N):
+        self.out = [cwd / f"stdout{i}.txt" for i in range(n)]
+        self.err = [cwd / f"stderr{i}.txt" for i in range(n)]
+        for i in range(n):
             with open(self.out[i], "wb") as o, open(self.err[i], "wb") as e:
                 self.procs.append(subprocess.Popen(argv_of(i), cwd=cwd, env=env_of(i), stdout=o, stderr=e))
 
@@ -54,7 +54,7 @@ class Job:
                 codes.append(p.wait(timeout=max(1.0, deadline - time.monotonic())))
             except subprocess.TimeoutExpired:
                 self.kill()
-                pytest.fail(f"the job did not end within {TIMEOUT} s:\n{self.stderr(0)}\n{self.stderr(1)}")
+                pytest.fail(f"the job did not end within {TIMEOUT} s:\n" + "\n".join(map(self.stderr, range(len(self.procs)))))
         return codes
 
     def wait_for(self, i: int, text: str) -> str:
@@ -87,9 +87,9 @@ def jobs():
         job.kill()
 
 
-def watch_job(jobs, cwd: Path, mode: str, *opts: str) -> Job:
+def watch_job(jobs, cwd: Path, mode: str, *opts: str, n: int = N) -> Job:
     port = str(free_port())
-    job = Job(cwd, lambda i: [str(BIN / "jitscope"), "watch", "-q", *opts, str(JOB), str(i), str(N), port, mode])
+    job = Job(cwd, lambda i: [str(BIN / "jitscope"), "watch", "-q", *opts, str(JOB), str(i), str(n), port, mode], n=n)
     jobs.append(job)
     return job
 
@@ -146,14 +146,14 @@ def test_same_programs_per_process_files_and_no_divergence(jobs, tmp_path):
 
 
 def test_a_different_shape_names_the_process_the_function_and_the_call_site(jobs, tmp_path):
-    job = watch_job(jobs, tmp_path, "shape", "--events", "run.jsonl")
-    assert job.wait() == [0] * N, job.stderr(0) + job.stderr(1)
+    job = watch_job(jobs, tmp_path, "shape", "--events", "run.jsonl", n=3)  # 3: the odd one out is named
+    assert job.wait() == [0] * 3, job.stderr(0) + job.stderr(1)
     err0 = job.stderr(0)
     line = next(ln for ln in err0.splitlines() if "divergence" in ln)
     assert line.startswith("jitscope: program divergence at compile #1: process 1 differs (signature, call_site)")
+    assert f"processes 0, 2: prep(x=f32[4]) at multiproc_job.py:{SHAPE_4}" in line
     assert f"process 1: prep(x=f32[5]) at multiproc_job.py:{SHAPE_5}" in line
-    assert f"process 0: prep(x=f32[4]) at multiproc_job.py:{SHAPE_4}" in line
-    assert "divergence" not in job.stderr(1)  # process 0 compares; the others only publish
+    assert "divergence" not in job.stderr(1) + job.stderr(2)  # process 0 compares; the others only publish
 
     (tmp_path / "run.p1.jsonl").rename(tmp_path / "copy.jsonl")  # any names: the index is read from the files
     merged = cli("merge", str(tmp_path), "--json", str(tmp_path / "m.json"), "--fail-on-divergence")
@@ -162,7 +162,7 @@ def test_a_different_shape_names_the_process_the_function_and_the_call_site(jobs
     assert "program divergence at compile #1: process 1 differs (signature, call_site)" in " ".join(merged.stdout.split())
     d = json.loads((tmp_path / "m.json").read_text())["divergences"][0]
     assert (d["kind"], d["position"], d["processes"], d["differs"]) == ("program", 0, [1], ["signature", "call_site"])
-    assert [(g["processes"], g["event"]["call_site"]["line"]) for g in d["groups"]] == [([0], SHAPE_4), ([1], SHAPE_5)]
+    assert [(g["processes"], g["event"]["call_site"]["line"]) for g in d["groups"]] == [([0, 2], SHAPE_4), ([1], SHAPE_5)]
 
 
 def test_the_hang_is_named_live_while_process_0_waits_in_the_collective(jobs, tmp_path):
@@ -220,3 +220,11 @@ def test_readme_commands_run_as_written(tmp_path):
         assert f"no divergence: {N} processes compiled the same 2 programs" in " ".join(out.split())
         assert len(list((tmp_path / run_dir).glob("*.p[01].json"))) == N
     assert (tmp_path / "run" / "merged.html").is_file() and (tmp_path / "run" / "merged.trace.json").is_file()
+
+
+def test_a_program_that_shuts_the_service_down_itself_is_compared_live_only(jobs, tmp_path):
+    job = watch_job(jobs, tmp_path, "shutdown", "--events", "run.jsonl")
+    assert job.wait() == [0] * N, job.stderr(0) + job.stderr(1)
+    assert "jitscope: the program shut jax.distributed down before its end" in job.stderr(0)
+    assert "could not compare" not in job.stderr(0) + job.stderr(1)
+    assert [len(events(tmp_path / f"run.p{i}.jsonl")) for i in range(N)] == [2] * N

@@ -180,6 +180,11 @@ class WatchSession:
                 return None
             if self._peer_watch is not None:
                 self._peer_watch.stop()
+            if not channel.alive():
+                if channel.index == 0:
+                    self.on_peer_line("jitscope: the program shut jax.distributed down before its end: its compiles "
+                                      "were compared live only (`jitscope merge` compares the per-process files)")
+                return None
             channel.finish()
             if channel.index != 0:
                 return None
@@ -187,6 +192,9 @@ class WatchSession:
 
             missing = channel.wait_for_peers(wait)
             sequences = channel.sequences()
+            if missing:  # a peer still running may compile more: only what all have published is compared
+                cut = min(len(sequences.get(p, [])) for p in missing)
+                sequences = {p: seq[:cut] for p, seq in sequences.items()}
             found = compare_sequences(sequences)
             late = f" ({_procs(missing)} not finished after {wait:g} s: compared what they published)" \
                 if missing else ""

@@ -70,6 +70,11 @@ class PeerChannel:
         _OPENED = True
         return cls(store, *ident)
 
+    def alive(self) -> bool:
+        """Whether the job's service is still reachable from here (the program may have called
+        ``jax.distributed.shutdown()`` itself before its end)."""
+        return _jaxcompat.distributed_store() is not None
+
     def publish(self, event: CompileEvent) -> bool:
         """Put one compile under ``jitscope/ev/p<index>/<n>``; False when the service refused."""
         data = {k: v for k, v in event.to_dict().items() if k in _SHARED_FIELDS}
