@@ -120,3 +120,12 @@ def test_merge_reads_events_files_skips_one_process_runs_and_ignores_a_partial_l
     assert [p.process_index for p in result.processes] == [0, 1] and result.divergences == []
     assert [p.compiles for p in result.processes] == [3, 3]
     assert result.skipped == [f"{tmp_path / 'single.json'}: not a process of a jax.distributed job (no process index)"]
+
+
+def test_merge_refuses_to_write_over_a_file_it_reads(run, tmp_path):
+    r = dataclasses.replace(run, process_index=0, process_count=2)
+    r.save(tmp_path / "run.p0.json")
+    before = (tmp_path / "run.p0.json").read_text()
+    p = cli("merge", str(tmp_path), "--json", str(tmp_path / "run.p0.json"))
+    assert p.returncode == 2 and "is a merged file; refusing to overwrite it" in p.stderr, p.stderr
+    assert (tmp_path / "run.p0.json").read_text() == before

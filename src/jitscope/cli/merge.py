@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..errors import EXIT_BUDGET
 from ._common import add_json_option, check_outputs, save_outputs, write_output
@@ -26,10 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._merge import merge
+    from .._merge import SUFFIXES, merge
     from ..render import merge_trace, show
 
-    paths = check_outputs(args, {"a merged file": args.paths}, trace=args.trace)
+    read = [str(f) for p in map(Path, args.paths) for f in (sorted(p.iterdir()) if p.is_dir() else [p])
+            if not p.is_dir() or (f.is_file() and f.suffix in SUFFIXES)]
+    paths = check_outputs(args, {"a merged file": read}, trace=args.trace)
     args.json, args.html, args.trace = paths.get("--json"), paths.get("--html"), paths.get("--trace")
     result = merge(*args.paths)
     show(result)
