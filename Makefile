@@ -34,7 +34,8 @@ test: $(VENV)/.installed-test chromium
 ## test-matrix: the JAX-touching tests on older JAX releases, each in its own venv (.venv-jax-<version>)
 MATRIX_JAX ?= 0.8.3 0.6.2
 MATRIX_TESTS := tests/test_watch_api.py tests/test_inspect.py tests/test_compare.py tests/test_scale.py \
-	tests/test_watch_cli.py tests/test_watch_truth.py tests/test_compile_passes.py
+	tests/test_watch_cli.py tests/test_watch_truth.py tests/test_compile_passes.py tests/test_watch_stall.py \
+	tests/test_warmup.py
 test-matrix:
 	@for v in $(MATRIX_JAX); do \
 	  test -x .venv-jax-$$v/bin/python || { $(PYTHON) -m venv .venv-jax-$$v && \

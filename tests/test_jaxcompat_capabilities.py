@@ -15,6 +15,7 @@ def test_all_hooks_attach_on_installed_jax():
 @pytest.mark.parametrize("name,module,attr", [
     ("jit_call_hook", "jax._src.pjit", "_infer_params"),
     ("fastpath_hook", "jax._src.pjit", "_get_fastpath_data"),
+    ("execute_frame", "jax._src.interpreters.pxla", "ExecuteReplicated"),
     ("hide_frames", "jax._src.source_info_util", "register_exclusion"),
     ("hide_frames", "jax._src.traceback_util", "register_exclusion"),
     ("monitoring", "jax.monitoring", "register_event_duration_secs_listener"),

@@ -64,6 +64,63 @@ def test_a_long_compile_is_named_while_it_runs_then_kept_with_its_duration():
     assert "Stalls" in render(result, "console") and "Stalls" in render(result, "html")
 
 
+def _heavy(x):
+    return jax.lax.fori_loop(0, 300, lambda i, a: jnp.tanh(a @ a), x)  # ~0.5 s to run on an idle core
+
+
+def _sleepy(x):
+    def host(v):
+        time.sleep(0.6)  # the program blocks its calling thread for this long (a host callback)
+        return v
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1
+
+
+def _watch(stall_after, body):
+    seen = []
+    session = WatchSession(stall_after=stall_after, on_stall=seen.append, findings=False, explain=False)
+    session.start()
+    try:
+        body()
+    finally:
+        session.stop()
+    return [s for s in seen if s.phase == "execute"], session.result()
+
+
+def test_a_slow_first_execution_is_named_where_the_program_waits():
+    # dispatched asynchronously: the call returns at once, the outputs are ready ~0.5 s later
+    f = jax.jit(_heavy)
+    x = jnp.full((400, 400), 0.01)
+    seen, result = _watch(0.1, lambda: f(x).block_until_ready())
+    assert seen, "the first execution's wait was not reported"
+    s = seen[0]
+    assert s.function == "jit(_heavy)" and s.seconds >= 0.1
+    assert s.stack and os.path.basename(__file__) in s.stack[-1] and "<lambda>" in s.stack[-1]  # the waiting line
+    assert s.ended_after is not None and s.ended_after >= s.seconds
+    assert stall_line(s).startswith("jitscope: stall: first execution of jit(_heavy) running for ")
+    validate(result.to_dict())
+    assert "first execution of jit(_heavy) ran" in render(result, "console")
+
+
+def test_a_first_execution_that_blocks_inside_the_call_is_named():
+    # a host callback: the program runs on the calling thread, inside the jit call
+    f = jax.jit(_sleepy)
+    seen, _ = _watch(0.1, lambda: f(jnp.ones(3)))
+    assert seen and seen[0].function == "jit(_sleepy)"
+    assert 0.1 <= seen[0].seconds and seen[0].ended_after is not None and seen[0].ended_after >= 0.5
+    assert os.path.basename(__file__) in seen[0].stack[-1]
+
+
+def test_no_execution_stall_after_an_ahead_of_time_compile_or_a_quick_program():
+    def body():
+        compiled = jax.jit(_heavy).lower(jnp.ones((8, 8))).compile()  # compiled, not run
+        time.sleep(0.5)  # Python work after the compile: not an execution
+        jax.jit(lambda v: v * 2)(jnp.ones(3)).block_until_ready()
+        time.sleep(0.4)  # the quick program's outputs are ready: nothing left to wait for
+        del compiled
+    seen, _ = _watch(0.1, body)
+    assert seen == []
+
+
 def test_quick_compiles_raise_nothing_and_a_bad_threshold_is_refused():
     session = WatchSession(stall_after=5.0, findings=False, explain=False).start()
     try:

@@ -7,17 +7,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 
+from .analyze.cache_diff import cache_miss_causes
 from .analyze.run_diff import diff_events, fail_on_violations, time_change
 from .errors import UsageError
-from .model import CompileEvent, Environment
-from .results import load_result
+from .model import Environment
 from .results.diff import DiffResult
-from .results.watch import WatchResult
-from .schema.check import record_problem
+from .results.watch_run import load_run as load_run
 
 FAIL_ON = ("new-compiles", "new-causes", "time:PCT")
 
@@ -42,47 +40,6 @@ def check_fail_on(conditions: Sequence[str]) -> list[str]:
     return out
 
 
-def load_run(path: str | os.PathLike[str]) -> tuple[str, list[CompileEvent]]:
-    """A run's program and compile events, from a watch ``--json`` result or an ``--events`` JSONL file."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
-    try:
-        whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        whole = None
-    if isinstance(whole, dict) and "kind" in whole:
-        result = load_result(path)
-        if not isinstance(result, WatchResult):
-            raise UsageError(f"{path}: holds a '{result.kind}' result; diff compares watch runs "
-                             "(jitscope watch --json or --events)")
-        return result.program, list(result.events)
-    return "", _events_lines(path, text)
-
-
-def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]:
-    lines = text.splitlines()
-    events = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            if n == len(lines) and events:
-                break  # a trailing partial line: the watched program was killed mid-write
-            raise UsageError(f"{path}:{n}: neither a watch --json result nor a watch --events line") from None
-        problem = record_problem(data, "CompileEvent") if isinstance(data, dict) else "not a JSON object"
-        if problem:
-            raise UsageError(f"{path}:{n}: not a watch --events line: {problem}")
-        events.append(CompileEvent.from_dict(data))
-    return events
-
-
 def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_on: Sequence[str] = (),
          time_threshold: float = 0.25, min_seconds: float = 0.05) -> DiffResult:
     """Compare two watch runs: per function compiles, compile seconds and recompile causes, B against A.
@@ -105,4 +62,5 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
         program_a=program_a, program_b=program_b, compiles_a=len(a), compiles_b=len(b), seconds_a=sa,
         seconds_b=sb, time_change=time_change(sa, sb, time_threshold, min_seconds), functions=deltas,
         time_threshold=time_threshold, min_seconds=min_seconds, fail_on=conditions,
-        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds))
+        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds),
+        cache_misses=cache_miss_causes(a, b))

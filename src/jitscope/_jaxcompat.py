@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 TESTED_JAX = (">=0.10.0", "<0.11")  # the whole suite; `make test-matrix` runs the JAX-touching tests on 0.8.3, 0.6.2
 TESTED_MINORS = ((0, 6), (0, 10))  # the range `make test-matrix` covers (known gaps per release: README)
@@ -161,13 +162,37 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None):  # type: i
 _FASTPATH_HOOK = "_get_fastpath_data"
 
 
-def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
+_FASTPATH_SUBSCRIBERS: list[tuple[Any, bool]] = []  # (callback, wants the call's outputs)
+_FASTPATH_INSTALLED: list[Any] = []  # [uninstall] while one wrapper is installed for every subscriber
+
+
+def install_fastpath_hook(on_fastpath, *, outputs: bool = False):  # type: ignore[no-untyped-def]
     """Call ``on_fastpath(effects, fast, executable, pgle_profiler)`` after every ``_get_fastpath_data``
     (the end of every Python-path jit call, nested calls inside a trace included); returns a function
     that uninstalls it. ``effects`` is the object the call passed (its jaxpr's ``effects``: identity
     tells which call it was), ``fast`` whether the C++ cache will take the next call; when it will not,
     ``fastpath_blockers(executable, effects, pgle_profiler)`` says why (left to the caller: most calls
-    never need it). A JAX without the function gets a no-op, never a crash."""
+    never need it). With ``outputs=True`` the callback gets a fifth argument: the call's flat outputs
+    (the arrays its execution will fill; the stall watchdog polls their ``is_ready()``). Several
+    subscribers share one wrapper. A JAX without the function gets a no-op, never a crash."""
+    entry = (on_fastpath, outputs)
+    if not _FASTPATH_INSTALLED:
+        uninstall = _install_fastpath_wrapper()
+        if uninstall is None:
+            return lambda: None
+        _FASTPATH_INSTALLED.append(uninstall)
+    _FASTPATH_SUBSCRIBERS.append(entry)
+
+    def remove() -> None:
+        if entry in _FASTPATH_SUBSCRIBERS:
+            _FASTPATH_SUBSCRIBERS.remove(entry)
+        if not _FASTPATH_SUBSCRIBERS and _FASTPATH_INSTALLED:
+            _FASTPATH_INSTALLED.pop()()
+
+    return remove
+
+
+def _install_fastpath_wrapper():  # type: ignore[no-untyped-def]
     import inspect as _inspect
 
     try:
@@ -177,26 +202,37 @@ def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
         names = list(_inspect.signature(original).parameters)
         i_exe, i_eff = names.index("executable"), names.index("effects")
         i_pgle = names.index("pgle_profiler") if "pgle_profiler" in names else None
+        i_out = names.index("out_flat") if "out_flat" in names else None
         try:  # 0.6-0.8 also refuse programs with host callbacks; 0.10 no longer checks it
             _HOST_CALLBACK_CHECK[:] = ["has_host_callbacks" in _inspect.getsource(original)]
         except (OSError, TypeError):
             _HOST_CALLBACK_CHECK[:] = [False]
     except (ImportError, AttributeError, ValueError, TypeError) as e:
         _say_missing("fastpath_hook", e)
-        return lambda: None
+        return None
 
     last = max(i for i in (i_exe, i_eff, i_pgle) if i is not None)
 
     def _get_fastpath_data(*args, **kwargs):  # type: ignore[no-untyped-def]
         out = original(*args, **kwargs)
         try:
-            if len(args) > last:  # how JAX calls it: all positional
-                on_fastpath(args[i_eff], out is not None, args[i_exe], None if i_pgle is None else args[i_pgle])
+            if len(args) > last and not kwargs:  # how JAX calls it: all positional
+                eff, exe = args[i_eff], args[i_exe]
+                pgle = None if i_pgle is None else args[i_pgle]
+                outs = args[i_out] if i_out is not None and len(args) > i_out else None
             else:
                 named = {**dict(zip(names, args)), **kwargs}
-                on_fastpath(named.get("effects"), out is not None, named.get("executable"),
-                            named.get("pgle_profiler"))
-        except Exception:  # noqa: BLE001 - a finding must never break the user's program
+                eff, exe, pgle = named.get("effects"), named.get("executable"), named.get("pgle_profiler")
+                outs = named.get("out_flat")
+            for callback, wants_outputs in list(_FASTPATH_SUBSCRIBERS):
+                try:
+                    if wants_outputs:
+                        callback(eff, out is not None, exe, pgle, outs)
+                    else:
+                        callback(eff, out is not None, exe, pgle)
+                except Exception:  # noqa: BLE001 - a finding must never break the user's program
+                    pass
+        except Exception:  # noqa: BLE001
             pass
         return out
 
@@ -207,6 +243,28 @@ def install_fastpath_hook(on_fastpath):  # type: ignore[no-untyped-def]
             setattr(pjit, _FASTPATH_HOOK, original)
 
     return uninstall
+
+
+# --- watch: a compiled program executing on the calling thread --------------------
+# Checked on JAX 0.6.2-0.10.2: a jit call runs its executable through
+# ``pxla.ExecuteReplicated.__call__``; a thread whose stack holds that frame is executing a compiled
+# program (synchronously: programs with host callbacks on CPU run inside the call, others are only
+# dispatched there and finish asynchronously).
+_EXECUTE_CODE: list[Any] = []
+
+
+def executing_code() -> Any:
+    """The code object of the frame that runs a compiled program (``ExecuteReplicated.__call__``), or
+    None on a JAX without it (the stall watchdog then sees only asynchronous first executions)."""
+    if not _EXECUTE_CODE:
+        try:
+            from jax._src.interpreters import pxla
+
+            _EXECUTE_CODE.append(pxla.ExecuteReplicated.__call__.__code__)
+        except (ImportError, AttributeError) as e:
+            _say_missing("execute_frame", e)
+            _EXECUTE_CODE.append(None)
+    return _EXECUTE_CODE[0]
 
 
 _FASTPATH_MODULES: list = []
@@ -633,7 +691,82 @@ def unwrap_jit(fn: object) -> tuple[object, tuple[int, ...], tuple[str, ...]] | 
 # --- capability table ----------------------------------------------------------
 # Each private hook above is feature-detected here (not by JAX version), so a JAX that
 # moved one disables only the capability that needs it. Names and what each one enables:
+# --- watch: the persistent compilation cache --------------------------------
+# Checked on JAX 0.10.2. ``jax._src.cache_key.get`` builds the key from named components and, when
+# its logger is enabled for DEBUG, logs each component's own sha256 ("get_cache_key hash of serialized
+# <name>: <hex>") and each XLA flag it includes. ``jax._src.compiler`` logs the compile options (DEBUG),
+# the hit or miss, and why ``_cache_write`` did not write (WARNING under jax_explain_cache_misses, else
+# DEBUG); ``jax._src.compilation_cache`` logs the write, or a size or disabled-cache refusal. All on the
+# compiling thread, before the backend-compile monitoring span ends. The texts are parsed here only.
+CACHE_KEY_LOGGER = "jax._src.cache_key"
+CACHE_LOGGERS = (CACHE_KEY_LOGGER, "jax._src.compiler", "jax._src.compilation_cache")
+
+_CACHE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("component", r"get_cache_key hash of serialized (?P<name>.+?): (?P<hash>[0-9a-f]+)$"),
+    ("xla_flag", r"Including XLA flag in cache key: (?P<flag>.*)$"),
+    ("compile_options", r"get_compile_options: num_replicas=(?P<replicas>\d+) num_partitions=(?P<partitions>\d+)"),
+    # The persistent cache's directory goes into the compile options' debug options (GPU caches XLA
+    # keeps beside it), so moving the directory changes the key.
+    ("xla_cache_dir", r"Enabling XLA (?P<what>autotuning|kernel) cache at '(?P<path>.*)'$"),
+    ("hit", r"Persistent compilation cache hit for '(?P<module>[^']*)' with key '?(?P<key>[^']*)'?$"),
+    ("miss", r"PERSISTENT COMPILATION CACHE MISS for '(?P<module>[^']*)' with key '?(?P<key>[^']*)'?$"),
+    ("not_process_0", r"Not writing persistent cache entry since process_id != 0"),
+    ("host_callbacks", r"Not writing persistent cache entry for '.*' because it uses host callbacks"),
+    ("min_compile_time", r"Not writing persistent cache entry for '.*' because it took < (?P<min>[0-9.]+) "
+                         r"seconds to compile \((?P<seconds>[0-9.]+)s\)"),
+    ("compile_seconds", r"'.*' took at least (?P<min>[0-9.]+) seconds to compile \((?P<seconds>[0-9.]+)s\)"),
+    ("min_entry_size", r"Not writing persistent cache entry with key .* since its size \((?P<bytes>\d+) bytes\) "
+                       r"is less than threshold \((?P<min_bytes>-?\d+) bytes\)"),
+    ("cache_disabled", r"Not writing persistent cache entry with key .* since cache is disabled"),
+    ("written", r"Writing .* to persistent compilation cache with key"),
+)
+_CACHE_RES: list = []
+
+
+def parse_cache_log(logger_name: str, message: str) -> tuple[str, dict[str, str]] | None:
+    """What one of JAX's persistent-cache log lines says: ``(kind, fields)`` or None for others.
+
+    Kinds: ``component`` (name, hash), ``xla_flag`` (flag), ``compile_options`` (replicas,
+    partitions), ``xla_cache_dir`` (what, path), ``hit``/``miss`` (module, key), ``written``, ``compile_seconds`` (min, seconds) and
+    the reasons not to write: ``not_process_0``, ``host_callbacks``, ``min_compile_time`` (min,
+    seconds), ``min_entry_size`` (bytes, min_bytes), ``cache_disabled``. ``logger_name`` is unused
+    today; it is passed so a JAX that moves a message between loggers changes only this function.
+    """
+    import re
+
+    if not _CACHE_RES:
+        _CACHE_RES.extend((kind, re.compile(rx)) for kind, rx in _CACHE_PATTERNS)
+    for kind, rx in _CACHE_RES:
+        m = rx.search(message)
+        if m is not None:
+            return kind, m.groupdict()
+    return None
+
+
+def cache_key_logging() -> str | None:
+    """None when this JAX logs per-component cache-key hashes where ``parse_cache_log`` reads them;
+    else why not (``watch`` then records hit/miss/written without the key's components)."""
+    try:
+        from jax._src import cache_key
+    except ImportError as e:
+        return f"jax._src.cache_key is missing ({e})"
+    if getattr(getattr(cache_key, "logger", None), "name", None) != CACHE_KEY_LOGGER:
+        return f"jax._src.cache_key has no logger named {CACHE_KEY_LOGGER}"
+    if not callable(getattr(cache_key, "_log_cache_key_hash", None)):
+        return "jax._src.cache_key._log_cache_key_hash is missing (no per-component hashes logged)"
+    return None
+
+
+def say_cache_key_missing() -> None:
+    """The one notice ``watch`` prints when this JAX cannot give the cache key's components."""
+    why = cache_key_logging()
+    if why is not None:
+        _say_missing("cache_key_log", RuntimeError(why))
+
+
 CAPABILITY_USES = {
+    "cache_key_log": "watch: the persistent-cache key's components per compile, and so `jitscope diff` naming "
+                     "the one that changed (jax._src.cache_key's DEBUG log of each component's hash)",
     "distributed_kv": "watch in a jax.distributed job: compile sequences compared live across processes "
                       "(the coordination service's key-value store, jax._src.distributed.global_state.client)",
     "jit_call_hook": "watch: which function and arguments caused each compile (jax._src.pjit._infer_params)",
@@ -646,6 +779,8 @@ CAPABILITY_USES = {
                   "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
     "fastpath_hook": "watch: calls that never reach the C++ dispatch fast path, and why (JW501; "
                      "jax._src.pjit._get_fastpath_data)",
+    "execute_frame": "watch --stall-after: a first execution that blocks the calling thread (host callbacks) "
+                     "named as a stall (jax._src.interpreters.pxla.ExecuteReplicated.__call__)",
     "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
     "user_frames": "watch/inspect: telling the user's files from JAX's (jax._src.source_info_util."
                    "is_user_filename; without it a path-based filter is used)",
@@ -706,11 +841,20 @@ def capabilities() -> dict[str, tuple[bool, str]]:
             f"jax._src.pjit.{_FASTPATH_HOOK} is missing"
 
     check("fastpath_hook", fastpath_hook)
+
+    def execute_frame() -> str | None:
+        from jax._src.interpreters import pxla
+        cls = getattr(pxla, "ExecuteReplicated", None)
+        return None if hasattr(vars(cls).get("__call__") if cls else None, "__code__") else \
+            "jax._src.interpreters.pxla.ExecuteReplicated.__call__ is missing"
+
+    check("execute_frame", execute_frame)
     def user_frames() -> str | None:
         from jax._src import source_info_util
         return None if callable(getattr(source_info_util, "is_user_filename", None)) else \
             "jax._src.source_info_util.is_user_filename is missing"
 
+    check("cache_key_log", cache_key_logging)
     check("monitoring", monitoring)
     check("user_frames", user_frames)
     check("distributed_kv", _distributed_kv_missing)

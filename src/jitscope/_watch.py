@@ -30,6 +30,7 @@ from .collect.runner import run_program
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
 from .collect.trace_probe import TraceProbe
+from .collect.warmup_run import WarmupRun
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
 from .collect.watch_dump import DumpWriter
@@ -257,7 +258,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                   dump: str | os.PathLike[str] | None = None, findings: bool = True,
                   slow_compile: float = SLOW_COMPILE_SECONDS, stall_after: float | None = None,
                   on_stall: Callable[[Stall], None] | None = None,
-                  peer_timeout: float | None = PEER_TIMEOUT) -> WatchResult:
+                  peer_timeout: float | None = PEER_TIMEOUT,
+                  warmup: str | os.PathLike[str] | None = None) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
@@ -269,6 +271,9 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     (``result.dump``).
     ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``;
     ``stall_after`` / ``on_stall``: the stall watchdog (``result.stalls``), likewise.
+    ``warmup``: a warm-up script run first in this process, as ``python SCRIPT`` would run it, recorded
+    apart (``result.warmup``); the result's events are then the compiles it missed, explained against the
+    warm-up's own, and each miss is a budget violation (``jitscope watch --warmup``: exit 3).
     In a ``jax.distributed`` job the processes' compile sequences are compared when the program ends
     (process 0 prints the divergence, docs/multiprocess.md); ``peer_timeout`` as for ``WatchSession``.
 
@@ -276,6 +281,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
         UsageError: no such script or module, an unwritable events file, a negative budget.
     """
     check_target(target, module)
+    if warmup is not None:
+        check_target(os.fspath(warmup), False)
     writer = DumpWriter(os.fspath(dump), passes=_passes_record) if dump is not None else None
     if writer is not None:
         listeners = [*listeners, writer.on_compile]
@@ -286,6 +293,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                            peers=True, peer_timeout=peer_timeout)
     cwd = os.getcwd()
     failure: list[BaseException] = []
+    warm = _run_warmup(os.fspath(warmup), session, explain) if warmup is not None else None
     if writer is not None:
         writer.start()
     session.start()
@@ -301,6 +309,15 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     session.compare_peers()
     result = session.result(argv=[target, *args], exit_code=code)
     result.dump = dump_index
+    if warm is not None:
+        result.warmup = warm
+        warm.missed = len(result.events)
+        warm.missed_functions = [
+            f"{fs.function} ({os.path.basename(fs.definition.file)}:{fs.definition.line}) x{fs.compiles}"
+            if fs.definition else f"{fs.function} x{fs.compiles}" for fs in result.functions]
+        if warm.missed:
+            result.violations.append(f"warm-up {warm.script} missed {warm.missed} compile"
+                                     f"{'s' if warm.missed != 1 else ''}: {', '.join(warm.missed_functions)}")
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
@@ -314,6 +331,26 @@ def _stderr_line(line: str) -> None:
 
 def _procs(ps: list[int]) -> str:
     return f"process {ps[0]}" if len(ps) == 1 else "processes " + ", ".join(map(str, ps))
+
+
+def _run_warmup(script: str, session: WatchSession, explain: bool) -> WarmupRun:
+    """Run the warm-up script in this process under its own recording; seed ``session``'s reasons with its
+    compiles, so a compile it missed is explained against what it did compile (``x: f32[8] -> f32[16]``)."""
+    cwd = os.getcwd()
+    pre = WatchSession(explain=explain, findings=False, program=script)
+    pre.start()
+    try:
+        code = run_program(script, [])
+    finally:
+        pre.stop()
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
+    events = pre.events
+    session.history.seed(events)
+    return WarmupRun(script=script, exit_code=code, compiles=len(events),
+                     seconds=float(sum(e.total_seconds for e in events)))
 
 
 def _slowest_compile_command(events: list[CompileEvent]) -> Any:

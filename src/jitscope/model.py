@@ -86,8 +86,10 @@ class LeafSpec(Record):
             sharding = str(value.sharding) if array_committed(value) else None
             return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype),
                        bool(getattr(value, "weak_type", False)), sharding)
-        if hasattr(value, "shape") and hasattr(value, "dtype"):  # numpy arrays and scalars
-            return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype))
+        if hasattr(value, "shape") and hasattr(value, "dtype"):  # numpy arrays and scalars, ShapeDtypeStruct
+            sharding = getattr(value, "sharding", None)  # an AOT jax.ShapeDtypeStruct's, when it has one
+            return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype),
+                       bool(getattr(value, "weak_type", False)), None if sharding is None else str(sharding))
         if isinstance(value, (bool, int, float, complex)):
             # Python scalars trace as weakly typed 0-d arrays of the default width.
             return cls(path, (), _dtype_name(np.dtype(type(value))), weak_type=type(value) is not bool)
@@ -111,6 +113,15 @@ class ArgSignature(Record):
     leaves: tuple[LeafSpec, ...] = ()
     static: dict[str, str] = field(default_factory=dict)
     treedef: str = ""
+    # Parameters the call passed by keyword (jit keys its cache on it: ``f(x, n=3)`` and ``f(x, 3)`` are two
+    # compiles). None: not recorded (files older than the field).
+    keywords: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out.get("keywords") is None:
+            del out["keywords"]  # optional: absent where not recorded, as in older files
+        return out
 
     def short(self) -> str:
         parts = [f"{leaf.path}={leaf.short()}" if leaf.path else leaf.short() for leaf in self.leaves]
@@ -187,6 +198,86 @@ REASON_CATEGORIES = (
 )
 
 
+# JAX's names for the parts of a persistent-cache key (``jax._src.cache_key.get``), in its order.
+CACHE_KEY_COMPONENTS = ("computation", "jax_lib version", "backend version", "XLA flags", "compile_options",
+                        "accelerator_config", "compression", "custom_hook")
+
+
+@dataclass
+class CacheKeyComponent(Record):
+    """One named part of a compile's persistent-cache key: JAX hashes each and logs the hash at DEBUG.
+
+    ``hash`` is the first 16 hex digits of that part's own sha256, as ``jax._src.cache_key`` logs
+    it ("get_cache_key hash of serialized <name>: ..."), so it can be matched against JAX's log.
+    ``value`` is what was hashed, where cheap to know (versions, flags, device count), else None.
+    """
+
+    name: str
+    hash: str
+    value: str | None = None
+
+
+# Why JAX did not write a compile to its persistent cache (``PersistentCacheRecord.not_written``).
+NOT_WRITTEN = ("cache_disabled", "min_compile_time", "not_process_0", "host_callbacks", "min_entry_size", "unknown")
+
+
+@dataclass
+class PersistentCacheRecord(Record):
+    """One compile's story with JAX's persistent compilation cache: used or not, hit or miss, written
+    or not and why, and what the cache would save on a warm rerun.
+
+    ``outcome``: ``hit`` (loaded from the cache), ``miss`` (compiled), ``disabled`` (the cache was not
+    used: no directory, or turned off). ``written`` is None for a hit or when unknown; otherwise
+    ``not_written`` names JAX's reason (``NOT_WRITTEN``) with its numbers: ``compile_seconds`` against
+    ``min_compile_seconds`` (``jax_persistent_cache_min_compile_time_secs``), ``entry_bytes`` against
+    ``min_entry_bytes``. ``rerun_saving_seconds``: backend-compile seconds a rerun skips because this
+    compile is in the cache now (written: its compile seconds; hit: what JAX says the load saved).
+    """
+
+    enabled: bool = False
+    outcome: str = "disabled"
+    written: bool | None = None
+    not_written: str | None = None
+    detail: str = ""  # the cause in words where the numbers do not say it (why the cache is off)
+    compile_seconds: float | None = None  # JAX's own backend-compile time, the one it compares
+    min_compile_seconds: float | None = None
+    entry_bytes: int | None = None
+    min_entry_bytes: int | None = None
+    saved_seconds: float | None = None  # a hit: JAX's compile_time_saved_sec
+    rerun_saving_seconds: float = 0.0
+    key: str | None = None  # JAX's key: module name and the sha256 of all components
+    components: list[CacheKeyComponent] = field(default_factory=list)
+
+    def component(self, name: str) -> CacheKeyComponent | None:
+        """The component JAX calls ``name`` (``CACHE_KEY_COMPONENTS``), None if not recorded."""
+        return next((c for c in self.components if c.name == name), None)
+
+    def story(self) -> str:
+        """One line: ``miss, not written: compiled in 0.2 s < 1 s``, ``hit (saved 3.1 s)``, ``off``."""
+        if not self.enabled or self.outcome == "disabled":
+            return "off" + (f" ({self.detail})" if self.detail else "")
+        if self.outcome == "hit":
+            return "hit" + (f" (saved {self.saved_seconds:.2g} s)" if self.saved_seconds else "")
+        if self.written:
+            return f"{self.outcome}, written (a warm rerun saves {self.rerun_saving_seconds:.2g} s)"
+        if self.written is None and self.not_written is None:
+            return self.outcome
+        return f"{self.outcome}, not written: {self.why_not_written()}"
+
+    def why_not_written(self) -> str:
+        """JAX's reason for not writing, with its numbers: ``compiled in 0.2 s < 1 s``."""
+        why = self.not_written or "unknown"
+        if why == "min_compile_time" and self.compile_seconds is not None:
+            thr = f"{self.min_compile_seconds:g} s" if self.min_compile_seconds is not None else "the threshold"
+            return f"compiled in {self.compile_seconds:.2g} s < {thr}"
+        if why == "min_entry_size" and self.entry_bytes is not None:
+            return f"entry of {self.entry_bytes} bytes < {self.min_entry_bytes} bytes"
+        return {"cache_disabled": "cache disabled", "not_process_0": "not process 0 (only process 0 writes)",
+                "host_callbacks": "uses host callbacks (jax.debug.print, io_callback, ...)",
+                "min_compile_time": "compiled in less than the threshold",
+                "min_entry_size": "entry smaller than the minimum size"}.get(why, self.detail or "reason unknown")
+
+
 @dataclass
 class CompileEvent(Record):
     """One trace/lower/compile of a jitted function, where it came from and why."""
@@ -212,6 +303,12 @@ class CompileEvent(Record):
     fingerprint: str | None = None
     # watch in a multi-process job: jax.process_index() of the process that compiled. None in one process.
     process_index: int | None = None
+    # watch: this compile and JAX's persistent compilation cache (hit/miss, written or why not, key
+    # components). None where not recorded (other commands, files older than the field).
+    persistent_cache: PersistentCacheRecord | None = None
+    # watch: the ``__module__`` of the user's function (``mypkg.model``; ``__main__`` for the watched script
+    # itself): with ``function`` (its qualified name), how ``jitscope warmup`` imports it. None where unknown.
+    module: str | None = None
 
     @property
     def total_seconds(self) -> float:

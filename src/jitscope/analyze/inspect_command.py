@@ -66,13 +66,15 @@ class InspectCommand(Record):
 
 
 @dataclass
-class _Params:
+class Params:
+    """A module-level ``def``'s parameters: positional (in order), positional-only, keyword-only."""
+
     positional: list[str]
     positional_only: set[str]
     keyword_only: list[str]
 
 
-def _module_def(path: str, name: str) -> _Params | None:
+def module_params(path: str, name: str) -> Params | None:
     """The parameters of the module-level ``def name`` in ``path`` (None: no such def, or unreadable)."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -90,7 +92,7 @@ def _module_def(path: str, name: str) -> _Params | None:
     if found is None:
         return None
     a = found.args
-    return _Params([p.arg for p in (*a.posonlyargs, *a.args)], {p.arg for p in a.posonlyargs},
+    return Params([p.arg for p in (*a.posonlyargs, *a.args)], {p.arg for p in a.posonlyargs},
                    [p.arg for p in a.kwonlyargs])
 
 
@@ -114,7 +116,7 @@ def target_for(file: str, function: str, cwd: str) -> str | None:
     return f"{shown}:{function}"
 
 
-def call_specs(signature: ArgSignature, params: _Params) -> tuple[list[str], list[str], dict[str, str]] | None:
+def call_specs(signature: ArgSignature, params: Params) -> tuple[list[str], list[str], dict[str, str]] | None:
     """``(--arg specs, --static items, env)`` that rebuild ``signature`` for a function with ``params``."""
     leaves = {leaf.path: leaf for leaf in signature.leaves}
     if len(leaves) != len(signature.leaves) or not all(p.isidentifier() for p in leaves):
@@ -165,7 +167,7 @@ def command_for(file: str | None, function: str, signature: ArgSignature | None,
     if not file or signature is None:
         return None
     target = target_for(file, function, cwd)
-    params = _module_def(file, function) if target else None
+    params = module_params(file, function) if target else None
     specs = call_specs(signature, params) if params is not None else None
     if target is None or specs is None:
         return None

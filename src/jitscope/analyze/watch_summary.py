@@ -51,6 +51,10 @@ class PersistentCacheInfo(Record):
     seconds_saved: float = 0.0  # JAX's own compile_time_saved_sec, summed over hits in this run
     rerun_cacheable_compiles: int = 0  # compiles slow enough to be written to the cache
     rerun_saving_seconds: float = 0.0  # their compile seconds: what a warm cache skips on a rerun
+    # From each compile's ``persistent_cache`` record (None in files older than it): entries JAX wrote,
+    # and the compiles it did not write by reason (``model.NOT_WRITTEN``), e.g. {"min_compile_time": 3}.
+    written: int | None = None
+    not_written: dict[str, int] | None = None
 
 
 def summarize_functions(events: Sequence[CompileEvent], wall_seconds: float) -> list[FunctionSummary]:
@@ -292,4 +296,17 @@ def persistent_cache_info(events: Sequence[CompileEvent], enabled: bool, directo
         misses=sum(1 for e in compiled if e.cache_hit is False),
         seconds_saved=seconds_saved,
         rerun_cacheable_compiles=len(cacheable),
-        rerun_saving_seconds=float(sum(e.phases["compile"] for e in cacheable)))
+        rerun_saving_seconds=float(sum(e.phases["compile"] for e in cacheable)),
+        **_written_counts(compiled))
+
+
+def _written_counts(compiled: Sequence[CompileEvent]) -> dict:
+    """``written`` / ``not_written`` from the compiles' cache records; empty when none has one."""
+    records = [e.persistent_cache for e in compiled if e.persistent_cache is not None and e.persistent_cache.enabled]
+    if not records:
+        return {}
+    why: dict[str, int] = {}
+    for r in records:
+        if r.outcome != "hit" and not r.written:
+            why[r.not_written or "unknown"] = why.get(r.not_written or "unknown", 0) + 1
+    return {"written": sum(1 for r in records if r.written), "not_written": why}

@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--live", action="store_true",
                    help="print one line (to stderr) per recompile as it happens, with its reason and call site")
     p.add_argument("--stall-after", type=seconds, default=None, metavar="SECONDS",
-                   help="name a trace, lowering or compile still running after SECONDS (function, phase, "
+                   help="name a trace, lowering, compile or first execution still running after SECONDS (function, phase, "
                         f"time so far, your stack), again at each doubling; default off, {LIVE_STALL_AFTER:g} "
                         "with --live. SIGUSR1 then dumps every thread's stack (faulthandler) to stderr, or "
                         "beside --events as EVENTS.stacks.txt")
@@ -51,6 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="in a jax.distributed job: name a program this process compiled that a peer has not "
                         "compiled after SECONDS (the hang case; default 60, 0: off). Outputs are named per "
                         "process (run.p0.jsonl) and process 0 prints where the processes' compiles diverge")
+    p.add_argument("--warmup", metavar="SCRIPT",
+                   help="check a warm-up script: run SCRIPT first in the same process (as `python SCRIPT`), then "
+                        "the program; every compile the program still makes is one the warm-up missed (listed, "
+                        "exit 3). Write one with `jitscope warmup RUN.json -o SCRIPT`")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
     p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
                    help="run a module as `python -m MODULE [args...]`")
@@ -77,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in;
     # outputs onto the program itself, or unwritable ones, are refused before the program runs.
     program_file = module_file(target) if is_module else target
-    paths = check_outputs(args, {"the watched program": [program_file]}, trace=args.trace, events=args.events)
+    paths = check_outputs(args, {"the watched program": [program_file], "the warm-up script": [args.warmup]},
+                          trace=args.trace, events=args.events)
     for name in ("json", "html", "trace", "events"):
         setattr(args, name, paths.get(f"--{name}"))
     if args.dump is not None:
@@ -92,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                                fail_on_recompile=args.fail_on_recompile,
                                listeners=[_print_live] if args.live else (), dump=args.dump,
                                findings=not args.no_findings, slow_compile=args.slow_compile,
-                               stall_after=stall_after, on_stall=_print_stall,
+                               stall_after=stall_after, on_stall=_print_stall, warmup=args.warmup,
                                **({} if args.peer_timeout is None else {"peer_timeout": args.peer_timeout}))
     code = result.exit_code or 0
     if result.process_index is not None:  # a jax.distributed job: N processes were given these paths

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import _jaxcompat as compat
-from ..model import ArgSignature, Location
-from . import programs
+from ..model import ArgSignature, Location, PersistentCacheRecord
+from . import persistent_cache, programs
 from . import watch_signature as sig
 from .wrappers import LibraryCall, library_call
 
@@ -65,8 +65,10 @@ class RawCompile:
     # call, its role: "backward", "remat", "backward+vmap", ... (programs.py)
     transform: str | None = None
     bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
+    module: str | None = None  # the function's ``__module__`` (``watch_signature.function_module``)
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
     transform_derived: bool = False  # built by JAX from a jitted function's jaxpr outside its call (programs.py)
+    persistent_cache: PersistentCacheRecord | None = None  # persistent_cache.py: hit/miss, written or why not
     # What probes (``collect/trace_probe.py``) saw of this call, live objects for the analyzers: "fun",
     # "jaxpr", "error", "effects". Never serialised; dropped with the record.
     live: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -199,6 +201,7 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     if raw.user:
         raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
         raw.definition = sig.definition_site(fun)
+        raw.module = sig.function_module(fun)
         try:
             raw.bindings = sig.function_bindings(fun)
         except Exception:  # an exotic closure must not break the user's program
@@ -299,12 +302,14 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         raw.phase_starts[phase] = start
         if phase == "compile":
             raw.cache_hit = _state.cache_flag if _persistent_cache_dir() else None
+            raw.persistent_cache = persistent_cache.take(end - start)
             _state.cache_flag = None
             _state.last_call = None
             _emit(raw)
 
 
 def _on_event(event: str, **kw: Any) -> None:
+    persistent_cache.on_event(event)
     if event == "/jax/compilation_cache/compile_requests_use_cache":
         _state.cache_flag = False
     elif event == "/jax/compilation_cache/cache_hits":
@@ -313,6 +318,7 @@ def _on_event(event: str, **kw: Any) -> None:
 
 def _on_duration(event: str, seconds: float, **kw: Any) -> None:
     if event == "/jax/compilation_cache/compile_time_saved_sec":
+        persistent_cache.on_saved(seconds)
         with _lock:
             subs = list(_subscribers)
         for s in subs:
@@ -379,6 +385,8 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
                     noisy.propagate = False
                     noisy.addHandler(_null_handler)  # else logging's lastResort prints to stderr
                 jax.config.update("jax_explain_cache_misses", True)
+        # After the explain setup (it changes the same loggers); undone before it, from _uninstall.
+        _uninstall.append(persistent_cache.install())
 
 
 def active_subscribers() -> list[Subscriber]:

@@ -232,8 +232,9 @@ class WatchCollector:
                 function=raw.function, definition=raw.definition, call_site=raw.call_site,
                 signature=raw.signature, phases=dict(raw.phases), cache_hit=raw.cache_hit,
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
-                function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings,
+                function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings, module=raw.module,
                 transform=raw.transform if raw.transformed else None, pid=self.pid,
+                persistent_cache=raw.persistent_cache,
                 process_index=self.process[0] if self.process else None,
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:

@@ -54,6 +54,12 @@ def function_name(fun: Any) -> str:
     return str(getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__)
 
 
+def function_module(fun: Any) -> str | None:
+    """The ``__module__`` of the plain function under a jitted one (``__main__`` for the running script)."""
+    mod = getattr(unwrap_function(fun), "__module__", None)
+    return mod if isinstance(mod, str) and mod else None
+
+
 def definition_site(fun: Any) -> Location | None:
     """Where the jitted function was defined (its code object's file and first line)."""
     f = unwrap_function(fun)
@@ -162,7 +168,7 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
             static[k] = static_repr(v)
         else:
             add(k, v)
-    return ArgSignature(tuple(leaves), static, "\n".join(trees))
+    return ArgSignature(tuple(leaves), static, "\n".join(trees), keywords=tuple(kwargs))
 
 
 def _bound_value(value: Any) -> str:

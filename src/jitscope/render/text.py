@@ -116,7 +116,8 @@ def stall_lines(stalls: list[Any]) -> list[str]:
                else f"was still running after {fmt_seconds(last.seconds)} when the watch ended")
         at = ", ".join(fmt_seconds(r.seconds) for r in reports)
         where = f" at {last.stack[-1]}" if last.stack else ""
-        out.append(f"{last.phase} of {last.function} {ran} (reported at {at}){where}")
+        phase = "first execution" if last.phase == "execute" else last.phase
+        out.append(f"{phase} of {last.function} {ran} (reported at {at}){where}")
     return out
 
 def passes_summary(p: CompilePasses) -> str:
@@ -158,3 +159,26 @@ def inspect_command_title(cmd: InspectCommand) -> str:
 def inspect_command_line(cmd: InspectCommand) -> str:
     """One runnable line: "Explain the slowest compile (step #3, 1.2 s): jitscope inspect prog.py:step ..."."""
     return f"{inspect_command_title(cmd)}: {cmd.shell()}"
+
+
+_NOT_WRITTEN_PLURAL = {
+    "min_compile_time": "compiled in less than the threshold", "not_process_0": "not process 0",
+    "host_callbacks": "use host callbacks", "min_entry_size": "below the minimum entry size",
+    "cache_disabled": "cache disabled", "unknown": "reason unknown",
+}
+
+
+def cache_write_line(events: list[Any], written: int | None, not_written: dict[str, int] | None) -> str | None:
+    """``Cache writes: 1 written; 2 not written (2 compiled in less than the threshold, e.g. f: compiled
+    in 0.2 s < 1 s).`` None when no compile carries a persistent-cache record (cache off, older file)."""
+    if written is None:
+        return None
+    parts = [f"{written} written"]
+    if not_written:
+        why = ", ".join(f"{n} {_NOT_WRITTEN_PLURAL.get(k, k)}" for k, n in sorted(not_written.items(),
+                                                                                 key=lambda kv: -kv[1]))
+        example = next((e for e in events if e.persistent_cache is not None and e.persistent_cache.enabled
+                        and e.persistent_cache.outcome != "hit" and not e.persistent_cache.written), None)
+        eg = f", e.g. {example.function}: {example.persistent_cache.why_not_written()}" if example else ""
+        parts.append(f"{sum(not_written.values())} not written ({why}{eg})")
+    return "Cache writes: " + "; ".join(parts) + "."

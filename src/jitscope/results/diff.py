@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analyze.cache_diff import CacheMissCause as CacheMissCause
 from ..analyze.run_diff import FunctionDelta as FunctionDelta
 from ..model import Environment
 from ._base import Result
@@ -29,6 +30,8 @@ class DiffResult(Result):
     min_seconds: float = 0.05  # and the absolute one
     fail_on: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)  # breached --fail-on conditions, one line each
+    # persistent-cache misses in B whose compile in A hit or was written, and the key component that changed
+    cache_misses: list[CacheMissCause] = field(default_factory=list)
 
     @property
     def changed(self) -> list[FunctionDelta]:

@@ -12,6 +12,7 @@ from ..analyze.watch_summary import FunctionSummary as FunctionSummary
 from ..analyze.watch_summary import PersistentCacheInfo as PersistentCacheInfo
 from ..analyze.watch_summary import recompiles as recompiles
 from ..collect.stall import Stall as Stall
+from ..collect.warmup_run import WarmupRun as WarmupRun
 from ..collect.watch_dump import DumpIndex as DumpIndex
 from ..model import CompileEvent, Environment, Finding, Fix
 from ._base import Result
@@ -43,6 +44,7 @@ class WatchResult(Result):
     findings: list[RuntimeFinding] = field(default_factory=list)  # JWxxx, by time (analyze/runtime_findings.py)
     stalls: list[Stall] = field(default_factory=list)  # ``--stall-after``: compile phases that ran past it
     inspect_command: InspectCommand | None = None  # the `jitscope inspect` line for the slowest compile
+    warmup: WarmupRun | None = None  # ``--warmup SCRIPT``: the script run first; ``events`` are what it missed
     # In a jax.distributed job of 2+ processes: this process's index and the job's process count
     # (outputs are named per process: run.p0.json); None in one process.
     process_index: int | None = None

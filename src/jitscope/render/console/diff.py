@@ -43,6 +43,11 @@ def render(result: DiffResult, console: Console) -> None:
             t.add_row(escape(d.function), escape(where), _STATUS[d.status], f"{d.compiles_a} -> {d.compiles_b}",
                       f"{fmt_seconds(d.seconds_a)} -> {fmt_seconds(d.seconds_b)}", escape(causes))
         console.print(t)
+    if result.cache_misses:
+        console.print(f"persistent-cache misses in B that hit or were written in A: {len(result.cache_misses)}")
+        for m in result.cache_misses:
+            console.print(f"  {escape(m.function)} (compile #{m.index_b}, {fmt_seconds(m.seconds_b)}; "
+                          f"{m.outcome_a} in A): {escape(m.summary or m.describe())}")
     if result.fail_on:
         if result.violations:
             console.print(f"[bold red]--fail-on {','.join(result.fail_on)}: {len(result.violations)} "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..text import stall_lines
+from ..text import cache_write_line, stall_lines
 from . import fmt_seconds, watch_findings
 
 if TYPE_CHECKING:
@@ -58,6 +58,13 @@ def render(result: WatchResult, console: Console) -> None:
                   f"{len(result.recompiles)} recompile{'s' if len(result.recompiles) != 1 else ''}. "
                   f"JAX internal (eager ops, jnp routines): {result.internal_compiles} compiles, "
                   f"{fmt_seconds(result.internal_seconds)}.")
+    if result.warmup is not None:
+        w = result.warmup
+        status = f", exit status {w.exit_code}" if w.exit_code not in (None, 0) else ""
+        verdict = (f"the program then compiled {w.missed} more: missed by the warm-up (below)" if w.missed
+                   else "the program then compiled nothing: the warm-up covered every compile")
+        console.print(f"warm-up {w.script}: {w.compiles} compiles, {fmt_seconds(w.seconds)}{status}; {verdict}.",
+                      markup=False)
     if result.exit_code not in (None, 0):
         console.print(f"program exited with status {result.exit_code}; the summary covers every compile up to then")
     if result.crash is not None:
@@ -197,6 +204,9 @@ def _cache(result: WatchResult, console: Console) -> None:
                  else "(JAX reported no time saved)")
         console.print(f"Persistent compilation cache: on ({c.directory}); {c.hits} hits {saved}, "
                       f"{c.misses} misses.", markup=False)
+        writes = cache_write_line(result.events, c.written, c.not_written)
+        if writes:
+            console.print(writes, markup=False)
     else:
         console.print("Persistent compilation cache: off (set jax_compilation_cache_dir to turn it on).")
     compiled = [e for e in result.events if "compile" in e.phases]

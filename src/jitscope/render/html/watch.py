@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ..text import stall_lines
+from ..text import cache_write_line, stall_lines
 from . import watch_findings
 from ._page import Raw, Section, esc, lesson, pre, table
 from .svg import bar_chart, timeline
@@ -102,8 +102,10 @@ def sections(result: WatchResult) -> list[Section]:
     c = result.persistent_cache
     cache = (f"on ({esc(c.directory)}): {c.hits} hits saved {fmt_seconds(c.seconds_saved)}, {c.misses} misses"
              if c.enabled else "off")
+    writes = cache_write_line(result.events, c.written, c.not_written)
     out.append(Section("Persistent compilation cache", f"<p>Cache {cache}. A rerun with a warm cache would load "
-                       f"{c.rerun_cacheable_compiles} compiles, saving about {fmt_seconds(c.rerun_saving_seconds)}.</p>"))
+                       f"{c.rerun_cacheable_compiles} compiles, saving about {fmt_seconds(c.rerun_saving_seconds)}."
+                       + (f" {esc(writes)}" if writes else "") + "</p>"))
     return out
 
 

@@ -1,0 +1,53 @@
+"""`jitscope warmup RUN -o warmup.py`: a runnable ahead-of-time warm-up script from a recorded watch run."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ._common import count, write_output
+from ._outputs import guard_outputs
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "warmup", help="write a script that compiles ahead of time every (function, signature) a watch run saw",
+        description="Read a watch run (`jitscope watch --json` result or `--events` file) and write a Python "
+                    "script that imports each jitted function by module and name and compiles every observed "
+                    "signature ahead of time (jax.ShapeDtypeStruct, `.lower(...).compile()`). Functions it cannot "
+                    "import by name and signatures it cannot write exactly are listed (in the script and here), "
+                    "never guessed. Check the script with `jitscope watch --warmup warmup.py program.py`.")
+    p.add_argument("run", metavar="RUN", help="a watch run: `jitscope watch --json` result or `--events` JSONL")
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="the script to write (e.g. warmup.py)")
+    p.add_argument("--threads", type=count(1), default=1, metavar="N",
+                   help="the script compiles in N threads by default (its own --threads overrides; default 1)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .._warmup import warmup_plan
+    from ..render.warmup_script import render
+
+    out = guard_outputs({"-o": args.output}, {"the watch run": [args.run]})["-o"]
+    plan = warmup_plan(args.run)
+    write_output(out, render(plan, out, threads=args.threads, source=os.path.basename(args.run)))
+    print(f"jitscope warmup: wrote {args.output}: {len(plan.calls)} ahead-of-time compiles covering "
+          f"{plan.covered} of {plan.compiles} recorded compiles")
+    if plan.skipped:
+        print(f"not covered ({sum(s.compiles for s in plan.skipped)} compiles; listed in the script, not guessed):")
+        for s in plan.skipped:
+            where = f" at {_shown(s.where)}" if s.where else ""
+            print(f"  {s.function}{where}: {s.reason}")
+    if not plan.compiles:
+        print("jitscope warmup: the run recorded no compiles; the script compiles nothing", file=sys.stderr)
+    return 0
+
+
+def _shown(where: str) -> str:
+    """A definition site relative to the working directory when it is under it."""
+    file, _, line = where.rpartition(":")
+    if not file:
+        return where
+    rel = os.path.relpath(file)
+    return f"{file if rel.startswith('..') else rel}:{line}"

@@ -1,0 +1,63 @@
+"""A saved watch run, read back: a ``jitscope watch --json`` result or an ``--events`` JSONL file.
+
+``jitscope diff`` and ``jitscope warmup`` both read runs, and must accept the same files and refuse the
+same wrong ones in the same words; this is the one reader.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ..errors import UsageError
+from ..model import CompileEvent
+from ..schema.check import record_problem
+from ._base import load_result
+from .watch import WatchResult
+
+
+def load_run(path: str | os.PathLike[str], command: str = "diff compares watch runs") -> tuple[str, list[CompileEvent]]:
+    """A run's program and compile events, from a watch ``--json`` result or an ``--events`` JSONL file.
+
+    ``command`` ends the message for a saved result of another kind (``diff compares watch runs``).
+
+    Raises:
+        UsageError: a missing or unreadable file, a result of another kind, a line that is not an event.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    try:
+        whole = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        whole = None
+    if isinstance(whole, dict) and "kind" in whole:
+        result = load_result(path)
+        if not isinstance(result, WatchResult):
+            raise UsageError(f"{path}: holds a '{result.kind}' result; {command} "
+                             "(jitscope watch --json or --events)")
+        return result.program, list(result.events)
+    return "", _events_lines(path, text)
+
+
+def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]:
+    lines = text.splitlines()
+    events = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            if n == len(lines) and events:
+                break  # a trailing partial line: the watched program was killed mid-write
+            raise UsageError(f"{path}:{n}: neither a watch --json result nor a watch --events line") from None
+        problem = record_problem(data, "CompileEvent") if isinstance(data, dict) else "not a JSON object"
+        if problem:
+            raise UsageError(f"{path}:{n}: not a watch --events line: {problem}")
+        events.append(CompileEvent.from_dict(data))
+    return events
