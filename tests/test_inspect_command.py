@@ -132,6 +132,8 @@ X = LeafSpec("x", (4, 4), "float32")
     ("def f(x):\n    return x\n", "f", _sig(LeafSpec("x", (3,), "key<fry>")), "extended dtype"),
     ("def f(x):\n    return x\n", "f", _sig(LeafSpec("x", (3,), "float32", weak_type=True)), "weak array"),
     ("def f(x, *args):\n    return x\n", "f", _sig(X, LeafSpec("args[0]", (2,), "float32")), "varargs"),
+    ("def f(x):\n    return x\n", "f", _sig(LeafSpec("x", (8, 4), "float32", sharding="NamedSharding(mesh=('x':8), "
+                                                "spec=P('x', None))")), "sharded over devices"),
 ])
 def test_no_command_when_it_would_be_a_guess(tmp_path, source, function, signature, why):
     assert command_for(_write(tmp_path, source), function, signature, str(tmp_path)) is None, why

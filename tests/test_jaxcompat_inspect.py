@@ -66,6 +66,19 @@ def test_unwrap_jit():
     assert jc.unwrap_jit(f) is None
 
 
+def test_jit_shardings_returns_what_the_jit_was_given():
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:1]), ("x",))
+    rows, whole = NamedSharding(mesh, P("x")), NamedSharding(mesh, P())
+    opts = jc.jit_shardings(jax.jit(lambda a, b: a + b, in_shardings=(rows, whole), out_shardings=whole))
+    assert opts == {"in_shardings": (rows, whole), "out_shardings": whole}
+    assert jc.jit_shardings(jax.jit(lambda a: a, out_shardings=rows)) == {"out_shardings": rows}
+    assert jc.jit_shardings(jax.jit(lambda a: a)) == {} and jc.jit_shardings(len) == {}
+
+
 def test_is_user_file_is_the_one_filter_for_inspect_and_watch(tmp_path):
     import json
     import logging

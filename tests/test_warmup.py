@@ -388,3 +388,15 @@ def test_an_aot_compile_fills_the_cache_of_later_calls_only_when_everything_matc
         "committed_without_device": (lambda: f.lower(S((3,), f32), S((3,), f32)), lambda: f(committed, y)),
     }[case]
     assert _aot_then_call(lambda: warm().compile(), call) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("SingleDeviceSharding(cpu:1)", "device=1"),  # model.sharding_text, what watch records now
+    ("SingleDeviceSharding(device=CpuDevice(id=1), memory_kind=device)", "device=1, memory_kind='device'"),  # older runs
+])
+def test_a_committed_arrays_device_is_read_from_either_recorded_form(text, expected):
+    from jitscope.analyze.warmup_plan import _leaf_expr
+    from jitscope.model import LeafSpec
+
+    leaf = LeafSpec(path="x", shape=[4], dtype="float32", sharding=text)
+    assert _leaf_expr(leaf) == f"S((4,), 'float32', {expected})"

@@ -129,9 +129,10 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     Raises:
         UsageError: ``fn`` is not callable, or the arguments do not fit its signature.
     """
-    from ._jaxcompat import unwrap_jit
+    from ._jaxcompat import jit_shardings, unwrap_jit
 
     static_argnames, static_argnums = tuple(static_argnames), tuple(static_argnums)
+    jit_options = jit_shardings(fn)  # a jit with in_shardings/out_shardings is inspected with them
     unwrapped = unwrap_jit(fn)
     if unwrapped is not None:
         fn, nums, names = unwrapped  # type: ignore[assignment]
@@ -152,7 +153,7 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
                            env=Environment.capture())
     try:
         st = collect_stages(fn, args, kwargs, static_argnames=static_argnames, static_argnums=static_argnums,
-                            run=run, budget_s=budget_s, profile_compile=passes)
+                            run=run, budget_s=budget_s, profile_compile=passes, jit_options=jit_options)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -174,6 +175,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         if not keep_partial_on_interrupt:
             raise
         return _interrupted(result, "while analysing (the stages measured so far are kept)")
+    if "in_shardings" in jit_options and "does not match the sharding" in st.errors.get("lower", ""):
+        _name_sharding_mismatch(result, jit_options["in_shardings"])
     if "run" in st.errors and st.errors["run"] == "interrupted":
         if not keep_partial_on_interrupt:
             raise KeyboardInterrupt
@@ -190,6 +193,22 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
             result.stage_errors["dump"] = str(e)
             result.findings.append(Finding("stage-failed", f"dump failed: {e}", "error", name="dump"))
     return result
+
+
+def _name_sharding_mismatch(result: InspectResult, in_shardings: Any) -> None:
+    """JAX refuses a committed argument whose sharding differs from ``in_shardings`` (it does not
+    reshard it): replace the generic ``stage-failed`` finding with one naming the argument(s)."""
+    import jax
+
+    from .analyze.collectives import sharding_mismatch
+    from .model import sharding_text
+
+    leaves = list(result.signature.leaves) if result.signature else []
+    wanted = [sharding_text(w) for w in jax.tree_util.tree_leaves(in_shardings)]
+    finding = sharding_mismatch([(leaf.path, leaf.sharding) for leaf in leaves], wanted)
+    if finding is not None:  # else the leaves do not line up with in_shardings: keep JAX's own message
+        result.findings = [f for f in result.findings if not (f.code == "stage-failed" and f.name == "lower")]
+        result.findings.append(finding)
 
 
 def _pessimisation_finding(p: Any) -> Finding:
@@ -291,7 +310,8 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     entry = entry_code(fn)
     result.bloat = detect_bloat(st.closed_jaxpr, entry)
     result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
-    _line_costs(result, st, entry)
+    hlo_located = _line_costs(result, st, entry)
+    findings_sharded = _sharding(result, st, paths, hlo_located) if st.hlo_after_text else []
     findings = _bloat_findings(result.bloat, stats.equations)
     if st.hlo_after_text:
         result.pessimisation = detect_pessimisation(st.hlo_after_text, st.lowered_cost, st.cost)
@@ -300,6 +320,7 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
                 result.pessimisation.fixes[0].location = result.bloat[0].location
             findings.append(_pessimisation_finding(result.pessimisation))
     findings += captured_findings(stats.captured)
+    findings += findings_sharded
     if side_effects:
         from ._progress import stage
         from .collect.trace_effects import trace_with_effects
@@ -325,14 +346,30 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     result.findings = findings
 
 
-def _line_costs(result: InspectResult, st: Any, entry: Any) -> None:
+def _line_costs(result: InspectResult, st: Any, entry: Any) -> str:
+    """Fill the per-line compile cost; returns the pre-optimisation HLO with its source locations."""
     from .analyze.line_cost import line_costs
     from .collect.line_sources import hlo_with_locations
 
     seconds = {k: t.median for k, t in st.timings.items() if k in ("trace", "lower", "compile") and t.median}
+    located = hlo_with_locations(st.lowered)
     result.line_costs, result.line_cost_totals = line_costs(
-        st.closed_jaxpr, entry, hlo_before_text=hlo_with_locations(st.lowered), hlo_after_text=st.hlo_after_text,
+        st.closed_jaxpr, entry, hlo_before_text=located, hlo_after_text=st.hlo_after_text,
         seconds=seconds)
+    return located
+
+
+def _sharding(result: InspectResult, st: Any, paths: list[str], hlo_located: str) -> list[Finding]:
+    """Per-device layout and collectives of a program over several devices; a finding per resharding."""
+    from .analyze.collectives import collectives, resharding_findings
+    from .collect.shardings import shard_layout
+
+    coll = collectives(st.hlo_after_text, hlo_located)
+    layout = shard_layout(st.compiled, st.traced, paths)
+    if layout is None and coll.partitions * coll.replicas <= 1 and not coll.collectives:
+        return []  # one device: nothing moves between devices
+    result.shard_layout, result.collectives = layout, coll
+    return resharding_findings(coll)
 
 
 def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out: Any,

@@ -688,6 +688,31 @@ def unwrap_jit(fn: object) -> tuple[object, tuple[int, ...], tuple[str, ...]] | 
             tuple(getattr(info, "static_argnames", ()) or ()))
 
 
+def jit_shardings(fn: object) -> dict[str, object]:
+    """The ``in_shardings`` / ``out_shardings`` a ``jax.jit`` object was given, as ``jax.jit`` keyword
+    arguments (absent when not given or not readable), so a re-jit of its function keeps them.
+
+    Checked on JAX 0.10.2: ``_jit_info`` keeps them as flattened leaves and a treedef; an
+    unspecified one is a leaf of JAX's ``UnspecifiedValue`` type.
+    """
+    import jax
+
+    info = getattr(fn, "_jit_info", None)
+    out: dict[str, object] = {}
+    for key in ("in_shardings", "out_shardings"):
+        leaves = getattr(info, f"{key}_leaves", None)
+        treedef = getattr(info, f"{key}_treedef", None)
+        if leaves is None or treedef is None or any(type(v).__name__ == "UnspecifiedValue" for v in leaves):
+            continue
+        if key == "in_shardings" and not getattr(info, "user_specified_in_shardings", True):
+            continue
+        try:
+            out[key] = jax.tree_util.tree_unflatten(treedef, list(leaves))
+        except Exception:  # noqa: BLE001 - a layout this JAX spells differently: re-jit without it
+            continue
+    return out
+
+
 # --- capability table ----------------------------------------------------------
 # Each private hook above is feature-detected here (not by JAX version), so a JAX that
 # moved one disables only the capability that needs it. Names and what each one enables:

@@ -83,7 +83,7 @@ class LeafSpec(Record):
         if isinstance(value, jax.Array):
             from ._jaxcompat import array_committed
 
-            sharding = str(value.sharding) if array_committed(value) else None
+            sharding = sharding_text(value.sharding) if array_committed(value) else None
             return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype),
                        bool(getattr(value, "weak_type", False)), sharding)
         if hasattr(value, "shape") and hasattr(value, "dtype"):  # numpy arrays and scalars, ShapeDtypeStruct
@@ -94,6 +94,40 @@ class LeafSpec(Record):
             # Python scalars trace as weakly typed 0-d arrays of the default width.
             return cls(path, (), _dtype_name(np.dtype(type(value))), weak_type=type(value) is not bool)
         return cls(path, (), type(value).__name__)
+
+
+def sharding_text(sharding: Any) -> str:
+    """A sharding as a user reads it: ``NamedSharding(mesh=('x':8), spec=P('x', None))``,
+    ``SingleDeviceSharding(cpu:1)``; other kinds by their ``str`` without the default memory kind.
+
+    Only public attributes (``mesh.shape``, ``spec``, ``device_set``); anything unexpected falls
+    back to ``str(sharding)`` so a description never fails.
+    """
+    try:
+        kind = type(sharding).__name__
+        memory = getattr(sharding, "memory_kind", None)
+        mem = f", memory_kind={memory}" if memory not in (None, "device", _default_memory(sharding)) else ""
+        if kind == "NamedSharding":
+            mesh = ", ".join(f"{name!r}:{size}" for name, size in sharding.mesh.shape.items())
+            ids = [d.id for d in sharding.mesh.devices.flat]
+            if ids != list(range(len(ids))):  # not the first devices in order: the assignment matters
+                mesh += f" on devices {ids}"
+            spec = ", ".join(repr(p) for p in sharding.spec)  # P('x', None) on every JAX (old ones print PartitionSpec)
+            return f"NamedSharding(mesh=({mesh}), spec=P({spec}){mem})"
+        if kind == "SingleDeviceSharding":
+            (device,) = sharding.device_set
+            return f"SingleDeviceSharding({device.platform}:{device.id}{mem})"
+    except Exception:  # noqa: BLE001 - a new sharding kind: its own text
+        pass
+    return str(sharding).replace(", memory_kind=device", "")
+
+
+def _default_memory(sharding: Any) -> str | None:
+    """The memory kind a device uses by default (older JAX on CPU: ``unpinned_host``): not worth printing."""
+    try:
+        return str(next(iter(sharding.device_set)).default_memory().kind)
+    except Exception:  # noqa: BLE001 - a JAX without memories: nothing to hide
+        return None
 
 
 def _dtype_name(dtype: Any) -> str:

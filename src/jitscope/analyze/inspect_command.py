@@ -140,6 +140,8 @@ def call_specs(signature: ArgSignature, params: Params) -> tuple[list[str], list
             continue
         if gap or leaf.dtype not in DTYPE_SHORT:
             return None
+        if leaf.sharding and not leaf.sharding.startswith("SingleDeviceSharding"):
+            return None  # sharded over devices: --arg makes a one-device array, another program
         if leaf.weak_type:
             literal = _WEAK_LITERAL.get(leaf.dtype.rstrip("0123456789"))
             if leaf.shape or literal is None:

@@ -32,6 +32,20 @@ def _sharding_str(leaf: LeafSpec) -> str:
     return leaf.sharding or "uncommitted"
 
 
+_COMMITTED_NOTE = ("committed vs uncommitted: an array placed with jax.device_put is committed to its device(s) "
+                   "and jit compiles for it apart from an uncommitted one")
+
+
+def sharding_change_text(path: str, old: LeafSpec, new: LeafSpec) -> str:
+    """``x: OLD -> NEW``, named when it is the committed-vs-uncommitted case or a move to other devices."""
+    text = f"{path}: {_sharding_str(old)} -> {_sharding_str(new)}"
+    if not old.sharding or not new.sharding:
+        return f"{text} ({_COMMITTED_NOTE})"
+    if old.sharding.startswith("SingleDeviceSharding") and new.sharding.startswith("SingleDeviceSharding"):
+        return f"{text} (device assignment changed: the array was moved to another device)"
+    return text
+
+
 def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]]:
     """Differences between two signatures, by reason category, each ``name: old -> new``."""
     out: dict[str, list[str]] = {}
@@ -71,7 +85,7 @@ def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]
             elif prev.weak_type != leaf.weak_type:
                 add("weak_type_change", change + " (a Python scalar is weakly typed, an array is not)")
             if (prev.sharding or None) != (leaf.sharding or None):
-                add("sharding_change", f"{leaf.path}: {_sharding_str(prev)} -> {_sharding_str(leaf)}")
+                add("sharding_change", sharding_change_text(leaf.path, prev, leaf))
     return out
 
 

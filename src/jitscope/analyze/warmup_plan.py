@@ -34,7 +34,8 @@ from ..model import DTYPE_SHORT, ArgSignature, CompileEvent, LeafSpec, is_identi
 from .inspect_command import Params, module_params
 
 _X64 = {"float64", "int64", "uint64", "complex128"}
-_SINGLE_DEVICE = re.compile(r"SingleDeviceSharding\(device=\w+\(id=(\d+)\)(?:, memory_kind=(\w+))?\)")
+# model.sharding_text's ``SingleDeviceSharding(cpu:1)``, and JAX's own str() that older runs recorded
+_SINGLE_DEVICE = re.compile(r"SingleDeviceSharding\((?:device=\w+\(id=(\d+)\)|\w+:(\d+))(?:, memory_kind=(\w+))?\)")
 
 
 @dataclass
@@ -255,9 +256,9 @@ def _leaf_expr(leaf: LeafSpec) -> str:
         if m is None:
             raise _NotExact(f"argument {leaf.path} is committed with sharding {_short(leaf.sharding)}: only "
                             "one-device shardings are rebuilt")
-        parts.append(f"device={int(m.group(1))}")
-        if m.group(2):
-            parts.append(f"memory_kind={m.group(2)!r}")
+        parts.append(f"device={int(m.group(1) or m.group(2))}")
+        if m.group(3):
+            parts.append(f"memory_kind={m.group(3)!r}")
     return f"S({', '.join(parts)})"
 
 

@@ -133,8 +133,9 @@ _ADVICE = {
         "the same keys/fields; use placeholder arrays instead of omitting entries."),
     "sharding_change": (
         "Put {args} on one device/sharding before calling `{f}`",
-        "A committed array on another device or sharding compiles a new executable. device_put the inputs "
-        "to one sharding once, outside the loop."),
+        "A committed array on another device or sharding compiles a new executable, and so does a committed "
+        "array (made by jax.device_put) where an uncommitted one was passed before. device_put the inputs to "
+        "one sharding once, outside the loop (or never commit them)."),
 }
 
 

@@ -56,11 +56,15 @@ def fresh_entry(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def jit_fresh(fn: Callable[..., Any], static_argnames: tuple[str, ...] = (),
-              static_argnums: tuple[int, ...] = ()) -> Any:
-    """``jax.jit`` of a ``fresh_entry`` of ``fn``: its ``.trace`` always runs the Python body."""
+              static_argnums: tuple[int, ...] = (), jit_options: dict[str, Any] | None = None) -> Any:
+    """``jax.jit`` of a ``fresh_entry`` of ``fn``: its ``.trace`` always runs the Python body.
+
+    ``jit_options``: more ``jax.jit`` keywords (the ``in_shardings`` / ``out_shardings`` of the
+    user's jit object)."""
     import jax
 
-    return jax.jit(fresh_entry(fn), static_argnames=static_argnames or None, static_argnums=static_argnums or None)
+    return jax.jit(fresh_entry(fn), static_argnames=static_argnames or None, static_argnums=static_argnums or None,
+                   **(jit_options or {}))
 
 
 @dataclass
@@ -157,24 +161,28 @@ def memory_dict(compiled: Any) -> dict[str, int]:
 
 def collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, *,
                    static_argnames: tuple[str, ...] = (), static_argnums: tuple[int, ...] = (),
-                   run: bool = True, budget_s: float = 0.3, profile_compile: bool = False) -> Stages:
+                   run: bool = True, budget_s: float = 0.3, profile_compile: bool = False,
+                   jit_options: dict[str, Any] | None = None) -> Stages:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit, timing each stage.
 
-    ``profile_compile`` records the compile's profiler events in ``Stages.compile_trace``.
+    ``profile_compile`` records the compile's profiler events in ``Stages.compile_trace``;
+    ``jit_options`` are more ``jax.jit`` keywords (``in_shardings``, ``out_shardings``).
 
     Tracing errors propagate (the caller explains them). A later stage that fails is
     recorded in ``Stages.errors`` and the stages after it are skipped. JAX's persistent
     compilation cache is off throughout, so the compile time is a real compile, not a disk read.
     """
     with persistent_cache_disabled():
-        return _collect_stages(fn, args, kwargs, static_argnames, static_argnums, run, budget_s, profile_compile)
+        return _collect_stages(fn, args, kwargs, static_argnames, static_argnums, run, budget_s, profile_compile,
+                               jit_options)
 
 
 def _collect_stages(fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnames: tuple[str, ...],
-                    static_argnums: tuple[int, ...], run: bool, budget_s: float, profile_compile: bool) -> Stages:
+                    static_argnums: tuple[int, ...], run: bool, budget_s: float, profile_compile: bool,
+                    jit_options: dict[str, Any] | None = None) -> Stages:
     st = Stages()
     stage("tracing, lowering and compiling")
-    ts = time_stages(jit_fresh(fn, static_argnames, static_argnums), args, kwargs, profile_compile)
+    ts = time_stages(jit_fresh(fn, static_argnames, static_argnums, jit_options), args, kwargs, profile_compile)
     st.traced, st.lowered, st.compiled, st.trace_stdout = ts.traced, ts.lowered, ts.compiled, ts.stdout
     st.compile_trace = ts.compile_trace
     st.timings = {stage: Timing.single(seconds) for stage, seconds in ts.seconds.items()}

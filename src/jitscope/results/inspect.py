@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analyze.bloat import BloatRun
+from ..analyze.collectives import Collectives
 from ..analyze.compile_passes import CompilePasses
 from ..analyze.hlo import HloStats
 from ..analyze.jaxpr_stats import JaxprStats
 from ..analyze.line_cost import LineCost, LineCostTotals
 from ..analyze.numerics import NumericDiff
 from ..analyze.pessimisation import Pessimisation
+from ..collect.shardings import ShardLayout
 from ..model import ArgSignature, Environment, Finding, Timing
 from ._base import Result
 
@@ -43,6 +45,8 @@ class InspectResult(Result):
     dump_files: list[str] = field(default_factory=list)
     line_costs: list[LineCost] = field(default_factory=list)  # costliest source lines first
     line_cost_totals: LineCostTotals | None = None
+    shard_layout: ShardLayout | None = None  # a program over several devices: inputs/outputs per device
+    collectives: Collectives | None = None  # a program over several devices: its collectives
     env: Environment = field(default_factory=Environment)
 
     def findings_by_code(self, code: str) -> list[Finding]:

@@ -54,6 +54,10 @@ def render(result: InspectResult, console: Console) -> None:
         render_line_costs(result, console)
     if result.hlo:
         _render_hlo(result, console)
+    if result.shard_layout is not None or result.collectives is not None:
+        from .sharding import render as render_sharding
+
+        render_sharding(result, console)
     if result.pessimisation is not None and result.pessimisation.fires:
         from .pessimisation import render as render_pessimisation
 

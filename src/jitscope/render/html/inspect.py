@@ -93,6 +93,10 @@ def sections(result: InspectResult) -> list[Section]:
                  for f in h.fusions[:100]], numeric=(2,))
         out.append(Section("Compiled program", body))
 
+    if result.shard_layout is not None or result.collectives is not None:
+        from .sharding import section as sharding_section
+
+        out.append(sharding_section(result))
     if result.pessimisation is not None and result.pessimisation.fires:
         from .pessimisation import section as pessimisation_section
 
