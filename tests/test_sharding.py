@@ -195,7 +195,8 @@ def test_readme_multidevice_commands_run_as_written():
     (block,) = [p.split("```", 2)[1].strip("\n") for p in text.split("<!-- multidevice-commands -->")[1:]]
     assert block.startswith("export XLA_FLAGS=--xla_force_host_platform_device_count=8\n")
     bindir = os.path.dirname(sys.executable)  # `jitscope` of this environment
-    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}", "JAX_PLATFORMS": "cpu"}
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}", "JAX_PLATFORMS": "cpu",
+           "COLUMNS": "200"}  # wide tables: no cell cut short
     p = subprocess.run(["bash", "-e", "-c", block], cwd=Path(__file__).parent.parent, env=env, text=True,
                        capture_output=True, timeout=300)
     assert p.returncode == 0, p.stderr
