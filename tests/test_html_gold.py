@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 GOLD = Path(__file__).resolve().parent / "gold"
-KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint", "inspect_pessimised", "inspect_lines")
+KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint", "inspect_pessimised", "inspect_lines", "merge")
 
 _SCRUBS = [
     (re.compile(r"jitscope \d+\.\d+\.\d+[\w.+-]*"), "jitscope X.Y.Z"),

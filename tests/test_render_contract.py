@@ -16,7 +16,7 @@ from jitscope.render import FORMATS, check_format, format_for_path, render
 from jitscope.results import load_result
 
 GOLD = Path(__file__).resolve().parent / "gold"
-KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint")
+KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint", "merge")
 
 
 @pytest.mark.parametrize("kind", KINDS)

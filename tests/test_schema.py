@@ -54,7 +54,12 @@ def _real_results(tmp_path):
         jax.jit(_tiny)(x)
     w2.result().save(tmp_path / "run_b.json")
     run_diff = jitscope.diff(tmp_path / "run_a.json", tmp_path / "run_b.json", fail_on=["new-compiles"])
+    job = tmp_path / "job"  # two runs as two processes of a jax.distributed job (tests/test_multiproc.py runs real ones)
+    for i, run in enumerate((w.result(), w2.result())):
+        run.process_index, run.process_count = i, 2
+        run.save(job / f"run.p{i}.json")
     return {
+        "merge": jitscope.merge(job),
         "diff": run_diff,
         "compare": cmp,
         "demo": demo,

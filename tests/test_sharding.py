@@ -184,3 +184,23 @@ def test_async_start_done_counts_once_with_source_line():
                                                                                         1536)
     assert (c.location.file, c.location.line, c.origin) == ("/u/model.py", 12, "partitioner")
     assert coll.partitions == 4
+
+
+def test_readme_multidevice_commands_run_as_written():
+    import os
+    import subprocess
+    import sys
+
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    (block,) = [p.split("```", 2)[1].strip("\n") for p in text.split("<!-- multidevice-commands -->")[1:]]
+    assert block.startswith("export XLA_FLAGS=--xla_force_host_platform_device_count=8\n")
+    bindir = os.path.dirname(sys.executable)  # `jitscope` of this environment
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}", "JAX_PLATFORMS": "cpu",
+           "COLUMNS": "200"}  # wide tables: no cell cut short
+    p = subprocess.run(["bash", "-e", "-c", block], cwd=Path(__file__).parent.parent, env=env, text=True,
+                       capture_output=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = " ".join((p.stdout + p.stderr).split())
+    assert "1 collective (1 all-reduce); each device sends about 7 KiB per call." in out
+    assert "psum" in out and "you wrote it" in out
+    assert "sharding_change x4" in out and "x: uncommitted -> SingleDeviceSharding(cpu:0)" in out

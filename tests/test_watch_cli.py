@@ -71,7 +71,7 @@ def test_reason_details_name_the_argument(reasons_run):
     assert by_cat["static_value_change"].detail == "n: 2 -> 3"
     assert "cfg:" in by_cat["static_unhashable"].detail and "hashed by identity" in by_cat["static_unhashable"].detail
     assert by_cat["pytree_change"].detail == "d: PyTreeDef({'a': *}) -> PyTreeDef({'a': *, 'b': *})"
-    assert "CpuDevice(id=1)" in by_cat["sharding_change"].detail
+    assert "SingleDeviceSharding(cpu:1)" in by_cat["sharding_change"].detail
     # `other` keeps JAX's own explain_cache_misses text
     assert "TRACING CACHE MISS" in by_cat["other"].explanation
 

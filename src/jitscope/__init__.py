@@ -15,6 +15,7 @@ from ._diff import diff as diff
 from ._inspect import inspect as inspect
 from ._lint import lint as lint
 from ._lint import lint_source as lint_source
+from ._merge import merge as merge
 from ._scale import scale as scale
 from ._version import __version__ as __version__
 from ._watch import RecompileError as RecompileError
@@ -41,6 +42,7 @@ from .results.demo import DemoResult as DemoResult
 from .results.diff import DiffResult as DiffResult
 from .results.inspect import InspectResult as InspectResult
 from .results.lint import LintResult as LintResult
+from .results.merge import MergeResult as MergeResult
 from .results.scale import ScaleResult as ScaleResult
 from .results.watch import WatchResult as WatchResult
 from .targets import parse_arg_spec as parse_arg_spec

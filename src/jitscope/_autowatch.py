@@ -10,6 +10,12 @@ itself and writes, in ``JITSCOPE_DIR`` (default: the current directory):
 * ``jitscope-<pid>.events.jsonl``: each compile as it happens (one JSON line, flushed);
 * ``jitscope-<pid>.json``: the whole ``WatchResult`` at exit (``jitscope report`` reads it).
 
+In a ``jax.distributed`` job both names get the process index once the program's
+``jax.distributed.initialize`` ran (``jitscope-<pid>.events.p1.jsonl``, ``jitscope-<pid>.p1.json``;
+``jitscope merge DIR`` reads them), and at exit process 0 prints where the processes' compile
+sequences diverge, if they do. ``JITSCOPE_PEER_TIMEOUT`` (seconds, default 60, 0: off): name a
+program this process compiled that a peer has not compiled after that long (the hang case).
+
 A failure to start is one line on stderr (``jitscope: JITSCOPE=watch: <cause>``); it never
 stops the user's program. A process forked without exec (``os.fork``) shares its parent's
 session and is not watched on its own.
@@ -23,6 +29,7 @@ import sys
 
 ENV = "JITSCOPE"
 ENV_DIR = "JITSCOPE_DIR"
+ENV_PEER_TIMEOUT = "JITSCOPE_PEER_TIMEOUT"
 _started = False
 
 
@@ -50,16 +57,37 @@ def maybe_start() -> None:
         events, result = paths()
         # Absolute now: the program may chdir before it exits.
         events, result = os.path.abspath(events), os.path.abspath(result)
-        session = WatchSession(events=events, program=" ".join(sys.orig_argv[1:]) or "<python>").start()
+        session = WatchSession(events=events, program=" ".join(sys.orig_argv[1:]) or "<python>",
+                               peers=True, compare_at_exit=True, **_peer_timeout()).start()
     except Exception as e:  # noqa: BLE001 - the user's program must run whatever happens here
         print(f"jitscope: {ENV}=watch: {type(e).__name__}: {e}; not watching", file=sys.stderr)
         return
     atexit.register(_finish, session, result)
 
 
+def _peer_timeout() -> dict[str, float]:
+    text = os.environ.get(ENV_PEER_TIMEOUT, "").strip()
+    if not text:
+        return {}
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        print(f"jitscope: {ENV_PEER_TIMEOUT}={text!r} is not a number of seconds; using the default",
+              file=sys.stderr)
+        return {}
+    return {"peer_timeout": value}
+
+
 def _finish(session, path: str) -> None:  # type: ignore[no-untyped-def]
     try:
         session.stop()
-        session.result(argv=list(sys.argv)).save(path)
+        result = session.result(argv=list(sys.argv))
+        if result.process_index is not None:
+            from ._watch import process_path
+
+            path = process_path(path, result.process_index)
+        result.save(path)
     except Exception as e:  # noqa: BLE001 - at exit: report, never raise
         print(f"jitscope: {ENV}=watch: cannot write {path}: {e}", file=sys.stderr)

@@ -18,11 +18,14 @@ from .analyze import watch_summary
 from .analyze.budget import budget_violations
 from .analyze.budget import describe as describe
 from .analyze.dispatch import off_fast_path
+from .analyze.divergence import Divergence, compare_sequences, unmatched_programs
 from .analyze.duplicates import DuplicateTracker
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
 from .analyze.tracer_errors import explain_program_error
 from .collect import dispatch, monitoring
+from .collect.distributed import PeerChannel, PeerWatch
+from .collect.distributed import process_path as process_path
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
 from .collect.stall import Stall, StallWatchdog
@@ -38,6 +41,8 @@ from .model import CompileEvent, Environment
 from .results.watch import WatchResult
 
 F = TypeVar("F", bound=Callable[..., Any])
+PEER_TIMEOUT = 60.0  # seconds: a program this process compiled that a peer has not, after this, is named
+PEER_WAIT = 10.0  # seconds process 0 waits at the end for its peers' last compiles before comparing
 
 
 class WatchSession:
@@ -56,13 +61,23 @@ class WatchSession:
         stall_after: report a trace, lowering or compile still running after this many seconds, and
             again each time its running time doubles (``result.stalls``; ``on_stall`` gets each one as
             it happens, on the watchdog's thread). None: no watchdog.
+        peers: in a ``jax.distributed`` job, publish each compile to the coordination service's key-value
+            store and compare with the other processes (one session per process does: ``watch_program``
+            and ``JITSCOPE=watch``; ``jitscope.watch()`` blocks and ``no_recompile`` only record).
+        peer_timeout: in a ``jax.distributed`` job, each compile is published to the coordination
+            service's key-value store; a program this process compiled that a peer has not compiled
+            after this many seconds is named on stderr (the hang case). None: publish, never warn.
+        compare_at_exit: compare the processes' compile sequences at interpreter exit (``JITSCOPE=watch``);
+            ``watch_program`` compares when the program ends. Lines go to ``on_peer_line`` (stderr).
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: Iterable[Callable[[CompileEvent], None]] = (), seed_from_active: bool = False,
                  max_compiles: int | None = None, fail_on_recompile: bool = False, program: str = "",
                  findings: bool = True, slow_compile: float = SLOW_COMPILE_SECONDS,
-                 stall_after: float | None = None, on_stall: Callable[[Stall], None] | None = None) -> None:
+                 stall_after: float | None = None, on_stall: Callable[[Stall], None] | None = None,
+                 peers: bool = False, peer_timeout: float | None = PEER_TIMEOUT, compare_at_exit: bool = False,
+                 on_peer_line: Callable[[str], None] | None = None) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
         if not slow_compile >= 0:
@@ -95,7 +110,15 @@ class WatchSession:
 
         self.collector = WatchCollector(events_path=events, explain=explain, listeners=list(listeners),
                                         classify=self.history.classify,
-                                        observe=observe if analyzer is not None else None)
+                                        observe=observe if analyzer is not None else None,
+                                        on_process=self._on_process)
+        self.peer_timeout = peer_timeout
+        self.share_with_peers = peers
+        self.compare_at_exit = compare_at_exit
+        self.on_peer_line = on_peer_line or _stderr_line
+        self.peers: PeerChannel | None = None
+        self._peer_watch: PeerWatch | None = None
+        self._warned: set[tuple] = set()
         self.max_compiles = max_compiles
         self.fail_on_recompile = fail_on_recompile
         self.program = program
@@ -123,11 +146,82 @@ class WatchSession:
                 self._dispatch.uninstall()
             if self.watchdog is not None:
                 self.watchdog.stop()
+            if self._peer_watch is not None:
+                self._peer_watch.stop()  # publishing stops with recording; the hang check with it
 
     @property
     def events(self) -> list[CompileEvent]:
         """The compiles recorded so far."""
         return list(self.collector.events)
+
+    # -- a jax.distributed job: publish, warn, compare ---------------------------
+    def _on_process(self, index: int, count: int) -> None:
+        """The collector learnt the process index (after ``jax.distributed.initialize``)."""
+        channel = PeerChannel.open() if self.share_with_peers else None
+        if channel is None:
+            return
+        self.peers = channel
+        for e in self.collector.events:
+            channel.publish(e)
+        self.collector.listeners.append(channel.publish)
+        if self.peer_timeout:
+            interval = min(1.0, self.peer_timeout / 4)
+            self._peer_watch = PeerWatch(channel, interval, self._check_peers).start()
+        if self.compare_at_exit:
+            import atexit
+
+            # Registered now, after JAX's own exit handler (it shuts the service down), so it runs first.
+            atexit.register(self.compare_peers, agreement=False)
+
+    def _check_peers(self, channel: PeerChannel, sequences: dict[int, list[CompileEvent]], now: float) -> None:
+        from .analyze.divergence import program_key
+        from .render.divergence_text import hang_line
+
+        for event, lacking, since in unmatched_programs(list(channel.published), channel.index, channel.count,
+                                                         sequences, now, self.peer_timeout or 0.0):
+            key = program_key(event)
+            if key not in self._warned:
+                self._warned.add(key)
+                self.on_peer_line(hang_line(channel.index, event, lacking, since, sequences))
+
+    def compare_peers(self, wait: float = PEER_WAIT, agreement: bool = True) -> list[Divergence] | None:
+        """At the end of a ``jax.distributed`` job: say this process is done; on process 0, wait (at
+        most ``wait`` seconds) for the others, compare every process's compile sequence and print the
+        divergences (or, with ``agreement``, one line saying there is none). None elsewhere, or
+        when this is not a multi-process job. Never raises."""
+        try:
+            self.collector.note_process()
+            channel = self.peers
+            if channel is None:
+                return None
+            if self._peer_watch is not None:
+                self._peer_watch.stop()
+            if not channel.alive():
+                if channel.index == 0:
+                    self.on_peer_line("jitscope: the program shut jax.distributed down before its end: its compiles "
+                                      "were compared live only (`jitscope merge` compares the per-process files)")
+                return None
+            channel.finish()
+            if channel.index != 0:
+                return None
+            from .render.divergence_text import agreement_line, divergence_line
+
+            missing = channel.wait_for_peers(wait)
+            sequences = channel.sequences()
+            if missing:  # a peer still running may compile more: only what all have published is compared
+                cut = min(len(sequences.get(p, [])) for p in missing)
+                sequences = {p: seq[:cut] for p, seq in sequences.items()}
+            found = compare_sequences(sequences)
+            late = f" ({_procs(missing)} not finished after {wait:g} s: compared what they published)" \
+                if missing else ""
+            for d in found:
+                self.on_peer_line(f"jitscope: {divergence_line(d)}{late}")
+            if not found and agreement:
+                self.on_peer_line(f"jitscope: {agreement_line(sequences)}{late}")
+            return found
+        except Exception as e:  # noqa: BLE001 - a comparison must never cost the program its exit
+            self.on_peer_line(f"jitscope: could not compare the processes' compiles: {type(e).__name__}: {e}")
+            return None
 
     @property
     def uncompiled(self) -> list[tuple[str, CompileEvent]]:
@@ -140,6 +234,7 @@ class WatchSession:
                capture_env: bool = True) -> WatchResult:
         """The run so far as a ``WatchResult`` (safe to call while recording)."""
         c = self.collector
+        process = c.note_process()
         events = self.events
         wall = c.wall_seconds
         enabled, directory, min_seconds = c.cache_info
@@ -156,7 +251,9 @@ class WatchSession:
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
             violations=budget_violations(events, self.max_compiles, self.fail_on_recompile),
             programs=list(c.programs.values()), findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [],
-            inspect_command=_slowest_compile_command(events))
+            inspect_command=_slowest_compile_command(events),
+            process_index=process[0] if process else None, process_count=process[1] if process else None,
+            started_at=c.started_at or None)
 
     def _findings(self) -> list:
         if self.analyzer is None:
@@ -176,6 +273,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                   dump: str | os.PathLike[str] | None = None, findings: bool = True,
                   slow_compile: float = SLOW_COMPILE_SECONDS, stall_after: float | None = None,
                   on_stall: Callable[[Stall], None] | None = None,
+                  peer_timeout: float | None = PEER_TIMEOUT,
                   warmup: str | os.PathLike[str] | None = None) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
@@ -191,6 +289,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     ``warmup``: a warm-up script run first in this process, as ``python SCRIPT`` would run it, recorded
     apart (``result.warmup``); the result's events are then the compiles it missed, explained against the
     warm-up's own, and each miss is a budget violation (``jitscope watch --warmup``: exit 3).
+    In a ``jax.distributed`` job the processes' compile sequences are compared when the program ends
+    (process 0 prints the divergence, docs/multiprocess.md); ``peer_timeout`` as for ``WatchSession``.
 
     Raises:
         UsageError: no such script or module, an unwritable events file, a negative budget.
@@ -204,7 +304,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
                            fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target, findings=findings,
-                           slow_compile=slow_compile, stall_after=stall_after, on_stall=on_stall)
+                           slow_compile=slow_compile, stall_after=stall_after, on_stall=on_stall,
+                           peers=True, peer_timeout=peer_timeout)
     cwd = os.getcwd()
     failure: list[BaseException] = []
     warm = _run_warmup(os.fspath(warmup), session, explain) if warmup is not None else None
@@ -220,6 +321,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
             os.chdir(cwd)  # call sites in the summary are shown relative to the starting cwd
         except OSError:
             pass
+    session.compare_peers()
     result = session.result(argv=[target, *args], exit_code=code)
     result.dump = dump_index
     if warm is not None:
@@ -234,6 +336,16 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
+
+
+def _stderr_line(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+
+
+def _procs(ps: list[int]) -> str:
+    return f"process {ps[0]}" if len(ps) == 1 else "processes " + ", ".join(map(str, ps))
 
 
 def _run_warmup(script: str, session: WatchSession, explain: bool) -> WarmupRun:

@@ -14,7 +14,7 @@ import sys
 from .._version import __version__
 from ..errors import EXIT_USAGE, JitscopeError
 
-COMMANDS = ("demo", "compare", "watch", "inspect", "scale", "lint", "rules", "report", "diff", "warmup", "doctor")
+COMMANDS = ("demo", "compare", "watch", "inspect", "scale", "lint", "rules", "report", "diff", "warmup", "merge", "doctor")
 
 
 class _Parser(argparse.ArgumentParser):

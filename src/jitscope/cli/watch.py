@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"time so far, your stack), again at each doubling; default off, {LIVE_STALL_AFTER:g} "
                         "with --live. SIGUSR1 then dumps every thread's stack (faulthandler) to stderr, or "
                         "beside --events as EVENTS.stacks.txt")
+    p.add_argument("--peer-timeout", type=_seconds_or_off, default=None, metavar="SECONDS",
+                   help="in a jax.distributed job: name a program this process compiled that a peer has not "
+                        "compiled after SECONDS (the hang case; default 60, 0: off). Outputs are named per "
+                        "process (run.p0.jsonl) and process 0 prints where the processes' compiles diverge")
     p.add_argument("--warmup", metavar="SCRIPT",
                    help="check a warm-up script: run SCRIPT first in the same process (as `python SCRIPT`), then "
                         "the program; every compile the program still makes is one the warm-up missed (listed, "
@@ -93,8 +97,15 @@ def run(args: argparse.Namespace) -> int:
                                fail_on_recompile=args.fail_on_recompile,
                                listeners=[_print_live] if args.live else (), dump=args.dump,
                                findings=not args.no_findings, slow_compile=args.slow_compile,
-                               stall_after=stall_after, on_stall=_print_stall, warmup=args.warmup)
+                               stall_after=stall_after, on_stall=_print_stall, warmup=args.warmup,
+                               **({} if args.peer_timeout is None else {"peer_timeout": args.peer_timeout}))
     code = result.exit_code or 0
+    if result.process_index is not None:  # a jax.distributed job: N processes were given these paths
+        from .._watch import process_path
+
+        for name in ("json", "html", "trace"):
+            if getattr(args, name):
+                setattr(args, name, process_path(getattr(args, name), result.process_index))
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events"):
             if getattr(args, name):
@@ -116,6 +127,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"jitscope: budget exceeded: {v}", file=sys.stderr)
         return EXIT_BUDGET
     return 0
+
+
+def _seconds_or_off(text: str) -> float:
+    """``--peer-timeout``: a positive number of seconds, or 0 for off."""
+    return 0.0 if text.strip() in ("0", "0.0", "off") else seconds(text)
 
 
 LIVE_STALL_AFTER = 10.0  # seconds: --live turns the stall watchdog on at this threshold

@@ -25,6 +25,7 @@ from typing import IO, Any
 from ..errors import UsageError
 from ..model import CompileEvent, Reason
 from . import monitoring
+from .distributed import process_identity, process_path
 from .monitoring import RawCompile
 from .program_text import ProgramText, program_text
 
@@ -33,6 +34,7 @@ MAX_PROGRAM_TEXT_BYTES = 8 << 20  # compressed program texts kept per run; beyon
 Listener = Callable[[CompileEvent], None]
 Observer = Callable[[RawCompile, CompileEvent, str], None]  # (raw, event, kind): every user trace, compiled or not
 Classifier = Callable[[CompileEvent], Reason]
+ProcessHook = Callable[[int, int], None]  # (process_index, process_count), once, in a multi-process job
 
 
 def pid_path(path: str | os.PathLike[str], pid: int) -> str:
@@ -65,7 +67,7 @@ class WatchCollector:
 
     def __init__(self, events_path: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: list[Listener] | None = None, classify: Classifier | None = None,
-                 observe: Observer | None = None) -> None:
+                 observe: Observer | None = None, on_process: ProcessHook | None = None) -> None:
         self.events: list[CompileEvent] = []
         # Traces and lowerings of user functions that produced no backend compile (``eval_shape``,
         # ``make_jaxpr``, ``.lower()``, a trace that raised): (kind, event). Shown, never counted.
@@ -84,6 +86,9 @@ class WatchCollector:
         self._observe = observe  # runtime findings (the command passes the analyzer in, as with classify)
         self.pid = os.getpid()
         self.forked_from: int | None = None  # set in a forked child: the parent's pid
+        # (process_index, process_count) once ``jax.distributed.initialize`` ran with 2+ processes.
+        self.process: tuple[int, int] | None = None
+        self._on_process = on_process
         self._t0 = 0.0
         self._t0_perf = 0.0
         self._t1_perf: float | None = None
@@ -129,12 +134,65 @@ class WatchCollector:
             except OSError:
                 self._file = None
 
+    def note_process(self) -> tuple[int, int] | None:
+        """Learn this process's index in a ``jax.distributed`` job (known only after the program's
+        ``jax.distributed.initialize``): from then on every event carries it, events recorded before
+        get it too, and the events file moves to its per-process name (``run.jsonl`` ->
+        ``run.p1.jsonl``, rewritten whole: N processes given one path all opened it). Cheap; called
+        at each compile and at the end."""
+        if self.process is not None:
+            return self.process
+        found = process_identity()
+        if found is None:
+            return None
+        hook = None
+        with self._lock:
+            if self.process is not None:
+                return self.process
+            self.process = found
+            index = found[0]
+            for e in self.events:
+                e.process_index = index
+            for _, e in self.uncompiled:
+                e.process_index = index
+            if self._events_path is not None:
+                self._move_events_file(process_path(self._events_path, index))
+            hook = self._on_process
+        if hook is not None:
+            hook(*found)
+        return found
+
+    def _move_events_file(self, new_path: str) -> None:
+        old_path, old_file = self._events_path, self._file
+        self._events_path = new_path
+        if old_file is None:
+            return  # not recording now: the next start() opens the new name
+        try:
+            f = open(new_path, "w", encoding="utf-8")  # noqa: SIM115
+            for e in self.events:
+                f.write(json.dumps(e.to_dict(), allow_nan=False) + "\n")
+            f.flush()
+        except OSError:
+            return  # keep writing where we were: losing events is worse than a shared name
+        self._file = f
+        try:
+            old_file.close()
+            os.unlink(old_path)  # type: ignore[arg-type]  # every process removes the shared name; one wins
+        except OSError:
+            pass
+
+    @property
+    def events_path(self) -> str | None:
+        """Where events are written now (per-process once the process index is known)."""
+        return None if self._events_path is None else os.fspath(self._events_path)
+
     def stop(self) -> None:
         """Stop recording; still-pending compiles (interrupted mid-compile) are recorded first."""
         if not self.running:
             return
         try:
             monitoring.unsubscribe(self)
+            self.note_process()
         finally:
             self.running = False
             _RUNNING.discard(self)
@@ -177,6 +235,8 @@ class WatchCollector:
                     self.internal_compiles += 1
                 self.internal_seconds += sum(raw.phases.values())
             return
+        if self.process is None:
+            self.note_process()
         with self._lock:
             starts = {k: v - self._t0 for k, v in raw.phase_starts.items()}
             kind = raw.kind
@@ -187,6 +247,7 @@ class WatchCollector:
                 function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings, module=raw.module,
                 transform=raw.transform if raw.transformed else None, pid=self.pid,
                 persistent_cache=raw.persistent_cache,
+                process_index=self.process[0] if self.process else None,
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:
                 event.transform = "transformed"

@@ -48,6 +48,11 @@ class WatchResult(Result):
     # each distinct program of the run, normalised (collect/program_text.py): what `jitscope diff` compares
     programs: list[ProgramText] = field(default_factory=list)
     warmup: WarmupRun | None = None  # ``--warmup SCRIPT``: the script run first; ``events`` are what it missed
+    # In a jax.distributed job of 2+ processes: this process's index and the job's process count
+    # (outputs are named per process: run.p0.json); None in one process.
+    process_index: int | None = None
+    process_count: int | None = None
+    started_at: float | None = None  # time.time() when watching started: event timestamps count from here
 
     @property
     def compile_seconds(self) -> float:
