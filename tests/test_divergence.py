@@ -50,7 +50,7 @@ def test_a_different_fingerprint_is_a_program_divergence_and_none_is_unknown(run
     [d] = compare_sequences({0: a, 1: b, 2: c})
     assert (d.kind, d.position, d.processes, d.differs) == ("program", 1, [2], ["fingerprint"])
     assert [g.processes for g in d.groups] == [[0, 1], [2]]
-    unknown = as_process(run.events, 2)  # no fingerprint on one process: not a difference
+    unknown = as_process(run.events, 2, fingerprint=None)  # no fingerprint on one process: not a difference
     assert compare_sequences({0: a, 1: b, 2: unknown}) == []
 
 

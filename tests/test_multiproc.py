@@ -107,7 +107,9 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def events(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The compile events of an events file (its ``{"type": "program"}`` lines left out)."""
+    return [e for e in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+            if "type" not in e]
 
 
 def test_same_programs_per_process_files_and_no_divergence(jobs, tmp_path):
@@ -150,7 +152,9 @@ def test_a_different_shape_names_the_process_the_function_and_the_call_site(jobs
     assert job.wait() == [0] * 3, job.stderr(0) + job.stderr(1)
     err0 = job.stderr(0)
     line = next(ln for ln in err0.splitlines() if "divergence" in ln)
-    assert line.startswith("jitscope: program divergence at compile #1: process 1 differs (signature, call_site)")
+    # another shape is another program: its fingerprint differs too
+    assert line.startswith("jitscope: program divergence at compile #1: process 1 differs "
+                           "(signature, fingerprint, call_site)")
     assert f"processes 0, 2: prep(x=f32[4]) at multiproc_job.py:{SHAPE_4}" in line
     assert f"process 1: prep(x=f32[5]) at multiproc_job.py:{SHAPE_5}" in line
     assert "divergence" not in job.stderr(1) + job.stderr(2)  # process 0 compares; the others only publish
@@ -159,9 +163,11 @@ def test_a_different_shape_names_the_process_the_function_and_the_call_site(jobs
     merged = cli("merge", str(tmp_path), "--json", str(tmp_path / "m.json"), "--fail-on-divergence")
     assert merged.returncode == 3, merged.stderr
     assert "jitscope: merge --fail-on-divergence: processes diverge at compile #1" in merged.stderr
-    assert "program divergence at compile #1: process 1 differs (signature, call_site)" in " ".join(merged.stdout.split())
+    assert "program divergence at compile #1: process 1 differs (signature, fingerprint, call_site)" in \
+        " ".join(merged.stdout.split())
     d = json.loads((tmp_path / "m.json").read_text())["divergences"][0]
-    assert (d["kind"], d["position"], d["processes"], d["differs"]) == ("program", 0, [1], ["signature", "call_site"])
+    assert (d["kind"], d["position"], d["processes"], d["differs"]) == \
+        ("program", 0, [1], ["signature", "fingerprint", "call_site"])
     assert [(g["processes"], g["event"]["call_site"]["line"]) for g in d["groups"]] == [([0, 2], SHAPE_4), ([1], SHAPE_5)]
 
 

@@ -121,6 +121,8 @@ def _event_lines(text: str) -> list[CompileEvent] | None:
     for n, line in enumerate(lines, 1):
         try:
             data = json.loads(line)
+            if isinstance(data, dict) and data.get("type") == "program":
+                continue  # a program's normalised text (collect/program_text.py), not a compile
             if not isinstance(data, dict) or "function" not in data:
                 return None
             out.append(CompileEvent.from_dict(data))
