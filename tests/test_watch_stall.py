@@ -65,7 +65,7 @@ def test_a_long_compile_is_named_while_it_runs_then_kept_with_its_duration():
 
 
 def _heavy(x):
-    return jax.lax.fori_loop(0, 300, lambda i, a: jnp.tanh(a @ a), x)  # ~0.5 s to run on an idle core
+    return jax.lax.fori_loop(0, 1500, lambda i, a: jnp.tanh(a @ a), x)  # ~0.6 s to run at (400, 400), idle
 
 
 def _sleepy(x):
