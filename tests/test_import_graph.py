@@ -75,3 +75,33 @@ def test_known_tangles_stay_untangled(module):
         assert not any(t.startswith("jitscope.analyze") for t in targets), targets
     if module == "jitscope.lint.source":
         assert "jitscope.lint.registry" not in targets
+
+
+def _private_jax_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if isinstance(node, ast.ImportFrom) and node.module == "jax":
+            names += [f"jax.{a.name}" for a in node.names]  # `from jax import _src`
+        out += [(node.lineno, n) for n in names if n == "jax._src" or n.startswith("jax._src.")]
+    return out
+
+
+def test_only_jaxcompat_imports_private_jax():
+    """Every import of ``jax._src`` is in ``_jaxcompat.py`` (feature-detected there, tested in
+    tests/test_jaxcompat*.py), so a JAX release that moves an internal breaks one module."""
+    from pathlib import Path
+
+    src = Path(__file__).parent.parent / "src" / "jitscope"
+    found = {}
+    for path in sorted(src.rglob("*.py")):
+        hits = _private_jax_imports(ast.parse(path.read_text(encoding="utf-8")))
+        if hits:
+            found[str(path.relative_to(src))] = hits
+    assert set(found) == {"_jaxcompat.py"}, found
+
+
+def test_the_private_import_check_sees_every_spelling():
+    text = "import jax._src.core\nfrom jax._src import pjit\nfrom jax import _src\nimport jax\nfrom jax import numpy\n"
+    assert [n for _, n in _private_jax_imports(ast.parse(text))] == ["jax._src.core", "jax._src", "jax._src"]
