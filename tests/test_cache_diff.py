@@ -89,7 +89,12 @@ def test_device_count_named_with_both_counts(runs):
 def test_captured_constant_or_new_program_is_the_computation(runs, name):
     [cause] = causes(runs, name)
     assert [c.name for c in cause.changed] == ["computation"]
-    assert cause.summary == "computation"
+    # and how the computation changed, from the program comparison of the same diff
+    if name == "constant":
+        assert cause.summary == "computation (differs only in constants: 2 : f32 in A, 3 : f32 in B)"
+    else:
+        assert cause.summary.startswith("computation (first differing op")
+        assert "sine" in cause.summary and "cosine" in cause.summary
 
 
 def test_unchanged_rerun_hits_and_names_nothing(runs):

@@ -61,11 +61,28 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
     deltas = diff_events(a, b, rel=time_threshold, min_seconds=min_seconds)
     programs_a, programs_b = load_programs(run_a), load_programs(run_b)
     sa, sb = sum(e.total_seconds for e in a), sum(e.total_seconds for e in b)
+    misses, changes = cache_miss_causes(a, b), compare_runs(a, programs_a, b, programs_b)
+    _explain_computation(misses, changes)
     return DiffResult(
         env=Environment.capture(with_jax=False), run_a=os.fspath(run_a), run_b=os.fspath(run_b),
         program_a=program_a, program_b=program_b, compiles_a=len(a), compiles_b=len(b), seconds_a=sa,
         seconds_b=sb, time_change=time_change(sa, sb, time_threshold, min_seconds), functions=deltas,
         time_threshold=time_threshold, min_seconds=min_seconds, fail_on=conditions,
         violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds),
-        cache_misses=cache_miss_causes(a, b),
-        programs=compare_runs(a, programs_a, b, programs_b), duplicates=duplicate_findings(b, programs_b))
+        cache_misses=misses, programs=changes, duplicates=duplicate_findings(b, programs_b))
+
+
+def _explain_computation(misses: Sequence, changes: Sequence) -> None:
+    """A miss whose changed key component is the computation says how the program changed, when the
+    program comparison found one change for that function ("computation: differs only in constants:
+    0.1 in A, 0.01 in B"); with several changed programs of one function it keeps the bare name."""
+    def file_of(loc: object) -> tuple[str, int] | None:
+        return (os.path.basename(loc.file), loc.line) if loc is not None else None  # type: ignore[attr-defined]
+
+    by_function: dict[tuple, list] = {}
+    for c in changes:
+        by_function.setdefault((c.function, file_of(c.definition)), []).append(c)
+    for m in misses:
+        found = by_function.get((m.function, file_of(m.definition)), [])
+        if len(found) == 1 and any(ch.name == "computation" for ch in m.changed):
+            m.summary = f"{m.summary or m.describe()} ({found[0].summary()})"
