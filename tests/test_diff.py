@@ -94,6 +94,29 @@ def test_json_output_round_trips_through_report(runs, cli, tmp_path):
     assert "step" in html.read_text()
 
 
+def test_html_layout_in_the_browser(runs, tmp_path):
+    from browser import dump_dom, screenshot
+
+    from jitscope.render.html import render
+
+    res = diff(runs["a"], runs["b"], fail_on=["new-compiles"], min_seconds=60)
+    page = tmp_path / "diff.html"
+    page.write_text(render(res))
+    dom = dump_dom(page)
+    visible = dom.split('id="jitscope-data"', 1)[0]
+    for title in ("Summary", "Functions"):
+        assert f"<h2>{title}</h2>" in visible
+    import re
+
+    lessons = re.findall(r'<div class="lesson[^"]*">([^<]*)</div>', visible)
+    assert lessons[0].startswith("compiles: 2 -&gt; 3 (+1); compile time: ") and "1 breach" in lessons[1], lessons
+    functions = visible.split('id="functions"', 1)[1].split("</section>", 1)[0]
+    assert "more compiles" in functions and "1 -&gt; 2" in functions and "shape_change" in functions
+    assert "1 other function unchanged" in functions  # loss
+    assert '"file":' not in visible  # records are phrased, not dumped as JSON
+    assert screenshot(page, tmp_path / "diff.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_time_is_noise_aware(runs):
     from jitscope.analyze.run_diff import time_change
 

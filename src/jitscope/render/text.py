@@ -182,3 +182,17 @@ def cache_write_line(events: list[Any], written: int | None, not_written: dict[s
         eg = f", e.g. {example.function}: {example.persistent_cache.why_not_written()}" if example else ""
         parts.append(f"{sum(not_written.values())} not written ({why}{eg})")
     return "Cache writes: " + "; ".join(parts) + "."
+
+
+# How a diff names a function's change (FunctionDelta.status), in the console and the HTML.
+DIFF_STATUS = {"new": "new in B", "vanished": "gone in B", "more_compiles": "more compiles",
+               "fewer_compiles": "fewer compiles", "slower": "slower", "faster": "faster", "same": "same"}
+
+
+def diff_verdict(result: Any) -> str:
+    """``compiles: 4 -> 5 (+1); compile time: 1.2 s -> 1.5 s, slower`` for a DiffResult."""
+    noise = f"{result.time_threshold:.0%} and {fmt_seconds(result.min_seconds)}"
+    verdict = {"slower": "slower", "faster": "faster", "within_noise": f"within noise (threshold {noise})"}
+    return (f"compiles: {result.compiles_a} -> {result.compiles_b} ({result.compiles_b - result.compiles_a:+d}); "
+            f"compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
+            f"{verdict[result.time_change]}")

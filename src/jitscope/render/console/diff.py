@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ..text import DIFF_STATUS, diff_verdict
 from . import diff_programs, fmt_seconds
 
 if TYPE_CHECKING:
@@ -12,8 +13,7 @@ if TYPE_CHECKING:
 
     from ...results.diff import DiffResult
 
-_STATUS = {"new": "new in B", "vanished": "gone in B", "more_compiles": "more compiles",
-           "fewer_compiles": "fewer compiles", "slower": "slower", "faster": "faster", "same": "same"}
+_STATUS = DIFF_STATUS
 
 
 def render(result: DiffResult, console: Console) -> None:
@@ -22,11 +22,7 @@ def render(result: DiffResult, console: Console) -> None:
     from rich.table import Table
 
     console.print(f"[bold]jitscope diff[/bold]: {escape(result.run_b)} (B) against {escape(result.run_a)} (A)")
-    noise = f"{result.time_threshold:.0%} and {fmt_seconds(result.min_seconds)}"
-    verdict = {"slower": "slower", "faster": "faster", "within_noise": f"within noise (threshold {noise})"}
-    console.print(f"compiles: {result.compiles_a} -> {result.compiles_b} ({result.compiles_b - result.compiles_a:+d}); "
-                  f"compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
-                  f"{verdict[result.time_change]}")
+    console.print(escape(diff_verdict(result)))
     changed = result.changed
     if not changed:
         console.print(f"no function changed: {len(result.functions)} functions compiled the same number of times, "
