@@ -66,8 +66,8 @@ import sys
 from jitscope import _jaxcompat
 # A JAX whose cache loggers moved: watch reads no key line, yet records hit/miss/written from
 # jax.monitoring and says once what it cannot record.
-_jaxcompat.CACHE_KEY_LOGGER = "jax._src.cache_key_moved"
-_jaxcompat.CACHE_LOGGERS = ("jax._src.cache_key_moved",)
+_jaxcompat.cache.CACHE_KEY_LOGGER = _jaxcompat.CACHE_KEY_LOGGER = "jax._src.cache_key_moved"
+_jaxcompat.cache.CACHE_LOGGERS = _jaxcompat.CACHE_LOGGERS = ("jax._src.cache_key_moved",)
 from jitscope.cli import main
 sys.exit(main(["watch", "-q", "--json", sys.argv[1], sys.argv[2]]))
 """

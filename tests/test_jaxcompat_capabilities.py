@@ -33,7 +33,7 @@ WATCH_RUNNER = """
 import importlib, sys
 from jitscope import _jaxcompat
 if sys.argv[1] == "pjit":  # simulate a JAX that moved the hook (deleting it would break JAX itself)
-    _jaxcompat._PJIT_HOOK = "_infer_params_moved"
+    _jaxcompat.hooks._PJIT_HOOK = "_infer_params_moved"
 else:
     delattr(importlib.import_module(sys.argv[1]), sys.argv[2])
 from jitscope.cli import main
@@ -82,7 +82,7 @@ def test_user_file_filter_falls_back_when_jax_offers_none(monkeypatch):
     from jitscope import _jaxcompat
 
     monkeypatch.setattr(source_info_util, "is_user_filename", None)
-    monkeypatch.setattr(_jaxcompat, "_USER_FILE_CACHE", {})
+    monkeypatch.setattr(_jaxcompat.source, "_USER_FILE_CACHE", {})
     assert _jaxcompat.capabilities()["user_frames"][0] is False
     assert _jaxcompat.is_user_file(__file__)
     assert not _jaxcompat.is_user_file(json_mod.__file__)  # the standard library
@@ -98,7 +98,7 @@ def test_inspect_runs_when_a_jit_object_cannot_be_unwrapped(monkeypatch):
     import jitscope
     from jitscope import _jaxcompat
 
-    monkeypatch.setattr(_jaxcompat, "unwrap_jit", lambda fn: None)
+    monkeypatch.setattr(_jaxcompat.source, "unwrap_jit", lambda fn: None)
     result = jitscope.inspect(jax.jit(lambda x: jnp.sin(x) * 2), jnp.ones(4), budget_s=0.01, numerics=False)
     assert result.status == "ok" and result.jaxpr is not None
 

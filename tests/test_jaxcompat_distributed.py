@@ -51,7 +51,7 @@ def test_a_client_without_the_calls_disables_only_the_live_comparison(monkeypatc
             pass
 
     monkeypatch.setattr(distributed.global_state, "client", OldClient())
-    monkeypatch.setattr(_jaxcompat, "_SAID", set())
+    monkeypatch.setattr(_jaxcompat._base, "_SAID", set())
     assert _jaxcompat.distributed_store() is None
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "blocking_key_value_get, key_value_dir_get" in err[0], err

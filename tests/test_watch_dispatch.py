@@ -246,8 +246,8 @@ def test_fastpath_blockers_on_installed_jax():
 
 
 def test_a_jax_without_the_fastpath_hook_runs_without_jw501(monkeypatch, capsys):
-    monkeypatch.setattr(compat, "_FASTPATH_HOOK", "_get_fastpath_data_moved")
-    monkeypatch.setattr(compat, "_SAID", set())
+    monkeypatch.setattr(compat.dispatch, "_FASTPATH_HOOK", "_get_fastpath_data_moved")
+    monkeypatch.setattr(compat._base, "_SAID", set())
 
     @jax.jit
     def step(x):

@@ -1,0 +1,104 @@
+"""Ground of the compat package: the tested range, one-line notices for missing hooks, listener
+removal, and hiding the package's own frames from JAX."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TESTED_JAX = (">=0.10.0", "<0.11")  # the whole suite; `make test-matrix` runs the JAX-touching tests on 0.8.3, 0.6.2
+TESTED_MINORS = ((0, 6), (0, 10))  # the range `make test-matrix` covers (known gaps per release: README)
+
+
+
+_UNREGISTER = {  # listener kind -> (public name, 0.6's private by-callback name)
+    "duration": ("unregister_event_duration_listener", "_unregister_event_duration_listener_by_callback"),
+    "event": ("unregister_event_listener", "_unregister_event_listener_by_callback"),
+    "span": ("unregister_event_time_span_listener", "_unregister_event_time_span_listener_by_callback"),
+    "scalar": ("unregister_scalar_listener", "_unregister_scalar_listener_by_callback"),
+}
+
+
+def unregister_listener(kind: str, callback: object) -> None:
+    """Remove a ``jax.monitoring`` listener (``kind``: duration, event, span). Public since 0.7; 0.6 has
+    only private by-callback functions. A listener that is not registered is ignored."""
+    from jax import monitoring
+
+    public, private = _UNREGISTER[kind]
+    fn = getattr(monitoring, public, None)
+    if fn is None:
+        from jax._src import monitoring as private_monitoring
+
+        fn = getattr(private_monitoring, private, None)
+    if fn is None:
+        return
+    try:
+        fn(callback)
+    except (AssertionError, ValueError, KeyError):
+        pass
+
+
+_HIDDEN: list[bool] = []
+
+
+def _hide_this_file_from_jax() -> None:
+    """Keep the hooks' frames out of JAX's user call sites and filtered tracebacks (this package's
+    files only: jitscope's gallery programs are user code for ``inspect``)."""
+    if _HIDDEN:
+        return
+    _HIDDEN.append(True)
+    try:
+        from jax._src import source_info_util, traceback_util
+
+        package = os.path.dirname(os.path.abspath(__file__)) + os.sep  # a path prefix: every file here
+        source_info_util.register_exclusion(package)
+        traceback_util.register_exclusion(package)
+    except (ImportError, AttributeError) as e:  # cosmetic: call sites may show jitscope's frame
+        _say_missing("hide_frames", e)
+
+
+_SAID: set[str] = set()
+
+
+def _say_missing(capability: str, err: BaseException) -> None:
+    """One line on stderr, once per capability, naming what a missing JAX hook disables."""
+    if capability in _SAID:
+        return
+    _SAID.add(capability)
+    try:
+        import jax
+
+        ver = jax.__version__
+    except Exception:
+        ver = "?"
+    print(f"jitscope: JAX {ver} (tested {' '.join(TESTED_JAX)}) lacks a hook ({err}); disabled: "
+          f"{CAPABILITY_USES.get(capability, capability)}", file=sys.stderr)
+
+
+def array_committed(x: object) -> bool:
+    """Whether a jax.Array is committed to its device(s) (then jit keys on its sharding)."""
+    return bool(getattr(x, "_committed", True))
+
+
+# What each private hook enables (the capability table in capabilities.py checks each one).
+CAPABILITY_USES = {
+    "cache_key_log": "watch: the persistent-cache key's components per compile, and so `jitscope diff` naming "
+                     "the one that changed (jax._src.cache_key's DEBUG log of each component's hash)",
+    "distributed_kv": "watch in a jax.distributed job: compile sequences compared live across processes "
+                      "(the coordination service's key-value store, jax._src.distributed.global_state.client)",
+    "jit_call_hook": "watch: which function and arguments caused each compile (jax._src.pjit._infer_params)",
+    "hide_frames": "watch/inspect: jitscope's own frame hidden from JAX call sites "
+                   "(jax._src.source_info_util / traceback_util.register_exclusion)",
+    "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",
+    "stage_hook": "watch: programs JAX compiles outside the user's jit call (grad's backward program, eager "
+                  "lax.cond/while/scan) counted as the user's; program fingerprints (duplicate compiles JW403/"
+                  "JW404, diff's program comparison); watch --dump: each compile's jaxpr, StableHLO and optimised HLO "
+                  "(jax._src.interpreters.mlir.lower_jaxpr_to_module, jax._src.compiler.compile_or_get_cached)",
+    "fastpath_hook": "watch: calls that never reach the C++ dispatch fast path, and why (JW501; "
+                     "jax._src.pjit._get_fastpath_data)",
+    "execute_frame": "watch --stall-after: a first execution that blocks the calling thread (host callbacks) "
+                     "named as a stall (jax._src.interpreters.pxla.ExecuteReplicated.__call__)",
+    "monitoring": "watch: trace/lower/compile durations (jax.monitoring duration listeners)",
+    "user_frames": "watch/inspect: telling the user's files from JAX's (jax._src.source_info_util."
+                   "is_user_filename; without it a path-based filter is used)",
+}
