@@ -257,6 +257,8 @@ def test_eager_control_flow_names_the_eager_call_not_a_cleared_cache(run):
     assert f["details"]["key_difference"] == "lax.cond called outside jit (its branch functions traced again at each call)"
     assert f["fix"]["title"] == "jit the function that calls lax.cond"
     assert "clear_caches" not in json.dumps(f) and "nothing" not in f["message"]
+    reason = run["data"]["events"][f["compile_index"]]["reason"]  # the recompile's reason says it too
+    assert "eager cond outside jit" in reason["detail"] and "cleared" not in reason["detail"]
 
 
 def test_keyword_vs_positional_is_named(run):
@@ -264,6 +266,8 @@ def test_keyword_vs_positional_is_named(run):
     assert f["details"]["key_difference"] == "arguments passed by keyword in one call and by position in the other"
     assert f["details"]["differences"] == ["keywords: (none) -> x, y"]
     assert "clear_caches" not in json.dumps(f)
+    reason = run["data"]["events"][f["compile_index"]]["reason"]
+    assert "by keyword" in reason["detail"] and "cleared" not in reason["detail"]
 
 
 def test_an_unread_argument_left_out_is_named(run):

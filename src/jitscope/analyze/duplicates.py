@@ -38,10 +38,10 @@ from typing import Any, Protocol
 
 from .._format import fmt_seconds
 from ..model import ArgSignature, CompileEvent, Fix
-from .reasons import function_key, signature_diffs
+from .reasons import function_key, keyword_change, signature_diffs
 from .runtime_findings import RuntimeFinding, _source
 
-__all__ = ["DuplicateTracker", "constant_changes", "duplicate_findings", "keyword_change"]
+__all__ = ["DuplicateTracker", "constant_changes", "duplicate_findings"]
 
 
 class ProgramConstants(Protocol):
@@ -114,14 +114,6 @@ def _eager_cause(event: CompileEvent) -> tuple[str, str, str]:
     p = _PRIMITIVE_NAMES.get(event.function, f"lax.{event.function}")
     bodies, body = ("branch functions", "branch") if event.function == "cond" else ("body functions", "body")
     return tuple(t.format(p=p, bodies=bodies, body=body) for t in _EAGER)  # type: ignore[return-value]
-
-
-def keyword_change(old: ArgSignature, new: ArgSignature) -> str | None:
-    """``keywords: x, y -> (none)`` when the two calls passed different arguments by keyword, else None
-    (also when either call's keywords were not recorded)."""
-    if old.keywords is None or new.keywords is None or set(old.keywords) == set(new.keywords):
-        return None
-    return f"keywords: {', '.join(old.keywords) or '(none)'} -> {', '.join(new.keywords) or '(none)'}"
 
 
 def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, list[str]]]:
