@@ -98,6 +98,18 @@ apply_if_positive(jnp.ones(3))
 apply_if_positive(jnp.ones(3))                      # the same program: its branches were traced again
 
 
+def triple(v):
+    return v * 3.0
+
+
+def same(v):
+    return v
+
+
+for _ in range(2):
+    lax.cond(jnp.ones(3)[0] > 0, triple, same, jnp.ones(3))   # look-alike: module-level branches, one compile
+
+
 @jax.jit
 def by_keyword(x, y):
     return x * y - 0.5
@@ -257,6 +269,8 @@ def test_eager_control_flow_names_the_eager_call_not_a_cleared_cache(run):
     assert f["details"]["key_difference"] == "lax.cond called outside jit (its branch functions traced again at each call)"
     assert f["fix"]["title"] == "jit the function that calls lax.cond"
     assert "clear_caches" not in json.dumps(f) and "nothing" not in f["message"]
+    look_alike = [e for e in run["data"]["events"] if e["function"] == "cond" and "triple@" in (e["bindings"] or "")]
+    assert len(look_alike) == 1  # module-level branches: traced once, compiled once, nothing to report
     reason = run["data"]["events"][f["compile_index"]]["reason"]  # the recompile's reason says it too
     assert "eager cond outside jit" in reason["detail"] and "cleared" not in reason["detail"]
 
