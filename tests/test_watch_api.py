@@ -206,3 +206,22 @@ def test_aot_threads_and_transformed_calls():
     assert got[2][0] == "first_compile" and w.events[2].transform == "grad"
     assert "under a transformation (grad)" in w.events[2].reason.detail
     assert w.events[2].signature.leaves[0].short() == "f32[2]"
+
+
+def test_watch_keeps_no_tracer_alive_under_checking_leaks():
+    # Found on chex's test suite (asserts_chexify_test, benchmarks/RESULTS.md): a jitted function called
+    # inside a trace watch does not hook (checkify's) with its trace cached was kept as the thread's last
+    # call, tracers and all, and jax.checking_leaks() failed the user's program with "Leaked trace".
+    from jax.experimental import checkify
+
+    @jax.jit
+    def positive_log(x):
+        checkify.check(jnp.all(x > 0), "negative input")
+        return jnp.log(x)
+
+    checked = checkify.checkify(positive_log)
+    with jitscope.watch() as w, jax.checking_leaks():
+        for _ in range(3):
+            err, _out = checked(jnp.ones(3))
+            err.throw()
+    assert w.result().events  # it was watched

@@ -79,6 +79,62 @@ def ignores(x, verbose):
 
 ignores(jnp.ones(2), verbose=False)
 ignores(jnp.ones(2), verbose=True)              # a static value the program does not use
+
+# Found on optax's and chex's test suites (benchmarks/RESULTS.md): the same program, but jit's cache key
+# differed by something the first version called "nothing (cache cleared)" or named only in part.
+from jax import lax
+
+
+def apply_if_positive(x):
+    def grow(_):
+        return x * 2.0
+
+    def keep(_):
+        return x
+    return lax.cond(x[0] > 0, grow, keep, None)     # eager cond: closures new at each call (optax apply_if_finite)
+
+
+apply_if_positive(jnp.ones(3))
+apply_if_positive(jnp.ones(3))                      # the same program: its branches were traced again
+
+
+def triple(v):
+    return v * 3.0
+
+
+def same(v):
+    return v
+
+
+for _ in range(2):
+    lax.cond(jnp.ones(3)[0] > 0, triple, same, jnp.ones(3))   # look-alike: module-level branches, one compile
+
+
+@jax.jit
+def by_keyword(x, y):
+    return x * y - 0.5
+
+
+by_keyword(jnp.ones(2), jnp.ones(2))
+by_keyword(x=jnp.ones(2), y=jnp.ones(2))            # by keyword: another cache entry (chex fake_test)
+
+
+@jax.jit
+def optional(x, extra=None):
+    return x + 7.0
+
+
+optional(jnp.ones(2), jnp.ones(5))
+optional(jnp.ones(2))                               # an argument left out that the program never reads (optax)
+
+
+@jax.jit
+def twice_keyed(x):
+    return x * 9.0
+
+
+twice_keyed(2.0)                                                     # weakly typed, uncommitted
+twice_keyed(jax.device_put(jnp.float32(2.0), jax.devices()[0]))      # strong and committed: two differences
 '''
 
 
@@ -206,3 +262,36 @@ def test_findings_are_live_in_the_python_api():
         (f,) = [f for f in w.result().findings if f.code == "JW403"]  # before the block ends
     assert f.function.endswith("h") and f.compile_index == 1 and f.details["key_difference"] == "weak type"
     assert w.result().programs and all(p.fingerprint for p in w.result().programs)
+
+
+def test_eager_control_flow_names_the_eager_call_not_a_cleared_cache(run):
+    (f,) = _findings(run, "JW403", "cond")
+    assert f["details"]["key_difference"] == "lax.cond called outside jit (its branch functions traced again at each call)"
+    assert f["fix"]["title"] == "jit the function that calls lax.cond"
+    assert "clear_caches" not in json.dumps(f) and "nothing" not in f["message"]
+    look_alike = [e for e in run["data"]["events"] if e["function"] == "cond" and "triple@" in (e["bindings"] or "")]
+    assert len(look_alike) == 1  # module-level branches: traced once, compiled once, nothing to report
+    reason = run["data"]["events"][f["compile_index"]]["reason"]  # the recompile's reason says it too
+    assert "eager cond outside jit" in reason["detail"] and "cleared" not in reason["detail"]
+
+
+def test_keyword_vs_positional_is_named(run):
+    (f,) = _findings(run, "JW403", "by_keyword")
+    assert f["details"]["key_difference"] == "arguments passed by keyword in one call and by position in the other"
+    assert f["details"]["differences"] == ["keywords: (none) -> x, y"]
+    assert "clear_caches" not in json.dumps(f)
+    reason = run["data"]["events"][f["compile_index"]]["reason"]
+    assert "by keyword" in reason["detail"] and "cleared" not in reason["detail"]
+
+
+def test_an_unread_argument_left_out_is_named(run):
+    (f,) = _findings(run, "JW403", "optional")
+    assert f["details"]["key_difference"].startswith("an argument passed in one call and left out in the other")
+    assert f["details"]["differences"] == ["extra: PyTreeDef(*) -> (absent)"]
+
+
+def test_every_difference_is_named(run):
+    (f,) = _findings(run, "JW403", "twice_keyed")
+    assert f["details"]["key_difference"] == "weak type and sharding"
+    assert any("~f32[] -> f32[]" in d for d in f["details"]["differences"])
+    assert any("uncommitted -> " in d for d in f["details"]["differences"])

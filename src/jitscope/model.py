@@ -277,7 +277,7 @@ class PersistentCacheRecord(Record):
     min_compile_seconds: float | None = None
     entry_bytes: int | None = None
     min_entry_bytes: int | None = None
-    saved_seconds: float | None = None  # a hit: JAX's compile_time_saved_sec
+    saved_seconds: float | None = None  # a hit: JAX's compile_time_saved_sec (whole seconds stored: a lower bound)
     rerun_saving_seconds: float = 0.0
     key: str | None = None  # JAX's key: module name and the sha256 of all components
     components: list[CacheKeyComponent] = field(default_factory=list)

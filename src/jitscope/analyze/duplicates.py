@@ -13,7 +13,10 @@ over a saved run (``duplicate_findings``, for ``jitscope diff``).
 * JW403 duplicate-compile: the fingerprint equals an earlier compile's. JAX's jit cache key holds more
   than the program: the finding names what differed in it, from the two calls' signatures (weak type,
   committed vs uncommitted or another sharding object, the pytree container, a static value the program
-  ignores) or the function object (a new object with equal bindings: the same function rebuilt); when
+  ignores, arguments passed by keyword vs by position, an unread argument left out) or the function object
+  (a new object with equal bindings: the same function rebuilt); every difference found is named. An eager
+  ``lax.cond``/``while_loop``/``scan`` (attributed to the primitive by ``collect/programs.py``) is keyed on
+  its bodies' traces: closures defined per call compile again, and jitting the caller is the fix. When
   nothing differed, the cache was cleared or evicted. The second compile's seconds were wasted.
 * JW404 constant-recompile: the constants-blind fingerprints are equal, the fingerprints not: the
   programs differ only in the values of literal constants, named (``0.1 -> 0.01 : f32``). Passing the
@@ -34,8 +37,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from .._format import fmt_seconds
-from ..model import CompileEvent, Fix
-from .reasons import function_key, signature_diffs
+from ..model import ArgSignature, CompileEvent, Fix
+from .reasons import function_key, keyword_change, signature_diffs
 from .runtime_findings import RuntimeFinding, _source
 
 __all__ = ["DuplicateTracker", "constant_changes", "duplicate_findings"]
@@ -70,6 +73,24 @@ _NEW_OBJECT = ("a new function object", "create the jitted function once and reu
 _CLEARED = ("nothing (same function, same signature)", "keep JAX's cache: avoid jax.clear_caches() and "
             "keep the jitted function alive", "The program was compiled before in this run and its "
             "cache entry was gone: cleared, evicted, or a config or context change.")
+_KEYWORDS = ("arguments passed by keyword in one call and by position in the other",
+             "pass each argument the same way (by position or by keyword) every call",
+             "Jit keys its cache on which arguments come by keyword: f(x, y) and f(x=x, y=y) are two cache "
+             "entries, each compiled, for the same program.")
+_ABSENT = ("an argument passed in one call and left out in the other (the program does not read it)",
+           "pass the argument the same way every call, or drop it",
+           "Jit keys its cache on the arguments' tree structure, and an argument left to its default is not "
+           "in it; the program is the same, since it does not read the argument.")
+# Eager control flow (``collect/programs.py`` attributes it to the primitive, with ``bodies: ...`` bindings):
+# JAX compiles the primitive on its own, keyed on the jaxprs of its bodies, and traces a body again when it
+# is a new function object: closures defined inside the caller are new at each call.
+_PRIMITIVE_NAMES = {"cond": "lax.cond", "while": "lax.while_loop", "scan": "lax.scan"}
+_EAGER = ("{p} called outside jit (its {bodies} traced again at each call)",
+          "jit the function that calls {p}",
+          "Outside jit, {p} is compiled on its own, keyed on the traces of its {bodies}; a {body} defined "
+          "inside the calling function (a closure) is a new function at each call, so it is traced and "
+          "compiled again into the same program. Inside a jitted function it is part of that function's "
+          "program, compiled once per signature.")
 
 
 def constant_changes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
@@ -84,21 +105,54 @@ def _plain(value: str) -> str:
     return value.rpartition(" : ")[0] or value
 
 
+def _eager_primitive(event: CompileEvent) -> bool:
+    """An eager ``lax.cond``/``while_loop``/``scan`` program (not the user's own jitted function)."""
+    return event.function_id is None and (event.bindings or "").startswith("bodies: ")
+
+
+def _eager_cause(event: CompileEvent) -> tuple[str, str, str]:
+    p = _PRIMITIVE_NAMES.get(event.function, f"lax.{event.function}")
+    bodies, body = ("branch functions", "branch") if event.function == "cond" else ("body functions", "body")
+    return tuple(t.format(p=p, bodies=bodies, body=body) for t in _EAGER)  # type: ignore[return-value]
+
+
+def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, list[str]]]:
+    """Each difference in jit's cache key between two calls' signatures: (what, fix title, why, details)."""
+    diffs = signature_diffs(old, new)
+    out = []
+    kw = keyword_change(old, new)
+    if kw is not None:
+        out.append((*_KEYWORDS, [kw]))
+    absent = [d for d in diffs.get("pytree_change", ()) if d.endswith("-> (absent)") or ": (absent) ->" in d]
+    if absent and len(absent) == len(diffs["pytree_change"]):
+        out.append((*_ABSENT, absent))
+        diffs.pop("pytree_change")
+    for cat, (what, title, why) in _KEY_FIXES.items():
+        if cat in diffs:
+            out.append((what, title, why, diffs.pop(cat)))
+    for cat, lines in diffs.items():
+        out.append((cat.replace("_", " "), "keep the argument the same every call", "", lines))
+    return out
+
+
 def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str, list[str]]:
-    """(what differed in jit's cache key, fix title, why, details) for two compiles of one function."""
+    """(what differed in jit's cache key, fix title, why, details) for two compiles of one function.
+
+    Every difference found is named (a weak type and a new placement of one argument both need fixing for
+    one cache entry); the fix is the first one's."""
     if old.function_id is not None and new.function_id is not None and old.function_id != new.function_id:
         what, title, why = _NEW_OBJECT
         same = old.bindings is not None and old.bindings == new.bindings
         return (what + (" (equal bindings: the same function rebuilt)" if same else ""), title, why,
                 [f"bindings: {old.bindings}"] if same and old.bindings else [])
-    if old.signature is not None and new.signature is not None:
-        diffs = signature_diffs(old.signature, new.signature)
-        for cat, (what, title, why) in _KEY_FIXES.items():
-            if cat in diffs:
-                return what, title, why, diffs[cat]
-        if diffs:
-            cat, lines = next(iter(diffs.items()))
-            return cat.replace("_", " "), "keep the argument the same every call", "", lines
+    causes = _causes(old.signature, new.signature) if old.signature is not None and new.signature is not None \
+        else []
+    if _eager_primitive(new):
+        what, title, why = _eager_cause(new)
+        return what, title, why, [line for c in causes for line in c[3]]
+    if causes:
+        what = " and ".join(dict.fromkeys(c[0] for c in causes))
+        return what, causes[0][1], causes[0][2], [line for c in causes for line in c[3]]
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
 
 

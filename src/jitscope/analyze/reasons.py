@@ -89,6 +89,14 @@ def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]
     return out
 
 
+def keyword_change(old: ArgSignature, new: ArgSignature) -> str | None:
+    """``keywords: x, y -> (none)`` when two calls passed different arguments by keyword (jit keys its cache
+    on it), else None (also when either call's keywords were not recorded)."""
+    if old.keywords is None or new.keywords is None or set(old.keywords) == set(new.keywords):
+        return None
+    return f"keywords: {', '.join(old.keywords) or '(none)'} -> {', '.join(new.keywords) or '(none)'}"
+
+
 def _split_tree(treedef: str) -> Iterable[tuple[str, str]]:
     for line in treedef.splitlines():
         name, _, tree = line.partition(": ")
@@ -144,6 +152,16 @@ def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
                 if others:
                     detail += "; also " + "; ".join(others)
                 return Reason(cat, detail, jax_text)
+    # Equal signatures: an argument passed by keyword in this call and by position in every equal one is a
+    # cache key of its own (``f(x, y)`` vs ``f(x=x, y=y)``).
+    kws = [keyword_change(h.signature, event.signature) for h in reversed(candidates)
+           if h.signature is not None and not signature_diffs(h.signature, event.signature)]
+    if kws and all(kws):
+        return Reason("other", f"an argument passed by keyword in one call and by position in the other "
+                      f"({kws[0]}): jit keys its cache on it", jax_text)
+    if event.function_id is None and (event.bindings or "").startswith("bodies: "):
+        return Reason("other", f"eager {event.function} outside jit: its branch/body functions were traced again "
+                      "(closures defined at each call are new functions); jit the function that calls it", jax_text)
     if "Tracing context doesn't match" in jax_text:
         return Reason("other", "the tracing context changed (a config option or context manager)", jax_text)
     return Reason("other", "same signature as an earlier compile (cache evicted or cleared, "

@@ -116,9 +116,12 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "dropped; trivial one-device shardings dropped), and reports a compile of a function whose program "
         "equals one of that function's earlier compiles in the run, with the seconds it took (wasted) and what "
         "differed in jit's cache key: a weak type (a Python scalar, then an array), a committed vs uncommitted "
-        "array or another sharding object, the pytree container, a static value the program ignores, a new "
-        "function object with equal bindings (the same ``jax.jit(lambda)`` or closure built again), or nothing "
-        "(the cache was cleared). Programs printed longer than 4,000,000 characters are not fingerprinted.",
+        "array or another sharding object, the pytree container, an argument passed by keyword in one call and by "
+        "position in the other, an argument the program does not read left out in one call, a static value the "
+        "program ignores, a new function object with equal bindings (the same ``jax.jit(lambda)`` or closure "
+        "built again), an eager ``lax.cond``/``while_loop``/``scan`` whose bodies are closures traced again at "
+        "each call, or nothing (the cache was cleared); every difference found is named. Programs printed "
+        "longer than 4,000,000 characters are not fingerprinted.",
         "jit looks up its cache by function object and argument signature, not by program: each new key "
         "traces, lowers and compiles again, and gets the same executable. Nothing in JAX says so; the run just "
         "compiles more often than it has programs.",

@@ -188,11 +188,26 @@ def _on_exit(call: _Call) -> None:
         call.pending.failed = True
     for p in probes:
         p.exit(call, exc if exc is not call.exc_at_enter else None)
-    if call.pending is None and not calls:
+    if call.pending is None and not calls and not _traced_arguments(call):
         # A compile may follow without a trace (new device/sharding, a trace cached by ``.lower()``).
         # Only an outermost call: a jitted call inside another's trace (``jnp.add`` in the user's
-        # ``add``) never compiles on its own, and its name may collide with the user's.
+        # ``add``, or a jaxpr trace watch does not hook: checkify's) never compiles on its own, and its
+        # name may collide with the user's. Keeping such a call would also keep its tracers alive past
+        # their trace, which ``jax.checking_leaks()`` reports as a leak in the user's program.
         _state.last_call = call
+
+
+def _traced_arguments(call: _Call) -> bool:
+    """True when an argument is a tracer of a jaxpr trace (jit's, checkify's, make_jaxpr's): the call is an
+    equation of that trace and never compiles on its own. Tracers of eager transformations (grad, vmap) do
+    lead to compiles and are kept. Checked only on the slow path, for calls that traced nothing."""
+    import jax
+
+    try:
+        return any(isinstance(x, jax.core.Tracer) and compat.transform_name(x) == "trace"
+                   for x in jax.tree_util.tree_leaves((call.args, call.kwargs)))
+    except Exception:  # noqa: BLE001 - an exotic pytree: keep the call, as before
+        return False
 
 
 def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:

@@ -199,9 +199,10 @@ def _cache(result: WatchResult, console: Console) -> None:
     c = result.persistent_cache
     thr = f"{c.min_compile_seconds:g} s" if c.min_compile_seconds is not None else "1 s"
     if c.enabled:
-        # JAX reports no saving for entries written without their compile time: say so, not "saved 0 s".
+        # JAX keeps an entry's compile time in whole seconds (``int(compile_time_secs)``, JAX 0.10), so a
+        # hit on a compile under 1 s reports no saving: say so, not "saved 0 s".
         saved = (f"saved {fmt_seconds(c.seconds_saved)}" if c.seconds_saved > 0 or not c.hits
-                 else "(JAX reported no time saved)")
+                 else "(JAX reported no time saved: it keeps compile times in whole seconds)")
         console.print(f"Persistent compilation cache: on ({c.directory}); {c.hits} hits {saved}, "
                       f"{c.misses} misses.", markup=False)
         writes = cache_write_line(result.events, c.written, c.not_written)
