@@ -25,6 +25,17 @@ def load_run(path: str | os.PathLike[str], command: str = "diff compares watch r
     Raises:
         UsageError: a missing or unreadable file, a result of another kind, a line that is not an event.
     """
+    text, result = _read(path)
+    if result is not None:
+        if not isinstance(result, WatchResult):
+            raise UsageError(f"{path}: holds a '{result.kind}' result; {command} "
+                             "(jitscope watch --json or --events)")
+        return result.program, list(result.events)
+    return "", _events_lines(path, text)
+
+
+def _read(path: str | os.PathLike[str]) -> tuple[str, object]:
+    """The file's text, and the saved result it holds (None: an events file, read line by line)."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -36,13 +47,7 @@ def load_run(path: str | os.PathLike[str], command: str = "diff compares watch r
         whole = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         whole = None
-    if isinstance(whole, dict) and "kind" in whole:
-        result = load_result(path)
-        if not isinstance(result, WatchResult):
-            raise UsageError(f"{path}: holds a '{result.kind}' result; {command} "
-                             "(jitscope watch --json or --events)")
-        return result.program, list(result.events)
-    return "", _events_lines(path, text)
+    return text, (load_result(path) if isinstance(whole, dict) and "kind" in whole else None)
 
 
 def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]:
@@ -74,14 +79,8 @@ def load_programs(path: str | os.PathLike[str]) -> dict[str, ProgramText]:
     Raises:
         UsageError: a program line that does not match its schema.
     """
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        whole = None
-    if isinstance(whole, dict) and "kind" in whole:
-        result = load_result(path)
+    text, result = _read(path)
+    if result is not None:
         return {p.fingerprint: p for p in getattr(result, "programs", [])}
     out = {}
     for n, line in enumerate(text.splitlines(), 1):
