@@ -145,9 +145,19 @@ def run(tmp_path_factory):
     d = tmp_path_factory.mktemp("dups")
     prog = d / "prog.py"
     prog.write_text(PROGRAM)
-    r = run_cli("watch", "--json", str(d / "run.json"), "--events", str(d / "run.jsonl"), str(prog))
+    r = run_cli("watch", "--live", "--json", str(d / "run.json"), "--events", str(d / "run.jsonl"), str(prog))
     assert r.returncode == 0, r.stderr
-    return {"data": json.loads((d / "run.json").read_text()), "summary": r.stdout + r.stderr, "events": d / "run.jsonl"}
+    return {"data": json.loads((d / "run.json").read_text()), "summary": r.stdout + r.stderr, "events": d / "run.jsonl",
+            "live": [ln for ln in r.stderr.splitlines() if ln.startswith("jitscope: ")]}
+
+
+def test_live_prints_each_duplicate_after_its_recompile_line(run):
+    live = run["live"]
+    weak = next(i for i, ln in enumerate(live) if ln.startswith("jitscope: JW403 weak: "))
+    assert live[weak - 1].startswith("jitscope: recompile #1 weak ")  # the compile's own line comes first
+    assert "same program as compile #0" in live[weak] and "weak type" in live[weak]
+    assert any(ln.startswith("jitscope: JW404 make_step.<locals>.step: ") and "0.1 vs 0.01" in ln for ln in live)
+    assert not any(" shapes: " in ln for ln in live if ln.startswith(("jitscope: JW403", "jitscope: JW404")))
 
 
 def _findings(run, code, function):

@@ -77,7 +77,8 @@ class WatchSession:
                  findings: bool = True, slow_compile: float = SLOW_COMPILE_SECONDS,
                  stall_after: float | None = None, on_stall: Callable[[Stall], None] | None = None,
                  peers: bool = False, peer_timeout: float | None = PEER_TIMEOUT, compare_at_exit: bool = False,
-                 on_peer_line: Callable[[str], None] | None = None) -> None:
+                 on_peer_line: Callable[[str], None] | None = None,
+                 on_duplicate: Callable[[Any], None] | None = None) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
         if not slow_compile >= 0:
@@ -107,7 +108,19 @@ class WatchSession:
                     analyzer.failures += 1  # type: ignore[union-attr]
                 if found is not None:
                     analyzer.add(found)  # type: ignore[union-attr]
+                    pending[event.index] = found  # said after the compile's own --live line
 
+        pending: dict[int, Any] = {}
+
+        def say_duplicate(event: CompileEvent) -> None:
+            found = pending.pop(event.index, None)
+            if found is not None and on_duplicate is not None:  # --live: as it happens, not only at the end
+                try:
+                    on_duplicate(found)
+                except Exception:  # noqa: BLE001 - a broken display must not break the program
+                    pass
+
+        listeners = [*listeners, say_duplicate] if on_duplicate is not None and analyzer is not None else listeners
         self.collector = WatchCollector(events_path=events, explain=explain, listeners=list(listeners),
                                         classify=self.history.classify,
                                         observe=observe if analyzer is not None else None,
@@ -274,7 +287,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                   slow_compile: float = SLOW_COMPILE_SECONDS, stall_after: float | None = None,
                   on_stall: Callable[[Stall], None] | None = None,
                   peer_timeout: float | None = PEER_TIMEOUT,
-                  warmup: str | os.PathLike[str] | None = None) -> WatchResult:
+                  warmup: str | os.PathLike[str] | None = None,
+                  on_duplicate: Callable[[Any], None] | None = None) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
@@ -286,6 +300,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     (``result.dump``).
     ``findings`` / ``slow_compile``: runtime findings (``result.findings``), as for ``WatchSession``;
     ``stall_after`` / ``on_stall``: the stall watchdog (``result.stalls``), likewise.
+    ``on_duplicate``: called with each JW403/JW404 finding as its compile finishes (``--live``).
     ``warmup``: a warm-up script run first in this process, as ``python SCRIPT`` would run it, recorded
     apart (``result.warmup``); the result's events are then the compiles it missed, explained against the
     warm-up's own, and each miss is a budget violation (``jitscope watch --warmup``: exit 3).
@@ -305,7 +320,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                            fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target, findings=findings,
                            slow_compile=slow_compile, stall_after=stall_after, on_stall=on_stall,
-                           peers=True, peer_timeout=peer_timeout)
+                           peers=True, peer_timeout=peer_timeout, on_duplicate=on_duplicate)
     cwd = os.getcwd()
     failure: list[BaseException] = []
     warm = _run_warmup(os.fspath(warmup), session, explain) if warmup is not None else None
@@ -399,6 +414,11 @@ def runtime_catalog(code: str | None = None, markdown: bool = False) -> str:
             raise UsageError(f"unknown runtime finding code '{code}' (see `jitscope rules --runtime`)")
         return page
     return runtime_codes.table()
+
+
+def duplicate_line(finding: Any) -> str:
+    """The ``--live`` line for a duplicate compile (JW403/JW404) as it happens."""
+    return f"jitscope: {finding.code} {finding.function}: {finding.message}"
 
 
 def live_line(event: CompileEvent) -> str | None:

@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="do not analyse traces for runtime findings (failed traces, trace-time side effects, "
                         "captured constants, unrolled loops, slow compiles: `jitscope rules --runtime`)")
     p.add_argument("--live", action="store_true",
-                   help="print one line (to stderr) per recompile as it happens, with its reason and call site")
+                   help="print one line (to stderr) per recompile as it happens, with its reason and call site, "
+                        "and one per duplicate compile (JW403/JW404)")
     p.add_argument("--stall-after", type=seconds, default=None, metavar="SECONDS",
                    help="name a trace, lowering, compile or first execution still running after SECONDS (function, phase, "
                         f"time so far, your stack), again at each doubling; default off, {LIVE_STALL_AFTER:g} "
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
                                listeners=[_print_live] if args.live else (), dump=args.dump,
                                findings=not args.no_findings, slow_compile=args.slow_compile,
                                stall_after=stall_after, on_stall=_print_stall, warmup=args.warmup,
+                               on_duplicate=_print_duplicate if args.live else None,
                                **({} if args.peer_timeout is None else {"peer_timeout": args.peer_timeout}))
     code = result.exit_code or 0
     if result.process_index is not None:  # a jax.distributed job: N processes were given these paths
@@ -165,6 +167,12 @@ def _stack_dumps(events: str | None, enabled: bool) -> Iterator[None]:
         faulthandler.unregister(signal.SIGUSR1)
         if out is not None and out is not sys.stderr:
             out.close()
+
+
+def _print_duplicate(finding) -> None:  # type: ignore[no-untyped-def]
+    from .._watch import duplicate_line
+
+    print(duplicate_line(finding), file=sys.stderr, flush=True)
 
 
 def _print_live(event) -> None:  # type: ignore[no-untyped-def]
