@@ -166,6 +166,12 @@ def test_check_mode_names_a_compile_the_script_missed(project):
     assert "f32[16]" in event["reason"]["detail"]  # explained against the warm-up's own compiles
     line = [x for x in r.stderr.splitlines() if "missed 1 compile:" in x]
     assert len(line) == 1 and "smooth (model.py:" in line[0]
+    from jitscope.render import render
+    from jitscope.results import load_result
+
+    page = render(load_result(d / "extra.json"), "html")  # the check's own lines in the report
+    assert "the program then compiled 1 more: missed by the warm-up." in page
+    assert "missed by the warm-up (function, definition, compiles)" in page and "smooth (model.py:" in page
 
 
 def test_imported_warmup_fills_the_process_caches_without_jitscope(project):

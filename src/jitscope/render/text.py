@@ -196,3 +196,11 @@ def diff_verdict(result: Any) -> str:
     return (f"compiles: {result.compiles_a} -> {result.compiles_b} ({result.compiles_b - result.compiles_a:+d}); "
             f"compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
             f"{verdict[result.time_change]}")
+
+
+def warmup_line(w: Any) -> str:
+    """The warm-up check's sentence (``watch --warmup``), for the console and the HTML."""
+    status = f", exit status {w.exit_code}" if w.exit_code not in (None, 0) else ""
+    verdict = (f"the program then compiled {w.missed} more: missed by the warm-up" if w.missed
+               else "the program then compiled nothing: the warm-up covered every compile")
+    return f"warm-up {w.script}: {w.compiles} compiles, {fmt_seconds(w.seconds)}{status}; {verdict}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..text import cache_write_line, stall_lines
+from ..text import cache_write_line, stall_lines, warmup_line
 from . import fmt_seconds, watch_findings
 
 if TYPE_CHECKING:
@@ -59,12 +59,8 @@ def render(result: WatchResult, console: Console) -> None:
                   f"JAX internal (eager ops, jnp routines): {result.internal_compiles} compiles, "
                   f"{fmt_seconds(result.internal_seconds)}.")
     if result.warmup is not None:
-        w = result.warmup
-        status = f", exit status {w.exit_code}" if w.exit_code not in (None, 0) else ""
-        verdict = (f"the program then compiled {w.missed} more: missed by the warm-up (below)" if w.missed
-                   else "the program then compiled nothing: the warm-up covered every compile")
-        console.print(f"warm-up {w.script}: {w.compiles} compiles, {fmt_seconds(w.seconds)}{status}; {verdict}.",
-                      markup=False)
+        line = warmup_line(result.warmup)
+        console.print(line + (" (below)." if result.warmup.missed else "."), markup=False)
     if result.exit_code not in (None, 0):
         console.print(f"program exited with status {result.exit_code}; the summary covers every compile up to then")
     if result.crash is not None:

@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ..text import cache_write_line, stall_lines
+from ..text import cache_write_line, stall_lines, warmup_line
 from . import watch_findings
 from ._page import Raw, Section, esc, lesson, pre, table
 from .svg import bar_chart, timeline
@@ -30,6 +30,11 @@ def sections(result: WatchResult) -> list[Section]:
     head = (f"{n} compiles of your jitted functions took {fmt_seconds(secs)}{share}; {len(rec)} of them were "
             f"recompiles. JAX's own eager-op compiles: {result.internal_compiles} ({fmt_seconds(result.internal_seconds)}).")
     body = lesson(head, "warn" if rec else "ok")
+    if result.warmup is not None:  # watch --warmup: the check of a warm-up script
+        w = result.warmup
+        body += lesson(warmup_line(w) + ".", "warn" if w.missed or w.exit_code not in (None, 0) else "ok")
+        if w.missed_functions:
+            body += table(["missed by the warm-up (function, definition, compiles)"], [(m,) for m in w.missed_functions])
     if result.exit_code not in (None, 0):
         body += lesson(f"The program exited with status {result.exit_code}; everything up to then is here.", "warn")
     if result.crash is not None:
