@@ -89,7 +89,8 @@ class LeafSpec(Record):
         if hasattr(value, "shape") and hasattr(value, "dtype"):  # numpy arrays and scalars, ShapeDtypeStruct
             sharding = getattr(value, "sharding", None)  # an AOT jax.ShapeDtypeStruct's, when it has one
             return cls(path, tuple(int(d) for d in value.shape), _dtype_name(value.dtype),
-                       bool(getattr(value, "weak_type", False)), None if sharding is None else str(sharding))
+                       bool(getattr(value, "weak_type", False)),
+                       None if sharding is None else sharding_text(sharding))
         if isinstance(value, (bool, int, float, complex)):
             # Python scalars trace as weakly typed 0-d arrays of the default width.
             return cls(path, (), _dtype_name(np.dtype(type(value))), weak_type=type(value) is not bool)

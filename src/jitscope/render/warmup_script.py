@@ -93,6 +93,9 @@ def _prepare(entry):
     return lambda: fn.lower(*args, **kwargs).compile()
 
 
+COMPILED = []  # every executable compiled here, for the life of the process
+
+
 def warmup(threads=THREADS, verbose=True):
     """Compile every entry of CALLS ahead of time, in this process; returns counts by outcome.
 
@@ -118,7 +121,7 @@ def warmup(threads=THREADS, verbose=True):
     def run(job):
         entry, compile_it = job
         try:
-            compile_it()
+            COMPILED.append(compile_it())  # kept alive: JAX's caches may hold its pieces only weakly
             return entry, None
         except Exception as e:
             return entry, f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
