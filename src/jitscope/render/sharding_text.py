@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._format import fmt_bytes
+from ..model import DTYPE_SHORT
 
 if TYPE_CHECKING:
     from ..analyze.collectives import Collective, Collectives
@@ -24,8 +25,7 @@ VALUE_HEADERS = ("value", "global shape", "sharding", "per-device shape")
 
 
 def _shape(shape: tuple[int, ...] | list[int], dtype: str = "") -> str:
-    short = {"float32": "f32", "float64": "f64", "bfloat16": "bf16", "float16": "f16", "int32": "i32",
-             "int64": "i64", "bool": "bool", "uint8": "u8", "int8": "i8"}.get(dtype, dtype)
+    short = DTYPE_SHORT.get(dtype, dtype)
     return f"{short}[{','.join(str(d) for d in shape)}]"
 
 
