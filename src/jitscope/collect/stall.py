@@ -91,7 +91,9 @@ def _user_stack(frame: Any) -> list[str]:
             frame = frame.f_back
             continue
         generated = code.co_filename == "<string>" and code.co_name in _GENERATED  # a dataclass's __init__
-        if is_user_file(code.co_filename) and not generated:
+        # installed packages (pytest, a GC callback of hypothesis that ran mid-compile) are not the user's line
+        installed = any(f"{os.sep}{d}{os.sep}" in path for d in ("site-packages", "dist-packages"))
+        if is_user_file(code.co_filename) and not generated and not installed:
             name = code.co_filename if code.co_filename.startswith("<") else os.path.relpath(code.co_filename)
             out.append(f"{name}:{frame.f_lineno} in {code.co_name}")
         frame = frame.f_back
