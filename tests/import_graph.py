@@ -17,7 +17,7 @@ that entry points reach the stages only through a command function):
     4 render     render/
     3 results    results/
     2 stages     collect/, analyze/, lint/, schema/     (never each other)
-    1 model      model
+    1 model      model, jaxmodel/ (what JAX and each wrapper family do; pure data)
     0 ground     errors, _jaxcompat, _serde, _format, _version, _pycode, _progress
 """
 
@@ -58,8 +58,8 @@ def layer_of(module: str) -> tuple[float, str]:
         return 3, "results"
     if top in STAGES:
         return 2, top
-    if top == "model":
-        return 1, "model"
+    if top in ("model", "jaxmodel"):
+        return 1, "model"  # jaxmodel: what JAX and each wrapper family do (pure data, no jax import)
     if top in GROUND:
         return 0, top
     raise ValueError(f"{module}: no layer assigned; add it to tests/import_graph.py and docs/architecture.md")

@@ -1,0 +1,5 @@
+"""One table per wrapper family; ``ALL_FAMILIES`` is what ``known.registry`` merges."""
+
+from . import equinox, flax, jax_core
+
+ALL_FAMILIES = (jax_core.TRANSFORMS, equinox.TRANSFORMS, flax.TRANSFORMS)

@@ -1,0 +1,24 @@
+"""Equinox's filtered transformations (https://docs.kidger.site/equinox/api/transformations/).
+
+``filter_jit`` traces only the JAX/NumPy array leaves of its arguments; every other leaf (Python
+numbers, strings, functions, ``None``) is static, hashed into the cache key. It has no
+``static_argnums``: to make an array static one converts it to a Python value, and to make a
+Python number traced one passes it as an array (``jnp.asarray(lr)``).
+"""
+
+from __future__ import annotations
+
+from ..transforms import Transform
+
+_DOC = "https://docs.kidger.site/equinox/api/transformations/"
+
+TRANSFORMS = (
+    Transform("equinox.filter_jit", "equinox", "abstract", compiles=True, donate_options=("donate",),
+              static_by_type=True, doc=_DOC),
+    Transform("equinox.filter_pmap", "equinox", "abstract", compiles=True, static_by_type=True, doc=_DOC),
+    Transform("equinox.filter_vmap", "equinox", "abstract", static_by_type=True, doc=_DOC),
+    Transform("equinox.filter_grad", "equinox", "concrete", static_by_type=True, differentiates=True, doc=_DOC),
+    Transform("equinox.filter_value_and_grad", "equinox", "concrete", static_by_type=True, differentiates=True,
+              doc=_DOC),
+    Transform("equinox.filter_checkpoint", "equinox", "abstract", static_by_type=True, doc=_DOC),
+)

@@ -1,0 +1,24 @@
+"""Flax's lifted transformations (https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/transforms.html).
+
+``nnx.jit`` takes ``jax.jit``'s static and donation options; graph nodes (Modules, Variables,
+Rngs) are split into a static graph definition and a traced state, so a change in the graph
+(a new submodule, a changed static attribute) compiles again.
+"""
+
+from __future__ import annotations
+
+from ..transforms import Transform
+
+_NNX = "https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/transforms.html"
+_LINEN = "https://flax.readthedocs.io/en/latest/api_reference/flax.linen/transformations.html"
+
+TRANSFORMS = (
+    Transform("flax.nnx.jit", "flax", "abstract", compiles=True, static_options=("static_argnums", "static_argnames"),
+              donate_options=("donate_argnums", "donate_argnames"), doc=_NNX),
+    Transform("flax.nnx.vmap", "flax", "abstract", doc=_NNX),
+    Transform("flax.nnx.grad", "flax", "concrete", differentiates=True, doc=_NNX),
+    Transform("flax.nnx.value_and_grad", "flax", "concrete", differentiates=True, doc=_NNX),
+    Transform("flax.nnx.remat", "flax", "abstract", doc=_NNX),
+    Transform("flax.linen.jit", "flax", "abstract", compiles=True, static_options=("static_argnums",),
+              donate_options=("donate_argnums",), doc=_LINEN),
+)
