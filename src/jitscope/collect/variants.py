@@ -9,6 +9,15 @@ on-disk compilation cache switched off so no compile is a disk read):
 2. the first call (trace + compile + run), counting XLA backend compiles via ``jax.monitoring``;
 3. the steady state with ``clock.measure`` (blocking on every output leaf).
 
+Comparing several variants fairly (``jitscope compare``) takes three more pieces, used by
+``_compare.run_compare``: ``measure_variant(warm=True)`` calls the variant once, untimed, before its
+caches are cleared and anything is timed (the process-wide first-use costs that
+``jax.clear_caches()`` does not undo would otherwise be charged to whichever variant happens to be
+measured first: two identical functions then differ by 20% or more in their "cold" first call);
+``cold_call`` times one more first call from cleared caches; ``steady_round`` takes one round of
+steady samples, so that rounds of all variants can be interleaved in rotating order and share the
+machine's drift.
+
 Nothing here decides anything; ``analyze/compare.py`` does the arithmetic.
 """
 
@@ -27,7 +36,7 @@ from .._progress import stage
 from .._serde import Record
 from ..model import Timing
 from ._errors import error_line
-from .clock import measure, persistent_cache_disabled, time_once
+from .clock import block, measure, persistent_cache_disabled, time_once
 from .lowering import time_stages
 
 # Enough for a stable median of a microsecond call; keeps a saved result small.
@@ -39,8 +48,9 @@ MAX_SAMPLES = 2000
 class VariantResult(Record):
     """One variant as measured.
 
-    ``first_call`` is one call from a cold cache (trace + lower + compile + run for jitted code;
-    eager code compiles each primitive on first use). ``steady`` is the per-call time once warm.
+    ``first_call`` holds calls from a cold cache (trace + lower + compile + run for jitted code;
+    eager code compiles each primitive on first use): one, or up to three when they are cheap
+    (``compare`` repeats them in rotating order). ``steady`` is the per-call time once warm.
     ``phases`` holds the ahead-of-time ``trace``/``lower``/``compile`` seconds of a jitted variant.
     ``compiles_first_call`` / ``compile_seconds_first_call`` count the XLA backend compiles seen
     (via ``jax.monitoring``) during the first call; ``compiles_per_call`` is the average number of
@@ -59,6 +69,12 @@ class VariantResult(Record):
     compile_seconds_first_call: float | None = None
     compiles_per_call: float | None = None
     speedup: float | None = None  # reference steady median / this steady median
+    # The steady medians of this variant and the reference cannot be told apart (intervals overlap or
+    # under 10% apart): the table says "within noise" rather than a speedup. None for the reference.
+    speedup_within_noise: bool | None = None
+    # The steady median of each interleaved round, in order (compare; empty when measured in one pass):
+    # round r of every variant ran in the same pass, so verdicts compare variants round by round.
+    steady_rounds: list[float] = field(default_factory=list)
     output: str = ""  # short description of the output pytree, e.g. "f32[1000]"
     error: str | None = None
     error_stage: str | None = None
@@ -342,12 +358,44 @@ def describe_output(out: Any) -> str:
     return parts[0] if len(parts) == 1 else f"({', '.join(parts)})"
 
 
+def cold_call(variant: Variant, args: tuple, kwargs: dict) -> float:
+    """Seconds of one more first call from cleared caches (trace + compile + run for jitted code)."""
+    import jax
+
+    fn = variant.fn
+    if fn is None:
+        raise ValueError(f"variant {variant.name} has no function")
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
+        jax.clear_caches()
+        return time_once(lambda: fn(*args, **kwargs))[0]
+
+
+def steady_round(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float, min_samples: int,
+                 max_samples: int) -> tuple[list[float], int]:
+    """One round of steady-state samples, and the backend compiles seen during the timed calls.
+
+    One untimed call goes first: the round before may have been another variant's, whose cold calls
+    cleared JAX's caches (eager ops compile again once) and whose data evicted the CPU caches.
+    """
+    fn = variant.fn
+    if fn is None:
+        raise ValueError(f"variant {variant.name} has no function")
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
+        block(fn(*args, **kwargs))
+        with CompileCounter() as cc:
+            t = measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
+                        max_samples=max_samples, warmup=0)
+    return t.samples, cc.count
+
+
 def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float = 0.5,
-                    min_samples: int = 5, phases: bool = True,
-                    keep: dict[str, Any] | None = None) -> tuple[VariantResult, Any]:
+                    min_samples: int = 5, max_samples: int = MAX_SAMPLES, phases: bool = True,
+                    warm: bool = False, keep: dict[str, Any] | None = None) -> tuple[VariantResult, Any]:
     """Measure one variant from a cold cache; return its record and its first output (None on error).
 
     With ``phases``, ``keep`` receives the ``lowered`` and ``compiled`` program of a jitted variant.
+    With ``warm``, one untimed call goes first (its errors are left to the timed calls to record).
+    ``compiles_per_call`` counts the backend compiles of the timed steady calls only.
 
     The persistent compilation cache is off for the whole measurement (``persistent_cache_disabled``):
     otherwise the AOT compile would write the executable to disk and the "first call" would load it.
@@ -361,6 +409,12 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
     fn = variant.fn
     stage(f"measuring {variant.name}")
     with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
+        if warm:
+            try:
+                block(fn(*args, **kwargs))
+            except Exception:  # noqa: BLE001 - the timed first call below records it
+                pass
+            jax.clear_caches()
         if phases and res.jitted and is_jit_object(fn):
             try:
                 res.phases = aot_phases(fn, args, kwargs, keep)
@@ -381,28 +435,13 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
         if variant.inner_calls is not None and variant.inner_calls[0] == 0:
             res.notes.append("the rebound inner function was never called: this variant equals its un-rebound twin")
         try:
-            warmup = 1 if first_s < 0.05 else 0  # the first call already warmed a slow variant
+            if first_s < 0.05:  # the first call already warmed a slow variant
+                block(fn(*args, **kwargs))
             with CompileCounter() as cc:
                 res.steady = measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
-                                     max_samples=max(MAX_SAMPLES, min_samples), warmup=warmup)
-            res.compiles_per_call = cc.count / (len(res.steady.samples) + warmup)
+                                     max_samples=max(max_samples, min_samples), warmup=0)
+            res.compiles_per_call = cc.count / len(res.steady.samples)
         except Exception as e:
             res.error, res.error_stage = error_line(e), "steady"
             return res, out
     return res, out
-
-
-def replicate_steady(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float,
-                     min_samples: int = 5) -> Timing:
-    """Measure a variant's steady state once more, later and in another order than the first time.
-
-    Samples from one pass share that moment's machine state (load, clocks, caches); a second pass
-    shows how much the median drifts between passes, which a single pass cannot. The first call
-    (which may recompile: each measurement starts from cleared caches) is a warm-up, not timed.
-    """
-    fn = variant.fn
-    if fn is None:
-        raise ValueError(f"variant {variant.name} has no function")
-    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
-        return measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
-                       max_samples=max(MAX_SAMPLES, min_samples), warmup=1)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_ratio
-from ..text import break_even_cell, numerics_lines, recommendation_text
+from ..text import break_even_cell, numerics_lines, recommendation_text, speedup_cell
 from . import fmt_seconds
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ def variants_table(result: CompareResult, title: str | None = None) -> Table:
         else:
             steady = f"[red]failed: {escape(v.error)}[/red]"
         table.add_row(escape(v.name), fmt_seconds(v.first_call.median if v.first_call else None), _phases(v),
-                      steady, _range(v), fmt_ratio(v.speedup), compiles,
+                      steady, _range(v), speedup_cell(v), compiles,
                       break_even_cell(v.name, result.reference, result.break_even))
     return table
 

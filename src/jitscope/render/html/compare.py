@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_ratio, fmt_seconds
-from ..text import break_even_cell, numerics_lines, recommendation_text
+from ..._format import fmt_seconds
+from ..text import break_even_cell, numerics_lines, recommendation_text, speedup_cell
 from ._page import Section, esc, lesson, pre, table
 from .svg import bar_chart
 
@@ -24,7 +24,7 @@ def compare_body(result: CompareResult) -> str:
             f"{v.compiles_first_call} / {'-' if v.compiles_per_call is None else f'{v.compiles_per_call:.3g}'}")
         rows.append((v.name, fmt_seconds(v.first_call.median if v.first_call else None), phases,
                      fmt_seconds(v.steady.median if v.steady else None) if v.error is None else f"failed: {v.error}",
-                     spread, fmt_ratio(v.speedup), compiles,
+                     spread, speedup_cell(v), compiles,
                      break_even_cell(v.name, result.reference, result.break_even)))
     ref = result.reference or "reference"
     html = table(["variant", "first call", "trace / lower / compile", "steady median", "min – max", f"vs {ref}",
