@@ -134,12 +134,17 @@ def _signature(variants: list[Variant], args: tuple, kwargs: dict, static: Seque
     jit-object variants (their ``static_argnums``/``static_argnames``, as inspect and scale read them).
     Leaves and static values are named by the first variant's parameters (``x``, ``n``), as in inspect
     and watch."""
+    from .collect.jit_equivalent import wrapper_of
+
     names, nums = set(static), set()
     for v in variants:
         v_nums, v_names = static_args_of(v.fn)
         names.update(v_names)
         nums.update(v_nums)
-    return call_signature_of(variants[0].fn, tuple(sorted(nums)), tuple(names), args, kwargs)
+    # under equinox.filter_jit every non-array leaf is static (docs/compare.md)
+    arrays_only = any(wrapper_of(v.fn) == "equinox.filter_jit" for v in variants)
+    return call_signature_of(plain_function(variants[0].fn), tuple(sorted(nums)), tuple(names), args, kwargs,
+                             arrays_only=arrays_only)
 
 
 def run_compare(

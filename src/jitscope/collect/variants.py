@@ -37,7 +37,8 @@ from .._serde import Record
 from ..model import Timing
 from ._errors import error_line
 from .clock import block, measure, persistent_cache_disabled, time_once
-from .lowering import time_stages
+from .jit_equivalent import jit_equivalent, same_wrapper, wrapper_of
+from .lowering import jit_fresh, time_stages
 
 # Enough for a stable median of a microsecond call; keeps a saved result small.
 MAX_SAMPLES = 2000
@@ -127,8 +128,9 @@ class Variant:
 
 
 def is_jit_object(fn: Any) -> bool:
-    """True for ``jax.jit``-wrapped callables (they offer the AOT ``trace``/``lower`` stages)."""
-    return fn is not None and hasattr(fn, "lower") and hasattr(fn, "trace")
+    """True for ``jax.jit``-wrapped callables (they offer the AOT ``trace``/``lower`` stages) and the
+    library jit wrappers jitscope knows (``equinox.filter_jit``, ``flax.nnx.jit``)."""
+    return fn is not None and ((hasattr(fn, "lower") and hasattr(fn, "trace")) or bool(wrapper_of(fn)))
 
 
 def plain_function(fn: Any) -> Any:
@@ -149,9 +151,13 @@ def static_args_of(fn: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 def jit_like(fn: Any, static_argnames: tuple[str, ...] | list[str] = ()) -> Any:
     """``jax.jit`` of ``fn``'s plain function, keeping the static arguments of ``fn`` when it is
-    already a jit object (its ``static_argnums`` and ``static_argnames``), plus ``static_argnames``."""
+    already a jit object (its ``static_argnums`` and ``static_argnames``), plus ``static_argnames``; a
+    library wrapper (``equinox.filter_jit``, ``flax.nnx.jit``) is rebuilt as the same wrapper."""
     import jax
 
+    rewrapped = same_wrapper(fn, plain_function(fn), tuple(static_argnames))
+    if rewrapped is not None:  # equinox.filter_jit / flax.nnx.jit: their own static rules
+        return rewrapped
     nums, names = static_args_of(fn)
     names = tuple(dict.fromkeys((*names, *static_argnames)))
     return jax.jit(plain_function(fn), static_argnums=nums or None, static_argnames=names or None)
@@ -336,6 +342,9 @@ def aot_phases(fn: Any, args: tuple, kwargs: dict, keep: dict[str, Any] | None =
     ``compiled`` objects (for an analysis of the program that was timed)."""
     import jax
 
+    if not (hasattr(fn, "trace") and hasattr(fn, "lower")):  # equinox.filter_jit: its jax.jit equivalent
+        eq = jit_equivalent(fn, args, kwargs)
+        fn, args, kwargs = jit_fresh(eq.fun, eq.static_argnames, eq.static_argnums), eq.args, eq.kwargs
     jax.clear_caches()
     with persistent_cache_disabled():
         ts = time_stages(fn, args, kwargs)
