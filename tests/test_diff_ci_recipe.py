@@ -115,3 +115,20 @@ def test_the_readme_shows_the_tested_recipe():
         assert command in readme, f"README.md lacks the tested CI recipe's command: {command}"
     gates = re.findall(r"^jitscope diff --fail-on .*$", readme, re.M)
     assert gates and set(gates) <= set(on_pr), gates
+
+
+def test_a_reference_saved_before_module_names_still_gates_with_a_note(gated, tmp_path):
+    """A reference run written before watch recorded ``module``: diff loads it, matches by file name
+    and program, says so, and reaches the same verdicts."""
+    from conftest import run_cli
+
+    for name, code in (("fix", 0), ("regression", 3)):
+        work, _ = gated[name]
+        old = json.loads((work / "reference.json").read_text())
+        for e in old["events"]:
+            del e["module"]
+        legacy = tmp_path / f"{name}-legacy.json"
+        legacy.write_text(json.dumps(old))
+        r = run_cli("diff", "--fail-on", "new-compiles,new-causes", str(legacy), str(work / "head.json"))
+        assert r.returncode == code, r.stdout + r.stderr
+        assert "note: run A has no module names" in r.stdout, r.stdout

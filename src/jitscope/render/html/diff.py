@@ -31,7 +31,8 @@ def sections(result: DiffResult) -> list[Section]:
         conditions = ",".join(result.fail_on)
         if result.violations:
             body += lesson(f"--fail-on {conditions}: {len(result.violations)} breach"
-                           f"{'es' if len(result.violations) != 1 else ''}: " + "; ".join(result.violations), "warn")
+                           f"{'es' if len(result.violations) != 1 else ''}:", "warn")
+            body += "<ul>" + "".join(f"<li>{esc(v)}</li>" for v in result.violations) + "</ul>"
         else:
             body += lesson(f"--fail-on {conditions}: passed", "ok")
     out = [Section("Summary", body + runs)]
