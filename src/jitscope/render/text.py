@@ -200,12 +200,20 @@ DIFF_STATUS = {"new": "new in B", "vanished": "gone in B", "more_compiles": "mor
 
 
 def diff_verdict(result: Any) -> str:
-    """``compiles: 4 -> 5 (+1); compile time: 1.2 s -> 1.5 s, slower`` for a DiffResult."""
+    """``5 compiles fewer (7 -> 2): an improvement; compile time: 3.9 s -> 1.1 s, faster`` for a DiffResult."""
     noise = f"{result.time_threshold:.0%} and {fmt_seconds(result.min_seconds)}"
     verdict = {"slower": "slower", "faster": "faster", "within_noise": f"within noise (threshold {noise})"}
-    return (f"compiles: {result.compiles_a} -> {result.compiles_b} ({result.compiles_b - result.compiles_a:+d}); "
-            f"compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
+    a, b = result.compiles_a, result.compiles_b
+    plural = "s" if abs(a - b) != 1 else ""
+    compiles = (f"{a - b} compile{plural} fewer ({a} -> {b}): an improvement" if b < a else
+                f"{b - a} compile{plural} more ({a} -> {b})" if b > a else f"compiles: {a} in both runs")
+    return (f"{compiles}; compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
             f"{verdict[result.time_change]}")
+
+
+def diff_function_name(d: Any) -> str:
+    """A diff row's function: ``step``, or ``step (was train.<locals>.step)`` when A knew it by another name."""
+    return f"{d.function} (was {d.function_a})" if d.function_a else d.function
 
 
 def warmup_line(w: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..arguments import arguments
 from ..text import break_even_cell, numerics_lines, recommendation_text, speedup_cell
 from . import fmt_seconds
 
@@ -67,7 +68,7 @@ def render(result: CompareResult, console: Console) -> None:
 
     sig = ""
     if result.signature and result.signature.leaves:
-        sig = " on " + ", ".join(leaf.short() for leaf in result.signature.leaves)
+        sig = " on " + arguments(result.signature)
     title = (result.title or "jitscope compare") + sig
     console.print(variants_table(result, escape(title)))
     for v in result.variants:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
+from ..arguments import arguments
 from ..text import break_even_cell, numerics_lines, recommendation_text, speedup_cell
 from ._page import Section, esc, lesson, pre, table
 from .svg import bar_chart
@@ -70,5 +71,5 @@ def compare_body(result: CompareResult) -> str:
 def sections(result: CompareResult) -> list[Section]:
     sig = ""
     if result.signature and result.signature.leaves:
-        sig = " on " + ", ".join(leaf.short() for leaf in result.signature.leaves)
+        sig = " on " + arguments(result.signature)
     return [Section((result.title or "Compare") + sig, compare_body(result))]
