@@ -81,8 +81,13 @@ def test_written_then_hit_with_the_same_key_components(tmp_path):
     assert values["accelerator_config"] == "1 cpu device"
     assert values["XLA flags"] == "none"
     cache_dir = tmp_path / "cache"
-    assert values["compile_options"] == f"num_replicas=1 num_partitions=1, XLA autotuning cache {cache_dir}/" \
-                                        "xla_gpu_per_fusion_autotune_cache_dir"
+    from jitscope import _jaxcompat
+
+    if _jaxcompat.xla_cache_in_key("autotuning"):  # JAX 0.6 - 0.10 hash the autotuning directory
+        assert values["compile_options"] == f"num_replicas=1 num_partitions=1, XLA autotuning cache {cache_dir}/" \
+                                            "xla_gpu_per_fusion_autotune_cache_dir"
+    else:  # 0.12 clears it before hashing (tests/test_cache_diff.py: a moved cache keeps its key)
+        assert values["compile_options"] == "num_replicas=1 num_partitions=1"
     assert values["computation"] is None  # the program: its hash only
     assert data["persistent_cache"]["hits"] == 1
 

@@ -15,6 +15,7 @@ from .analyze.inspect_command import InspectCommand, losing_variant
 from .analyze.numerics import compare_outputs
 from .collect.call_signature import call_signature_of
 from .collect.variants import Variant as Variant
+from .collect.variants import effort_flags_missing as effort_flags_missing
 from .collect.variants import (
     effort_variants,
     jit_like,

@@ -23,6 +23,7 @@ from .cache import CACHE_LOGGERS as CACHE_LOGGERS
 from .cache import cache_key_logging as cache_key_logging
 from .cache import parse_cache_log as parse_cache_log
 from .cache import say_cache_key_missing as say_cache_key_missing
+from .cache import xla_cache_in_key as xla_cache_in_key
 from .capabilities import CAPABILITY_USES as CAPABILITY_USES
 from .capabilities import capabilities as capabilities
 from .capabilities import version_notice as version_notice
