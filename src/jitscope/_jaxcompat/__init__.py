@@ -21,6 +21,7 @@ from ._base import unregister_listener as unregister_listener
 from .cache import CACHE_KEY_LOGGER as CACHE_KEY_LOGGER
 from .cache import CACHE_LOGGERS as CACHE_LOGGERS
 from .cache import cache_key_logging as cache_key_logging
+from .cache import cache_refuses_host_callbacks as cache_refuses_host_callbacks
 from .cache import parse_cache_log as parse_cache_log
 from .cache import say_cache_key_missing as say_cache_key_missing
 from .cache import xla_cache_in_key as xla_cache_in_key

@@ -78,6 +78,21 @@ def xla_cache_in_key(what: str) -> bool:
     return _IN_KEY[what]
 
 
+def cache_refuses_host_callbacks() -> bool:
+    """Whether this JAX refuses to write a program with host callbacks (``jax.debug.print``, ``io_callback``)
+    to the persistent cache: ``jax._src.compiler._cache_write`` takes the program's ``host_callbacks`` and
+    logs "because it uses host callbacks" (0.6 - 0.10); 0.12 dropped the parameter and caches such programs
+    like any other. Read from the function's signature; False when this JAX has no such function."""
+    import inspect
+
+    try:
+        from jax._src import compiler
+
+        return "host_callbacks" in inspect.signature(compiler._cache_write).parameters
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return False
+
+
 def cache_key_logging() -> str | None:
     """None when this JAX logs per-component cache-key hashes where ``parse_cache_log`` reads them;
     else why not (``watch`` then records hit/miss/written without the key's components)."""
