@@ -131,3 +131,39 @@ def test_watch_with_dumps_makes_jax_compile_nothing_again(plain, tmp_path):
     assert got["again"] == [], f"compiled again under jitscope watch: {got['again']}"
     assert got["first"] == plain["first"]  # and watch itself compiled nothing in the program's process
     assert any((tmp_path / "dump").iterdir())  # the dumps were written while the program ran
+
+
+_GROWS_MID_RUN = '''
+import sys
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(x):
+    return x * 2
+
+step(jnp.ones(3))
+if sys.argv[1] == "jax.extend":
+    import jax.extend  # on JAX 0.12: registers pallas options every jit key includes
+else:  # what such a module does
+    from jax._src import config
+    config.bool_state("user_module_option", False, help="", include_in_jit_key=True, include_in_trace_context=True)
+step(jnp.ones(3))
+'''
+
+
+@pytest.mark.parametrize("how", ["option", "jax.extend"])
+def test_a_user_import_that_grows_the_context_is_named_as_the_recompile_reason(how, tmp_path):
+    """The same recompile when the user's program does it: watch names the cause (JAX's own explanation
+    only says the number of context values differs)."""
+    if how == "jax.extend" and not _grown_by(["jax.extend"], jitscope_too=False):
+        pytest.skip("importing jax.extend leaves this JAX's tracing context as it is (JAX 0.12 grows it)")
+    prog = tmp_path / "prog.py"
+    prog.write_text(_GROWS_MID_RUN)
+    proc = run_cli("watch", "--json", str(tmp_path / "run.json"), str(prog), how, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    events = json.loads((tmp_path / "run.json").read_text())["events"]
+    assert [e["function"] for e in events] == ["step", "step"]
+    reason = events[1]["reason"]
+    assert reason["category"] == "other"
+    assert reason["detail"].startswith("JAX's tracing context grew from "), reason
+    assert "a module imported in between registered config options that every jit key includes" in reason["detail"]
