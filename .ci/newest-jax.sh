@@ -46,7 +46,9 @@ in_chroot() {
     mount --rbind /sys "$ROOT/sys"; undo+=("$ROOT/sys")
     mount --rbind /dev "$ROOT/dev"; undo+=("$ROOT/dev")
     if [ -n "$repo" ]; then mkdir -p "$ROOT$repo"; mount --bind "$repo" "$ROOT$repo"; undo+=("$ROOT$repo"); fi
+    # the host'"'"'s name resolves inside as outside (gloo, jax.distributed'"'"'s CPU collectives, looks it up)
     cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+    cp -L /etc/hosts "$ROOT/etc/hosts" 2>/dev/null || true
     # trust what this machine trusts (a network whose TLS goes through a local CA): pip uses its bundle
     cp -L "$ca" "$ROOT/etc/ssl/certs/host-ca-bundle.crt" 2>/dev/null || true
     n=$4; shift 4; keep=("${@:1:n}"); shift "$n"
