@@ -2,6 +2,7 @@
 # The newest JAX release needs Python >= 3.12 and this machine (Debian 12) has 3.11, so the newest JAX
 # runs in a chroot of Debian 13 (trixie, Python 3.13) built from Debian's own packages with debootstrap.
 #
+#   newest-jax.sh deps ROOT             install debootstrap on this machine if missing (apt-get)
 #   newest-jax.sh build ROOT            build the chroot in ROOT (idempotent; a half-built ROOT is redone)
 #   newest-jax.sh run ROOT REPO CMD...  run CMD in REPO inside ROOT, with REPO/.venv-py313 first on PATH
 #                                       (created on first use: jax==$NEWEST_JAX + REPO's .[plot,test] extras)
@@ -22,7 +23,7 @@ VENV=.venv-py313
 
 die() { echo "newest-jax: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mount)"
-[ $# -ge 2 ] || die "usage: $0 build ROOT | run ROOT REPO CMD..."
+[ $# -ge 2 ] || die "usage: $0 deps ROOT | build ROOT | run ROOT REPO CMD..."
 cmd=$1 ROOT=$(realpath -m "$2"); shift 2
 
 mounted_under() { findmnt -rn -o TARGET | grep -q "^$1\(/\|$\)"; }
@@ -57,6 +58,12 @@ in_chroot() {
   ' in_chroot "$ROOT" "$repo" "$ca" "${#keep[@]}" "${keep[@]}" "$@"
 }
 
+deps() {  # the host's own tools (apt's lock: .ci/run calls this before anything else runs apt)
+  command -v debootstrap >/dev/null || {
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null) \
+      || die "could not install debootstrap"; }
+}
+
 build() {
   mkdir -p "$(dirname "$ROOT")"
   exec 9>"$ROOT.lock"; flock 9
@@ -71,9 +78,7 @@ build() {
     echo "newest-jax: removing the half-built $ROOT"; rm -rf "$ROOT"
   fi
   if [ ! -f "$ROOT/.jitscope-base" ]; then
-    command -v debootstrap >/dev/null || {
-      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null) \
-        || die "could not install debootstrap"; }
+    deps
     echo "newest-jax: debootstrap $SUITE into $ROOT"
     # in a mount namespace of its own: the /proc it mounts in ROOT goes away with it, even if it fails
     unshare --mount --propagation private -- debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates \
@@ -115,6 +120,7 @@ run() {
 }
 
 case $cmd in
+  deps) deps ;;
   build) build ;;
   run) run "$@" ;;
   *) die "unknown command '$cmd' (build or run)" ;;
