@@ -27,6 +27,7 @@ from .collect.variants import (
     steady_round,
 )
 from .collect.variants import Variant as Variant
+from .collect.variants import effort_flags_missing as effort_flags_missing
 from .collect.variants import scope_variants as scope_variants
 from .errors import UsageError
 from .model import ArgSignature, Environment, Timing

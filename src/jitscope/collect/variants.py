@@ -206,21 +206,37 @@ def jax_settings(config: dict[str, Any]) -> Iterator[None]:
             jax.config.update(name, old)
 
 
+# The compile-effort flags ``--effort`` measures, with the settings each gives and where JAX has it (read from
+# each release's jax/_src/config.py): feature-detected on the installed JAX, never by its version.
+EFFORT_FLAGS: tuple[tuple[str, tuple[tuple[str, Any], ...], str], ...] = (
+    ("jax_optimization_level", tuple((f"opt {lv}", lv) for lv in ("O0", "O1", "O2", "O3")),
+     "in JAX 0.8 - 0.12, not in 0.6"),
+    ("jax_exec_time_optimization_effort", (("effort -1", -1.0), ("effort +1", 1.0)),
+     "in JAX 0.6 - 0.10, removed in 0.11"),
+)
+
+
 def effort_settings() -> list[tuple[str, dict[str, Any]]]:
     """The compile-effort settings the installed JAX has, as (label, ``jax.config`` settings).
 
     ``jax_optimization_level`` (XLA's optimisation level, O0-O3) and
     ``jax_exec_time_optimization_effort`` (-1: compile faster, +1: optimise the program harder),
-    each where this JAX defines it (feature-detected; older releases have neither).
+    each where this JAX defines it (``EFFORT_FLAGS``; feature-detected).
     """
     import jax
 
-    out: list[tuple[str, dict[str, Any]]] = []
-    if hasattr(jax.config, "jax_optimization_level"):
-        out += [(f"opt {level}", {"jax_optimization_level": level}) for level in ("O0", "O1", "O2", "O3")]
-    if hasattr(jax.config, "jax_exec_time_optimization_effort"):
-        out += [(f"effort {e:+g}", {"jax_exec_time_optimization_effort": e}) for e in (-1.0, 1.0)]
-    return out
+    return [(label, {flag: value}) for flag, settings, _ in EFFORT_FLAGS if hasattr(jax.config, flag)
+            for label, value in settings]
+
+
+def effort_flags_missing() -> list[str]:
+    """One line per compile-effort flag of ``EFFORT_FLAGS`` the installed JAX does not have (so ``--effort``
+    measures no variant of it), saying which variants are left out and which releases have the flag."""
+    import jax
+
+    return [f"JAX {jax.__version__} has no {flag} ({where}): "
+            f"{', '.join(f'jit [{label}]' for label, _ in settings)} left out"
+            for flag, settings, where in EFFORT_FLAGS if not hasattr(jax.config, flag)]
 
 
 def effort_variants(fn: Any, static_argnames: tuple[str, ...] | list[str] = ()) -> list[Variant]:
