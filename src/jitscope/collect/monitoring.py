@@ -54,6 +54,7 @@ class RawCompile:
     function_id: int | None = None
     definition: Location | None = None
     call_site: Location | None = None
+    library_site: Location | None = None  # the installed library's frame that jitted (``watch_signature.call_sites``)
     signature: ArgSignature | None = None
     phases: dict[str, float] = field(default_factory=dict)
     phase_starts: dict[str, float] = field(default_factory=dict)  # absolute time.time()
@@ -96,10 +97,11 @@ class Subscriber(Protocol):
 
 class _Call:
     __slots__ = ("fun", "static_argnums", "static_argnames", "args", "kwargs", "pending", "explanation",
-                 "exc_at_enter")
+                 "exc_at_enter", "jit_info")
 
-    def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> None:
+    def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict, jit_info: Any = None) -> None:
         self.fun, self.static_argnums, self.static_argnames = fun, sn, sna
+        self.jit_info = jit_info  # read through ``_jaxcompat.jit_options`` when the call compiles
         self.args, self.kwargs = args, kwargs
         self.pending: RawCompile | None = None
         self.explanation = ""
@@ -164,8 +166,8 @@ def function_serial(fun: Any) -> int:
 
 # --- hook callbacks (the jit slow path) -------------------------------------
 
-def _on_enter(fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> _Call:
-    call = _Call(fun, sn, sna, args, kwargs)
+def _on_enter(fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict, jit_info: Any = None) -> _Call:
+    call = _Call(fun, sn, sna, args, kwargs, jit_info)
     _state.calls.append(call)
     _state.last_call = None
     for p in probes:
@@ -213,23 +215,28 @@ def _traced_arguments(call: _Call) -> bool:
 def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     fun, args, kwargs = call.fun, call.args, call.kwargs
     static_argnums, static_argnames = tuple(call.static_argnums or ()), tuple(call.static_argnames or ())
-    lib = library_call(fun, args, kwargs) or _pmap_call(fun, args, kwargs)  # equinox.filter_jit, pmap
+    lib = library_call(fun, args, kwargs)  # equinox.filter_jit
+    if lib is None and (pm := _pmap_call(fun, args, kwargs)) is not None:  # pmap, and filter_pmap through it
+        lib = library_call(pm.fun, pm.args, pm.kwargs) or pm
     if lib is not None:
         fun, args, kwargs, static_argnums, static_argnames = lib.fun, lib.args, lib.kwargs, (), ()
     raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
                      user=sig.is_user_function(fun), traced=traced)
     if raw.user:
-        raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
+        # The object jit caches on: a partial, a wrapper; under a filtered wrapper, the function's identity part.
+        raw.function_id = function_serial(fun if lib is None or lib.identity is None else lib.identity)
         raw.definition = sig.definition_site(fun)
         raw.module = sig.function_module(fun)
         try:
             raw.bindings = sig.function_bindings(fun)
         except Exception:  # an exotic closure must not break the user's program
             raw.bindings = None
-        raw.call_site = sig.user_call_site()
+        raw.call_site, raw.library_site = sig.call_sites()
         try:
+            options = lib.options if lib is not None else compat.jit_options(call.jit_info)
             raw.signature = sig.call_signature(fun, static_argnums, static_argnames, args, kwargs,
-                                               arrays_only=lib is not None and lib.arrays_only)
+                                               arrays_only=lib is not None and lib.arrays_only,
+                                               bound=lib.bound if lib is not None else None, options=options)
         except Exception:  # an exotic argument must not break the user's program
             raw.signature = None
         raw.explanation = call.explanation

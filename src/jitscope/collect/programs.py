@@ -71,7 +71,7 @@ def attribute(raw: Any, closed_jaxpr: Any, role_counts: dict[tuple, int]) -> boo
     if src is None:
         return False
     raw.user = True
-    raw.call_site = sig.user_call_site(sys._getframe(1))
+    raw.call_site, raw.library_site = sig.call_sites(sys._getframe(1))
     raw.signature = _signature(src.in_avals)
     if src.primitive is not None:
         raw.function = src.primitive
