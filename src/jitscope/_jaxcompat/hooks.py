@@ -88,7 +88,8 @@ def jit_options(jit_info) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return out
 
 
-def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None):  # type: ignore[no-untyped-def]
+def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None,  # type: ignore[no-untyped-def]
+                       on_lowering_end=None):
     """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and
     ``on_compiled(module_name, mlir_module, loaded_executable)`` after each backend compile (or
     persistent-cache load), on the compiling thread; returns a function that uninstalls both.
@@ -97,6 +98,9 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
     and returns its executable: ``watch --dump`` profiles each compile this way.
     ``on_module(module_name, mlir_module)``, when given, gets the lowered module as lowering returns
     (the capture engine fingerprints each user compile's program: ``collect/program_text.py``).
+    ``on_lowering_end(module_name)``, when given, is called as each lowering ends, raised or not: the
+    capture engine keeps the record of a program being lowered apart from programs JAX compiles
+    while it lowers (a lowering rule computing a constant eagerly).
 
     For ``watch --dump``: JAX records its lowering and backend-compile monitoring spans just after
     these return, so a listener of those spans finds this thread's latest program here. A JAX
@@ -117,7 +121,14 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
             on_lowered(str(module_name), jaxpr)
         except Exception:  # a dump must never break the user's program
             pass
-        result = lower0(module_name, jaxpr, *args, **kwargs)
+        try:
+            result = lower0(module_name, jaxpr, *args, **kwargs)
+        finally:
+            if on_lowering_end is not None:
+                try:
+                    on_lowering_end(str(module_name))
+                except Exception:  # never break the user's program
+                    pass
         if on_module is not None:
             try:
                 on_module(str(module_name), result.module)

@@ -117,6 +117,10 @@ class _State(threading.local):
         self.last_call: _Call | None = None  # kept until the next slow-path call on this thread
         self.cache_flag: bool | None = None
         self.program: tuple[str, Any] | None = None  # (module name, ClosedJaxpr) being lowered now
+        self.lowering: list[tuple[str, tuple[str, Any] | None]] = []  # lowerings in progress, outermost first
+        # Records whose lowering is in progress while JAX compiles something else (an eager op in a
+        # lowering rule): resumed, in order, when that compile is done.
+        self.suspended: list[RawCompile] = []
         self.mlir_module: tuple[str, Any] | None = None  # (module name, MLIR module) just lowered
         self.role_counts: dict[tuple, int] = {}  # derived programs per (function, role) since its last call
 
@@ -220,6 +224,10 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
         lib = library_call(pm.fun, pm.args, pm.kwargs) or pm
     if lib is not None:
         fun, args, kwargs, static_argnums, static_argnames = lib.fun, lib.args, lib.kwargs, (), ()
+    inside = sig.wrapped_user_function(fun) if lib is None else None  # jax.jit(checkify.checkify(f))
+    if inside is not None:
+        lib = LibraryCall(inside[0], args, kwargs, arrays_only=False, identity=fun, wrapper=inside[1])
+        fun = inside[0]
     raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
                      user=sig.is_user_function(fun), traced=traced)
     if raw.user:
@@ -243,9 +251,11 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
         # Later programs JAX builds from this jaxpr (grad's backward) name the function jax.jit got:
         # equinox's wrapper for a filter_jit call, which stands for the user's function here.
         for jitted in {id(fun): fun, id(call.fun): call.fun}.values():
-            programs.remember(jitted, raw.function, raw.function_id, raw.definition, raw.bindings)
+            programs.remember(jitted, raw.function, raw.function_id, raw.definition, raw.bindings, raw.signature)
         try:
             raw.transform = sig.transform_kind(call.args, call.kwargs)
+            if inside is not None:  # jit of JAX's wrapper: a program of its own beside jit(f)
+                raw.transform = "+".join(t for t in (inside[1], raw.transform) if t)
             raw.transformed = raw.transform is not None
         except Exception:
             pass
@@ -264,7 +274,18 @@ def _same_module(lowered: str, name: str) -> bool:
 
 def _on_lowered(module_name: str, closed_jaxpr: Any) -> None:
     if _subscribers:
+        _state.lowering.append((module_name, _state.program))
         _state.program = (module_name, closed_jaxpr)
+
+
+def _on_lowering_end(module_name: str) -> None:
+    lowering = _state.lowering
+    if lowering and lowering[-1][0] == module_name:
+        _, outer = lowering.pop()
+        if outer is not None and _state.program is None:
+            # this lowering ran inside another's (and its event consumed the program): the outer
+            # lowering's program is the one its event will look for
+            _state.program = outer
 
 
 def _on_module(module_name: str, module: Any) -> None:
@@ -275,7 +296,10 @@ def _on_module(module_name: str, module: Any) -> None:
 def _open_record(raw: RawCompile) -> None:
     prev = _state.open
     if prev is not None:
-        _emit(prev)
+        if "compile" not in prev.phases and any(_same_module(m, prev.module_name) for m, _ in _state.lowering):
+            _state.suspended.append(prev)  # JAX compiles something else while it lowers prev: resumed after
+        else:
+            _emit(prev)
     _state.open = raw
     with _lock:
         _open_records[id(raw)] = raw
@@ -283,7 +307,9 @@ def _open_record(raw: RawCompile) -> None:
 
 def _emit(raw: RawCompile) -> None:
     if _state.open is raw:
-        _state.open = None
+        _state.open = _state.suspended.pop() if _state.suspended else None
+    else:
+        _state.suspended = [r for r in _state.suspended if r is not raw]
     with _lock:
         if _open_records.pop(id(raw), None) is None:
             return
@@ -326,7 +352,10 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         module, _state.mlir_module = _state.mlir_module, None
         if not raw.user and program is not None and _same_module(program[0], name):
             # No user call traced it: JAX built it from the user's code (a backward program, eager cond).
-            programs.attribute(raw, program[1], _state.role_counts)
+            try:
+                programs.attribute(raw, program[1], _state.role_counts)
+            except Exception:  # noqa: BLE001 - an unexpected program: it stays JAX's, never a crash
+                pass
         elif raw.user and not raw.transform_derived:
             _state.role_counts.clear()
             if raw.transform == "trace":  # traced under checkpoint's trace, compiled by its remat rule
@@ -399,7 +428,8 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         if len(_subscribers) > 1:
             return
         _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result))
-        _uninstall.append(compat.install_stage_hook(_on_lowered, None, on_module=_on_module))
+        _uninstall.append(compat.install_stage_hook(_on_lowered, None, on_module=_on_module,
+                                                    on_lowering_end=_on_lowering_end))
         for name, cb in (("register_event_time_span_listener", _on_span),
                          ("register_event_listener", _on_event),
                          ("register_event_duration_secs_listener", _on_duration)):
@@ -463,6 +493,8 @@ def unsubscribe(sub: Subscriber) -> None:
             if not was_on:
                 jax.config.update("jax_explain_cache_misses", False)
         _state.open = None
+        _state.suspended = []
+        _state.lowering = []
         _state.last_call = None
         _state.program = None
         _state.mlir_module = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 from types import FrameType, ModuleType
 from typing import Any
@@ -99,6 +100,30 @@ def is_user_function(fun: Any) -> bool:
         return is_user_file(loc.file)
     mod = getattr(f, "__module__", "") or ""
     return not (mod.startswith("jax.") or mod.startswith("jaxlib") or mod == "jax")
+
+
+def wrapped_user_function(fun: Any, depth: int = 3) -> tuple[Any, str] | None:
+    """For a function defined inside JAX that wraps a user's function (``checkify.checkify(f)`` closes
+    over ``f``; ``jax.jit`` then compiles a program built from the user's code), ``(f, wrapper)`` where
+    ``wrapper`` names JAX's transformation by its module (``checkify``); None for JAX's own routines,
+    whose user callables, if any, are arguments (``jnp.piecewise``), not what the function closes over."""
+    f = unwrap_function(fun)
+    code = getattr(f, "__code__", None)
+    if code is None or is_user_function(fun):
+        return None
+    wrapper = os.path.basename(code.co_filename).removesuffix(".py").lstrip("_")
+    for cell in getattr(f, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if not callable(value) or isinstance(value, type):
+            continue
+        if is_user_function(value):
+            return value, wrapper
+        if depth > 1 and (inner := wrapped_user_function(value, depth - 1)) is not None:
+            return inner[0], wrapper
+    return None
 
 
 def static_repr(value: Any) -> str:
