@@ -204,6 +204,50 @@ def eager_scan():
     lax.scan(lambda c, x: (c + x, c), jnp.zeros(()), jnp.ones(4))
 
 
+def jit_of_checkify():
+    from jax.experimental import checkify
+
+    def f_checked(x):
+        checkify.check(jnp.all(x > 0), "negative")
+        return jnp.log(x)
+    g = jax.jit(checkify.checkify(f_checked))  # jit of JAX's wrapper around the user's function
+    g(jnp.ones(3)); g(jnp.ones(4))  # noqa: E702
+
+
+def eager_lax_map():
+    def f_map(x):
+        return jnp.sin(x) * 2
+    lax.map(f_map, jnp.ones((2, 3)))  # a scan whose body is JAX's, built from the user's lines
+
+
+def grad_of_pmap():
+    def f_gpmap(x):
+        return jnp.sin(x) * 2
+    jax.grad(lambda y: jax.pmap(f_gpmap)(y).sum())(jnp.ones((1, 3)))  # pmap's forward and backward
+
+
+def eager_compile_while_lowering():
+    import numpy as np
+    from jax.interpreters import mlir
+
+    try:
+        from jax.extend.core import Primitive
+    except ImportError:  # JAX < 0.4.36
+        from jax.core import Primitive  # type: ignore[no-redef]
+    table_p = Primitive("jitscope_table_add")
+    table_p.def_abstract_eval(lambda x: x)
+
+    def lowering(ctx, x):  # a lowering rule that computes a table eagerly: JAX compiles while it lowers
+        table = np.asarray(jnp.cumsum(jnp.arange(3.0)))
+        return mlir.lower_fun(lambda v: v + jnp.asarray(table), multiple_results=False)(ctx, x)
+
+    mlir.register_lowering(table_p, lowering)
+
+    def f_lowernest(x):
+        return table_p.bind(x) * 2
+    jax.jit(f_lowernest)(jnp.ones(3))
+
+
 def eager_ops_only():
     x = jnp.ones(3)
     jnp.sin(x) + 1, jnp.linalg.norm(x), lax.convert_element_type(x, jnp.int32)  # noqa: B018
@@ -235,11 +279,16 @@ CASES = {
     "eager lax.while_loop": (eager_while, "while", [], None),
     "eager lax.fori_loop": (eager_fori, "scan", [], ("jit(scan)", "jit(while)")),  # static trip count: scan
     "eager lax.scan": (eager_scan, "scan", [], None),
+    "jit(checkify)": (jit_of_checkify, "f_checked", [], ("jit(checked_fun)",)),
+    "eager lax.map": (eager_lax_map, "scan", [], None),
+    "grad(pmap)": (grad_of_pmap, "f_gpmap", [], ("jit(_fun)", "jit(call_wrapped)")),
+    "eager compile while lowering": (eager_compile_while_lowering, "f_lowernest", [], None),
     "eager jnp/lax ops (internal)": (eager_ops_only, "-", [], ()),
 }
 # Where JAX < 0.8 compiles a form on a path watch cannot see, by case: the reason.
 OLD_JAX_MISS = {
     "pmap": "JAX 0.6 compiles pmap through pxla's own pmap path: no jit call and no lowering hook",
+    "grad(pmap)": "JAX 0.6 compiles pmap through pxla's own pmap path: no jit call and no lowering hook",
 }
 _HERE = __file__.rstrip("c")
 
@@ -291,6 +340,8 @@ TRANSFORMS = {
     "linearize(jit)": ["grad", "derived"],
     "pmap": [None, None],
     "eager lax.while_loop": [None],
+    "jit(checkify)": ["checkify", "checkify"],
+    "grad(pmap)": ["grad", "backward"],
 }
 
 

@@ -362,11 +362,15 @@ class CompileEvent(Record):
     # ``_integrate.py``), the innermost frame of that library; ``call_site`` is then the program's own line
     # that called into it. None when the program called JAX directly, and in files older than the field.
     library_site: Location | None = None
+    # watch: the wrapper that compiled, by the qualified name ``jaxmodel`` knows it under, where it is not
+    # ``jax.jit`` (``equinox.filter_jit``, ``equinox.filter_pmap``, ``jax.pmap``): fixes name only its options.
+    wrapper: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        if out.get("library_site") is None:
-            out.pop("library_site", None)  # optional: absent where the program called JAX itself
+        for key in ("library_site", "wrapper"):
+            if out.get(key) is None:
+                out.pop(key, None)  # optional: absent where the program called jax.jit itself
         return out
 
     @property

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import re
 import sys
 import threading
 import time
@@ -55,6 +56,7 @@ class RawCompile:
     definition: Location | None = None
     call_site: Location | None = None
     library_site: Location | None = None  # the installed library's frame that jitted (``watch_signature.call_sites``)
+    wrapper: str | None = None  # the wrapper by jaxmodel's name where not jax.jit (``equinox.filter_jit``)
     signature: ArgSignature | None = None
     phases: dict[str, float] = field(default_factory=dict)
     phase_starts: dict[str, float] = field(default_factory=dict)  # absolute time.time()
@@ -226,10 +228,12 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
         fun, args, kwargs, static_argnums, static_argnames = lib.fun, lib.args, lib.kwargs, (), ()
     inside = sig.wrapped_user_function(fun) if lib is None else None  # jax.jit(checkify.checkify(f))
     if inside is not None:
-        lib = LibraryCall(inside[0], args, kwargs, arrays_only=False, identity=fun, wrapper=inside[1])
+        lib = LibraryCall(inside[0], args, kwargs, arrays_only=False, identity=fun)
         fun = inside[0]
     raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
                      user=sig.is_user_function(fun), traced=traced)
+    if lib is not None and lib.wrapper != "jax.jit":
+        raw.wrapper = lib.wrapper
     if raw.user:
         # The object jit caches on: a partial, a wrapper; under a filtered wrapper, the function's identity part.
         raw.function_id = function_serial(fun if lib is None or lib.identity is None else lib.identity)
@@ -241,7 +245,7 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
             raw.bindings = None
         raw.call_site, raw.library_site = sig.call_sites()
         try:
-            options = lib.options if lib is not None else compat.jit_options(call.jit_info)
+            options = lib.options if lib is not None and lib.arrays_only else compat.jit_options(call.jit_info)
             raw.signature = sig.call_signature(fun, static_argnums, static_argnames, args, kwargs,
                                                arrays_only=lib is not None and lib.arrays_only,
                                                bound=lib.bound if lib is not None else None, options=options)
@@ -264,7 +268,7 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
 
 def _pmap_call(fun: Any, args: tuple, kwargs: dict) -> LibraryCall | None:
     found = compat.pmap_user_call(fun, args, kwargs)
-    return None if found is None else LibraryCall(found[0], found[1], found[2], arrays_only=False)
+    return None if found is None else LibraryCall(found[0], found[1], found[2], arrays_only=False, wrapper="jax.pmap")
 
 
 def _same_module(lowered: str, name: str) -> bool:
@@ -392,17 +396,71 @@ def _on_duration(event: str, seconds: float, **kw: Any) -> None:
             s.on_cache_saving(seconds)
 
 
+# JAX's explanation names the function it is about: "never seen function:\n    f id=140... defined at
+# /p/prog.py:12" or "  for f defined at /p/prog.py:12" (partial_eval.explain; pjit's in 0.6-0.8).
+_EXPLAINED = re.compile(r"(?:never seen function:\s+(?P<new>\S.*?) id=\d+|\n\s*for (?P<seen>\S.*?))"
+                        r"(?: defined at (?P<file>.+?):(?P<line>\d+))?\s*$", re.MULTILINE)
+
+
+def _explained_function(text: str) -> tuple[str, str | None, int | None] | None:
+    """(name, file, first line) of the function a ``jax_explain_cache_misses`` text is about."""
+    m = _EXPLAINED.search(text)
+    if m is None:
+        return None
+    line = m.group("line")
+    return (m.group("new") or m.group("seen") or "").strip(), m.group("file"), int(line) if line else None
+
+
+def _call_is(call: _Call, named: tuple[str, str | None, int | None]) -> bool:
+    """Whether an explanation about ``named`` is about this call's function: the function jax.jit got,
+    or the user's function a library's wrapper (equinox, pmap, checkify) carries for it."""
+    name, file, line = named
+    candidates = [call.fun]
+    try:
+        lib = library_call(call.fun, call.args, call.kwargs) or _pmap_call(call.fun, call.args, call.kwargs)
+        if lib is not None:
+            candidates.append(lib.fun)
+        inside = sig.wrapped_user_function(call.fun)
+        if inside is not None:
+            candidates.append(inside[0])
+    except Exception:  # noqa: BLE001 - an exotic call: compare with what jax.jit got only
+        pass
+    for fun in candidates:
+        f = sig.unwrap_function(fun)
+        code = getattr(f, "__code__", None)
+        if file is not None and code is not None:
+            if code.co_filename == file and code.co_firstlineno == line:
+                return True
+        elif getattr(f, "__name__", None) == name:
+            return True
+    return False
+
+
 class _ExplainHandler(logging.Handler):
+    """Keeps JAX's explanation with the call it is about.
+
+    JAX logs one for every trace it caches, not only jit's own: a ``checkpoint``, ``shard_map`` or
+    ``checkify`` body traced inside a jitted function logs about that body while the jitted call is
+    the innermost one on this thread. The text names its function; it goes to the innermost call of
+    that function on the stack, and nowhere when none is (a body's text is not its caller's)."""
+
     def emit(self, record: logging.LogRecord) -> None:
-        call = _state.calls[-1] if _state.calls else None
-        if call is not None:
-            try:
-                call.explanation = record.getMessage()
-                # JAX 0.6-0.8 log it after the trace, when this call's record already exists.
-                if call.pending is not None and not call.pending.explanation:
-                    call.pending.explanation = call.explanation
-            except Exception:
-                pass
+        if not _state.calls:
+            return
+        try:
+            text = record.getMessage()
+            named = _explained_function(text)
+            for call in reversed(_state.calls):
+                if named is None or _call_is(call, named):
+                    break
+            else:
+                return
+            call.explanation = text
+            # JAX 0.6-0.8 log it after the trace, when this call's record already exists.
+            if call.pending is not None and not call.pending.explanation:
+                call.pending.explanation = call.explanation
+        except Exception:
+            pass
 
 
 _explain_handler = _ExplainHandler(level=logging.WARNING)
