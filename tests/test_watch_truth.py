@@ -248,6 +248,55 @@ def eager_compile_while_lowering():
     jax.jit(f_lowernest)(jnp.ones(3))
 
 
+def custom_jvp_under_jit():
+    @jax.custom_jvp
+    def f_cjvp(x):
+        return jnp.sin(x)
+    f_cjvp.defjvp(lambda p, t: (f_cjvp(p[0]), jnp.cos(p[0]) * t[0]))
+    jax.jit(f_cjvp)(jnp.ones(3))
+    jax.grad(lambda y: jax.jit(f_cjvp)(y).sum())(jnp.ones(3))  # the JVP program and its backward
+
+
+def custom_vjp_under_jit():
+    @jax.custom_vjp
+    def f_cvjp(x):
+        return jnp.sin(x)
+    f_cvjp.defvjp(lambda x: (f_cvjp(x), x), lambda r, g: (g * jnp.cos(r),))
+    jax.jit(f_cvjp)(jnp.ones(3))
+    jax.grad(lambda y: jax.jit(f_cvjp)(y).sum())(jnp.ones(3))
+
+
+def eager_reduce():
+    lax.reduce(jnp.ones(3), 0.0, lambda a, b: a + b * 2, (0,))  # the user's computation as its body
+
+
+def eager_piecewise():
+    x = jnp.ones(3)
+    jnp.piecewise(x, [x > 0], [lambda v: v * 2, lambda v: v])  # JAX's routine, the user's branches inside
+
+
+def eager_reduce_window():
+    lax.reduce_window(jnp.ones(4), 0.0, lambda a, b: a + b * 2, (2,), (1,), "VALID")
+
+
+def eager_scatter_apply():
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    lax.scatter_apply(jnp.ones(3), jnp.array([[0]]), lambda v: v * 3, dnums, update_shape=(1,))
+
+
+def eager_frompyfunc_and_ufunc():
+    x = jnp.ones(3)
+    jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)(x, x)
+    jnp.ufunc(lambda a, b: a * b + 2, 2, 1)(x, x)  # another user function: another program
+
+
+def eager_odeint():
+    from jax.experimental.ode import odeint
+
+    odeint(lambda y, t: -y, jnp.ones(3), jnp.linspace(0.0, 1.0, 3))
+
+
 def eager_ops_only():
     x = jnp.ones(3)
     jnp.sin(x) + 1, jnp.linalg.norm(x), lax.convert_element_type(x, jnp.int32)  # noqa: B018
@@ -283,6 +332,14 @@ CASES = {
     "eager lax.map": (eager_lax_map, "scan", [], None),
     "grad(pmap)": (grad_of_pmap, "f_gpmap", [], ("jit(_fun)", "jit(call_wrapped)")),
     "eager compile while lowering": (eager_compile_while_lowering, "f_lowernest", [], None),
+    "jit(custom_jvp), grad": (custom_jvp_under_jit, "f_cjvp", [], None),
+    "jit(custom_vjp), grad": (custom_vjp_under_jit, "f_cvjp", [], None),
+    "eager lax.reduce": (eager_reduce, "reduce", [], None),
+    "jnp.piecewise": (eager_piecewise, "piecewise", [], ("jit(_piecewise)",)),
+    "eager lax.reduce_window": (eager_reduce_window, "reduce_window", [], None),
+    "eager lax.scatter_apply": (eager_scatter_apply, "scatter", [], None),
+    "jnp.frompyfunc, jnp.ufunc": (eager_frompyfunc_and_ufunc, "call_vectorized", [], ("jit(_call_vectorized)",)),
+    "odeint": (eager_odeint, "odeint_wrapper", [], ("jit(_odeint_wrapper)",)),
     "eager jnp/lax ops (internal)": (eager_ops_only, "-", [], ()),
 }
 # Where JAX < 0.8 compiles a form on a path watch cannot see, by case: the reason.

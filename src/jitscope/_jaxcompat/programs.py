@@ -80,8 +80,10 @@ def program_source(closed_jaxpr: object, known=None) -> ProgramSource | None:  #
 
     An eager control-flow primitive's program is the user's when a body is a user function, or a
     function of JAX's (``lax.map``'s) whose equations come from the user's lines: a program built from
-    the user's code. (``jnp.piecewise`` jits a routine of JAX's taking the user's functions as static
-    arguments through the call path: internal, docs/watch.md.)"""
+    the user's code. Likewise any routine of JAX's whose program holds equations made by the user's
+    lines inside it (``jnp.piecewise`` with the user's branch functions, ``odeint``'s dynamics): named
+    after the routine, defined at the first user function found. JAX's own eager ops and ``jnp``
+    routines hold only JAX's lines inside and stay internal."""
     try:
         jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
         avals = tuple(getattr(v, "aval", None) for v in jaxpr.invars)  # type: ignore[attr-defined]
@@ -93,7 +95,13 @@ def program_source(closed_jaxpr: object, known=None) -> ProgramSource | None:  #
         eqns = jaxpr.eqns  # type: ignore[attr-defined]
         # apply_primitive's wrapper: jit of a function named after the one primitive it binds.
         if len(eqns) != 1 or eqns[0].primitive.name != src[0]:
-            return None
+            # A routine of JAX's traced with the user's functions (``jnp.piecewise``'s branches,
+            # ``odeint``'s dynamics): equations made by the user's lines inside it.
+            found = _user_code_inside(jaxpr, src, [2000])
+            if found is None:
+                return None
+            name = src[0].lstrip("_")
+            return ProgramSource(name, found[1], found[2], name, (found,), avals)
         subs = jaxprs_in_params(eqns[0].params)
         bodies = tuple(b for b in map(_func_src, subs) if b and is_user_file(b[1]))
         if not bodies:
