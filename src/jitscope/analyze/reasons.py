@@ -210,12 +210,17 @@ def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
     of a jitted function is a different program; its first compile is a ``first_compile``).
     """
     key = function_key(event)
-    same = [h for h in history if h is not event and function_key(h) == key and h.transform == event.transform]
+    # Another transformation (grad of f) or another wrapper (jax.pmap(f) and equinox.filter_pmap(f)) is a
+    # different program: its first compile is a first compile, not a recompile.
+    same = [h for h in history if h is not event and function_key(h) == key and h.transform == event.transform
+            and h.wrapper == event.wrapper]
     jax_text = (event.reason.explanation if event.reason else "") or ""
     if not same:
         if event.transform:
             return Reason("first_compile", f"first compile of {event.function} under a transformation "
                           f"({event.transform})", jax_text)
+        if event.wrapper and any(function_key(h) == key for h in history if h is not event):
+            return Reason("first_compile", f"first compile of {event.function} under {event.wrapper}", jax_text)
         return Reason("first_compile", f"first compile of {event.function}", jax_text)
     if event.function_id is not None and all(h.function_id != event.function_id for h in same):
         where = f" (line {event.definition.line})" if event.definition else ""

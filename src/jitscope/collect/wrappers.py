@@ -111,10 +111,12 @@ def _equinox_pmap_call(fun: Any, args: tuple, kwargs: dict[str, Any]) -> Library
             or not code.co_filename.endswith(_EQX_PMAP_FILE) or "static" not in code.co_freevars):
         return None
     static = fun.__closure__[code.co_freevars.index("static")].cell_contents
-    user_fun, user_args, _, _ = eqx.combine(args[0], static)
+    user_fun, user_args, _, out_axes = eqx.combine(args[0], static)
     identity, bound = function_parts(user_fun)
+    # in_axes and out_axes key equinox's cache of pmaps like the static half does
+    options = {"out_axes": " ".join(repr(out_axes).split())[:200]}
     return LibraryCall(user_fun, tuple(user_args), {}, arrays_only=True, identity=identity, bound=bound,
-                       wrapper="equinox.filter_pmap")
+                       options=options, wrapper="equinox.filter_pmap")
 
 
 def library_call(fun: Any, args: tuple, kwargs: dict[str, Any]) -> LibraryCall | None:
