@@ -326,3 +326,30 @@ def test_explanation_text_is_stored_only_with_the_function_it_names(tmp_path):
     for e in explained:
         name, file, line = _explained_function(e.reason.explanation)
         assert name == e.function.rsplit(".", 1)[-1], (e.function, e.reason.explanation)
+
+
+def test_diffrax_under_vmap_is_named_as_written_with_its_static_change(tmp_path):
+    """JAX times no trace under an outer transformation, and diffrax runs other jitted calls before the
+    batched program compiles: that program is still diffrax's ``diffeqsolve`` at the program's line,
+    and the second one a static value change (``saveat``), not a first compile of "vmap #2"."""
+    pytest.importorskip("diffrax")
+    path, result, truth = _run(tmp_path, '''\
+        import diffrax
+        import jax
+        import jax.numpy as jnp
+
+
+        def f(t, y, args):
+            return -y
+
+
+        for saveat in (diffrax.SaveAt(t0=True), diffrax.SaveAt(t1=True)):
+            jax.vmap(lambda y0: diffrax.diffeqsolve(diffrax.ODETerm(f), diffrax.Heun(), 0.0, 1.0, 0.1, y0,
+                                                    saveat=saveat))(jnp.ones((4, 2)))
+        ''')
+    events = [e for e in result.events if e.function == "diffeqsolve"]
+    assert len(events) == truth["jit(diffeqsolve)"] == 2
+    assert all(e.definition.file.endswith(os.path.join("diffrax", "_integrate.py")) for e in events)
+    assert all((e.call_site.file, e.call_site.line) == (path, 11) for e in events)
+    assert [e.transform for e in events] == ["vmap", "vmap"]
+    assert events[1].reason.category == "static_value_change" and "saveat" in events[1].reason.detail

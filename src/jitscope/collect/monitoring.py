@@ -203,6 +203,31 @@ def _on_exit(call: _Call) -> None:
         # name may collide with the user's. Keeping such a call would also keep its tracers alive past
         # their trace, which ``jax.checking_leaks()`` reports as a leak in the user's program.
         _state.last_call = call
+        if _subscribers and _has_tracers(call):
+            _note_untraced_call(call)
+
+
+def _has_tracers(call: _Call) -> bool:
+    import jax
+
+    try:
+        return any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((call.args, call.kwargs)))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _note_untraced_call(call: _Call) -> None:
+    """A jitted call under an eager transformation (``vmap``/``grad`` of a jitted function) whose trace
+    JAX ran without its monitoring event (JAX times only traces with no outer transformation): the
+    batched or backward program it leads to may compile after other calls, as a program built from
+    the function (``programs.py``). Note the function as its own call would (name, definition, static
+    values), so that program is named as the user wrote it; a new call starts its roles' numbering anew."""
+    try:
+        raw = _record_from_call(call, "", traced=False)
+    except Exception:  # noqa: BLE001 - never break the user's program
+        return
+    if raw.user:
+        _state.role_counts.clear()
 
 
 def _traced_arguments(call: _Call) -> bool:
