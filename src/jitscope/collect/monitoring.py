@@ -334,6 +334,21 @@ def _open_record(raw: RawCompile) -> None:
         _open_records[id(raw)] = raw
 
 
+def _resume(name: str, phase: str) -> RawCompile | None:
+    """The suspended record this lowering/compile event is for (a trace that ran during its lowering,
+    with no compile of its own, may be the open record now: it is done, and emitted)."""
+    for i in range(len(_state.suspended) - 1, -1, -1):
+        r = _state.suspended[i]
+        if r.module_name == name and phase not in r.phases:
+            del _state.suspended[i]
+            prev, _state.open = _state.open, None
+            if prev is not None:
+                _emit(prev)
+            _state.open = r
+            return r
+    return None
+
+
 def _emit(raw: RawCompile) -> None:
     if _state.open is raw:
         _state.open = _state.suspended.pop() if _state.suspended else None
@@ -371,12 +386,16 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         # ``eval_shape``): this lowering/compile is that call's, not a still-open trace-only record's.
         new_for_last = last_matches and raw is not last.pending  # type: ignore[union-attr]
         if raw is None or raw.module_name != name or phase in raw.phases or new_for_last:
-            if last_matches:
-                raw = _record_from_call(last, name[4:-1], traced=False)  # type: ignore[arg-type]
-                last.pending = raw  # type: ignore[union-attr]
+            resumed = _resume(name, phase)  # already the open record again
+            if resumed is not None:
+                raw = resumed
             else:
-                raw = RawCompile(function=name, module_name=name, user=False)
-            _open_record(raw)
+                if last_matches:
+                    raw = _record_from_call(last, name[4:-1], traced=False)  # type: ignore[arg-type]
+                    last.pending = raw  # type: ignore[union-attr]
+                else:
+                    raw = RawCompile(function=name, module_name=name, user=False)
+                _open_record(raw)
         program, _state.program = _state.program, None
         module, _state.mlir_module = _state.mlir_module, None
         if not raw.user and program is not None and _same_module(program[0], name):

@@ -70,7 +70,9 @@ FORMS: dict[str, str] = {
     "jax.experimental.pallas.estimate_cost": NONE, "jax.experimental.pallas.lower_as_mlir": NONE,
     "jax.experimental.roofline.roofline": NONE, "jax.experimental.roofline.roofline_and_grad": NONE,
     "jax.experimental.source_mapper.compile_with_env": NONE, "jax.experimental.source_mapper.generate_sourcemaps": NONE,
-    "jax.experimental.hijax.aval_method": NONE,
+    "jax.experimental.hijax.aval_method": NONE, "jax.experimental.custom_dce.custom_dce": WRAPPER,
+    "jax.experimental.x64_context.contextmanager": NONE,  # JAX 0.8
+    "jax.experimental.scheduling_groups.flatten_fun": NONE,
     # helpers that modules re-export (pytree and cache utilities)
     "jax.experimental.fused.debug_info": NONE, "jax.experimental.fused.flatten_fun_nokwargs": NONE,
     "jax.experimental.fused.tree_flatten": NONE, "jax.experimental.fused.weakref_lru_cache": NONE,
