@@ -124,7 +124,8 @@ class _State(threading.local):
         # lowering rule): resumed, in order, when that compile is done.
         self.suspended: list[RawCompile] = []
         self.mlir_module: tuple[str, Any] | None = None  # (module name, MLIR module) just lowered
-        self.role_counts: dict[tuple, int] = {}  # derived programs per (function, role) since its last call
+        self.role_counts: dict[tuple, int] = {}
+        self.untraced: _Call | None = None  # the latest untraced call of a user's function (``_note_untraced_call``)  # derived programs per (function, role) since its last call
 
 
 _state = _State()
@@ -220,14 +221,26 @@ def _note_untraced_call(call: _Call) -> None:
     """A jitted call under an eager transformation (``vmap``/``grad`` of a jitted function) whose trace
     JAX ran without its monitoring event (JAX times only traces with no outer transformation): the
     batched or backward program it leads to may compile after other calls, as a program built from
-    the function (``programs.py``). Note the function as its own call would (name, definition, static
-    values), so that program is named as the user wrote it; a new call starts its roles' numbering anew."""
+    the function (``programs.py``). Kept until such a program compiles (``_remember_untraced``), so
+    that program is named as the user wrote it, with its static values; a new call of a user's function
+    starts its roles' numbering anew. Nothing else is computed here: under an eager ``grad`` every call
+    of a jitted function takes this path."""
     try:
-        raw = _record_from_call(call, "", traced=False)
+        if sig.is_user_function(call.fun):
+            _state.untraced = call
+            _state.role_counts.clear()
     except Exception:  # noqa: BLE001 - never break the user's program
-        return
-    if raw.user:
-        _state.role_counts.clear()
+        pass
+
+
+def _remember_untraced() -> None:
+    """Note the kept untraced call's function as its own call would (``programs.remember``), once."""
+    call, _state.untraced = _state.untraced, None
+    if call is not None:
+        try:
+            _record_from_call(call, "", traced=False)
+        except Exception:  # noqa: BLE001
+            pass
 
 
 def _traced_arguments(call: _Call) -> bool:
@@ -400,6 +413,7 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         module, _state.mlir_module = _state.mlir_module, None
         if not raw.user and program is not None and _same_module(program[0], name):
             # No user call traced it: JAX built it from the user's code (a backward program, eager cond).
+            _remember_untraced()
             try:
                 programs.attribute(raw, program[1], _state.role_counts)
             except Exception:  # noqa: BLE001 - an unexpected program: it stays JAX's, never a crash
@@ -597,6 +611,7 @@ def unsubscribe(sub: Subscriber) -> None:
         _state.open = None
         _state.suspended = []
         _state.lowering = []
+        _state.untraced = None
         _state.last_call = None
         _state.program = None
         _state.mlir_module = None
