@@ -72,7 +72,7 @@ def test_reason_details_name_the_argument(reasons_run):
     assert by_cat["weak_type_change"].detail.startswith("x: ~f32[] -> f32[]")
     assert by_cat["static_value_change"].detail == "n: 2 -> 3"
     assert "cfg:" in by_cat["static_unhashable"].detail and "hashed by identity" in by_cat["static_unhashable"].detail
-    assert by_cat["pytree_change"].detail == "d: PyTreeDef({'a': *}) -> PyTreeDef({'a': *, 'b': *})"
+    assert by_cat["pytree_change"].detail == "d: keys ['a'] -> ['a', 'b']"  # named node by node
     assert "SingleDeviceSharding(cpu:1)" in by_cat["sharding_change"].detail
     # `other` keeps JAX's own explain_cache_misses text
     assert "TRACING CACHE MISS" in by_cat["other"].explanation

@@ -41,6 +41,7 @@ from .hooks import LOWER_EVENT as LOWER_EVENT
 from .hooks import TRACE_EVENT as TRACE_EVENT
 from .hooks import install_jit_call_hook as install_jit_call_hook
 from .hooks import install_stage_hook as install_stage_hook
+from .hooks import jit_options as jit_options
 from .programs import ProgramSource as ProgramSource
 from .programs import derived_program_role as derived_program_role
 from .programs import is_literal as is_literal
@@ -51,7 +52,10 @@ from .programs import pmap_user_call as pmap_user_call
 from .programs import program_source as program_source
 from .programs import transform_name as transform_name
 from .source import StackCache as StackCache
+from .source import add_program_path as add_program_path
 from .source import exception_user_frames as exception_user_frames
+from .source import is_library_file as is_library_file
+from .source import is_program_file as is_program_file
 from .source import is_user_file as is_user_file
 from .source import jit_shardings as jit_shardings
 from .source import unwrap_jit as unwrap_jit

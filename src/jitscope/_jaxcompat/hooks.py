@@ -28,12 +28,13 @@ _PJIT_HOOK = "_infer_params"
 
 
 def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no-untyped-def]
-    """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
+    """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs, jit_info) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
     ``on_result(token, out)``, when given, sees what the call returned (``jaxpr_of_call_result``).
 
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
-    the user passed to ``jax.jit`` (possibly a ``functools.partial``).
+    the user passed to ``jax.jit`` (possibly a ``functools.partial``); ``jit_info`` is read only
+    through ``jit_options``.
     """
     _hide_this_file_from_jax()
     try:
@@ -47,7 +48,7 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
         return lambda: None
 
     def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
-        token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
+        token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs, ji)
         try:
             out = original(fun, ji, args, kwargs)
             if on_result is not None:
@@ -65,7 +66,30 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
     return uninstall
 
 
-def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None):  # type: ignore[no-untyped-def]
+# The options of a jit object that key its caches besides the function and the arguments, and their
+# defaults (PjitInfo's fields, 0.6-0.10). Two ``jax.jit`` objects of one function with other donation
+# compile two programs from one trace: watch names the option instead of "same signature".
+_JIT_OPTION_DEFAULTS = {"donate_argnums": (), "donate_argnames": (), "keep_unused": False, "device": None,
+                        "backend": None, "inline": False, "compiler_options_kvs": ()}
+
+
+def jit_options(jit_info) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The jit options of ``jit_info`` (what the hook passes) that differ from their defaults, as text:
+    ``{"donate_argnums": "(0,)"}``; ``in_shardings``/``out_shardings`` where the user gave them."""
+    out: dict[str, str] = {}
+    for name, default in _JIT_OPTION_DEFAULTS.items():
+        value = getattr(jit_info, name, default)
+        if value != default and value is not None:
+            out[name] = repr(tuple(value)) if isinstance(value, (tuple, list)) else repr(value)
+    for name in ("in_shardings", "out_shardings"):
+        leaves = getattr(jit_info, f"{name}_leaves", ()) or ()
+        if any(type(v).__name__ != "UnspecifiedValue" for v in leaves):
+            out[name] = ", ".join(str(v) for v in leaves)[:200]
+    return out
+
+
+def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None,  # type: ignore[no-untyped-def]
+                       on_lowering_end=None):
     """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and
     ``on_compiled(module_name, mlir_module, loaded_executable)`` after each backend compile (or
     persistent-cache load), on the compiling thread; returns a function that uninstalls both.
@@ -74,6 +98,9 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
     and returns its executable: ``watch --dump`` profiles each compile this way.
     ``on_module(module_name, mlir_module)``, when given, gets the lowered module as lowering returns
     (the capture engine fingerprints each user compile's program: ``collect/program_text.py``).
+    ``on_lowering_end(module_name)``, when given, is called as each lowering ends, raised or not: the
+    capture engine keeps the record of a program being lowered apart from programs JAX compiles
+    while it lowers (a lowering rule computing a constant eagerly).
 
     For ``watch --dump``: JAX records its lowering and backend-compile monitoring spans just after
     these return, so a listener of those spans finds this thread's latest program here. A JAX
@@ -94,7 +121,14 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
             on_lowered(str(module_name), jaxpr)
         except Exception:  # a dump must never break the user's program
             pass
-        result = lower0(module_name, jaxpr, *args, **kwargs)
+        try:
+            result = lower0(module_name, jaxpr, *args, **kwargs)
+        finally:
+            if on_lowering_end is not None:
+                try:
+                    on_lowering_end(str(module_name))
+                except Exception:  # never break the user's program
+                    pass
         if on_module is not None:
             try:
                 on_module(str(module_name), result.module)

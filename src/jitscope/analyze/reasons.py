@@ -58,7 +58,12 @@ def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]
         olds = dict(_split_tree(old.treedef))
         news = dict(_split_tree(new.treedef))
         for name in list(dict.fromkeys([*olds, *news])):
-            if olds.get(name) != news.get(name):
+            if olds.get(name) == news.get(name):
+                continue
+            if name in olds and name in news and old.nodes and new.nodes:
+                for change in node_changes(old.nodes, new.nodes, name):
+                    add("pytree_change", change)
+            else:
                 add("pytree_change", f"{name}: {olds.get(name, '(absent)')} -> {news.get(name, '(absent)')}")
     old_leaves = {leaf.path: leaf.short() for leaf in old.leaves}
     new_leaves = {leaf.path: leaf.short() for leaf in new.leaves}
@@ -98,10 +103,84 @@ def keyword_change(old: ArgSignature, new: ArgSignature) -> str | None:
     return f"keywords: {', '.join(old.keywords) or '(none)'} -> {', '.join(new.keywords) or '(none)'}"
 
 
+_ARGUMENT_LINE = re.compile(r"^(\S[^:]*): (PyTreeDef\(.*)$")
+
+
+def options_change(old: ArgSignature, new: ArgSignature) -> str | None:
+    """``donate_argnums: (none) -> (0,)`` when two calls went through jit objects with other options
+    (``ArgSignature.options``), else None."""
+    if old.options == new.options:
+        return None
+    names = dict.fromkeys([*old.options, *new.options])
+    return "; ".join(f"{n}: {old.options.get(n, '(none)')} -> {new.options.get(n, '(none)')}"
+                     for n in names if old.options.get(n) != new.options.get(n))
+
+
 def _split_tree(treedef: str) -> Iterable[tuple[str, str]]:
+    """``name: PyTreeDef(...)`` per dynamic argument. A tree printed on several lines (flax's graph
+    definitions, in files written before the collector made it one line) continues its argument."""
+    name, parts = None, []
     for line in treedef.splitlines():
-        name, _, tree = line.partition(": ")
-        yield name, tree
+        m = _ARGUMENT_LINE.match(line)
+        if m is None and name is not None:
+            parts.append(line.strip())
+            continue
+        if name is not None:
+            yield name, " ".join(parts)
+        name, parts = (m.group(1), [m.group(2)]) if m else line.partition(": ")[::2]
+        if m is None:
+            parts = [parts]  # type: ignore[list-item]
+    if name is not None:
+        yield name, " ".join(parts)
+
+
+def _changed_part(a: str, b: str, width: int = 60) -> tuple[str, str]:
+    """The part of two texts between their common start and common end, cut to ``width``."""
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    # widen to the enclosing token, so ``type='NoneType'`` is shown whole rather than ``None``
+    while i > 0 and (a[i - 1].isalnum() or a[i - 1] in "_'\"=."):
+        i -= 1
+    while j > 0 and (a[len(a) - j].isalnum() or a[len(a) - j] in "_'\"."):
+        j -= 1
+    cut = lambda s: s if len(s) <= width else s[: width - 3] + "..."  # noqa: E731
+    return cut(a[i:len(a) - j] or "''"), cut(b[i:len(b) - j] or "''")
+
+
+def node_changes(old: dict[str, str], new: dict[str, str], root: str) -> list[str]:
+    """How the pytree nodes under argument ``root`` differ, outermost change first, one line each:
+    ``m (M): static data 'lin' -> 'tanh'``, ``d: keys ['a'] -> ['a', 'b']``, ``model.extra: added (Linear)``.
+    A node inside a changed one is not listed again."""
+    paths = [p for p in dict.fromkeys([*old, *new]) if p == root or p.startswith((root + ".", root + "["))]
+    out: list[str] = []
+    reported: list[str] = []
+    for path in paths:
+        if any(path.startswith((r + ".", r + "[")) for r in reported):
+            continue
+        a, b = old.get(path), new.get(path)
+        if a == b:
+            continue
+        reported.append(path)
+        if a is None or b is None:
+            out.append(f"{path}: {'added' if a is None else 'removed'} ({(b or a or '').split('[', 1)[0]})")
+            continue
+        type_a, _, rest_a = a.partition(" ")
+        type_b, _, rest_b = b.partition(" ")
+        kind_a, kind_b = type_a.split("[", 1)[0], type_b.split("[", 1)[0]
+        if kind_a != kind_b:
+            out.append(f"{path}: {kind_a} -> {kind_b}")
+        elif kind_a == "dict":
+            out.append(f"{path}: keys {rest_a or '[]'} -> {rest_b or '[]'}")
+        elif rest_a != rest_b:
+            x, y = _changed_part(rest_a, rest_b)
+            out.append(f"{path} ({kind_a}): static data {x} -> {y}")
+        else:
+            out.append(f"{path} ({kind_a}): {type_a[len(kind_a):]} -> {type_b[len(kind_b):]} children")
+    return out
 
 
 _ORDER = ("pytree_change", "static_unhashable", "static_value_change", "shape_change",
@@ -112,6 +191,17 @@ def _ndiff(d: dict[str, list[str]]) -> int:
     return sum(len(v) for v in d.values())
 
 
+def _distance(old: ArgSignature, new: ArgSignature, d: dict[str, list[str]]) -> int:
+    """How far apart two signatures are, to find the closest earlier compile: every difference,
+    including leaves that changed on paths both share when the structure changed too (a shape change
+    against the compile with the same structure is closer than a structure change that hides it)."""
+    n = _ndiff(d)
+    if "pytree_change" in d:
+        before = {leaf.path: leaf for leaf in old.leaves}
+        n += sum(1 for leaf in new.leaves if leaf.path in before and before[leaf.path].short() != leaf.short())
+    return n
+
+
 def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
     """The reason for ``event`` given the earlier compiles of the same function (any order).
 
@@ -120,12 +210,17 @@ def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
     of a jitted function is a different program; its first compile is a ``first_compile``).
     """
     key = function_key(event)
-    same = [h for h in history if h is not event and function_key(h) == key and h.transform == event.transform]
+    # Another transformation (grad of f) or another wrapper (jax.pmap(f) and equinox.filter_pmap(f)) is a
+    # different program: its first compile is a first compile, not a recompile.
+    same = [h for h in history if h is not event and function_key(h) == key and h.transform == event.transform
+            and h.wrapper == event.wrapper]
     jax_text = (event.reason.explanation if event.reason else "") or ""
     if not same:
         if event.transform:
             return Reason("first_compile", f"first compile of {event.function} under a transformation "
                           f"({event.transform})", jax_text)
+        if event.wrapper and any(function_key(h) == key for h in history if h is not event):
+            return Reason("first_compile", f"first compile of {event.function} under {event.wrapper}", jax_text)
         return Reason("first_compile", f"first compile of {event.function}", jax_text)
     if event.function_id is not None and all(h.function_id != event.function_id for h in same):
         where = f" (line {event.definition.line})" if event.definition else ""
@@ -139,12 +234,14 @@ def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
     if event.signature is None:
         return Reason("other", "argument signature unavailable", jax_text)
     best: dict[str, list[str]] | None = None
+    best_distance = 0
     for h in reversed(candidates):  # most recent first; ties keep the most recent
         if h.signature is None:
             continue
         d = signature_diffs(h.signature, event.signature)
-        if best is None or _ndiff(d) < _ndiff(best):
-            best = d
+        dist = _distance(h.signature, event.signature, d)
+        if best is None or dist < best_distance:
+            best, best_distance = d, dist
     if best:
         for cat in _ORDER:
             if cat in best:
@@ -153,6 +250,14 @@ def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
                 if others:
                     detail += "; also " + "; ".join(others)
                 return Reason(cat, detail, jax_text)
+    # Equal signatures: a jit object of the same function with other options (donation, keep_unused,
+    # shardings) compiles its own program from the same trace.
+    equal = [h.signature for h in reversed(candidates)
+             if h.signature is not None and not signature_diffs(h.signature, event.signature)]
+    opts = [options_change(s, event.signature) for s in equal]
+    if opts and all(opts):
+        return Reason("other", f"jit options differ ({opts[0]}): another jit of the same function with other "
+                      "options compiles its own program", jax_text)
     # Equal signatures: an argument passed by keyword in this call and by position in every equal one is a
     # cache key of its own (``f(x, y)`` vs ``f(x=x, y=y)``).
     kws = [keyword_change(h.signature, event.signature) for h in reversed(candidates)

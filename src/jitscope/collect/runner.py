@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib.util
 import os
 import runpy
 import signal
@@ -35,6 +36,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from types import TracebackType
 
+from .._jaxcompat import add_program_path
 from ..errors import UsageError
 
 EXIT_INTERRUPTED = 130
@@ -221,16 +223,32 @@ def run_program(target: str, args: list[str], module: bool = False,
     return code
 
 
+def _module_file(name: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return getattr(spec, "origin", None)
+
+
+def _note_program(path: str | None) -> None:
+    """The program's own files are never a library's, even inside site-packages (call sites: docs/watch.md)."""
+    if path:
+        add_program_path(path)
+
+
 def _run_body(target: str, args: list[str], module: bool, failure: list[BaseException] | None) -> int:
     try:
         if module:
             sys.path.insert(0, os.getcwd())
             sys.argv = [target, *args]  # runpy replaces argv[0] with the module's file
+            _note_program(_module_file(target))
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         else:
             path = os.path.abspath(target)
             sys.path.insert(0, os.path.dirname(path))
             sys.argv = [target, *args]
+            _note_program(path)
             runpy.run_path(path, run_name="__main__")
         return 0
     except SystemExit as e:

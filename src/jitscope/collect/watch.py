@@ -242,6 +242,7 @@ class WatchCollector:
             kind = raw.kind
             event = CompileEvent(
                 function=raw.function, definition=raw.definition, call_site=raw.call_site,
+                library_site=raw.library_site, wrapper=raw.wrapper,
                 signature=raw.signature, phases=dict(raw.phases), cache_hit=raw.cache_hit,
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
                 function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings, module=raw.module,
