@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._format import printable
     from .._warmup import warmup_plan
     from ..render.warmup_script import render
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"not covered ({sum(s.compiles for s in plan.skipped)} compiles; listed in the script, not guessed):")
         for s in plan.skipped:
             where = f" at {_shown(s.where)}" if s.where else ""
-            print(f"  {s.function}{where}: {s.reason}")
+            print(f"  {printable(s.function)}{printable(where)}: {printable(s.reason)}")
     if not plan.compiles:
         print("jitscope warmup: the run recorded no compiles; the script compiles nothing", file=sys.stderr)
     return 0
