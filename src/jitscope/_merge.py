@@ -33,14 +33,10 @@ def merge(*paths: str | os.PathLike[str]) -> MergeResult:
     """
     if not paths:
         raise UsageError("merge: give the directory of a job's per-process watch files")
-    files: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            files += sorted(f for f in p.iterdir() if f.is_file() and f.suffix in SUFFIXES)
-        elif p.is_file():
-            files.append(p)
-        else:
+        if not p.exists():
             raise UsageError(f"{p}: no such file or directory")
+    files = files_in(paths)
     skipped: list[str] = []
     results: dict[int, tuple[Path, ProcessRun, list[CompileEvent]]] = {}
     streams: dict[int, tuple[Path, ProcessRun, list[CompileEvent]]] = {}
@@ -67,6 +63,18 @@ def merge(*paths: str | os.PathLike[str]) -> MergeResult:
     return MergeResult(env=Environment.capture(with_jax=False), run_dir=" ".join(map(str, paths)),
                        processes=[chosen[i][1] for i in sorted(chosen)], events=events,
                        divergences=compare_sequences(sequences), skipped=skipped)
+
+
+def files_in(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The files ``merge`` reads: each file given, and each ``.json``/``.jsonl`` file of each directory given
+    (one level deep). A path that does not exist is left out (``merge`` refuses it)."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(f for f in p.iterdir() if f.is_file() and f.suffix in SUFFIXES)
+        elif p.exists():
+            files.append(p)
+    return files
 
 
 def _read(f: Path, skipped: list[str]) -> tuple[bool, ProcessRun, list[CompileEvent]] | None:

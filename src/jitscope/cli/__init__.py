@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("demo", "compare", "watch", "inspect", "scale"):
         _version_notice()
     try:
+        from ._outputs import guard_parsed
+
+        guard_parsed(parser, args)  # every output option of every command, before anything runs
         return int(args.func(args) or 0)
     except JitscopeError as e:
         print(f"jitscope: {' '.join(str(e).split())}", file=sys.stderr)  # one line, whatever the cause said

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import os
 
+from .._files import is_regular_file, read_text
 from ..collect.program_text import ProgramText
 from ..errors import UsageError
 from ..model import CompileEvent
 from ..schema.check import record_problem
-from ._base import load_result
+from ._base import result_from_text
 from .watch import WatchResult
 
 
@@ -36,18 +37,30 @@ def load_run(path: str | os.PathLike[str], command: str = "diff compares watch r
 
 def _read(path: str | os.PathLike[str]) -> tuple[str, object]:
     """The file's text, and the saved result it holds (None: an events file, read line by line)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    text = read_text(path)
     try:
         whole = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         whole = None
-    return text, (load_result(path) if isinstance(whole, dict) and "kind" in whole else None)
+    return text, (result_from_text(path, text) if isinstance(whole, dict) and "kind" in whole else None)
+
+
+def recorded_sources(path: str | os.PathLike[str]) -> list[str]:
+    """The source files a saved run or result recorded: the program, each compiled function's definition
+    file and call site (outputs must never overwrite them). Best effort and silent: [] for anything that is
+    not a regular file holding a watch run (the command that reads it says what is wrong with it)."""
+    if not is_regular_file(path):
+        return []  # a pipe is read once, by the command; a device is refused there
+    try:
+        program, events = load_run(path)
+    except UsageError:
+        return []
+    files = [program] if program and not program.startswith("-m ") else []
+    for e in events:
+        for loc in (e.definition, e.call_site):
+            if loc is not None and loc.file and not loc.file.startswith("<"):
+                files.append(loc.file)
+    return sorted(set(files))
 
 
 def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]:
