@@ -43,10 +43,11 @@ def test_a_forked_child_writes_its_own_files_never_the_parents(cli, tmp_path):
     parent = json.loads(js.read_text())
     assert len(parent["events"]) == 2 and len({e["pid"] for e in parent["events"]}) == 1
     children = [f for f in tmp_path.glob("e.*.jsonl")]
-    assert len(children) == 1  # e.<pid>.jsonl: the child's own (empty: it compiled nothing)
-    child_pid = int(children[0].name.split(".")[1])
+    assert len(children) == 1  # e.<pid>-<host>-<random>.jsonl: the child's own (empty: it compiled nothing)
+    token = children[0].name.split(".")[1]
+    child_pid = int(token.split("-")[0])
     assert child_pid != parent["events"][0]["pid"]
-    assert (tmp_path / f"r.{child_pid}.json").exists()
+    assert (tmp_path / f"r.{token}.json").exists()
     assert f"forked child {child_pid}" in p.stderr
     assert len(compile_lines(ev)) == 2  # the parent's events file holds the parent's events only
 

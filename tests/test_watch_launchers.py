@@ -108,9 +108,10 @@ def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> N
     results = sorted(out.glob("jitscope-*.json"))
     assert len(results) == 2, list(out.iterdir())  # parent and child, one pair of files each
     by_fn = {}
-    for r in results:
-        pid = r.name.split("-")[1].split(".")[0]
-        events = compile_lines(out / f"jitscope-{pid}.events.jsonl")
+    for r in results:  # jitscope-<pid>-<host>-<random>.json and its events file
+        token = r.name[len("jitscope-"):].split(".")[0]
+        assert token.split("-")[0].isdigit() and len(token.split("-")[-1]) == 8
+        events = compile_lines(out / f"jitscope-{token}.events.jsonl")
         data = json.loads(r.read_text())
         assert len(events) == len(data["events"])
         by_fn[tuple(sorted({e["function"] for e in data["events"]}))] = len(events)

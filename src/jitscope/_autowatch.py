@@ -7,11 +7,16 @@ lookup. With ``JITSCOPE=watch`` every Python process started with that environme
 launcher's children, their ``subprocess`` and ``multiprocessing`` spawn children) watches
 itself and writes, in ``JITSCOPE_DIR`` (default: the current directory):
 
-* ``jitscope-<pid>.events.jsonl``: each compile as it happens (one JSON line, flushed);
-* ``jitscope-<pid>.json``: the whole ``WatchResult`` at exit (``jitscope report`` reads it).
+* ``jitscope-<pid>-<host>-<random>.events.jsonl``: each compile as it happens (one JSON line, flushed);
+* ``jitscope-<pid>-<host>-<random>.json``: the whole ``WatchResult`` at exit (``jitscope report`` reads it).
+
+The name part after ``jitscope-`` (``_files.process_token``) cannot collide across hosts, containers
+sharing the directory (each is pid 1) or pid reuse, and both files are created with ``O_CREAT | O_EXCL
+| O_NOFOLLOW``: a link or a file already at the name (planted in a shared directory) is never written
+through or over; that output is then lost, said in one line, and the program runs on.
 
 In a ``jax.distributed`` job both names get the process index once the program's
-``jax.distributed.initialize`` ran (``jitscope-<pid>.events.p1.jsonl``, ``jitscope-<pid>.p1.json``;
+``jax.distributed.initialize`` ran (``jitscope-<token>.events.p1.jsonl``, ``jitscope-<token>.p1.json``;
 ``jitscope merge DIR`` reads them), and at exit process 0 prints where the processes' compile
 sequences diverge, if they do. ``JITSCOPE_PEER_TIMEOUT`` (seconds, default 60, 0: off): name a
 program this process compiled that a peer has not compiled after that long (the hang case).
@@ -33,11 +38,14 @@ ENV_PEER_TIMEOUT = "JITSCOPE_PEER_TIMEOUT"
 _started = False
 
 
-def paths(pid: int | None = None, directory: str | None = None) -> tuple[str, str]:
-    """(events file, result file) of process ``pid`` (default: this one)."""
-    pid = os.getpid() if pid is None else pid
+def paths(directory: str | None = None) -> tuple[str, str]:
+    """(events file, result file) of this process: ``jitscope-<pid>-<host>-<random>.*``, the same all
+    through the process."""
+    from ._files import process_token
+
     d = directory or os.environ.get(ENV_DIR) or os.getcwd()
-    return os.path.join(d, f"jitscope-{pid}.events.jsonl"), os.path.join(d, f"jitscope-{pid}.json")
+    token = process_token()
+    return os.path.join(d, f"jitscope-{token}.events.jsonl"), os.path.join(d, f"jitscope-{token}.json")
 
 
 def maybe_start() -> None:
@@ -58,7 +66,7 @@ def maybe_start() -> None:
         # Absolute now: the program may chdir before it exits.
         events, result = os.path.abspath(events), os.path.abspath(result)
         session = WatchSession(events=events, program=" ".join(sys.orig_argv[1:]) or "<python>",
-                               peers=True, compare_at_exit=True, **_peer_timeout()).start()
+                               peers=True, compare_at_exit=True, exclusive=True, **_peer_timeout()).start()
     except Exception as e:  # noqa: BLE001 - the user's program must run whatever happens here
         print(f"jitscope: {ENV}=watch: {type(e).__name__}: {e}; not watching", file=sys.stderr)
         return
@@ -88,6 +96,10 @@ def _finish(session, path: str) -> None:  # type: ignore[no-untyped-def]
             from ._watch import process_path
 
             path = process_path(path, result.process_index)
-        result.save(path)
+        from ._files import write_exclusive
+
+        write_exclusive(path, result.to_json() + "\n")  # a new file: never through a link, never over one
+    except OSError as e:
+        print(f"jitscope: {ENV}=watch: cannot write {path}: {e.strerror or e}", file=sys.stderr)
     except Exception as e:  # noqa: BLE001 - at exit: report, never raise
         print(f"jitscope: {ENV}=watch: cannot write {path}: {e}", file=sys.stderr)

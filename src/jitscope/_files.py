@@ -72,11 +72,23 @@ def is_regular_file(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+_TOKEN: tuple[int, str] | None = None
+
+
 def process_token() -> str:
     """``<pid>-<host>-<random>``: unique per process across hosts, containers sharing a directory (all pid
-    1) and pid reuse. The host part is the host name's first label, letters, digits and ``-`` only."""
-    host = "".join(c for c in socket.gethostname().split(".")[0] if c.isalnum() or c == "-")[:24] or "host"
-    return f"{os.getpid()}-{host}-{secrets.token_hex(3)}"
+    1) and pid reuse; the same all through one process (a forked child gets its own). The host part is the
+    host name's first label, ASCII letters, digits and ``-`` only."""
+    global _TOKEN
+    pid = os.getpid()
+    if _TOKEN is None or _TOKEN[0] != pid:
+        try:
+            name = socket.gethostname()
+        except OSError:
+            name = ""
+        host = "".join(c for c in name.split(".")[0] if c.isascii() and (c.isalnum() or c == "-"))[:24]
+        _TOKEN = (pid, f"{pid}-{host or 'host'}-{secrets.token_hex(4)}")
+    return _TOKEN[1]
 
 
 def open_exclusive(path: str | os.PathLike[str], mode: int = 0o644) -> IO[str]:

@@ -1,7 +1,7 @@
 """The ``merge`` command: the per-process watch files of one ``jax.distributed`` job, merged offline.
 
 ``jitscope merge RUN_DIR`` reads what each process wrote (``--json`` results ``NAME.p<i>.json``,
-``--events`` files ``NAME.p<i>.jsonl``, or ``JITSCOPE=watch``'s ``jitscope-<pid>.*.p<i>.*``), takes
+``--events`` files ``NAME.p<i>.jsonl``, or ``JITSCOPE=watch``'s ``jitscope-<pid>-<host>-<random>.*.p<i>.*``), takes
 each process's compile sequence (its index from the files, never from the name) and names where the
 sequences diverge (``analyze/divergence.py``). A process with both a result and an events file is
 read from the result (it is complete; the events file may end at a crash).

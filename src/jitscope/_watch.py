@@ -69,6 +69,8 @@ class WatchSession:
             after this many seconds is named on stderr (the hang case). None: publish, never warn.
         compare_at_exit: compare the processes' compile sequences at interpreter exit (``JITSCOPE=watch``);
             ``watch_program`` compares when the program ends. Lines go to ``on_peer_line`` (stderr).
+        exclusive: ``events`` is a per-process name in a shared directory: created with ``O_EXCL |
+            O_NOFOLLOW`` (``JITSCOPE=watch``).
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
@@ -78,7 +80,7 @@ class WatchSession:
                  stall_after: float | None = None, on_stall: Callable[[Stall], None] | None = None,
                  peers: bool = False, peer_timeout: float | None = PEER_TIMEOUT, compare_at_exit: bool = False,
                  on_peer_line: Callable[[str], None] | None = None,
-                 on_duplicate: Callable[[Any], None] | None = None) -> None:
+                 on_duplicate: Callable[[Any], None] | None = None, exclusive: bool = False) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
         if not slow_compile >= 0:
@@ -124,7 +126,7 @@ class WatchSession:
         self.collector = WatchCollector(events_path=events, explain=explain, listeners=list(listeners),
                                         classify=self.history.classify,
                                         observe=observe if analyzer is not None else None,
-                                        on_process=self._on_process)
+                                        on_process=self._on_process, exclusive=exclusive)
         self.peer_timeout = peer_timeout
         self.share_with_peers = peers
         self.compare_at_exit = compare_at_exit

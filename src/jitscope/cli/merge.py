@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "merge", help="merge a jax.distributed job's per-process watch files; name where processes diverge",
         description="Read the watch files each process of a jax.distributed job wrote (jitscope watch "
                     "--events/--json run.jsonl gives run.p0.jsonl, run.p1.jsonl, ...; JITSCOPE=watch gives "
-                    "jitscope-<pid>.*.p<i>.*), put every process's compile sequence side by side and name the "
+                    "jitscope-<pid>-<host>-<random>.*.p<i>.*), put every process's compile sequence side by side and name the "
                     "first compile where they differ: which processes, the function, call site, signature, "
                     "program fingerprint and cache hit/miss.")
     p.add_argument("paths", nargs="+", metavar="RUN_DIR", action=Input, what="a merged file", files=_merged,

@@ -108,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events"):
             if getattr(args, name):
-                setattr(args, name, pid_path(getattr(args, name), os.getpid()))
-        _write_outputs(result, args)
+                setattr(args, name, pid_path(getattr(args, name)))
+        _write_outputs(result, args, exclusive=True)
         print(f"jitscope: forked child {os.getpid()} of {parent}: {len(result.events)} compiles"
               + (f"; events in {args.events}" if args.events else ""), file=sys.stderr)
         return code
@@ -180,11 +180,25 @@ def _print_live(event) -> None:  # type: ignore[no-untyped-def]
         print(line, file=sys.stderr, flush=True)
 
 
-def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) -> None:  # type: ignore[no-untyped-def]
     """--json, --html and --trace; a failure is printed (``jitscope: cannot write ...``), not raised,
-    so the summary and the program's exit code still come through."""
+    so the summary and the program's exit code still come through. ``exclusive``: per-process names (a
+    forked child's), each created new, never through a link or over a file."""
     from ..render import trace
 
+    if exclusive:
+        from .._files import write_exclusive
+        from ..render import render
+
+        for name, text in (("json", lambda: result.to_json() + "\n"), ("html", lambda: render(result, "html")),
+                           ("trace", lambda: trace.render(result) + "\n")):
+            path = getattr(args, name)
+            if path:
+                try:
+                    write_exclusive(path, text())
+                except OSError as e:
+                    print(f"jitscope: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        return
     try:
         save_outputs(result, args)
         if args.trace:

@@ -22,6 +22,7 @@ import weakref
 from collections.abc import Callable
 from typing import IO, Any
 
+from .._files import open_exclusive, process_token
 from ..errors import UsageError
 from ..model import CompileEvent, Reason
 from . import monitoring
@@ -37,10 +38,11 @@ Classifier = Callable[[CompileEvent], Reason]
 ProcessHook = Callable[[int, int], None]  # (process_index, process_count), once, in a multi-process job
 
 
-def pid_path(path: str | os.PathLike[str], pid: int) -> str:
-    """``events.jsonl`` -> ``events.<pid>.jsonl``: where a forked child writes what it records."""
+def pid_path(path: str | os.PathLike[str], token: str | None = None) -> str:
+    """``events.jsonl`` -> ``events.<pid>-<host>-<random>.jsonl``: where a forked child writes what it
+    records (``_files.process_token``: no two processes share it, whatever their pids)."""
     root, ext = os.path.splitext(os.fspath(path))
-    return f"{root}.{pid}{ext}"
+    return f"{root}.{token or process_token()}{ext}"
 
 
 _RUNNING: weakref.WeakSet[WatchCollector] = weakref.WeakSet()
@@ -62,12 +64,16 @@ class WatchCollector:
 
     ``listeners`` are called with each finished ``CompileEvent`` (reason filled in), on the
     compiling thread; a listener that raises makes that jitted call raise (``no_recompile``
-    relies on this). ``events_path``: JSONL, one event per line, flushed per event.
+    relies on this). ``events_path``: JSONL, one event per line, flushed per event. ``exclusive``: the
+    events file is a per-process name in a shared directory (``JITSCOPE=watch``): created with
+    ``O_EXCL | O_NOFOLLOW``, never through a link or over a file (a forked child's file always is).
     """
 
     def __init__(self, events_path: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: list[Listener] | None = None, classify: Classifier | None = None,
-                 observe: Observer | None = None, on_process: ProcessHook | None = None) -> None:
+                 observe: Observer | None = None, on_process: ProcessHook | None = None,
+                 exclusive: bool = False) -> None:
+        self.exclusive = exclusive
         self.events: list[CompileEvent] = []
         # Traces and lowerings of user functions that produced no backend compile (``eval_shape``,
         # ``make_jaxpr``, ``.lower()``, a trace that raised): (kind, event). Shown, never counted.
@@ -103,7 +109,10 @@ class WatchCollector:
             mode = "a" if self._started_once else "w"
             try:
                 os.makedirs(os.path.dirname(os.path.abspath(self._events_path)), exist_ok=True)
-                self._file = open(self._events_path, mode, encoding="utf-8")  # noqa: SIM115
+                if self.exclusive and not self._started_once:
+                    self._file = open_exclusive(self._events_path)
+                else:
+                    self._file = open(self._events_path, mode, encoding="utf-8")  # noqa: SIM115
             except OSError as e:
                 raise UsageError(f"cannot write events file {self._events_path}: {e.strerror}") from None
         if not self._started_once:
@@ -128,9 +137,10 @@ class WatchCollector:
                 self._file.close()  # the child's copy of the descriptor; flushed per event, so nothing pending
             except OSError:
                 pass
-            self._events_path = pid_path(self._events_path, pid)
+            self._events_path = pid_path(self._events_path)
+            self.exclusive = True  # a name of this process only: never through a link, never over a file
             try:
-                self._file = open(self._events_path, "w", encoding="utf-8")  # noqa: SIM115
+                self._file = open_exclusive(self._events_path)
             except OSError:
                 self._file = None
 
@@ -168,7 +178,7 @@ class WatchCollector:
         if old_file is None:
             return  # not recording now: the next start() opens the new name
         try:
-            f = open(new_path, "w", encoding="utf-8")  # noqa: SIM115
+            f = open_exclusive(new_path) if self.exclusive else open(new_path, "w", encoding="utf-8")  # noqa: SIM115
             for e in self.events:
                 f.write(json.dumps(e.to_dict(), allow_nan=False) + "\n")
             f.flush()
