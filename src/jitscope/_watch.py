@@ -356,9 +356,11 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
 
 
 def _stderr_line(line: str) -> None:
+    import contextlib
     import sys
 
-    print(line, file=sys.stderr, flush=True)
+    with contextlib.suppress(OSError, ValueError):  # a closed stderr never reaches the program
+        print(line, file=sys.stderr, flush=True)
 
 
 def _procs(ps: list[int]) -> str:

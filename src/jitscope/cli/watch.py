@@ -136,10 +136,16 @@ def _seconds_or_off(text: str) -> float:
 LIVE_STALL_AFTER = 10.0  # seconds: --live turns the stall watchdog on at this threshold
 
 
+def _say(line: str) -> None:
+    """A live line on stderr; a closed or full stderr never reaches the program's call (it runs on)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
 def _print_stall(stall) -> None:  # type: ignore[no-untyped-def]
     from .._watch import stall_line
 
-    print(stall_line(stall), file=sys.stderr, flush=True)
+    _say(stall_line(stall))
 
 
 @contextlib.contextmanager
@@ -169,7 +175,7 @@ def _stack_dumps(events: str | None, enabled: bool) -> Iterator[None]:
 def _print_duplicate(finding) -> None:  # type: ignore[no-untyped-def]
     from .._watch import duplicate_line
 
-    print(duplicate_line(finding), file=sys.stderr, flush=True)
+    _say(duplicate_line(finding))
 
 
 def _print_live(event) -> None:  # type: ignore[no-untyped-def]
@@ -177,7 +183,7 @@ def _print_live(event) -> None:  # type: ignore[no-untyped-def]
 
     line = live_line(event)
     if line is not None:
-        print(line, file=sys.stderr, flush=True)
+        _say(line)
 
 
 def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) -> None:  # type: ignore[no-untyped-def]

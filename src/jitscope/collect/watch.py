@@ -14,15 +14,16 @@ it the moment the compile finishes, yet a collector imports no analyzer. The com
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import IO, Any
+from typing import Any
 
-from .._files import open_exclusive, process_token
+from .._files import SoftFile, open_exclusive, process_token
 from ..errors import UsageError
 from ..model import CompileEvent, Reason
 from . import monitoring
@@ -86,7 +87,7 @@ class WatchCollector:
         self.cache_seconds_saved = 0.0
         self.explain = explain
         self._events_path = events_path
-        self._file: IO[str] | None = None
+        self._file: SoftFile | None = None  # a failing write is said once, never raised into the program
         self._lock = threading.RLock()
         self._classify = classify
         self._observe = observe  # runtime findings (the command passes the analyzer in, as with classify)
@@ -110,9 +111,10 @@ class WatchCollector:
             try:
                 os.makedirs(os.path.dirname(os.path.abspath(self._events_path)), exist_ok=True)
                 if self.exclusive and not self._started_once:
-                    self._file = open_exclusive(self._events_path)
+                    f = open_exclusive(self._events_path)
                 else:
-                    self._file = open(self._events_path, mode, encoding="utf-8")  # noqa: SIM115
+                    f = open(self._events_path, mode, encoding="utf-8")  # noqa: SIM115
+                self._file = SoftFile(f, os.fspath(self._events_path))
             except OSError as e:
                 raise UsageError(f"cannot write events file {self._events_path}: {e.strerror}") from None
         if not self._started_once:
@@ -133,14 +135,11 @@ class WatchCollector:
         self.forked_from = self.pid
         self.pid = pid
         if self._file is not None and self._events_path is not None:
-            try:
-                self._file.close()  # the child's copy of the descriptor; flushed per event, so nothing pending
-            except OSError:
-                pass
+            self._file.close()  # the child's copy of the descriptor; flushed per event, so nothing pending
             self._events_path = pid_path(self._events_path)
             self.exclusive = True  # a name of this process only: never through a link, never over a file
             try:
-                self._file = open_exclusive(self._events_path)
+                self._file = SoftFile(open_exclusive(self._events_path), self._events_path)
             except OSError:
                 self._file = None
 
@@ -177,16 +176,20 @@ class WatchCollector:
         self._events_path = new_path
         if old_file is None:
             return  # not recording now: the next start() opens the new name
+        f = None
         try:
             f = open_exclusive(new_path) if self.exclusive else open(new_path, "w", encoding="utf-8")  # noqa: SIM115
             for e in self.events:
                 f.write(json.dumps(e.to_dict(), allow_nan=False) + "\n")
             f.flush()
         except OSError:
+            if f is not None:
+                with contextlib.suppress(OSError):
+                    f.close()
             return  # keep writing where we were: losing events is worse than a shared name
-        self._file = f
+        self._file = SoftFile(f, new_path)
+        old_file.close()
         try:
-            old_file.close()
             os.unlink(old_path)  # type: ignore[arg-type]  # every process removes the shared name; one wins
         except OSError:
             pass
@@ -273,11 +276,11 @@ class WatchCollector:
             if self._classify is not None:
                 event.reason = self._classify(event)
             self.events.append(event)
-            if self._file is not None:
+            if self._file is not None:  # a full disk, EIO, a closed pipe: said once, never raised here
+                text = json.dumps(event.to_dict(), allow_nan=False) + "\n"
                 if program is not None:
-                    self._file.write(json.dumps({"type": "program", **program.to_dict()}, allow_nan=False) + "\n")
-                self._file.write(json.dumps(event.to_dict(), allow_nan=False) + "\n")
-                self._file.flush()
+                    text = json.dumps({"type": "program", **program.to_dict()}, allow_nan=False) + "\n" + text
+                self._file.write(text)
             listeners = list(self.listeners)
         if self._observe is not None:
             self._observe(raw, event, kind)
