@@ -35,7 +35,7 @@ ROOT = "jitscope"
 GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode", "_progress"}
 COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_lint_noqa", "_command_support", "_doctor", "_diff", "_warmup", "_merge"}
 DEMO = {"_demo", "gallery"}
-ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch"}
+ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch", "_autowatch_hook"}
 STAGES = {"collect", "analyze", "lint", "schema"}
 
 

@@ -1,11 +1,14 @@
 """``JITSCOPE=watch``: watch programs started by launchers you do not control.
 
 jitscope installs ``jitscope-autowatch.pth`` into site-packages (as coverage.py and pytest-cov
-do for subprocesses). Python runs it at every interpreter start; it imports this module only
-when the ``JITSCOPE`` environment variable is set, so other programs pay one ``os.environ``
-lookup. With ``JITSCOPE=watch`` every Python process started with that environment (the
-launcher's children, their ``subprocess`` and ``multiprocessing`` spawn children) watches
-itself and writes, in ``JITSCOPE_DIR`` (default: the current directory):
+do for subprocesses). Python runs it at every interpreter start; only when the ``JITSCOPE``
+environment variable is set does it load ``_autowatch_hook.py`` (standard library only, by its path:
+the ``jitscope`` package is not imported), which waits for the program to import JAX and then calls
+``maybe_start`` here. A process that never imports JAX pays one environment lookup and a few file
+checks, imports nothing of jitscope's or JAX's and writes nothing. With ``JITSCOPE=watch`` every
+Python process started with that environment (the launcher's children, their ``subprocess`` and
+``multiprocessing`` spawn children) that imports JAX watches itself and, once it has compiled
+something, writes in ``JITSCOPE_DIR`` (default: the directory it started in):
 
 * ``jitscope-<pid>-<host>-<random>.events.jsonl``: each compile as it happens (one JSON line, flushed);
 * ``jitscope-<pid>-<host>-<random>.json``: the whole ``WatchResult`` at exit (``jitscope report`` reads it).
@@ -21,8 +24,8 @@ In a ``jax.distributed`` job both names get the process index once the program's
 sequences diverge, if they do. ``JITSCOPE_PEER_TIMEOUT`` (seconds, default 60, 0: off): name a
 program this process compiled that a peer has not compiled after that long (the hang case).
 
-A failure to start is one line on stderr (``jitscope: JITSCOPE=watch: <cause>``); it never
-stops the user's program. A process forked without exec (``os.fork``) shares its parent's
+A process that compiled nothing writes nothing. A failure to start is one line on stderr
+(``jitscope: JITSCOPE=watch: <cause>``); it never stops the user's program. A process forked without exec (``os.fork``) shares its parent's
 session and is not watched on its own.
 """
 
@@ -43,30 +46,29 @@ def paths(directory: str | None = None) -> tuple[str, str]:
     through the process."""
     from ._files import process_token
 
-    d = directory or os.environ.get(ENV_DIR) or os.getcwd()
+    d = directory or os.environ.get(ENV_DIR) or "."
     token = process_token()
     return os.path.join(d, f"jitscope-{token}.events.jsonl"), os.path.join(d, f"jitscope-{token}.json")
 
 
-def maybe_start() -> None:
-    """Called by the .pth hook at interpreter start: begin watching if ``JITSCOPE=watch``."""
+def maybe_start(start_dir: str | None = None) -> None:
+    """Called by the startup hook once JAX is imported: begin watching if ``JITSCOPE=watch``. Relative
+    paths are taken from ``start_dir`` (the directory the interpreter started in)."""
     global _started
     mode = os.environ.get(ENV, "").strip().lower()
-    if not mode or _started:
+    if mode != "watch" or _started:
         return
-    _started = True  # site may process the .pth twice (a venv's lib64 -> lib link)
-    if mode != "watch":
-        print(f"jitscope: {ENV}={os.environ[ENV]!r} not understood (use {ENV}=watch); not watching",
-              file=sys.stderr)
-        return
+    _started = True
     try:
         from ._watch import WatchSession
 
         events, result = paths()
-        # Absolute now: the program may chdir before it exits.
-        events, result = os.path.abspath(events), os.path.abspath(result)
+        # Absolute now, from where the interpreter started: the program may chdir before it exits.
+        events = os.path.join(start_dir or os.getcwd(), events)
+        result = os.path.join(start_dir or os.getcwd(), result)
         session = WatchSession(events=events, program=" ".join(sys.orig_argv[1:]) or "<python>",
-                               peers=True, compare_at_exit=True, exclusive=True, **_peer_timeout()).start()
+                               peers=True, compare_at_exit=True, exclusive=True, lazy_events=True,
+                               **_peer_timeout()).start()
     except Exception as e:  # noqa: BLE001 - the user's program must run whatever happens here
         print(f"jitscope: {ENV}=watch: {type(e).__name__}: {e}; not watching", file=sys.stderr)
         return
@@ -91,6 +93,8 @@ def _peer_timeout() -> dict[str, float]:
 def _finish(session, path: str) -> None:  # type: ignore[no-untyped-def]
     try:
         session.stop()
+        if not session.collector.events:
+            return  # compiled nothing: nothing written
         result = session.result(argv=list(sys.argv))
         if result.process_index is not None:
             from ._watch import process_path

@@ -143,10 +143,11 @@ class SoftFile:
                 self.file.flush()
                 return True
             except (OSError, ValueError) as e:  # ValueError: the file was closed under us
-                self._fail(e)
+                self.fail(e)
                 return False
 
-    def _fail(self, e: BaseException) -> None:
+    def fail(self, e: BaseException) -> None:
+        """Close the file, keep ``error``, say it once (``write`` and ``close`` call it on an error)."""
         f, self.file = self.file, None
         why = getattr(e, "strerror", None) or (errno.errorcode.get(getattr(e, "errno", 0) or 0) or str(e))
         self.error = why
@@ -172,7 +173,7 @@ class SoftFile:
                 f.close()
             except (OSError, ValueError) as e:
                 self.file = f
-                self._fail(e)
+                self.fail(e)
 
 
 _SAID: set[str] = set()

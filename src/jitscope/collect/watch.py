@@ -68,13 +68,16 @@ class WatchCollector:
     relies on this). ``events_path``: JSONL, one event per line, flushed per event. ``exclusive``: the
     events file is a per-process name in a shared directory (``JITSCOPE=watch``): created with
     ``O_EXCL | O_NOFOLLOW``, never through a link or over a file (a forked child's file always is).
+    ``lazy``: it is created at the first compile; a failure then is said once (``SoftFile``), never raised.
     """
 
     def __init__(self, events_path: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: list[Listener] | None = None, classify: Classifier | None = None,
                  observe: Observer | None = None, on_process: ProcessHook | None = None,
-                 exclusive: bool = False) -> None:
+                 exclusive: bool = False, lazy: bool = False) -> None:
         self.exclusive = exclusive
+        self.lazy = lazy  # the events file is created at the first compile (nothing for a process that has none)
+        self._unopened = False
         self.events: list[CompileEvent] = []
         # Traces and lowerings of user functions that produced no backend compile (``eval_shape``,
         # ``make_jaxpr``, ``.lower()``, a trace that raised): (kind, event). Shown, never counted.
@@ -106,7 +109,9 @@ class WatchCollector:
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> WatchCollector:
         """Begin recording (installs JAX's hooks if this is the first active collector)."""
-        if self._events_path is not None:
+        if self._events_path is not None and self.lazy and not self._started_once:
+            self._unopened = True
+        elif self._events_path is not None:
             mode = "a" if self._started_once else "w"
             try:
                 os.makedirs(os.path.dirname(os.path.abspath(self._events_path)), exist_ok=True)
@@ -127,6 +132,18 @@ class WatchCollector:
         _RUNNING.add(self)
         return self
 
+    def _open_lazily(self) -> None:
+        """Create the events file now, at the first compile (``lazy``); a failure is said once."""
+        self._unopened = False
+        path = os.fspath(self._events_path)  # type: ignore[arg-type]
+        soft = SoftFile(None, path)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            soft.file = open_exclusive(path) if self.exclusive else open(path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as e:
+            soft.fail(e)
+        self._file = soft
+
     def _forked_child(self) -> None:
         pid = os.getpid()
         self.events = []
@@ -134,7 +151,10 @@ class WatchCollector:
         self._program_bytes = 0
         self.forked_from = self.pid
         self.pid = pid
-        if self._file is not None and self._events_path is not None:
+        if self._events_path is not None and self._unopened:
+            self._events_path = pid_path(self._events_path)  # created at the child's first compile
+            self.exclusive = True
+        elif self._file is not None and self._events_path is not None:
             self._file.close()  # the child's copy of the descriptor; flushed per event, so nothing pending
             self._events_path = pid_path(self._events_path)
             self.exclusive = True  # a name of this process only: never through a link, never over a file
@@ -276,6 +296,8 @@ class WatchCollector:
             if self._classify is not None:
                 event.reason = self._classify(event)
             self.events.append(event)
+            if self._unopened:
+                self._open_lazily()
             if self._file is not None:  # a full disk, EIO, a closed pipe: said once, never raised here
                 text = json.dumps(event.to_dict(), allow_nan=False) + "\n"
                 if program is not None:
