@@ -27,10 +27,13 @@ EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 _PJIT_HOOK = "_infer_params"
 
 
-def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no-untyped-def]
+def install_jit_call_hook(on_enter, on_exit, on_result=None, explain_for=None):  # type: ignore[no-untyped-def]
     """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
     ``on_result(token, out)``, when given, sees what the call returned (``jaxpr_of_call_result``).
+    ``explain_for(token) -> bool``, when given: True runs this call with ``jax_explain_cache_misses`` on
+    for this thread only (JAX's thread-local config context), so a tracing-cache miss in it is explained;
+    the global setting is left as it is. On a JAX without that context, never (the text is then absent).
 
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
     the user passed to ``jax.jit`` (possibly a ``functools.partial``).
@@ -46,10 +49,16 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
         _say_missing("jit_call_hook", e)
         return lambda: None
 
+    explaining = _explain_context() if explain_for is not None else None
+
     def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
         token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
         try:
-            out = original(fun, ji, args, kwargs)
+            if explaining is not None and explain_for(token):
+                with explaining(True):
+                    out = original(fun, ji, args, kwargs)
+            else:
+                out = original(fun, ji, args, kwargs)
             if on_result is not None:
                 on_result(token, out)
             return out
@@ -63,6 +72,20 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
             setattr(pjit, _PJIT_HOOK, original)
 
     return uninstall
+
+
+def _explain_context():  # type: ignore[no-untyped-def]
+    """``jax._src.config.explain_cache_misses``: called with a value it is a thread-local context manager
+    (JAX 0.6 - 0.10); None when this JAX lacks it."""
+    try:
+        from jax._src import config
+
+        state = config.explain_cache_misses
+        with state(False):
+            pass
+        return state
+    except Exception:  # noqa: BLE001 - feature detection: any failure means "not available"
+        return None
 
 
 def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None):  # type: ignore[no-untyped-def]
