@@ -102,3 +102,49 @@ def test_a_pipe_closed_by_its_reader_still_gets_every_output(tmp_path):
     result = json.loads(out.read_text())
     assert result["exit_code"] == 1 and len(result["events"]) == 1
     assert len(compile_lines(events)) == 1
+
+
+LONG_COMPILE = """\
+import jax, jax.numpy as jnp
+
+
+def body(x):
+    for i in range(3000):          # a compile of several seconds
+        x = jnp.sin(x) * 1.0001 + i
+    return x
+
+
+jax.jit(body)(jnp.ones(4)).block_until_ready()
+print("not reached", flush=True)
+"""
+
+
+@pytest.mark.parametrize("sig,code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_during_an_xla_compile_never_crashes_the_process(tmp_path, sig, code):
+    """XLA checks for Python signals while it compiles; an exception raised there (watch's Terminated, Python's
+    KeyboardInterrupt) returned from the compile while XLA kept compiling over freed objects: a segfault
+    (exit 139) after the compile. The signal now takes effect when the compile returns."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "long.py").write_text(LONG_COMPILE)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.3", "--json",
+                          str(tmp_path / "r.json"), "long.py"], cwd=tmp_path, env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stderr is not None
+    seen = []
+    for line in p.stderr:  # the watchdog names the compile while it runs: the signal lands inside XLA
+        seen.append(line)
+        if "stall: compile of jit(body)" in line:
+            break
+    p.send_signal(getattr(signal, sig))
+    out, err = p.communicate(timeout=300)
+    err = "".join(seen) + err
+    assert p.returncode == code, err[-3000:]
+    assert "Fatal Python error" not in err and "not reached" not in out
+    assert f"{'Ctrl-C' if sig == 'SIGINT' else sig} during an XLA compile" in err
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["exit_code"] == code and [e["function"] for e in result["events"]] == ["body"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from ._base import _hide_this_file_from_jax, _say_missing
 
 # --- watch: compile-event capture -------------------------------------------
@@ -152,3 +154,65 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
             compiler.compile_or_get_cached = compile0
 
     return uninstall
+
+
+# JAX's function that calls XLA's backend compile, by release (checked on 0.6.2, 0.8.3, 0.10.2).
+_BACKEND_COMPILE = ("backend_compile_and_load", "backend_compile")
+
+
+class CompileGuard:
+    """Whether this thread is inside XLA's backend compile, and what to run right after it returns.
+
+    XLA's compile checks for Python signals while it runs (``PyErr_CheckSignals``): an exception raised by a
+    signal handler there (``KeyboardInterrupt``, watch's ``Terminated``) makes the call return early while
+    XLA's compile goes on in its own threads; the Python objects it uses are freed by the unwinding and the
+    process crashes later (exit 139, seen on JAX 0.10.2 CPU, after the compile). A handler asks
+    ``compiling()`` and, when True, leaves its exception for ``after`` (called on this thread once the
+    outermost compile call has returned, from Python: the compile finished, nothing is left running).
+    """
+
+    def __init__(self, after) -> None:  # type: ignore[no-untyped-def]
+        self._local = threading.local()
+        self.after = after
+
+    def compiling(self) -> bool:
+        return getattr(self._local, "depth", 0) > 0
+
+    def wrap(self, original):  # type: ignore[no-untyped-def]
+        local, guard = self._local, self
+
+        def backend_compile(*args, **kwargs):  # type: ignore[no-untyped-def]
+            depth = getattr(local, "depth", 0)
+            local.depth = depth + 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                local.depth = depth
+                if depth == 0:
+                    guard.after()  # may raise the deferred exception: from Python, the compile done
+
+        backend_compile._jitscope_original = original  # type: ignore[attr-defined]
+        return backend_compile
+
+
+def install_compile_guard(after):  # type: ignore[no-untyped-def]
+    """Wrap JAX's backend-compile function with a ``CompileGuard(after)``; ``(guard, uninstall)``. A JAX
+    without a known name gets a guard that is never compiling (signals then interrupt as before)."""
+    guard = CompileGuard(after)
+    try:
+        from jax._src import compiler
+    except ImportError:
+        return guard, lambda: None
+    name = next((n for n in _BACKEND_COMPILE if callable(getattr(compiler, n, None))), None)
+    if name is None:
+        return guard, lambda: None
+    original = getattr(compiler, name)
+    wrapped = guard.wrap(original)
+    setattr(compiler, name, wrapped)
+
+    def uninstall() -> None:
+        if getattr(compiler, name, None) is wrapped:
+            setattr(compiler, name, original)
+
+    return guard, uninstall
+

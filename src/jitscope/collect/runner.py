@@ -75,25 +75,70 @@ def _trim(tb: TracebackType | None) -> TracebackType | None:
 
 @contextlib.contextmanager
 def _unwind_on_termination() -> Iterator[None]:
-    """SIGTERM / SIGHUP raise ``Terminated`` while the program runs (only where nobody set a handler)."""
+    """SIGTERM / SIGHUP raise ``Terminated`` while the program runs (only where nobody set a handler), and
+    Ctrl-C raises ``KeyboardInterrupt`` as Python's own handler does (only where the program kept it).
+
+    Never inside XLA's backend compile: XLA checks for Python signals while it compiles, and an exception
+    raised there returns from the compile call while XLA goes on compiling in its own threads over objects
+    the unwinding frees; the process then died of a segfault after the compile (exit 139). During a compile
+    the exception is kept and raised the moment the compile returns (``_jaxcompat.CompileGuard``), with one
+    line saying so; a second signal during the same compile raises at once.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    installed = {}
+    pending: list[BaseException] = []
+
+    def after_compile() -> None:
+        if pending:
+            raise pending.pop()
+
+    guard, unguard = _compile_guard(after_compile)
+
+    def deliver(exc: BaseException, name: str) -> None:
+        if guard is not None and guard.compiling() and not pending:
+            pending.append(exc)
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                print(f"jitscope: {name} during an XLA compile: the program stops when the compile ends (interrupting "
+                      "XLA's compile crashes the process); send it again to stop now", file=sys.__stderr__, flush=True)
+            return
+        pending.clear()
+        raise exc
 
     def handler(signum: int, frame: object) -> None:
-        raise Terminated(signum)
+        deliver(Terminated(signum), signal.Signals(signum).name)
 
+    def int_handler(signum: int, frame: object) -> None:
+        deliver(KeyboardInterrupt(), "Ctrl-C")
+
+    installed: dict[int, object] = {}
     for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
             signal.signal(sig, handler)
             installed[sig] = signal.SIG_DFL
+    if guard is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, int_handler)
+        installed[signal.SIGINT] = signal.default_int_handler
     try:
         yield
     finally:
         for sig, old in installed.items():
-            if signal.getsignal(sig) is handler:  # the program may have installed its own since
-                signal.signal(sig, old)
+            if signal.getsignal(sig) in (handler, int_handler):  # the program may have installed its own since
+                signal.signal(sig, old)  # type: ignore[arg-type]
+        unguard()
+
+
+def _compile_guard(after: Callable[[], None]) -> tuple[object | None, Callable[[], None]]:
+    """``_jaxcompat.install_compile_guard`` when JAX is imported (watch imported it before the program runs);
+    ``(None, no-op)`` otherwise."""
+    if "jax" not in sys.modules:
+        return None, lambda: None
+    try:
+        from .. import _jaxcompat
+
+        return _jaxcompat.install_compile_guard(after)
+    except Exception:  # noqa: BLE001 - without the guard, signals interrupt as before
+        return None, lambda: None
 
 
 @contextlib.contextmanager
