@@ -169,3 +169,33 @@ def test_live_prints_one_line_per_recompile_as_it_happens(project: Path) -> None
     assert len(live) == 1, p.stderr  # the first compile and the cache hits print nothing
     assert lines.index("after first") < live[0] < lines.index("after second")
     assert "live.py:6" in lines[live[0]] and "shape" in lines[live[0]]
+
+
+POOL = """\
+import multiprocessing as mp
+
+
+def work(n):
+    import jax, jax.numpy as jnp
+    return float(jax.jit(lambda x: x * 2)(jnp.ones(n)).sum())
+
+
+if __name__ == "__main__":
+    with mp.get_context("spawn").Pool(2) as pool:     # its exit ends the workers with SIGTERM
+        print(pool.map(work, [3, 4, 5, 6]), flush=True)
+"""
+
+
+def test_env_switch_spawn_pool_workers_write_their_results(project: Path) -> None:
+    _hook_installed()
+    (project / "pool.py").write_text(POOL)
+    out = project / "pool-out"
+    p = _run([sys.executable, "pool.py"], project, JITSCOPE="watch", JITSCOPE_DIR=str(out))
+    assert p.returncode == 0 and "[6.0, 8.0, 10.0, 12.0]" in p.stdout, p.stderr
+    events = sorted(out.glob("jitscope-*.events.jsonl"))
+    results = sorted(out.glob("jitscope-*.json"))
+    assert len(events) == 2 and len(results) == 2, sorted(f.name for f in out.iterdir())  # the parent: no JAX
+    for r in results:
+        token = r.name[len("jitscope-"):].split(".")[0]
+        assert len(json.loads(r.read_text())["events"]) == len(compile_lines(out / f"jitscope-{token}.events.jsonl"))
+    assert sum(len(json.loads(r.read_text())["events"]) for r in results) >= 4

@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import sys
+import threading
 
 ENV = "JITSCOPE"
 ENV_DIR = "JITSCOPE_DIR"
@@ -73,6 +75,34 @@ def maybe_start(start_dir: str | None = None) -> None:
         print(f"jitscope: {ENV}=watch: {type(e).__name__}: {e}; not watching", file=sys.stderr)
         return
     atexit.register(_finish, session, result)
+    _write_on_termination(session, result)
+
+
+def _write_on_termination(session, path: str) -> None:  # type: ignore[no-untyped-def]
+    """SIGTERM (where nobody handles it) writes the result first, then ends the process by SIGTERM as
+    before: a ``multiprocessing`` pool ends its workers so (``Pool.terminate``), and they wrote no result.
+    A SIGTERM that comes while the result is being written (a pool worker already exiting through
+    ``atexit``) waits for the write."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def on_term(signum: int, frame: object) -> None:
+        _finishing["signal"] = signum
+        if _finishing["phase"] == "idle":
+            _finish(session, path)  # ends the process by the signal when done
+        elif _finishing["phase"] == "done":
+            _die(signum)
+        # "writing": the write in progress ends the process when done
+
+    try:
+        signal.signal(signal.SIGTERM, on_term)
+    except (ValueError, OSError):
+        pass
+
+
+def _die(signum: int) -> None:
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def _peer_timeout() -> dict[str, float]:
@@ -90,7 +120,22 @@ def _peer_timeout() -> dict[str, float]:
     return {"peer_timeout": value}
 
 
+_finishing: dict[str, object] = {"phase": "idle", "signal": None}  # idle -> writing -> done
+
+
 def _finish(session, path: str) -> None:  # type: ignore[no-untyped-def]
+    if _finishing["phase"] != "idle":
+        return  # at exit after a SIGTERM already wrote it
+    _finishing["phase"] = "writing"
+    try:
+        _write_result(session, path)
+    finally:
+        _finishing["phase"] = "done"
+        if _finishing["signal"] is not None:
+            _die(int(_finishing["signal"]))  # type: ignore[call-overload]
+
+
+def _write_result(session, path: str) -> None:  # type: ignore[no-untyped-def]
     try:
         session.stop()
         if not session.collector.events:

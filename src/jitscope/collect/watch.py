@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._files import SoftFile, open_exclusive, process_token
+from .._version import __version__
 from ..errors import UsageError
 from ..model import CompileEvent, Reason
 from . import monitoring
@@ -109,6 +110,8 @@ class WatchCollector:
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> WatchCollector:
         """Begin recording (installs JAX's hooks if this is the first active collector)."""
+        if not self._started_once:
+            self._t0 = monitoring.now()  # event timestamps stay relative to the first start
         if self._events_path is not None and self.lazy and not self._started_once:
             self._unopened = True
         elif self._events_path is not None:
@@ -122,8 +125,8 @@ class WatchCollector:
                 self._file = SoftFile(f, os.fspath(self._events_path))
             except OSError as e:
                 raise UsageError(f"cannot write events file {self._events_path}: {e.strerror}") from None
-        if not self._started_once:
-            self._t0 = monitoring.now()  # event timestamps stay relative to the first start
+            if mode == "w":
+                self._file.write(self._header())
         self._started_once = True
         self._t0_perf = time.perf_counter()
         self._t1_perf = None
@@ -143,6 +146,12 @@ class WatchCollector:
         except OSError as e:
             soft.fail(e)
         self._file = soft
+        soft.write(self._header())
+
+    def _header(self) -> str:
+        """The events file's first line: which run this is. A run that compiled nothing is this one line, so
+        an empty file is never a run (a crash before watching started, a lost file)."""
+        return json.dumps({"type": "run", "jitscope": __version__, "pid": self.pid, "started_at": self._t0}) + "\n"
 
     def _forked_child(self) -> None:
         pid = os.getpid()
@@ -160,6 +169,7 @@ class WatchCollector:
             self.exclusive = True  # a name of this process only: never through a link, never over a file
             try:
                 self._file = SoftFile(open_exclusive(self._events_path), self._events_path)
+                self._file.write(self._header())
             except OSError:
                 self._file = None
 
@@ -199,6 +209,7 @@ class WatchCollector:
         f = None
         try:
             f = open_exclusive(new_path) if self.exclusive else open(new_path, "w", encoding="utf-8")  # noqa: SIM115
+            f.write(self._header())
             for e in self.events:
                 f.write(json.dumps(e.to_dict(), allow_nan=False) + "\n")
             f.flush()
@@ -338,7 +349,7 @@ def read_events(path: str | os.PathLike[str]) -> list[CompileEvent]:
                 data: Any = json.loads(line)
             except json.JSONDecodeError:
                 break
-            if data.get("type") == "program":  # a program's normalised text (read_programs)
+            if "type" in data:  # the run's header, a program's normalised text (read_programs): not compiles
                 continue
             out.append(CompileEvent.from_dict(data))
     return out

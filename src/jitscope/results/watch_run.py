@@ -24,20 +24,37 @@ def load_run(path: str | os.PathLike[str], command: str = "diff compares watch r
     ``command`` ends the message for a saved result of another kind (``diff compares watch runs``).
 
     Raises:
-        UsageError: a missing or unreadable file, a result of another kind, a line that is not an event.
+        UsageError: a missing or unreadable file, an empty one (no run: even one that compiled nothing
+            has its header line), a device (``/dev/null``, ``/dev/zero``), a result of another kind, a line
+            that is not an event (of the wrong type included).
+    """
+    result, events = read_run(path, command)
+    return (result.program if result is not None else ""), events
+
+
+def read_run(path: str | os.PathLike[str],
+             command: str = "diff compares watch runs") -> tuple[WatchResult | None, list[CompileEvent]]:
+    """``(the saved result, its events)`` of a watch ``--json`` file, ``(None, events)`` of an ``--events``
+    file: the one reader of ``diff``, ``warmup`` and ``merge``, which accept and refuse the same files.
+
+    Raises:
+        UsageError: as ``load_run``.
     """
     text, result = _read(path)
     if result is not None:
         if not isinstance(result, WatchResult):
             raise UsageError(f"{path}: holds a '{result.kind}' result; {command} "
                              "(jitscope watch --json or --events)")
-        return result.program, list(result.events)
-    return "", _events_lines(path, text)
+        return result, list(result.events)
+    return None, _events_lines(path, text)
 
 
 def _read(path: str | os.PathLike[str]) -> tuple[str, object]:
     """The file's text, and the saved result it holds (None: an events file, read line by line)."""
     text = read_text(path)
+    if not text.strip():
+        raise UsageError(f"{path}: empty: not a watch run (even a run that compiled nothing writes its header "
+                         "line; a run that crashed before watching started, or a lost file, has none)")
     try:
         whole = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
@@ -75,8 +92,8 @@ def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]
             if n == len(lines) and events:
                 break  # a trailing partial line: the watched program was killed mid-write
             raise UsageError(f"{path}:{n}: neither a watch --json result nor a watch --events line") from None
-        if isinstance(data, dict) and data.get("type") == "program":
-            continue  # a program's normalised text: load_programs
+        if isinstance(data, dict) and "type" in data:
+            continue  # the run's header line, a program's normalised text (load_programs): not compiles
         problem = record_problem(data, "CompileEvent") if isinstance(data, dict) else "not a JSON object"
         if problem:
             raise UsageError(f"{path}:{n}: not a watch --events line: {problem}")
