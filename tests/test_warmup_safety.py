@@ -184,7 +184,7 @@ def test_a_crafted_run_through_the_cli_never_runs_its_code(honest, tmp_path):
     crafted = []
     for line in lines:
         data = json.loads(line)
-        if data.get("type") != "program":
+        if "signature" in data:  # a compile event (not the run header or a program line)
             sig = data["signature"]
             for key in sig["static"]:  # both a pasted comment and a pasted static value would run
                 sig["static"][key] = PAYLOADS[0]

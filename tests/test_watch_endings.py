@@ -148,3 +148,36 @@ def test_a_signal_during_an_xla_compile_never_crashes_the_process(tmp_path, sig,
     assert f"{'Ctrl-C' if sig == 'SIGINT' else sig} during an XLA compile" in err
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["exit_code"] == code and [e["function"] for e in result["events"]] == ["body"]
+
+
+IN_GC_CALLBACK = """\
+import gc, sys, time
+gc.callbacks.append(lambda phase, info: time.sleep(0.25))   # as JAX's own gc callback, it takes a while
+print("ready", flush=True)
+for _ in range(40):
+    gc.collect()
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("sig,code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_that_lands_in_a_gc_callback_is_not_lost(tmp_path, sig, code):
+    """Python ignores an exception raised inside a garbage-collector callback ("Exception ignored in ..."):
+    a SIGTERM or Ctrl-C whose handler ran there was lost and the program ran on to exit 0 (JAX registers such
+    a callback). The swallowed exception is sent again as the same signal."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "gcprog.py").write_text(IN_GC_CALLBACK)
+    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "-q", "gcprog.py"], cwd=tmp_path,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, text=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stdout.readline() == "ready\n"
+    time.sleep(1.0)  # inside a gc callback almost all the time
+    p.send_signal(getattr(signal, sig))
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == code, err
+    assert "finished" not in out

@@ -44,6 +44,8 @@ def read_text(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> str
         raise UsageError(f"{path}: is a directory, not a file")
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise UsageError(f"{path}: is a device or special file, not a saved file")
+    if stat.S_ISREG(mode) and os.stat(path).st_size > limit:
+        raise UsageError(f"{path}: larger than {limit >> 20} MiB; not a saved jitscope file")
     chunks: list[bytes] = []
     size = 0
     try:

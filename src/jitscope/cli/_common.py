@@ -24,7 +24,7 @@ def add_json_option(p: argparse.ArgumentParser) -> None:
 
 def module_input(what: str) -> dict[str, object]:
     """``add_argument`` keywords of an option naming a ``MOD:FN`` target: its module's source is an input."""
-    return {"action": Input, "what": what, "files": lambda value, args: [module_file(value)]}
+    return {"action": Input, "what": what, "kind": "module", "files": lambda value, args: [module_file(value)]}
 
 
 def write_output(path: str | os.PathLike[str], text: str) -> None:

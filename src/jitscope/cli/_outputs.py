@@ -74,15 +74,29 @@ class Output(PathOption):
         return [(os.fspath(value), self.form == "dir")]
 
 
+INPUT_KINDS = {
+    "module": "a MOD:FN target (a module name or path/to/file.py, and a name in it)",
+    "script": "a Python program (watch's script, a warm-up script)",
+    "source": "Python source files or directories (lint)",
+    "config": "a pyproject.toml",
+    "run": "a saved watch run: a --json result or an --events file",
+    "result": "a saved result of any command (--json)",
+}
+
+
 class Input(PathOption):
-    """Files the command reads: ``what`` names them in a refusal (``the watched program``); ``files(value,
+    """Files the command reads: ``what`` names them in a refusal (``the watched program``); ``kind`` says what
+    they hold (``INPUT_KINDS``: the fault tests build a valid one of each and break it); ``files(value,
     args)`` are the files (default: the value itself, or each item of a list); ``recorded``: a watch run
     or result, whose recorded source files (program, definition files) are inputs too."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str, *, what: str, files: Files | None = None,
-                 recorded: bool = False, **kwargs: Any) -> None:
+    def __init__(self, option_strings: Sequence[str], dest: str, *, what: str, kind: str,
+                 files: Files | None = None, recorded: bool = False, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, **kwargs)
+        if kind not in INPUT_KINDS:
+            raise ValueError(f"unknown input kind {kind!r}")
         self.what = what
+        self.kind = kind
         self.files = files
         self.recorded = recorded
 

@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--inner", metavar="MOD:FN", **module_input("a compared module"),
                    help="inner function called by TARGET through a module global: adds eager, jit(inner), "
                         "jit(outer), jit(both) by rebinding it while measuring")
-    p.add_argument("--variant", action=Input, append=True, default=[], metavar="NAME=MOD:FN", what="a compared module",
+    p.add_argument("--variant", action=Input, append=True, default=[], metavar="NAME=MOD:FN", what="a compared module", kind="module",
                    files=lambda value, args: [module_file(v.partition("=")[2] or v) for v in value],
                    help="an extra variant, called as is (a jax.jit object counts as jitted); repeatable")
     p.add_argument("--effort", action="store_true",

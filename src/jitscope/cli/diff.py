@@ -38,9 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "`--events` JSONL file): per function, compiles and compile seconds in each run, recompile "
                     "causes that are new in B or gone, and time changes beyond run-to-run noise. With --fail-on, "
                     "exit 3 when B breaks a condition (for CI).")
-    p.add_argument("run_a", metavar="RUN_A", action=Input, what="a compared run", recorded=True,
+    p.add_argument("run_a", metavar="RUN_A", action=Input, what="a compared run", kind="run", recorded=True,
                    help="the reference run (watch --json or --events file)")
-    p.add_argument("run_b", metavar="RUN_B", action=Input, what="a compared run", recorded=True,
+    p.add_argument("run_b", metavar="RUN_B", action=Input, what="a compared run", kind="run", recorded=True,
                    help="the run to check")
     p.add_argument("--fail-on", action="append", default=[], metavar="COND",
                    help="exit 3 when B breaks COND: new-compiles (a function compiles more often), new-causes "

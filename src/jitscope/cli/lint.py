@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="find jit pitfalls in source files without running them",
                        description="Statically find jit pitfalls in Python files. Exit 0: no findings at or above "
                                    "--exit-on (default warning), 1: such findings, 2: usage error.")
-    p.add_argument("paths", nargs="*", default=["."], metavar="PATH", action=Input, what="a linted file",
+    p.add_argument("paths", nargs="*", default=["."], metavar="PATH", action=Input, what="a linted file", kind="source",
                    files=_linted, help="files or directories (default: .)")
     p.add_argument("--select", type=_codes, action="extend", metavar="CODES", default=[],
                    help="comma-separated rule codes or prefixes to enable (e.g. JS1,JS201); default: all")
@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output-file", "-o", metavar="PATH", action=Output, help="write the report there instead of stdout")
     p.add_argument("--no-snippet", action="store_true", help="text format: one line per finding, no source")
     p.add_argument("--jobs", "-j", type=count(1), metavar="N", help="worker processes (default: CPU count)")
-    p.add_argument("--config", metavar="PYPROJECT", action=Input, what="the configuration",
+    p.add_argument("--config", metavar="PYPROJECT", action=Input, what="the configuration", kind="config",
                    files=lambda value, args: [] if args.no_config else [value], help="read [tool.jitscope] from this file")
     p.add_argument("--no-config", action="store_true", help="ignore [tool.jitscope] in pyproject.toml")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")

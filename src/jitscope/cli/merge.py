@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "jitscope-<pid>-<host>-<random>.*.p<i>.*), put every process's compile sequence side by side and name the "
                     "first compile where they differ: which processes, the function, call site, signature, "
                     "program fingerprint and cache hit/miss.")
-    p.add_argument("paths", nargs="+", metavar="RUN_DIR", action=Input, what="a merged file", files=_merged,
+    p.add_argument("paths", nargs="+", metavar="RUN_DIR", action=Input, what="a merged file", kind="run", files=_merged,
                    recorded=True, help="the directory of the per-process files (or the files)")
     add_json_option(p)
     p.add_argument("--trace", metavar="PATH", action=Output, help="write a Perfetto trace with one process track per JAX process")

@@ -13,7 +13,8 @@ from ._outputs import Input, Output
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="re-render a saved JSON result as terminal text, HTML, JSON or SARIF",
                        description="Re-render a result saved with --json by any jitscope command.")
-    p.add_argument("path", metavar="RESULT.json", action=Input, what="the result being rendered", recorded=True,
+    p.add_argument("path", metavar="RESULT.json", action=Input, what="the result being rendered", kind="result",
+                   recorded=True,
                    help="a file written by --json")
     p.add_argument("--format", "-f", choices=FORMATS, default=None,
                    help="output format (default: from the -o suffix: .html, .sarif, .json; else console)")

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "signature ahead of time (jax.ShapeDtypeStruct, `.lower(...).compile()`). Functions it cannot "
                     "import by name and signatures it cannot write exactly are listed (in the script and here), "
                     "never guessed. Check the script with `jitscope watch --warmup warmup.py program.py`.")
-    p.add_argument("run", metavar="RUN", action=Input, what="the watch run", recorded=True, help="a watch run: `jitscope watch --json` result or `--events` JSONL")
+    p.add_argument("run", metavar="RUN", action=Input, what="the watch run", kind="run", recorded=True, help="a watch run: `jitscope watch --json` result or `--events` JSONL")
     p.add_argument("-o", "--output", required=True, metavar="PATH", action=Output, help="the script to write (e.g. warmup.py)")
     p.add_argument("--threads", type=count(1), default=1, metavar="N",
                    help="the script compiles in N threads by default (its own --threads overrides; default 1)")

@@ -52,16 +52,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="in a jax.distributed job: name a program this process compiled that a peer has not "
                         "compiled after SECONDS (the hang case; default 60, 0: off). Outputs are named per "
                         "process (run.p0.jsonl) and process 0 prints where the processes' compiles diverge")
-    p.add_argument("--warmup", metavar="SCRIPT", action=Input, what="the warm-up script",
+    p.add_argument("--warmup", metavar="SCRIPT", action=Input, what="the warm-up script", kind="script",
                    help="check a warm-up script: run SCRIPT first in the same process (as `python SCRIPT`), then "
                         "the program; every compile the program still makes is one the warm-up missed (listed, "
                         "exit 3). Write one with `jitscope warmup RUN.json -o SCRIPT`")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
     p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE", action=Input,
-                   what="the watched program", files=lambda value, args: [module_file(value[0])] if value else [],
+                   what="the watched program", kind="module",
+                   files=lambda value, args: [module_file(value[0])] if value else [],
                    help="run a module as `python -m MODULE [args...]`")
     p.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]", action=Input,
-                   what="the watched program", files=lambda value, args: [v for v in value if v != "--"][:1],
+                   what="the watched program", kind="script",
+                   files=lambda value, args: [v for v in value if v != "--"][:1],
                    help="the program and its arguments")
     p.set_defaults(func=run)
 

@@ -308,7 +308,10 @@ def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...
         for p, enabled in items:
             yield lint_file(p, enabled, fix, diff, assume_traced)
         return
-    chunks = _chunk(items, jobs * 4)
+    # Small chunks (a few files each, at most 256 chunks): on Ctrl-C each worker finishes the chunk it holds
+    # (a worker killed while it sends a result leaves the pool's reader waiting for the rest of the
+    # message forever, and the interpreter's exit joins that reader: the hang CI saw).
+    chunks = _chunk(items, max(jobs * 4, min(len(items) // 4, 256)))
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=_worker_ignores_sigint)
     try:
@@ -321,8 +324,11 @@ def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...
             yield from fut.result()
     except BaseException:  # Ctrl-C, or the caller stopped early: leave no workers behind
         workers = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in workers:
-            proc.terminate()
+        try:  # queued chunks cancelled; running ones end (a worker ignores SIGINT) and the pool closes whole
+            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:  # a second Ctrl-C: stop the workers now
+            for proc in workers:
+                proc.terminate()
+            raise
         raise
     pool.shutdown()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 
 from .._files import is_regular_file, read_text
 from ..collect.program_text import ProgramText
@@ -32,21 +33,46 @@ def load_run(path: str | os.PathLike[str], command: str = "diff compares watch r
     return (result.program if result is not None else ""), events
 
 
-def read_run(path: str | os.PathLike[str],
-             command: str = "diff compares watch runs") -> tuple[WatchResult | None, list[CompileEvent]]:
-    """``(the saved result, its events)`` of a watch ``--json`` file, ``(None, events)`` of an ``--events``
-    file: the one reader of ``diff``, ``warmup`` and ``merge``, which accept and refuse the same files.
+@dataclass
+class SavedRun:
+    """A watch run read from one file, once: the saved result (None for an events file), its compile events
+    and its program table (normalised programs by fingerprint)."""
+
+    result: WatchResult | None
+    events: list[CompileEvent]
+    programs: dict[str, ProgramText]
+
+    @property
+    def program(self) -> str:
+        return self.result.program if self.result is not None else ""
+
+
+def read_saved_run(path: str | os.PathLike[str], command: str = "diff compares watch runs") -> SavedRun:
+    """The run in ``path``, read once (a pipe, ``<(...)``, can be read only once): the one reader of
+    ``diff``, ``warmup`` and ``merge``, which accept and refuse the same files.
 
     Raises:
-        UsageError: as ``load_run``.
+        UsageError: as ``load_run``; also a program line that does not match its schema.
     """
     text, result = _read(path)
     if result is not None:
         if not isinstance(result, WatchResult):
             raise UsageError(f"{path}: holds a '{result.kind}' result; {command} "
                              "(jitscope watch --json or --events)")
-        return result, list(result.events)
-    return None, _events_lines(path, text)
+        return SavedRun(result, list(result.events), {p.fingerprint: p for p in getattr(result, "programs", [])})
+    return SavedRun(None, _events_lines(path, text), _program_lines(path, text))
+
+
+def read_run(path: str | os.PathLike[str],
+             command: str = "diff compares watch runs") -> tuple[WatchResult | None, list[CompileEvent]]:
+    """``(the saved result, its events)`` of a watch ``--json`` file, ``(None, events)`` of an ``--events``
+    file (``read_saved_run``).
+
+    Raises:
+        UsageError: as ``load_run``.
+    """
+    run = read_saved_run(path, command)
+    return run.result, run.events
 
 
 def _read(path: str | os.PathLike[str]) -> tuple[str, object]:
@@ -103,15 +129,16 @@ def _events_lines(path: str | os.PathLike[str], text: str) -> list[CompileEvent]
 
 def load_programs(path: str | os.PathLike[str]) -> dict[str, ProgramText]:
     """A run's program table (normalised programs by fingerprint, ``collect/program_text.py``): a watch
-    result's ``programs``, or the ``{"type": "program"}`` lines of an events file. Call after
-    ``load_run`` (which checks the file).
+    result's ``programs``, or the ``{"type": "program"}`` lines of an events file. Reads the file again:
+    ``read_saved_run`` reads events and programs at once.
 
     Raises:
         UsageError: a program line that does not match its schema.
     """
-    text, result = _read(path)
-    if result is not None:
-        return {p.fingerprint: p for p in getattr(result, "programs", [])}
+    return read_saved_run(path).programs
+
+
+def _program_lines(path: str | os.PathLike[str], text: str) -> dict[str, ProgramText]:
     out = {}
     for n, line in enumerate(text.splitlines(), 1):
         try:
