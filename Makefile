@@ -11,11 +11,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed-run: pyproject.toml setup.py | $(BIN)/python
+$(VENV)/.installed-run: pyproject.toml setup.py src/jitscope-autowatch.pth | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[plot]'
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml setup.py | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml setup.py src/jitscope-autowatch.pth | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[plot,test]'
 	touch $@ $(VENV)/.installed-run
 

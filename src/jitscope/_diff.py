@@ -20,8 +20,8 @@ from .analyze.run_identity import match_functions
 from .errors import UsageError
 from .model import Environment
 from .results.diff import DiffResult
-from .results.watch_run import load_programs
 from .results.watch_run import load_run as load_run
+from .results.watch_run import read_saved_run
 
 FAIL_ON = ("new-compiles", "new-causes", "time:PCT")
 
@@ -60,11 +60,11 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
     if not (time_threshold >= 0 and min_seconds >= 0):  # also refuses NaN
         raise UsageError("--time-threshold and --min-seconds must be numbers >= 0")
     conditions = check_fail_on(fail_on)
-    program_a, a = load_run(run_a)
-    program_b, b = load_run(run_b)
+    saved_a, saved_b = read_saved_run(run_a), read_saved_run(run_b)  # each file read once (it may be a pipe)
+    program_a, a, programs_a = saved_a.program, saved_a.events, saved_a.programs
+    program_b, b, programs_b = saved_b.program, saved_b.events, saved_b.programs
     matches, notes = match_functions(a, b)
     deltas = diff_events(a, b, rel=time_threshold, min_seconds=min_seconds, matches=matches)
-    programs_a, programs_b = load_programs(run_a), load_programs(run_b)
     sa, sb = sum(e.total_seconds for e in a), sum(e.total_seconds for e in b)
     misses, changes = cache_miss_causes(a, b, matches), compare_runs(a, programs_a, b, programs_b, matches)
     _explain_computation(misses, changes)

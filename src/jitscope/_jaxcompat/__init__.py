@@ -39,6 +39,8 @@ from .hooks import EXPLAIN_LOGGERS as EXPLAIN_LOGGERS
 from .hooks import EXPLAIN_NOISY_LOGGERS as EXPLAIN_NOISY_LOGGERS
 from .hooks import LOWER_EVENT as LOWER_EVENT
 from .hooks import TRACE_EVENT as TRACE_EVENT
+from .hooks import CompileGuard as CompileGuard
+from .hooks import install_compile_guard as install_compile_guard
 from .hooks import install_jit_call_hook as install_jit_call_hook
 from .hooks import install_stage_hook as install_stage_hook
 from .hooks import jit_options as jit_options

@@ -8,11 +8,18 @@ apart (``jax.jit(lambda ...)`` in a loop, a closure redefined per call).
 Precedence when several things changed at once: new function object, pytree structure,
 static value (identity-hashed objects first), shape, dtype, weak type, sharding; the
 detail lists every difference of the chosen kind, e.g. ``x: f32[3] -> f32[4]``.
+
+Cost stays flat as a run grows (issue #23 item 6): a compile is compared with the function's
+``RECENT`` most recent compiles and with every earlier compile of exactly its signature (found by a
+hash, however old), not with its whole history; a retraced function's 2,000th compile costs what its
+100th does. The nearest earlier signature is then the nearest within that window (an identical one is
+always found).
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 
 from ..model import REASON_CATEGORIES, ArgSignature, CompileEvent, LeafSpec, Reason, is_identity_hashed
@@ -202,6 +209,56 @@ def _distance(old: ArgSignature, new: ArgSignature, d: dict[str, list[str]]) -> 
     return n
 
 
+RECENT = 16  # earlier compiles of a function a new one is compared with (plus every identical signature)
+
+
+def _signature_key(sig: ArgSignature) -> tuple:
+    """Equal keys: ``signature_diffs`` finds nothing between the two signatures."""
+    return (sig.treedef, tuple(sorted(sig.static.items())),
+            tuple((leaf.path, tuple(leaf.shape), leaf.dtype, leaf.weak_type, leaf.sharding or None)
+                  for leaf in sig.leaves))
+
+
+class _Stream:
+    """Compiles of one function object: the most recent ones, and the recent ones of each signature."""
+
+    __slots__ = ("exact", "recent")
+
+    def __init__(self) -> None:
+        self.recent: deque[tuple[int, CompileEvent]] = deque(maxlen=RECENT)
+        self.exact: dict[tuple, deque[tuple[int, CompileEvent]]] = {}
+
+    def add(self, position: int, event: CompileEvent) -> None:
+        self.recent.append((position, event))
+        if event.signature is not None:
+            self.exact.setdefault(_signature_key(event.signature), deque(maxlen=RECENT)).append((position, event))
+
+    def candidates(self, sig: ArgSignature | None) -> list[CompileEvent]:
+        """The compiles to compare with, oldest first."""
+        found = dict(self.recent)
+        if sig is not None:
+            found.update(self.exact.get(_signature_key(sig), ()))
+        return [found[p] for p in sorted(found)]
+
+
+class _Past:
+    """Earlier compiles of one function under one transformation, indexed for ``_classify``."""
+
+    __slots__ = ("all", "count", "ids", "streams")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.ids: set[int | None] = set()
+        self.streams: dict[int | None, _Stream] = {}
+        self.all = _Stream()
+
+    def add(self, event: CompileEvent) -> None:
+        position, self.count = self.count, self.count + 1
+        self.ids.add(event.function_id)
+        self.streams.setdefault(event.function_id, _Stream()).add(position, event)
+        self.all.add(position, event)
+
+
 def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
     """The reason for ``event`` given the earlier compiles of the same function (any order).
 
@@ -212,25 +269,33 @@ def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
     key = function_key(event)
     # Another transformation (grad of f) or another wrapper (jax.pmap(f) and equinox.filter_pmap(f)) is a
     # different program: its first compile is a first compile, not a recompile.
-    same = [h for h in history if h is not event and function_key(h) == key and h.transform == event.transform
-            and h.wrapper == event.wrapper]
+    past = _Past()
+    for h in history:
+        if h is not event and function_key(h) == key and h.transform == event.transform and h.wrapper == event.wrapper:
+            past.add(h)
+    return _classify(event, past, any(function_key(h) == key for h in history if h is not event))
+
+
+def _classify(event: CompileEvent, past: _Past, key_seen: bool) -> Reason:
+    """``past``: the earlier compiles of the same function, transformation and wrapper; ``key_seen``: the
+    function compiled before in any form."""
     jax_text = (event.reason.explanation if event.reason else "") or ""
-    if not same:
+    if not past.count:
         if event.transform:
             return Reason("first_compile", f"first compile of {event.function} under a transformation "
                           f"({event.transform})", jax_text)
-        if event.wrapper and any(function_key(h) == key for h in history if h is not event):
+        if event.wrapper and key_seen:
             return Reason("first_compile", f"first compile of {event.function} under {event.wrapper}", jax_text)
         return Reason("first_compile", f"first compile of {event.function}", jax_text)
-    if event.function_id is not None and all(h.function_id != event.function_id for h in same):
+    if event.function_id is not None and event.function_id not in past.ids:
         where = f" (line {event.definition.line})" if event.definition else ""
-        n = len({h.function_id for h in same}) + 1
+        n = len(past.ids) + 1
         return Reason(
             "new_function_object",
             f"{event.function}{where} is a new function object, {n} so far from this definition; "
             "jit caches by function identity",
             jax_text)
-    candidates = [h for h in same if h.function_id == event.function_id] or list(same)
+    candidates = (past.streams.get(event.function_id) or past.all).candidates(event.signature)
     if event.signature is None:
         return Reason("other", "argument signature unavailable", jax_text)
     best: dict[str, list[str]] | None = None
@@ -286,13 +351,8 @@ _CONTEXT_GREW = re.compile(r"number of tracing context values differs: now (?P<n
 
 def explain_all(events: Sequence[CompileEvent]) -> list[Reason]:
     """Reasons for a whole run, in order: each event against the events before it."""
-    seen: dict[tuple[str, str, int], list[CompileEvent]] = {}
-    out = []
-    for e in events:
-        hist = seen.setdefault(function_key(e), [])
-        out.append(classify(e, hist))
-        hist.append(e)
-    return out
+    history = ReasonHistory()
+    return [history.classify(e) for e in events]
 
 
 class ReasonHistory:
@@ -304,16 +364,23 @@ class ReasonHistory:
     """
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, str, int], list[CompileEvent]] = {}
+        self._seen: dict[tuple, _Past] = {}  # (function_key, transform, wrapper) -> its earlier compiles, indexed
+        self._keys: set[tuple] = set()  # function keys compiled in any form
+
+    def _past(self, event: CompileEvent) -> _Past:
+        return self._seen.setdefault((*function_key(event), event.transform, event.wrapper), _Past())
 
     def seed(self, events: Iterable[CompileEvent]) -> None:
         """Treat ``events`` (from an enclosing session) as earlier compiles."""
         for e in events:
-            self._seen.setdefault(function_key(e), []).append(e)
+            self._past(e).add(e)
+            self._keys.add(function_key(e))
 
     def classify(self, event: CompileEvent) -> Reason:
         """The reason for ``event``, which then joins the history."""
-        hist = self._seen.setdefault(function_key(event), [])
-        reason = classify(event, hist)
-        hist.append(event)
+        past = self._past(event)
+        key = function_key(event)
+        reason = _classify(event, past, key in self._keys)
+        past.add(event)
+        self._keys.add(key)
         return reason

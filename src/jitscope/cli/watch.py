@@ -11,8 +11,8 @@ import threading
 from collections.abc import Iterator
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
-from ._common import add_json_option, check_outputs, count, save_outputs, seconds, write_output
-from ._outputs import module_file
+from ._common import add_json_option, count, save_outputs, seconds, write_output
+from ._outputs import Input, Output, module_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "its jitted functions: where, why (reason for each recompile), what it cost, and how to "
                     "fix it. Options go before the script; everything after the script (or -m MODULE) is "
                     "passed to the program.")
-    p.add_argument("--events", metavar="PATH", help="write each compile as a JSON line, as it happens")
-    p.add_argument("--trace", metavar="PATH", help="write a Chrome/Perfetto trace JSON of the compiles")
+    p.add_argument("--events", metavar="PATH", action=Output, help="write each compile as a JSON line, as it happens")
+    p.add_argument("--trace", metavar="PATH", action=Output, help="write a Chrome/Perfetto trace JSON of the compiles")
     add_json_option(p)
     p.add_argument("--max-compiles", type=count(0), metavar="N",
                    help="exit 3 if the program compiles its jitted functions more than N times")
@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 3 if any function compiles more than once (lists the recompiles)")
     p.add_argument("--no-explain", action="store_true",
                    help="do not turn on jax_explain_cache_misses (drops JAX's own explanation text)")
-    p.add_argument("--dump", metavar="DIR",
+    p.add_argument("--dump", metavar="DIR", action=Output, form="dir",
                    help="write each compile's jaxpr, StableHLO and optimised HLO into DIR, with index.json "
                         "(linked from the --html report)")
     p.add_argument("--slow-compile", type=seconds, default=1.0, metavar="SECONDS",
@@ -52,14 +52,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="in a jax.distributed job: name a program this process compiled that a peer has not "
                         "compiled after SECONDS (the hang case; default 60, 0: off). Outputs are named per "
                         "process (run.p0.jsonl) and process 0 prints where the processes' compiles diverge")
-    p.add_argument("--warmup", metavar="SCRIPT",
+    p.add_argument("--warmup", metavar="SCRIPT", action=Input, what="the warm-up script", kind="script",
                    help="check a warm-up script: run SCRIPT first in the same process (as `python SCRIPT`), then "
                         "the program; every compile the program still makes is one the warm-up missed (listed, "
                         "exit 3). Write one with `jitscope warmup RUN.json -o SCRIPT`")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
-    p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
+    p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE", action=Input,
+                   what="the watched program", kind="module",
+                   files=lambda value, args: [module_file(value[0])] if value else [],
                    help="run a module as `python -m MODULE [args...]`")
-    p.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]",
+    p.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]", action=Input,
+                   what="the watched program", kind="script",
+                   files=lambda value, args: [v for v in value if v != "--"][:1],
                    help="the program and its arguments")
     p.set_defaults(func=run)
 
@@ -79,13 +83,8 @@ def run(args: argparse.Namespace) -> int:
     from .._watch import check_target, pid_path, watch_program
 
     check_target(target, is_module)
-    # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in;
-    # outputs onto the program itself, or unwritable ones, are refused before the program runs.
-    program_file = module_file(target) if is_module else target
-    paths = check_outputs(args, {"the watched program": [program_file], "the warm-up script": [args.warmup]},
-                          trace=args.trace, events=args.events)
-    for name in ("json", "html", "trace", "events"):
-        setattr(args, name, paths.get(f"--{name}"))
+    # The program may chdir: outputs are absolute already (cli.main's guard made them so, and refused
+    # outputs onto the program itself, or unwritable ones, before the program runs).
     if args.dump is not None:
         from .._watch import check_dump_dir
 
@@ -111,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events"):
             if getattr(args, name):
-                setattr(args, name, pid_path(getattr(args, name), os.getpid()))
-        _write_outputs(result, args)
+                setattr(args, name, pid_path(getattr(args, name)))
+        _write_outputs(result, args, exclusive=True)
         print(f"jitscope: forked child {os.getpid()} of {parent}: {len(result.events)} compiles"
               + (f"; events in {args.events}" if args.events else ""), file=sys.stderr)
         return code
@@ -139,10 +138,16 @@ def _seconds_or_off(text: str) -> float:
 LIVE_STALL_AFTER = 10.0  # seconds: --live turns the stall watchdog on at this threshold
 
 
+def _say(line: str) -> None:
+    """A live line on stderr; a closed or full stderr never reaches the program's call (it runs on)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
 def _print_stall(stall) -> None:  # type: ignore[no-untyped-def]
     from .._watch import stall_line
 
-    print(stall_line(stall), file=sys.stderr, flush=True)
+    _say(stall_line(stall))
 
 
 @contextlib.contextmanager
@@ -172,7 +177,7 @@ def _stack_dumps(events: str | None, enabled: bool) -> Iterator[None]:
 def _print_duplicate(finding) -> None:  # type: ignore[no-untyped-def]
     from .._watch import duplicate_line
 
-    print(duplicate_line(finding), file=sys.stderr, flush=True)
+    _say(duplicate_line(finding))
 
 
 def _print_live(event) -> None:  # type: ignore[no-untyped-def]
@@ -180,14 +185,28 @@ def _print_live(event) -> None:  # type: ignore[no-untyped-def]
 
     line = live_line(event)
     if line is not None:
-        print(line, file=sys.stderr, flush=True)
+        _say(line)
 
 
-def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) -> None:  # type: ignore[no-untyped-def]
     """--json, --html and --trace; a failure is printed (``jitscope: cannot write ...``), not raised,
-    so the summary and the program's exit code still come through."""
+    so the summary and the program's exit code still come through. ``exclusive``: per-process names (a
+    forked child's), each created new, never through a link or over a file."""
     from ..render import trace
 
+    if exclusive:
+        from .._files import write_exclusive
+        from ..render import render
+
+        for name, text in (("json", lambda: result.to_json() + "\n"), ("html", lambda: render(result, "html")),
+                           ("trace", lambda: trace.render(result) + "\n")):
+            path = getattr(args, name)
+            if path:
+                try:
+                    write_exclusive(path, text())
+                except OSError as e:
+                    print(f"jitscope: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        return
     try:
         save_outputs(result, args)
         if args.trace:

@@ -99,7 +99,7 @@ class Subscriber(Protocol):
 
 class _Call:
     __slots__ = ("fun", "static_argnums", "static_argnames", "args", "kwargs", "pending", "explanation",
-                 "exc_at_enter", "jit_info")
+                 "exc_at_enter", "jit_info", "serial")
 
     def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict, jit_info: Any = None) -> None:
         self.fun, self.static_argnums, self.static_argnames = fun, sn, sna
@@ -110,6 +110,7 @@ class _Call:
         # The exception being handled when the call began (a jitted call inside an ``except``
         # block): at exit, only a different one means the call itself raised.
         self.exc_at_enter = sys.exc_info()[1]
+        self.serial: int | None = None  # function_serial(fun), when the explain policy asked for it
 
 
 class _State(threading.local):
@@ -169,6 +170,74 @@ def function_serial(fun: Any) -> int:
                 except TypeError:
                     _fun_ids_strong[id(fun)] = n
         return n
+
+
+# --- JAX's explanation, for the first few misses of each function ---------------
+# ``jax_explain_cache_misses`` compares each tracing-cache miss with every earlier version of the function
+# (about 84 us each): on one function retraced N times that is quadratic, and watch would get slower the
+# longer the program runs, in exactly the programs it exists for. So JAX explains (its thread-local
+# setting, for that call only) the first EXPLAIN_FIRST traces of each jitted function object, and after
+# that only a call whose arguments look like those of an earlier compile of it (jitscope's own reason then
+# cannot name the cause: a cleared cache, a config or context change), at most EXPLAIN_UNNAMED times per
+# function. Every other recompile is explained by jitscope's own reason (analyze/reasons.py), whose cost
+# is flat.
+EXPLAIN_FIRST = 3
+EXPLAIN_UNNAMED = 5
+_explain_policy = [False]  # on while a subscriber asked for explanations and the user did not turn it on
+_traces: dict[int, int] = {}  # function_serial -> traces of that function object so far
+_unnamed: dict[int, int] = {}  # function_serial -> explanations given past EXPLAIN_FIRST
+_compiled_keys: dict[int, set] = {}  # function_serial -> argument keys (_arguments_key) of its traces
+
+
+def _arguments_key(call: _Call) -> Any:
+    """What jit keys a call on, roughly and cheaply: the tree, and each leaf's type, shape, dtype and weak
+    type (a hashable non-array leaf, a static value, by value). Only to guess whether an earlier trace had
+    the same arguments; a wrong guess costs one explanation more or less, never a wrong reason."""
+    import jax
+
+    leaves, tree = jax.tree_util.tree_flatten((call.args, call.kwargs))
+    out: list[Any] = [tree]
+    for x in leaves:
+        shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+        if shape is not None and dtype is not None:
+            out.append((type(x).__name__, tuple(shape), str(dtype), bool(getattr(x, "weak_type", False))))
+        else:
+            try:
+                hash(x)
+                out.append((type(x).__name__, x))
+            except Exception:  # noqa: BLE001 - unhashable: jit refuses it as static; traced: its type
+                out.append((type(x).__name__,))
+    return tuple(out)
+
+
+def _explain_for(call: _Call) -> bool:
+    if not _explain_policy[0]:
+        return False
+    try:
+        call.serial = serial = function_serial(call.fun)
+        if _traces.get(serial, 0) < EXPLAIN_FIRST:
+            return True
+        if _unnamed.get(serial, 0) >= EXPLAIN_UNNAMED or serial not in _compiled_keys:
+            return False
+        if _arguments_key(call) in _compiled_keys[serial]:
+            with _lock:
+                _unnamed[serial] = _unnamed.get(serial, 0) + 1
+            return True
+    except Exception:  # noqa: BLE001 - an exotic callable or argument: no explanation, never a failure
+        return False
+    return False
+
+
+def _count_trace(call: _Call) -> None:
+    if call.serial is not None:
+        try:
+            key = _arguments_key(call)
+        except Exception:  # noqa: BLE001 - see _explain_for
+            key = None
+        with _lock:
+            _traces[call.serial] = _traces.get(call.serial, 0) + 1
+            if key is not None:
+                _compiled_keys.setdefault(call.serial, set()).add(key)
 
 
 # --- hook callbacks (the jit slow path) -------------------------------------
@@ -384,6 +453,7 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         if call is not None and call.pending is None:
             raw = _record_from_call(call, name, traced=True)
             call.pending = raw
+            _count_trace(call)
         else:
             raw = RawCompile(function=name, module_name=f"jit({name})", user=False, traced=True)
         raw.phases["trace"] = end - start
@@ -543,7 +613,7 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         _subscribers.append(sub)
         if len(_subscribers) > 1:
             return
-        _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result))
+        _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result, _explain_for))
         _uninstall.append(compat.install_stage_hook(_on_lowered, None, on_module=_on_module,
                                                     on_lowering_end=_on_lowering_end))
         for name, cb in (("register_event_time_span_listener", _on_span),
@@ -568,7 +638,10 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
                     _explain_saved.append((noisy, noisy.propagate))
                     noisy.propagate = False
                     noisy.addHandler(_null_handler)  # else logging's lastResort prints to stderr
-                jax.config.update("jax_explain_cache_misses", True)
+                _traces.clear()  # "the first few" of this watch
+                _unnamed.clear()
+                _compiled_keys.clear()
+                _explain_policy[0] = True  # per call, for the first few traces of each function (_explain_for)
         # After the explain setup (it changes the same loggers); undone before it, from _uninstall.
         _uninstall.append(persistent_cache.install())
 
@@ -582,7 +655,6 @@ def active_subscribers() -> list[Subscriber]:
 def unsubscribe(sub: Subscriber) -> None:
     """Stop delivering to ``sub``: first emits every still-pending record, then, for the last
     subscriber, removes the hooks and restores ``jax_explain_cache_misses``."""
-    import jax
 
     with _lock:
         pending = list(_open_records.values())
@@ -606,8 +678,7 @@ def unsubscribe(sub: Subscriber) -> None:
             for noisy_logger, noisy_propagate in noisy:
                 noisy_logger.propagate = noisy_propagate
                 noisy_logger.removeHandler(_null_handler)
-            if not was_on:
-                jax.config.update("jax_explain_cache_misses", False)
+            _explain_policy[0] = False
         _state.open = None
         _state.suspended = []
         _state.lowering = []
