@@ -172,13 +172,20 @@ def transform_name(tracer: object) -> str:
 def jaxprs_in_params(params: dict) -> list:
     """The sub-jaxprs of an equation's params (scan/cond/while/pjit bodies), as open ``Jaxpr`` objects.
 
-    Public ``jax.extend.core.jaxprs_in_params`` where it exists (0.9+); ``jax._src.core``'s in 0.6-0.8.
+    ``jax._src.core``'s (checked on 0.6.2 - 0.12.0), never the public ``jax.extend.core`` re-export:
+    importing ``jax.extend`` loads ``jax.extend.pallas`` on 0.12, which registers two config options that
+    every jit cache key includes, so everything compiled before that import compiles again (docs/watch.md,
+    "Nothing of jitscope's changes what JAX does"). ``jax._src.core`` is loaded by ``import jax`` itself.
     """
-    from jax.extend import core as jc
-
-    public = getattr(jc, "jaxprs_in_params", None)
-    if public is not None:
-        return list(public(params))
     from jax._src import core
 
     return list(core.jaxprs_in_params(params))
+
+
+def is_literal(atom: object) -> bool:
+    """Whether an equation's operand is a ``Literal`` (a constant inlined in the jaxpr) rather than a
+    variable. ``jax._src.core.Literal`` (0.6.2 - 0.12.0; the class ``jax.extend.core`` re-exports, which
+    jitscope does not import: see ``jaxprs_in_params``)."""
+    from jax._src import core
+
+    return isinstance(atom, core.Literal)

@@ -18,6 +18,7 @@ always found).
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Sequence
 
@@ -227,9 +228,19 @@ def _classify(event: CompileEvent, past: _Past) -> Reason:
         return Reason("other", f"eager {event.function} outside jit: its branch/body functions were traced again "
                       "(closures defined at each call are new functions); jit the function that calls it", jax_text)
     if "Tracing context doesn't match" in jax_text:
+        grew = _CONTEXT_GREW.search(jax_text)
+        if grew and int(grew["now"]) > int(grew["before"]):
+            return Reason("other", f"JAX's tracing context grew from {grew['before']} to {grew['now']} values since "
+                          "the earlier compile: a module imported in between registered config options that every "
+                          "jit key includes (on JAX 0.12 importing jax.extend or pallas does), so everything "
+                          "compiled before compiles once more; import it before the first compile", jax_text)
         return Reason("other", "the tracing context changed (a config option or context manager)", jax_text)
     return Reason("other", "same signature as an earlier compile (cache evicted or cleared, "
                   "or a config/context change)", jax_text)
+
+
+# JAX's explanation when the tracing context has more (or fewer) values than at the earlier compile (0.10, 0.12).
+_CONTEXT_GREW = re.compile(r"number of tracing context values differs: now (?P<now>\d+) and before (?P<before>\d+)")
 
 
 def explain_all(events: Sequence[CompileEvent]) -> list[Reason]:

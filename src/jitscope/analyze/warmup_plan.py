@@ -35,6 +35,7 @@ from .._serde import Record
 from ..model import DTYPE_SHORT, ArgSignature, CompileEvent, LeafSpec, is_identity_hashed
 from .inspect_command import Params, module_params
 from .warmup_values import ArraySpec, Container, Literal, Node, NotRebuildable, dotted_name, identifier, literal_value
+from .pytree_summary import summarise
 
 _X64 = {"float64", "int64", "uint64", "complex128"}
 # model.sharding_text's ``SingleDeviceSharding(cpu:1)``, and JAX's own str() that older runs recorded
@@ -100,7 +101,7 @@ def plan(events: Sequence[CompileEvent]) -> WarmupPlan:
     skipped: dict[tuple, SkippedCompile] = {}
     for e in events:
         where = f"{e.definition.file}:{e.definition.line}" if e.definition else ""
-        sig = e.signature.short() if e.signature else ""
+        sig = summarise(e.signature)  # pytrees by structure, as every report shows a call
         try:
             call = _call_for(e)
         except _NotExact as why:
@@ -159,7 +160,7 @@ def _call_for(e: CompileEvent) -> WarmupCall:
     if e.signature is None:
         raise _NotExact("the argument signature was not recorded")
     args, kwargs, x64 = _arguments(e.signature, params)
-    return WarmupCall(module, name, file, root, args, kwargs, e.signature.short(), x64, 1, e.total_seconds)
+    return WarmupCall(module, name, file, root, args, kwargs, summarise(e.signature), x64, 1, e.total_seconds)
 
 
 def _import_root(file: str, module: str) -> str | None:

@@ -44,23 +44,29 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         print(f"jitscope: give a command: {', '.join(COMMANDS)} (see jitscope --help)", file=sys.stderr)
         return EXIT_USAGE
-    if args.command in ("demo", "compare", "watch", "inspect", "scale"):
-        _version_notice()
+    measuring = args.command in ("demo", "compare", "watch", "inspect", "scale")
     try:
         from ._outputs import guard_parsed
 
         guard_parsed(parser, args)  # every output option of every command, before anything runs
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
     except JitscopeError as e:
         print(f"jitscope: {' '.join(str(e).split())}", file=sys.stderr)  # one line, whatever the cause said
         return e.exit_code
     except KeyboardInterrupt:
         print("jitscope: interrupted", file=sys.stderr)
         return 130
+    except BaseException as e:  # a crash (or the program's SystemExit): on an untested JAX, say so first
+        if measuring and not isinstance(e, SystemExit):
+            _version_notice()
+        raise
+    if measuring:  # after the command, never beside a one-line error: bad input stays one line
+        _version_notice()
+    return code
 
 
 def _version_notice() -> None:
-    """Say once, on one line, when the installed JAX is outside the fully tested release."""
+    """Say once, on one line, when the installed JAX is outside the tested range (or lacks a hook)."""
     try:
         from .._jaxcompat import version_notice
 

@@ -83,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     show(result)  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)
+    if args.effort:  # the effort flags this JAX lacks (0.12 no longer has jax_exec_time_optimization_effort)
+        from .._compare import effort_flags_missing
+
+        for line in effort_flags_missing():
+            print(f"jitscope: note: --effort: {line}", file=sys.stderr)
     save_outputs(result, args)
     if result.interrupted:
         return 130

@@ -216,13 +216,13 @@ def _exit_code(e: SystemExit) -> int:
 def check_target(target: str, module: bool) -> str:
     """Validate the program before any watching starts; returns the script path or module name."""
     if module:
-        import importlib.util
+        from .._pycode import find_spec_writing_nothing
 
         # ``python -m`` searches the current directory first; so does the run (run_program).
         saved = sys.path[:]
         sys.path.insert(0, os.getcwd())
         try:
-            spec = importlib.util.find_spec(target)
+            spec = find_spec_writing_nothing(target)
         except (ImportError, ValueError) as e:
             raise UsageError(f"no module named '{target}' ({e})") from None
         finally:
