@@ -347,6 +347,11 @@ class CompileEvent(Record):
     # watch: the ``__module__`` of the user's function (``mypkg.model``; ``__main__`` for the watched script
     # itself): with ``function`` (its qualified name), how ``jitscope warmup`` imports it. None where unknown.
     module: str | None = None
+    # watch: the jit call as values a warm-up rebuilds (``collect/warmup_record.py``: the jitted object's module
+    # and attribute path, each argument's tree structure, array specs and static values; or ``why`` not), as
+    # one compact JSON text (a model's structure is thousands of nested lists: indented, it would be most of
+    # the file). None where not recorded (other commands, files older than the field).
+    rebuild: str | None = None
 
     @property
     def total_seconds(self) -> float:
