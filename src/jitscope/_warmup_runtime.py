@@ -398,7 +398,15 @@ def main(argv=None):
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing")
     parser.add_argument("-m", dest="module", metavar="MODULE", help="run this module as the program (python -m)")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="the program to run, warmed, and its arguments")
-    opts = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    i = 0  # the warm-up's own options end at the program (PROGRAM.py or -m MODULE): the rest is the program's
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-m", "--"):
+        i += 2 if argv[i] == "--threads" else 1
+    if i < len(argv) and argv[i] == "--":
+        i += 1
+    program = argv[i + 2:] if argv[i:i + 1] == ["-m"] else argv[i + 1:]
+    opts = parser.parse_args(argv[:len(argv) - len(program)])
+    opts.program = opts.program + program
     counts = warmup(threads=max(1, opts.threads), verbose=not opts.quiet)
     target = opts.module or (opts.program[0] if opts.program else None)
     if target is None:
