@@ -31,7 +31,6 @@ from .collect.runner import run_program
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
 from .collect.trace_probe import TraceProbe
-from .collect.warmup_run import WarmupRun
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
 from .collect.watch_dump import DumpWriter
@@ -328,12 +327,18 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                            peers=True, peer_timeout=peer_timeout, on_duplicate=on_duplicate)
     cwd = os.getcwd()
     failure: list[BaseException] = []
-    warm = _run_warmup(os.fspath(warmup), session, explain) if warmup is not None else None
+    check = None
+    if warmup is not None:
+        from .collect.warmup_check import WarmupCheck
+
+        check = WarmupCheck(os.fspath(warmup), WatchSession(explain=explain, findings=False, program=os.fspath(warmup)))
+        check.before(session)
     if writer is not None:
         writer.start()
     session.start()
     try:
-        code = run_program(target, args, module=module, failure=failure)
+        code = run_program(target, args, module=module, failure=failure,
+                           at_main_guard=check.at_main_guard(session) if check is not None else None)
     finally:
         session.stop()
         dump_index = writer.stop() if writer is not None else None
@@ -344,15 +349,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     session.compare_peers()
     result = session.result(argv=[target, *args], exit_code=code)
     result.dump = dump_index
-    if warm is not None:
-        result.warmup = warm
-        warm.missed = len(result.events)
-        warm.missed_functions = [
-            f"{fs.function} ({os.path.basename(fs.definition.file)}:{fs.definition.line}) x{fs.compiles}"
-            if fs.definition else f"{fs.function} x{fs.compiles}" for fs in result.functions]
-        if warm.missed:
-            result.violations.append(f"warm-up {warm.script} missed {warm.missed} compile"
-                                     f"{'s' if warm.missed != 1 else ''}: {', '.join(warm.missed_functions)}")
+    if check is not None:
+        check.finish(result)
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
@@ -368,26 +366,6 @@ def _stderr_line(line: str) -> None:
 
 def _procs(ps: list[int]) -> str:
     return f"process {ps[0]}" if len(ps) == 1 else "processes " + ", ".join(map(str, ps))
-
-
-def _run_warmup(script: str, session: WatchSession, explain: bool) -> WarmupRun:
-    """Run the warm-up script in this process under its own recording; seed ``session``'s reasons with its
-    compiles, so a compile it missed is explained against what it did compile (``x: f32[8] -> f32[16]``)."""
-    cwd = os.getcwd()
-    pre = WatchSession(explain=explain, findings=False, program=script)
-    pre.start()
-    try:
-        code = run_program(script, [])
-    finally:
-        pre.stop()
-        try:
-            os.chdir(cwd)
-        except OSError:
-            pass
-    events = pre.events
-    session.history.seed(events)
-    return WarmupRun(script=script, exit_code=code, compiles=len(events),
-                     seconds=float(sum(e.total_seconds for e in events)))
 
 
 def _slowest_compile_command(events: list[CompileEvent]) -> Any:

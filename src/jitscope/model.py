@@ -366,9 +366,15 @@ class CompileEvent(Record):
     # ``jax.jit`` (``equinox.filter_jit``, ``equinox.filter_pmap``, ``jax.pmap``): fixes name only its options.
     wrapper: str | None = None
 
+    # watch: the jit call as values a warm-up rebuilds (``collect/warmup_record.py``: the jitted object's module
+    # and attribute path, each argument's tree structure, array specs and static values; or ``why`` not), as
+    # one compact JSON text (a model's structure is thousands of nested lists: indented, it would be most of
+    # the file). None where not recorded (other commands, files older than the field).
+    rebuild: str | None = None
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        for key in ("library_site", "wrapper"):
+        for key in ("library_site", "wrapper", "rebuild"):
             if out.get(key) is None:
                 out.pop(key, None)  # optional: absent where the program called jax.jit itself
         return out

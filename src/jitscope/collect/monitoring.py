@@ -40,7 +40,7 @@ from typing import Any, Protocol
 
 from .. import _jaxcompat as compat
 from ..model import ArgSignature, Location, PersistentCacheRecord
-from . import persistent_cache, program_text, programs
+from . import persistent_cache, program_text, programs, warmup_record
 from . import watch_signature as sig
 from .wrappers import LibraryCall, library_call
 
@@ -69,6 +69,7 @@ class RawCompile:
     transform: str | None = None
     bindings: str | None = None  # what the function object binds (``watch_signature.function_bindings``)
     module: str | None = None  # the function's ``__module__`` (``watch_signature.function_module``)
+    rebuild: str | None = None  # the jit call as values, JSON text (``warmup_record``): what a warm-up redoes
     failed: bool = False  # the trace raised (a tracer error, a ValueError in user code): nothing compiled
     transform_derived: bool = False  # built by JAX from a jitted function's jaxpr outside its call (programs.py)
     persistent_cache: PersistentCacheRecord | None = None  # persistent_cache.py: hit/miss, written or why not
@@ -358,6 +359,8 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
                                                bound=lib.bound if lib is not None else None, options=options)
         except Exception:  # an exotic argument must not break the user's program
             raw.signature = None
+        if raw.signature is not None and not raw.transform_derived:
+            raw.rebuild = _rebuild_record(call, raw.module)
         raw.explanation = call.explanation
         # Later programs JAX builds from this jaxpr (grad's backward) name the function jax.jit got:
         # equinox's wrapper for a filter_jit call, which stands for the user's function here.
@@ -371,6 +374,16 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
         except Exception:
             pass
     return raw
+
+
+def _rebuild_record(call: _Call, user_module: str | None) -> str | None:
+    """What ``jitscope warmup`` needs to redo this call: the jit call itself, as values (``warmup_record``)."""
+    try:
+        return warmup_record.describe_call(call.fun, tuple(call.static_argnums or ()),
+                                           tuple(call.static_argnames or ()), call.args, call.kwargs,
+                                           (user_module,))
+    except Exception as e:  # noqa: BLE001 - a record must never break the user's program
+        return warmup_record.as_text({"why": f"not recorded: {type(e).__name__}"})
 
 
 def _pmap_call(fun: Any, args: tuple, kwargs: dict) -> LibraryCall | None:

@@ -291,7 +291,7 @@ class WatchCollector:
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
                 function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings, module=raw.module,
                 transform=raw.transform if raw.transformed else None, pid=self.pid,
-                persistent_cache=raw.persistent_cache,
+                persistent_cache=raw.persistent_cache, rebuild=raw.rebuild,
                 process_index=self.process[0] if self.process else None,
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .families import ALL_FAMILIES
-from .transforms import Transform
+from .families import ALL_FAMILIES, CALL_CONTEXTS
+from .transforms import CallContext, Transform
 
 
 def registry() -> dict[str, Transform]:
@@ -35,3 +35,13 @@ def wrapper_options(qualname: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     t = lookup(qualname)
     return (t.static_options, t.donate_options) if t else ((), ())
+
+
+def call_context(wrapper: str, attribute: str) -> CallContext | None:
+    """The context a wrapper object (its class as ``module.qualname``) calls its jit attribute in, or None."""
+    return next((c for c in CALL_CONTEXTS if c.wrapper == wrapper and c.attribute == attribute), None)
+
+
+def call_contexts() -> tuple[str, ...]:
+    """Every known context manager factory (``module.qualname``): all a warm-up may enter."""
+    return tuple(dict.fromkeys(c.context for c in CALL_CONTEXTS))
