@@ -30,6 +30,7 @@ from .collect.runner import check_target as check_target
 from .collect.runner import run_program
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
+from .collect.test_scope import running_test as running_test
 from .collect.trace_probe import TraceProbe
 from .collect.warmup_run import WarmupRun
 from .collect.watch import WatchCollector
@@ -57,7 +58,7 @@ class WatchSession:
         max_compiles / fail_on_recompile: budgets, reported in the result's ``violations``.
         program: what was watched, for the result.
         findings: analyse each trace and compile for runtime findings (JWxxx, ``result.findings``).
-        slow_compile: seconds over which a compile is reported as slow (JW402).
+        slow_compile: CPU seconds of a backend compile over which it may be reported as slow (JW402).
         stall_after: report a trace, lowering or compile still running after this many seconds, and
             again each time its running time doubles (``result.stalls``; ``on_stall`` gets each one as
             it happens, on the watchdog's thread). None: no watchdog.
@@ -468,7 +469,7 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
         findings: report runtime findings (failed traces, trace-time side effects, captured
             constants, unrolled loops, slow compiles, calls off the C++ dispatch fast path) in
             ``result().findings``; see docs/runtime-findings.md.
-        slow_compile: seconds over which a compile is reported as slow (JW402).
+        slow_compile: CPU seconds of a backend compile over which it may be reported as slow (JW402).
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,

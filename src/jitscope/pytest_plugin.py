@@ -24,6 +24,7 @@ not warm for the marked test.)
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -63,6 +64,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         import jax
 
         jax.clear_caches()  # the test's counts are its own, whatever ran before in this process
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """Stamp each compile of the test's setup, call and teardown with its node id (``CompileEvent.test``):
+    under ``jitscope watch -m pytest`` duplicates and fixes are paired within one test only."""
+    if "jitscope._watch" not in sys.modules and not item.config.getoption("jitscope") \
+            and item.get_closest_marker("jitscope") is None:
+        return (yield)  # no watch can be running in this process: nothing to stamp, nothing imported
+    from ._watch import running_test
+
+    with running_test(item.nodeid):
+        return (yield)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -27,10 +27,12 @@ EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 _PJIT_HOOK = "_infer_params"
 
 
-def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no-untyped-def]
+def install_jit_call_hook(on_enter, on_exit, on_result=None, with_info=False):  # type: ignore[no-untyped-def]
     """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
     ``on_result(token, out)``, when given, sees what the call returned (``jaxpr_of_call_result``).
+    ``with_info``: ``on_enter`` gets the jit object's options as a sixth argument (JAX's private
+    ``PjitInfo``; read it with ``jit_options_text``).
 
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
     the user passed to ``jax.jit`` (possibly a ``functools.partial``).
@@ -47,7 +49,10 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
         return lambda: None
 
     def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
-        token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
+        if with_info:
+            token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs, ji)
+        else:
+            token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
         try:
             out = original(fun, ji, args, kwargs)
             if on_result is not None:
@@ -111,7 +116,7 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
             executable = compile0(backend, computation, *args, **kwargs)
         else:
             executable = around_compile(name or "", lambda: compile0(backend, computation, *args, **kwargs))
-        if name is not None:
+        if name is not None and on_compiled is not None:
             try:
                 on_compiled(name, computation, executable)
             except Exception:
@@ -119,7 +124,7 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
         return executable
 
     mlir.lower_jaxpr_to_module = lower_jaxpr_to_module
-    if on_compiled is not None:  # the capture engine needs only the lowering
+    if on_compiled is not None or around_compile is not None:  # else the lowering only
         compiler.compile_or_get_cached = compile_or_get_cached
 
     def uninstall() -> None:

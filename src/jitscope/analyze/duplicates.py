@@ -8,7 +8,10 @@ fingerprint -> object with ``constants``: a list of short values, ``"0.01 : f32"
 function runs live (``DuplicateTracker.observe``, called by the runtime analyzer at each compile) and
 over a saved run (``duplicate_findings``, for ``jitscope diff``).
 
-"Same function" is ``reasons.function_key`` (name and definition) under the same transformation.
+"Same function" is ``reasons.function_key`` (name and definition) under the same transformation, and
+compiles are paired only where one user action could merge them (``advice_scope.py``): within one
+test under pytest, one jitted object or one call site, the same jit options, and never a compile that
+a library both defines and calls.
 
 * JW403 duplicate-compile: the fingerprint equals an earlier compile's. JAX's jit cache key holds more
   than the program: the finding names what differed in it, from the two calls' signatures (weak type,
@@ -38,6 +41,7 @@ from typing import Any, Protocol
 
 from .._format import fmt_seconds
 from ..model import ArgSignature, CompileEvent, Fix
+from .advice_scope import library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .runtime_findings import RuntimeFinding, _source
 
@@ -176,17 +180,20 @@ class DuplicateTracker:
     def observe(self, event: CompileEvent, constants: list[str] | None) -> RuntimeFinding | None:
         """The JW403/JW404 finding for ``event`` (a finished compile) against the earlier ones, or None.
         ``constants``: its program's literal constants (short values), None when unknown."""
-        if event.fingerprint is None:
+        if event.fingerprint is None or library_internal(event):
             return None
-        key = (function_key(event), event.transform)
+        key = (function_key(event), *scope_key(event))
         with self._lock:
             earlier = list(self._seen.get(key, ()))
             self._seen.setdefault(key, []).append((event, constants))
+        # The same program: "create it once" or "pass one type" merges only one object's compiles, or two
+        # objects' made at one call site (a jit rebuilt in a loop).
         for old, _ in reversed(earlier):
-            if old.fingerprint == event.fingerprint:
+            if old.fingerprint == event.fingerprint and mergeable(old, event):
                 return None if _other_placement(old, event) else _identical(old, event)
+        # Constants only: the fix is in the definition (the value as an argument), wherever it is called.
         for old, old_constants in reversed(earlier):
-            if event.constants_blind_fingerprint is not None and \
+            if old.fingerprint != event.fingerprint and event.constants_blind_fingerprint is not None and \
                     old.constants_blind_fingerprint == event.constants_blind_fingerprint:
                 return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
         return None

@@ -9,7 +9,8 @@ the exception, the side effects) and reuses inspect's analyses:
 * JW301 / JW302: arrays captured from globals and closures (``jaxpr_stats.captured_values``), and
   captured values rebound later (checked at each later trace and at the end);
 * JW401: unrolled loops (``bloat.detect_bloat``, linear in the program's size);
-* JW402: a compile over the ``slow_compile`` threshold, with its likely cause from the above.
+* JW402: a compile slow for its size, judged on its CPU time (``compile_cost.py``), with its cause from
+  the above or none.
 
 JW403/JW404 (duplicate compiles) come from ``analyze/duplicates.py``, which the command feeds each compile
 and which hands its findings back through ``add``.
@@ -38,7 +39,7 @@ from ..model import CompileEvent, Fix, Location
 
 BLOAT_MIN_REPEATS = 32  # a loop of a few steps is normal; these are the ones that cost compile time
 BLOAT_MIN_EQUATIONS = 200
-SLOW_COMPILE_SECONDS = 1.0
+SLOW_COMPILE_SECONDS = 1.0  # CPU seconds of a backend compile (JW402: compile_cost.py)
 LARGE_CONSTANT_BYTES = 1 << 20  # captured constants this large are the likely cause of a slow compile
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 
@@ -58,6 +59,11 @@ class RuntimeFinding(Record):
     seconds: float = 0.0  # trace + lower + compile seconds of the event it was seen in (JW5xx: seconds lost)
     source: str = ""  # the source line at ``location``
     details: dict[str, Any] = field(default_factory=dict)
+    # What was measured or observed that makes the finding true (``runtime_codes.RuntimeCode.evidence``
+    # states the rule per code), and how sure it is: "certain" (observed: JAX raised, the effect ran, the
+    # array is in the program), "likely" (inferred from measurements: shares, rates, normalised texts).
+    evidence: str = ""
+    confidence: str | None = None
 
 
 @dataclass
@@ -175,7 +181,10 @@ class RuntimeAnalyzer:
     """Turns watched traces and compiles into ``RuntimeFinding``s (thread-safe; never raises)."""
 
     def __init__(self, slow_compile: float = SLOW_COMPILE_SECONDS) -> None:
-        self.slow_compile = slow_compile
+        from .compile_cost import CompileCostModel
+
+        self.slow_compile = slow_compile  # CPU seconds of the backend compile (JW402)
+        self.cost = CompileCostModel()
         self.findings: list[RuntimeFinding] = []
         self.failures = 0  # analyses that raised (a jitscope bug or an exotic program); never the user's problem
         self._captures: list[_Capture] = []
@@ -250,15 +259,33 @@ class RuntimeAnalyzer:
         jaxpr, fn = live.get("jaxpr"), _function_of(live.get("fun"))
         bloat: list = []
         captured: list = []
-        if jaxpr is not None:
+        # JW301/JW302/JW401 are about a compiled program (its constants, its size): a trace that compiled
+        # nothing (``eval_shape``, ``make_jaxpr``, ``.lower()`` alone, a failed trace) has none.
+        if jaxpr is not None and kind == "compile":
             if fn is not None:
                 captured = self._captured(event, fn, jaxpr, base)
                 out += captured
             bloat = _bloat(event, fn, jaxpr, base)
             out += bloat
-        if kind == "compile" and event.total_seconds >= self.slow_compile:
-            out.append(_slow(event, jaxpr, bloat, captured, self.slow_compile, base))
+        if kind == "compile" and jaxpr is not None:
+            slow = self._slow(event, jaxpr, bloat, captured, base)
+            if slow is not None:
+                out.append(slow)
         return out
+
+    def _slow(self, event: CompileEvent, jaxpr: Any, bloat: list[RuntimeFinding], captured: list[RuntimeFinding],
+              base: dict) -> RuntimeFinding | None:
+        """JW402 from the compile's CPU time and the run's cost model (``compile_cost.py``)."""
+        from .compile_cost import ProgramSize
+
+        size = ProgramSize(_equations(jaxpr), _constant_bytes(jaxpr),
+                           sum(b.details["equations"] for b in bloat),
+                           [b.location.line for b in bloat if b.location is not None])
+        cpu = event.compile_cpu_seconds
+        verdict = self.cost.verdict(size, cpu, self.slow_compile)
+        if cpu is not None:
+            self.cost.observe(size.equations, cpu)
+        return None if verdict is None else _slow(event, verdict, bloat, captured, self.slow_compile, base)
 
     def _captured(self, event: CompileEvent, fn: types.FunctionType, jaxpr: Any,
                   base: dict[str, Any]) -> list[RuntimeFinding]:
@@ -371,32 +398,41 @@ def _equations(jaxpr: Any) -> int:
     return sum(len(jx.eqns) * uses for _, jx, uses in walk_bodies(jaxpr.jaxpr))
 
 
-def _slow(event: CompileEvent, jaxpr: Any, bloat: list[RuntimeFinding], captured: list[RuntimeFinding],
+def _constant_bytes(jaxpr: Any) -> int:
+    total = 0
+    for c in getattr(jaxpr, "consts", ()):
+        try:
+            total += int(getattr(c, "nbytes", 0))
+        except Exception:  # noqa: BLE001 - an exotic constant: not counted
+            continue
+    return total
+
+
+_CAUSES = {"unrolled": "unrolled code", "constants": "large constants",
+           "slow_for_size": "not known: XLA took far longer than programs of this size take on this machine "
+                            "(`watch --dump` times its passes)"}
+
+
+def _slow(event: CompileEvent, verdict: Any, bloat: list[RuntimeFinding], captured: list[RuntimeFinding],
           threshold: float, base: dict) -> RuntimeFinding:
-    big = [c for c in captured if c.details.get("bytes", 0) >= LARGE_CONSTANT_BYTES]
-    loc = event.definition
-    fix = None
-    if bloat:
-        b = bloat[0]
-        cause, kind, loc, fix = f"unrolled code, {b.message}", "bloat", b.location or loc, b.fix
-    elif big:
-        total = sum(c.details["bytes"] for c in big)
-        names = ", ".join(f"'{c.details['name']}'" for c in big[:3])
-        cause, kind, loc, fix = f"{fmt_bytes(total)} of captured constants ({names})", "constants", \
-            big[0].location or loc, big[0].fix
-    elif jaxpr is not None:
-        cause, kind = f"program size ({_equations(jaxpr):,} equations)", "size"
-    else:
-        cause, kind = "unknown (this compile reused an earlier trace)", "unknown"
-    phases = ", ".join(f"{k} {v:.2f} s" for k, v in event.phases.items())
-    details: dict[str, Any] = {"cause": kind, "threshold_s": threshold, "phases": dict(event.phases)}
-    if jaxpr is not None:
-        details["equations"] = _equations(jaxpr)
+    loc, fix, cause = event.definition, None, _CAUSES[verdict.cause]
+    if verdict.cause == "unrolled":
+        b = max(bloat, key=lambda f: f.details["equations"])
+        cause, loc, fix = f"unrolled code, {b.message}", b.location or loc, b.fix
+    elif verdict.cause == "constants":
+        big = sorted((c for c in captured if c.details.get("bytes", 0) >= LARGE_CONSTANT_BYTES),
+                     key=lambda c: -c.details["bytes"])
+        if big:
+            names = ", ".join(f"'{c.details['name']}'" for c in big[:3])
+            cause, loc, fix = f"{cause} ({names})", big[0].location or loc, big[0].fix
+    wall = f"; {event.total_seconds:.2f} s wall for trace, lower and compile" if event.total_seconds else ""
+    details: dict[str, Any] = {"cause": verdict.cause, "threshold_s": threshold, "phases": dict(event.phases),
+                               "cpu_seconds": verdict.cpu_seconds, "equations": verdict.equations,
+                               "seconds_per_equation": verdict.seconds_per_equation,
+                               "upper_seconds_per_equation": verdict.upper_seconds_per_equation,
+                               "machine_speed": verdict.speed, "share": verdict.share}
     return RuntimeFinding(
         "JW402", event.function,
-        f"compile #{event.index} of {event.function} took {event.total_seconds:.2f} s ({phases}), over the "
-        f"{threshold:g} s threshold; likely cause: {cause}", "warning", loc,
-        fix or Fix("shrink the traced program", "Compile time grows with the number of equations: replace "
-                   "unrolled Python loops with lax.fori_loop/lax.scan and pass large arrays as arguments.",
-                   location=loc),
-        source=_source(loc), details=details, **base)
+        f"compile #{event.index} of {event.function}: the backend compile took {verdict.cpu_seconds:.2f} s of CPU "
+        f"({verdict.equations:,} equations{wall}); cause: {cause}", "warning", loc, fix,
+        source=_source(loc), details=details, evidence=verdict.evidence, confidence=verdict.confidence, **base)
