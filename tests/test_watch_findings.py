@@ -71,6 +71,9 @@ def test_every_finding_with_code_function_and_line(program_run):
     assert _expected() <= found, sorted(_expected() - found)
     assert {f for f in found if f[0] != "JW402"} == {f for f in _expected() if f[0] != "JW402"}
     assert {f.function for f in result.findings if f.code == "JW402"} == {"unrolled"}
+    # each finding states what it rests on, and how sure it is (runtime_codes: "Evidence and confidence")
+    assert all(f.evidence and f.confidence in ("certain", "likely") for f in result.findings), \
+        [(f.code, f.evidence, f.confidence) for f in result.findings if not f.evidence or not f.confidence]
 
 
 def test_failed_trace_caught_by_the_program(program_run):

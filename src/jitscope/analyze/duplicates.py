@@ -215,7 +215,10 @@ def _identical(old: CompileEvent, event: CompileEvent) -> RuntimeFinding:
         source=_source(loc),
         details={"kind": "identical", "earlier_index": old.index, "key_difference": what,
                  "differences": details, "fingerprint": event.fingerprint,
-                 "wasted_seconds": event.total_seconds}, **_base(old, event))
+                 "wasted_seconds": event.total_seconds},
+        evidence=f"the normalised StableHLO of compiles #{old.index} and #{event.index} have one digest "
+                 f"({event.fingerprint}); the cache key difference is read from the two calls' recorded "
+                 "signatures and function objects", confidence="likely", **_base(old, event))
 
 
 def _constants_only(old: CompileEvent, event: CompileEvent, a: list[str] | None,
@@ -241,7 +244,11 @@ def _constants_only(old: CompileEvent, event: CompileEvent, a: list[str] | None,
         source=_source(loc), details={"kind": "constants", "earlier_index": old.index, "key_difference": what,
                  "differences": details, "constants": [{"a": x, "b": y} for x, y in changes],
                  "constants_blind_fingerprint": event.constants_blind_fingerprint,
-                 "wasted_seconds": event.total_seconds}, **_base(old, event))
+                 "wasted_seconds": event.total_seconds},
+        evidence=f"the normalised StableHLO of compiles #{old.index} and #{event.index} have one digest with every "
+                 f"constant blanked ({event.constants_blind_fingerprint}) and differ with them"
+                 + (f" in {len(changes)} constant{'s' if len(changes) != 1 else ''}" if changes else ""),
+        confidence="likely", **_base(old, event))
 
 
 def duplicate_findings(events: Sequence[CompileEvent],

@@ -35,7 +35,7 @@ from typing import Any
 
 from .._format import fmt_bytes
 from .._serde import Record
-from ..model import CompileEvent, Fix, Location
+from ..model import CompileEvent, Fix, Location, installed_package_file
 
 BLOAT_MIN_REPEATS = 32  # a loop of a few steps is normal; these are the ones that cost compile time
 BLOAT_MIN_EQUATIONS = 200
@@ -243,7 +243,9 @@ class RuntimeAnalyzer:
                     "jit reads globals and closures once, at trace time; an argument is read on every call.",
                     location=c.location),
                 compile_index=c.compile_index, timestamp=timestamp, source=_source(c.location),
-                details={"name": c.name, "source": c.source, "type": c.type, "value_at_trace": c.value})
+                details={"name": c.name, "source": c.source, "type": c.type, "value_at_trace": c.value},
+                evidence=f"the {c.source} '{c.name}' holds another object than the {c.type} ({c.value}) a compiled "
+                         "trace read", confidence="certain")
             with self._lock:
                 self.findings.append(f)
 
@@ -307,7 +309,9 @@ class RuntimeAnalyzer:
                     "a captured array is copied into the program: it grows compile time and memory, and "
                     "the program keeps the value it saw at trace time.", location=c.location),
                 source=_source(c.location),
-                details={"name": c.name, "source": c.source, "type": c.type, "bytes": c.bytes}, **base))
+                details={"name": c.name, "source": c.source, "type": c.type, "bytes": c.bytes},
+                evidence=f"a constant of the compiled program ({c.type}, {fmt_bytes(c.bytes)}) is the array the "
+                         f"{c.source} '{c.name}' held at trace time", confidence="certain", **base))
         return out
 
     def _remember(self, event: CompileEvent, c: Any, holder: Any, index: int | None) -> None:
@@ -353,7 +357,9 @@ def _failed_trace(event: CompileEvent, error: BaseException, kind: str, base: di
     return [RuntimeFinding("JW101", event.function, f"trace of {event.function} failed: {f.message}", "error",
                            f.location, f.fix, source=_source(f.location),
                            details={"error": type(error).__name__, "class": f.name,
-                                    "jax_message": f.details.get("jax_message", ""), "trace_kind": kind}, **base)]
+                                    "jax_message": f.details.get("jax_message", ""), "trace_kind": kind},
+                           evidence=f"JAX raised {type(error).__name__} while tracing {event.function}",
+                           confidence="certain", **base)]
 
 
 def _effects(event: CompileEvent, effects: list, base: dict) -> list[RuntimeFinding]:
@@ -368,7 +374,9 @@ def _effects(event: CompileEvent, effects: list, base: dict) -> list[RuntimeFind
             "JW201", event.function,
             f"{what} ran while tracing {event.function} ({times} in this trace); it runs once per trace, "
             "not per call", "warning", loc, Fix(title, why, location=loc), source=_source(loc),
-            details={"kind": kind, "detail": detail, "count_per_trace": n}, **base))
+            details={"kind": kind, "detail": detail, "count_per_trace": n},
+            evidence=f"{what} ran {times} during this trace" + (f", at line {line}" if line else ""),
+            confidence="certain", **base))
     return out
 
 
@@ -380,6 +388,8 @@ def _bloat(event: CompileEvent, fn: Any, jaxpr: Any, base: dict) -> list[Runtime
                         min_repeats=BLOAT_MIN_REPEATS, min_equations=BLOAT_MIN_EQUATIONS)
     out = []
     for r in runs:
+        if r.location is not None and installed_package_file(r.location.file):
+            continue  # a library's own loop: nothing the user can roll
         line = f"line {r.location.line}: " if r.location else ""
         construct = {"python_loop": "Python loop", "comprehension": "comprehension",
                      "builtin_reduction": "builtin reduction"}.get(r.kind, "repeated pattern")
@@ -388,7 +398,9 @@ def _bloat(event: CompileEvent, fn: Any, jaxpr: Any, base: dict) -> list[Runtime
             f"{line}{construct} x {r.repeats:,} = {r.equations:,} equations, {r.share:.0%} of {event.function}'s "
             "program", "warning", r.location, r.fix, source=_source(r.location) or r.source,
             details={"kind": r.kind, "repeats": r.repeats, "pattern_size": r.pattern_size,
-                     "equations": r.equations, "share": r.share, "construct": r.construct}, **base))
+                     "equations": r.equations, "share": r.share, "construct": r.construct},
+            evidence=f"{r.repeats:,} repeats of the same {r.pattern_size} equations from one source line in the "
+                     f"compiled program ({r.equations:,} equations, {r.share:.0%})", confidence="certain", **base))
     return out
 
 

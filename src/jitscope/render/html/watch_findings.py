@@ -60,9 +60,12 @@ def sections(result: WatchResult) -> list[Section]:
                     continue
                 seen.add(key)
                 fix = f"{f.fix.title}. {f.fix.description}" if f.fix else ""
-                lines.append((g.function, _where(f), f.message, _snippet(f), fix))
+                evidence = getattr(f, "evidence", "") or ""
+                if evidence and getattr(f, "confidence", None):
+                    evidence = f"{evidence} ({f.confidence})"
+                lines.append((g.function, _where(f), f.message, _snippet(f), evidence, fix))
         more = (f'<p class="muted">... and {len(lines) - MAX_ROWS} more in the JSON.</p>'
                 if len(lines) > MAX_ROWS else "")
-        body += table(["function", "where", "what", "source", "fix"], lines[:MAX_ROWS]) + more
+        body += table(["function", "where", "what", "source", "evidence", "fix"], lines[:MAX_ROWS]) + more
         out.append(Section(title, body))
     return out
