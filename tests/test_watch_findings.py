@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import pytest
 
 import jitscope
+from jitscope.jaxmodel import fixes
 from jitscope.results import load_result
 from jitscope.schema import validate
 
@@ -93,7 +94,7 @@ def test_side_effects_once_per_trace(program_run):
     assert set(effects) == {"print", "logging", "stream", "container", "global", "nonlocal"}
     # noisy ran three times but traced once: one finding per effect, each counted once in that trace.
     assert all(f.details["count_per_trace"] == 1 for f in effects.values())
-    assert effects["print"].fix.title == "use jax.debug.print"
+    assert effects["print"].fix.title == fixes.TRACE_PRINT.title  # one voice: jaxmodel/fixes.py
     assert effects["container"].details["detail"] == "history.append"
     assert effects["global"].details["detail"] == "calls"
 

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from .._format import fmt_seconds
+from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix
 from .advice_scope import library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
@@ -64,16 +65,13 @@ _KEY_FIXES = {  # signature_diffs category -> (what differed, fix title, why)
                         "object; one device_put (or none) for every call gives one cache entry."),
     "pytree_change": ("pytree container", "pass the same container type every time",
                       "Jit keys its cache on the pytree structure (a tuple vs a list, a dict's keys)."),
-    "static_value_change": ("static value", "drop the argument from static_argnames/static_argnums",
-                            "The static value does not change the compiled program, yet each value is a new "
-                            "cache entry."),
+    "static_value_change": ("static value", fixes.static_value_ignored("the argument").title,
+                            fixes.static_value_ignored("the argument").why),
     "static_unhashable": ("static value", "pass a hashable static value that compares equal",
                           "An object hashed by identity is a new cache entry each time."),
     "dtype_change": ("dtype", "pass the argument with one dtype every time", ""),
 }
-_NEW_OBJECT = ("a new function object", "create the jitted function once and reuse it",
-               "Jit caches by function identity: a jax.jit(...) or a closure built again (in a loop, per call) "
-               "compiles again even when its code and bindings are the same.")
+_NEW_OBJECT = ("a new function object", fixes.CREATE_ONCE.title, fixes.CREATE_ONCE.why)
 _CLEARED = ("nothing (same function, same signature)", "keep JAX's cache: avoid jax.clear_caches() and "
             "keep the jitted function alive", "The program was compiled before in this run and its "
             "cache entry was gone: cleared, evicted, or a config or context change.")

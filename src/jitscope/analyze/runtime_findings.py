@@ -35,6 +35,7 @@ from typing import Any
 
 from .._format import fmt_bytes
 from .._serde import Record
+from ..jaxmodel import fixes
 from ..model import CompileEvent, Fix, Location, installed_package_file
 
 BLOAT_MIN_REPEATS = 32  # a loop of a few steps is normal; these are the ones that cost compile time
@@ -120,20 +121,9 @@ def _function_of(fun: Any) -> types.FunctionType | None:
     return fun if isinstance(fun, types.FunctionType) else None
 
 
-_EFFECTS = {  # kind -> (what ran, fix title, why)
-    "print": ("print()", "use jax.debug.print",
-              "print() runs only while JAX traces (it shows tracers, not values); jax.debug.print('x = {}', x) "
-              "prints on every call."),
-    "stream": ("{detail}()", "use jax.debug.print, or write outside the jitted function",
-               "the write runs only while tracing, never when the compiled program runs."),
-    "logging": ("{detail}", "log outside the jitted function, or use jax.debug.callback",
-                "logging calls run only while tracing; the compiled function never logs."),
-    "container": ("mutation of {detail}", "return the values instead of mutating outer state",
-                  "the mutation happens once per trace, not per call, and stores tracers."),
-    "global": ("assignment to global '{detail}'", "return the value instead of assigning a global",
-               "the assignment runs only while tracing; later calls of the compiled function skip it."),
-    "nonlocal": ("assignment to nonlocal '{detail}'", "return the value instead of assigning a nonlocal",
-                 "the assignment runs only while tracing; later calls of the compiled function skip it."),
+_EFFECTS = {  # kind -> what ran (the fix is the catalogue's: jaxmodel/fixes.effect)
+    "print": "print()", "stream": "{detail}()", "logging": "{detail}", "container": "mutation of {detail}",
+    "global": "assignment to global '{detail}'", "nonlocal": "assignment to nonlocal '{detail}'",
 }
 
 
@@ -239,9 +229,7 @@ class RuntimeAnalyzer:
                 f"{c.source} '{c.name}' ({c.type}) was baked into {c.function}'s compiled program"
                 f"{where} and has changed since; calls still use the old value until jit retraces",
                 "warning", c.location,
-                Fix(f"pass '{c.name}' as an argument",
-                    "jit reads globals and closures once, at trace time; an argument is read on every call.",
-                    location=c.location),
+                Fix(*_advice(fixes.pass_as_argument(c.name, stale=True)), location=c.location),
                 compile_index=c.compile_index, timestamp=timestamp, source=_source(c.location),
                 details={"name": c.name, "source": c.source, "type": c.type, "value_at_trace": c.value},
                 evidence=f"the {c.source} '{c.name}' holds another object than the {c.type} ({c.value}) a compiled "
@@ -305,9 +293,7 @@ class RuntimeAnalyzer:
                 "JW301", event.function,
                 f"{c.source} '{c.name}' ({c.type}, {fmt_bytes(c.bytes)}) is baked into {event.function}'s "
                 f"compiled program as a constant", severity, c.location,
-                Fix(f"pass '{c.name}' as an argument",
-                    "a captured array is copied into the program: it grows compile time and memory, and "
-                    "the program keeps the value it saw at trace time.", location=c.location),
+                Fix(*_advice(fixes.pass_as_argument(c.name)), location=c.location),
                 source=_source(c.location),
                 details={"name": c.name, "source": c.source, "type": c.type, "bytes": c.bytes},
                 evidence=f"a constant of the compiled program ({c.type}, {fmt_bytes(c.bytes)}) is the array the "
@@ -332,6 +318,10 @@ class RuntimeAnalyzer:
         with self._lock:
             self._captures.append(_Capture(event.function, c.name, c.source, holder, ref, weak, c.location, c.type,
                                            c.value, index))
+
+
+def _advice(a: fixes.Advice) -> tuple[str, str]:
+    return a.title, a.why
 
 
 def _cell(fn: types.FunctionType, name: str) -> Any:
@@ -366,14 +356,14 @@ def _effects(event: CompileEvent, effects: list, base: dict) -> list[RuntimeFind
     counts = Counter((e.kind, e.file, e.line, e.function, e.detail) for e in effects)
     out = []
     for (kind, file, line, function, detail), n in counts.items():
-        what, title, why = _EFFECTS.get(kind, ("{detail}", "move it out of the jitted function", ""))
-        what = what.format(detail=detail)
+        what = _EFFECTS.get(kind, "{detail}").format(detail=detail)
+        advice = fixes.effect(kind)
         loc = Location(file, line, function=function or None) if file and line else None
         times = f"{n} time{'s' if n != 1 else ''}"
         out.append(RuntimeFinding(
             "JW201", event.function,
             f"{what} ran while tracing {event.function} ({times} in this trace); it runs once per trace, "
-            "not per call", "warning", loc, Fix(title, why, location=loc), source=_source(loc),
+            "not per call", "warning", loc, Fix(advice.title, advice.why, location=loc), source=_source(loc),
             details={"kind": kind, "detail": detail, "count_per_trace": n},
             evidence=f"{what} ran {times} during this trace" + (f", at line {line}" if line else ""),
             confidence="certain", **base))

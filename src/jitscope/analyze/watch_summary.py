@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .._serde import Record
+from ..jaxmodel import fixes
 from ..model import CompileEvent, Fix, Location
 from . import fix_savings, fix_source
 from .advice_scope import library_internal
@@ -108,13 +109,12 @@ def _shape_fix(evs: list[CompileEvent], avoided: list[CompileEvent]) -> Fix:
 _ADVICE = {
     "new_function_object": (
         "Create the jitted `{f}` once and reuse it",
-        "jax.jit caches by function identity: `jax.jit(lambda ...)` or a closure built per call is a new object "
-        "each time. Hoist the jit out of the loop or enclosing function; pass changing values as arguments. "
-        "Counts repeats at one call site only."),
+        fixes.CREATE_ONCE.why[0].upper() + fixes.CREATE_ONCE.why[1:] + " Hoist the jit out of the loop or "
+        "enclosing function; pass changing values as arguments. Counts repeats at one call site only."),
     "static_value_change": (
         "Stop recompiling `{f}` for each static value ({args})",
-        "Each new static value compiles a new program. Pass it traced (drop it from static_argnums/"
-        "static_argnames); Python control flow on it becomes lax.cond, jnp.where or lax.fori_loop."),
+        "Each new static value compiles a new program. Pass it traced (" + fixes.make_traced("it") + "); "
+        "Python control flow on it becomes lax.cond, jnp.where or lax.fori_loop."),
     "static_unhashable": (
         "Make the static argument of `{f}` compare by value ({args})",
         "The static argument's class hashes by identity (no __eq__/__hash__), so every new instance "
