@@ -422,6 +422,13 @@ def duplicate_line(finding: Any) -> str:
     return f"jitscope: {finding.code} {finding.function}: {finding.message}"
 
 
+def finding_line(finding: Any) -> str:
+    """One runtime finding on one line, with its place (``pytest --jitscope``'s per-test summary)."""
+    loc = finding.location
+    where = f" at {os.path.basename(loc.file)}:{loc.line}" if loc is not None else ""
+    return f"{finding.code} {finding.function}{where}: {finding.message}"
+
+
 def live_line(event: CompileEvent) -> str | None:
     """The ``--live`` line for a compile as it happens: one per recompile, None for a first compile."""
     cat = event.reason.category if event.reason else "other"

@@ -4,7 +4,7 @@ Registered through the ``pytest11`` entry point, so it is active wherever jitsco
 installed; it imports nothing heavy (no JAX) until a test asks for it.
 
 * ``pytest --jitscope``: watch every test and print, at the end of the session, each
-  test's compiles, compile seconds and recompiles with their reasons.
+  test's compiles, compile seconds, recompiles with their reasons, and runtime findings (JWxxx).
 * ``@pytest.mark.jitscope(max_compiles=N, fail_on_recompile=False)``: watch this test and
   fail it if its body compiles the user's jitted functions more than N times (or recompiles
   any of them). The failure message lists every compile with its reason and call site.
@@ -85,7 +85,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     if marker is None and not item.config.getoption("jitscope"):
         return (yield)
     max_compiles, fail_on_recompile = _budget(marker)
-    from ._watch import WatchSession, describe
+    from ._watch import WatchSession, describe, finding_line
 
     session = WatchSession(max_compiles=max_compiles, fail_on_recompile=fail_on_recompile,
                            program=item.nodeid).start()
@@ -98,6 +98,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
             "compiles": len(watched.events),
             "seconds": watched.compile_seconds,
             "recompiles": [describe(e) for e in watched.recompiles],
+            "findings": [finding_line(f) for f in watched.findings],
         })))
     if watched.violations:
         lines = [f"jitscope: compile budget exceeded: {'; '.join(watched.violations[:1])}"]
@@ -123,4 +124,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         tr.write_line(f"{row['compiles']:4d} compiles {row['seconds'] * 1e3:9.1f} ms  {nodeid}")
         for line in row["recompiles"][:10]:
             tr.write_line(f"       recompile: {line}")
+        for line in row.get("findings", [])[:10]:  # the test's runtime findings (JWxxx), paired within the test
+            tr.write_line(f"       {line}")
     _ROWS.clear()
