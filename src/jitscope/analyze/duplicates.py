@@ -69,7 +69,16 @@ _KEY_FIXES = {  # signature_diffs category -> (what differed, fix title, why)
                             fixes.static_value_ignored("the argument").why),
     "static_unhashable": ("static value", "pass a hashable static value that compares equal",
                           "An object hashed by identity is a new cache entry each time."),
-    "dtype_change": ("dtype", "pass the argument with one dtype every time", ""),
+    # The same program for two shapes (or dtypes) of an argument: jit prunes arguments the program does not
+    # read (keep_unused=False), so the argument is unread, yet jit keys its cache on its shape and dtype.
+    "shape_change": ("the shape of an argument the program does not read",
+                     "drop the argument the program does not read, or pass it with one shape",
+                     "The two programs are the same, so the program does not read this argument (jit leaves "
+                     "unread arguments out of the program); jit still keys its cache on its shape."),
+    "dtype_change": ("the dtype of an argument the program does not read",
+                     "drop the argument the program does not read, or pass it with one dtype",
+                     "The two programs are the same, so the program does not read this argument (jit leaves "
+                     "unread arguments out of the program); jit still keys its cache on its dtype."),
 }
 _NEW_OBJECT = ("a new function object", fixes.CREATE_ONCE.title, fixes.CREATE_ONCE.why)
 _CLEARED = ("nothing (same function, same signature)", "keep JAX's cache: avoid jax.clear_caches() and "
