@@ -52,3 +52,19 @@ def test_slow_for_its_size_is_calibrated_on_the_runs_own_compiles():
         m.observe(100, 100 * 0.003)  # 3 ms per equation for the run's cheap programs (reference 0.3)
     assert abs(m.speed - 10.0) < 1e-9
     assert m.verdict(ProgramSize(n), slow, 1.0) is None
+
+
+def test_xla_pass_times_name_the_cause_of_a_compile_slow_for_its_size():
+    from jitscope.analyze.runtime_record import RuntimeFinding
+    from jitscope.analyze.slow_compile import _CAUSES, name_slow_passes
+
+    slow = RuntimeFinding("JW402", "f", f"compile #3 of f: ...; cause: {_CAUSES['slow_for_size']}", compile_index=3,
+                          details={"cause": "slow_for_size"}, evidence="measured")
+    quiet = RuntimeFinding("JW402", "f", f"compile #3 of f: ...; cause: {_CAUSES['slow_for_size']}", compile_index=4,
+                           details={"cause": "slow_for_size"}, evidence="measured")
+    passes = {3: {"passes": [{"name": "algsimp", "share": 0.1}, {"name": "fusion", "share": 0.62}]},
+              4: {"passes": [{"name": "algsimp", "share": 0.2}, {"name": "fusion", "share": 0.25}]}}
+    name_slow_passes([slow, quiet], passes.get)
+    assert slow.message.endswith("cause: XLA's fusion pass took 62% of it") and slow.details["pass"] == "fusion"
+    assert "fusion 62%" in slow.evidence
+    assert quiet.details.get("pass") is None and "not known" in quiet.message  # no pass stands out: still unknown

@@ -8,6 +8,7 @@ all record through ``WatchSession``; they only parse options, render, and choose
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
 import warnings
@@ -22,6 +23,7 @@ from .analyze.divergence import Divergence, compare_sequences, unmatched_program
 from .analyze.duplicates import DuplicateTracker
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
+from .analyze.slow_compile import name_slow_passes
 from .analyze.tracer_errors import explain_program_error
 from .collect import dispatch, monitoring
 from .collect.distributed import PeerChannel, PeerWatch
@@ -340,6 +342,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     session.compare_peers()
     result = session.result(argv=[target, *args], exit_code=code)
     result.dump = dump_index
+    if dump_index is not None:
+        name_slow_passes(result.findings, _dumped_passes(dump_index))
     if warm is not None:
         result.warmup = warm
         warm.missed = len(result.events)
@@ -392,6 +396,22 @@ def _slowest_compile_command(events: list[CompileEvent]) -> Any:
         return for_slowest_compile(events, os.getcwd())
     except Exception:  # noqa: BLE001 - a hint must never cost the user their summary
         return None
+
+
+def _dumped_passes(dump_index: Any) -> Callable[[int], dict | None]:
+    """``watch --dump``: a compile's ``passes.json`` by compile index (None where not written)."""
+    files = {c.index: c.files.get("passes") for c in dump_index.compiles}
+
+    def passes_of(index: int) -> dict | None:
+        name = files.get(index)
+        if not name:
+            return None
+        try:
+            with open(os.path.join(dump_index.directory, name), encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+    return passes_of
 
 
 def _passes_record(trace: Any) -> dict[str, Any] | None:

@@ -121,3 +121,15 @@ class CompileCostModel:
             return SlowCompile("slow_for_size", evidence=f"{measured}: {rate / upper:.0f}x the top of that band",
                                **base)
         return None
+
+
+PASS_SHARE = 0.3  # one XLA pass taking this share of a compile is named as its cause
+
+
+def pass_cause(passes: dict) -> tuple[str, float] | None:
+    """The XLA pass that took at least ``PASS_SHARE`` of a compile (``CompilePasses`` as a dict, from
+    ``watch --dump``'s ``passes.json``): (name, share), or None when no pass stands out."""
+    ranked = sorted(passes.get("passes") or [], key=lambda p: -(p.get("share") or 0.0))
+    if not ranked or (ranked[0].get("share") or 0.0) < PASS_SHARE:
+        return None
+    return str(ranked[0]["name"]), float(ranked[0]["share"])

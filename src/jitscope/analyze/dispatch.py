@@ -28,7 +28,7 @@ from typing import Any
 
 from .._format import fmt_seconds
 from ..model import Fix, Location
-from .runtime_findings import RuntimeFinding
+from .runtime_record import RuntimeFinding
 
 DISPATCH_MIN_CALLS = 10
 

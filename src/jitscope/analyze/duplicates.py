@@ -44,7 +44,8 @@ from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix
 from .advice_scope import library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
-from .runtime_findings import RuntimeFinding, _source
+from .runtime_record import RuntimeFinding
+from .runtime_record import source_line as _source
 
 __all__ = ["DuplicateTracker", "constant_changes", "duplicate_findings"]
 

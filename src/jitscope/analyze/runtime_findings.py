@@ -25,92 +25,25 @@ program: every analysis is guarded, and a failure costs that finding only.
 from __future__ import annotations
 
 import functools
-import linecache
 import threading
 import types
 import weakref
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .._format import fmt_bytes
-from .._serde import Record
 from ..jaxmodel import fixes
 from ..model import CompileEvent, Fix, Location, installed_package_file
+from .runtime_record import LARGE_CONSTANT_BYTES as LARGE_CONSTANT_BYTES
+from .runtime_record import FindingGroup as FindingGroup
+from .runtime_record import RuntimeFinding as RuntimeFinding
+from .runtime_record import group_findings as group_findings
+from .runtime_record import source_line as _source
 
 BLOAT_MIN_REPEATS = 32  # a loop of a few steps is normal; these are the ones that cost compile time
 BLOAT_MIN_EQUATIONS = 200
 SLOW_COMPILE_SECONDS = 1.0  # CPU seconds of a backend compile (JW402: compile_cost.py)
-LARGE_CONSTANT_BYTES = 1 << 20  # captured constants this large are the likely cause of a slow compile
-_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
-
-
-@dataclass
-class RuntimeFinding(Record):
-    """One thing watch saw jit do to the running program, with a stable code (``runtime_codes.CODES``)."""
-
-    code: str  # "JW101", ...
-    function: str  # the jitted function being traced or compiled
-    message: str
-    severity: str = "warning"
-    location: Location | None = None  # the user's line
-    fix: Fix | None = None
-    compile_index: int | None = None  # the CompileEvent's index; None for a trace that compiled nothing
-    timestamp: float = 0.0  # seconds since the watch started, at the trace's start
-    seconds: float = 0.0  # trace + lower + compile seconds of the event it was seen in (JW5xx: seconds lost)
-    source: str = ""  # the source line at ``location``
-    details: dict[str, Any] = field(default_factory=dict)
-    # What was measured or observed that makes the finding true (``runtime_codes.RuntimeCode.evidence``
-    # states the rule per code), and how sure it is: "certain" (observed: JAX raised, the effect ran, the
-    # array is in the program), "likely" (inferred from measurements: shares, rates, normalised texts).
-    evidence: str = ""
-    confidence: str | None = None
-
-
-@dataclass
-class FindingGroup:
-    """Findings of one (function, code): how many, the seconds of the compiles they came from."""
-
-    function: str
-    code: str
-    severity: str
-    count: int
-    seconds: float
-    findings: list[RuntimeFinding]
-
-    @property
-    def first(self) -> RuntimeFinding:
-        return self.findings[0]
-
-    @property
-    def locations(self) -> list[Location]:
-        """Distinct user lines, in order of first appearance."""
-        seen: dict[tuple[str, int], Location] = {}
-        for f in self.findings:
-            if f.location is not None:
-                seen.setdefault((f.location.file, f.location.line), f.location)
-        return list(seen.values())
-
-
-def group_findings(findings: list[RuntimeFinding]) -> list[FindingGroup]:
-    """Grouped by (function, code), worst first: errors, then most seconds, then most findings."""
-    groups: dict[tuple[str, str], FindingGroup] = {}
-    for f in findings:
-        g = groups.get((f.function, f.code))
-        if g is None:
-            g = groups[(f.function, f.code)] = FindingGroup(f.function, f.code, f.severity, 0, 0.0, [])
-        g.count += 1
-        g.findings.append(f)
-        if _SEVERITY_RANK.get(f.severity, 3) < _SEVERITY_RANK.get(g.severity, 3):
-            g.severity = f.severity
-    for g in groups.values():  # one compile can carry several findings of a code: count its seconds once
-        g.seconds = sum({(f.compile_index, f.timestamp): f.seconds for f in g.findings}.values())
-    return sorted(groups.values(), key=lambda g: (_SEVERITY_RANK.get(g.severity, 3), -g.seconds, -g.count,
-                                                 g.function, g.code))
-
-
-def _source(loc: Location | None) -> str:
-    return linecache.getline(loc.file, loc.line).strip() if loc else ""
 
 
 def _function_of(fun: Any) -> types.FunctionType | None:
@@ -267,15 +200,20 @@ class RuntimeAnalyzer:
               base: dict) -> RuntimeFinding | None:
         """JW402 from the compile's CPU time and the run's cost model (``compile_cost.py``)."""
         from .compile_cost import ProgramSize
+        from .slow_compile import constant_bytes
 
-        size = ProgramSize(_equations(jaxpr), _constant_bytes(jaxpr),
+        size = ProgramSize(_equations(jaxpr), constant_bytes(jaxpr),
                            sum(b.details["equations"] for b in bloat),
                            [b.location.line for b in bloat if b.location is not None])
         cpu = event.compile_cpu_seconds
         verdict = self.cost.verdict(size, cpu, self.slow_compile)
         if cpu is not None:
             self.cost.observe(size.equations, cpu)
-        return None if verdict is None else _slow(event, verdict, bloat, captured, self.slow_compile, base)
+        if verdict is None:
+            return None
+        from .slow_compile import slow_compile_finding
+
+        return slow_compile_finding(event, verdict, bloat, captured, self.slow_compile, base)
 
     def _captured(self, event: CompileEvent, fn: types.FunctionType, jaxpr: Any,
                   base: dict[str, Any]) -> list[RuntimeFinding]:
@@ -398,43 +336,3 @@ def _equations(jaxpr: Any) -> int:
     from .jaxpr_stats import walk_bodies
 
     return sum(len(jx.eqns) * uses for _, jx, uses in walk_bodies(jaxpr.jaxpr))
-
-
-def _constant_bytes(jaxpr: Any) -> int:
-    total = 0
-    for c in getattr(jaxpr, "consts", ()):
-        try:
-            total += int(getattr(c, "nbytes", 0))
-        except Exception:  # noqa: BLE001 - an exotic constant: not counted
-            continue
-    return total
-
-
-_CAUSES = {"unrolled": "unrolled code", "constants": "large constants",
-           "slow_for_size": "not known: XLA took far longer than programs of this size take on this machine "
-                            "(`watch --dump` times its passes)"}
-
-
-def _slow(event: CompileEvent, verdict: Any, bloat: list[RuntimeFinding], captured: list[RuntimeFinding],
-          threshold: float, base: dict) -> RuntimeFinding:
-    loc, fix, cause = event.definition, None, _CAUSES[verdict.cause]
-    if verdict.cause == "unrolled":
-        b = max(bloat, key=lambda f: f.details["equations"])
-        cause, loc, fix = f"unrolled code, {b.message}", b.location or loc, b.fix
-    elif verdict.cause == "constants":
-        big = sorted((c for c in captured if c.details.get("bytes", 0) >= LARGE_CONSTANT_BYTES),
-                     key=lambda c: -c.details["bytes"])
-        if big:
-            names = ", ".join(f"'{c.details['name']}'" for c in big[:3])
-            cause, loc, fix = f"{cause} ({names})", big[0].location or loc, big[0].fix
-    wall = f"; {event.total_seconds:.2f} s wall for trace, lower and compile" if event.total_seconds else ""
-    details: dict[str, Any] = {"cause": verdict.cause, "threshold_s": threshold, "phases": dict(event.phases),
-                               "cpu_seconds": verdict.cpu_seconds, "equations": verdict.equations,
-                               "seconds_per_equation": verdict.seconds_per_equation,
-                               "upper_seconds_per_equation": verdict.upper_seconds_per_equation,
-                               "machine_speed": verdict.speed, "share": verdict.share}
-    return RuntimeFinding(
-        "JW402", event.function,
-        f"compile #{event.index} of {event.function}: the backend compile took {verdict.cpu_seconds:.2f} s of CPU "
-        f"({verdict.equations:,} equations{wall}); cause: {cause}", "warning", loc, fix,
-        source=_source(loc), details=details, evidence=verdict.evidence, confidence=verdict.confidence, **base)
