@@ -185,26 +185,39 @@ def test_no_findings_flag(cli, tmp_path):
 # -- in-process: jitscope.watch ------------------------------------------------------------------
 
 FACTOR = jnp.full((64,), 3.0)
-events_log: dict[str, int] = {}
+EFFECTS = FIXTURES / "watch_effects.py"
 
 
-def _helper(x):
-    print("helper sees", x)  # helper-print
-    return x + 1
+@pytest.fixture
+def effects(fixtures_on_path):
+    import watch_effects
+
+    return watch_effects
 
 
-def test_effects_in_a_same_module_helper_and_logging_module_function():
+def test_effects_in_a_same_module_helper_and_logging_module_function(effects):
+    with jitscope.watch(slow_compile=600) as w:
+        effects.outer(jnp.float32(1.0))
+    found = _found(w.result().findings, "JW201")
+    assert (("JW201", "outer", _line("helper-print", EFFECTS)) in found
+            and ("JW201", "outer", _line("logging-call", EFFECTS)) in found), found
+
+
+def test_effects_written_in_a_test_file_are_deliberate():
+    """A trace counter or a print in a test file's jitted function is the test's point: no JW201, as lint's
+    JS401/JS402 skip test files (one rule: jaxmodel/deliberate.py)."""
+    traces = 0
+
     @jax.jit
-    def outer(x):
-        logging.getLogger(__name__).warning("tracing")  # logging-call
-        events_log["k"] = 1
-        return _helper(x) * 2
+    def counted(x):
+        nonlocal traces
+        traces += 1
+        print("tracing", x)
+        return x + 1
 
     with jitscope.watch(slow_compile=600) as w:
-        outer(jnp.float32(1.0))
-    found = _found(w.result().findings, "JW201")
-    fn = "test_effects_in_a_same_module_helper_and_logging_module_function.<locals>.outer"
-    assert (("JW201", fn, _line("helper-print")) in found and ("JW201", fn, _line("logging-call")) in found), found
+        counted(1.0)
+    assert traces == 1 and [f.code for f in w.result().findings] == []
 
 
 def test_closure_capture_and_rebinding_a_closure():
@@ -240,12 +253,8 @@ def test_global_read_only_in_jitted_helper_is_not_stale_until_rebound():
     assert w.result().findings[0].location.line == _line("factor-read")
 
 
-def test_analyses_run_only_on_traces_never_on_cache_hits():
-    @jax.jit
-    def f(x):
-        print("trace")
-        return x + 1
-
+def test_analyses_run_only_on_traces_never_on_cache_hits(effects):
+    f = effects.plus_one
     session = jitscope.watch(slow_compile=600)
     seen = []
     analyzer = session._session.analyzer
@@ -307,40 +316,22 @@ def test_every_runtime_code_has_a_page_and_docs_are_in_sync(cli):
         "jitscope: unknown runtime finding code 'JW999' (see `jitscope rules --runtime`)"
 
 
-def test_each_closure_is_watched_on_its_own_cells():
-    def make_counter():
-        total = 0
-
-        @jax.jit
-        def bump(x):
-            nonlocal total
-            total = total + 1  # nonlocal-store
-            return x + 1
-
-        return bump
-
-    first, second = make_counter(), make_counter()  # one code object, two closures
+def test_each_closure_is_watched_on_its_own_cells(effects):
+    first, second = effects.make_counter(), effects.make_counter()  # one code object, two closures
     with jitscope.watch(slow_compile=600) as w:
         first(1.0)
         second(1.0)
-    effects = [f for f in w.result().findings if f.code == "JW201"]
-    assert [(f.details["kind"], f.location.line) for f in effects] == [("nonlocal", _line("nonlocal-store"))] * 2
+    found = [f for f in w.result().findings if f.code == "JW201"]
+    assert [(f.details["kind"], f.location.line) for f in found] == [("nonlocal", _line("nonlocal-store", EFFECTS))] * 2
 
 
-def test_stand_ins_print_through_and_are_removed_after_each_trace(capsys):
+def test_stand_ins_print_through_and_are_removed_after_each_trace(capsys, effects):
     import builtins
     import sys
 
     root = logging.getLogger()
     before = (builtins.print, sys.stdout, sys.stderr, list(root.handlers))
-
-    @jax.jit
-    def chatty(x):
-        print("p-out")  # chatty-print
-        sys.stdout.write("w-out\n")  # chatty-write
-        if x > 0:  # chatty-branch
-            return x
-        return -x
+    chatty = effects.chatty
 
     with jitscope.watch(slow_compile=600) as w:
         with pytest.raises(jax.errors.TracerBoolConversionError):
@@ -350,5 +341,5 @@ def test_stand_ins_print_through_and_are_removed_after_each_trace(capsys):
     out = capsys.readouterr().out
     assert "p-out\n" in out and "w-out\n" in out
     found = {(f.code, f.details.get("kind"), f.location.line) for f in w.result().findings}
-    assert found == {("JW201", "print", _line("chatty-print")), ("JW201", "stream", _line("chatty-write")),
-                     ("JW101", None, _line("chatty-branch"))}
+    assert found == {("JW201", "print", _line("chatty-print", EFFECTS)),
+                     ("JW201", "stream", _line("chatty-write", EFFECTS)), ("JW101", None, _line("chatty-branch", EFFECTS))}

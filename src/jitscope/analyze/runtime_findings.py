@@ -5,7 +5,8 @@ gets the ``CompileEvent`` and what the probe saw (``collect.trace_probe``: the f
 the exception, the side effects) and reuses inspect's analyses:
 
 * JW101: a failed trace, explained by ``tracer_errors.explain`` at the user's line;
-* JW201: trace-time side effects (print, logging, stream writes, global/nonlocal, outer containers);
+* JW201: trace-time side effects (print, logging, stream writes, global/nonlocal, outer containers), except
+  where the effect is the point (``jaxmodel/deliberate.py``: test files, names about tracing; as lint);
 * JW301 / JW302: arrays captured from globals and closures (``jaxpr_stats.captured_values``), and
   captured values rebound later (checked at each later trace and at the end);
 * JW401: unrolled loops (``bloat.detect_bloat``, linear in the program's size);
@@ -34,6 +35,7 @@ from typing import Any
 
 from .._format import fmt_bytes
 from ..jaxmodel import fixes
+from ..jaxmodel.deliberate import effect_expected
 from ..model import CompileEvent, Fix, Location, installed_package_file
 from .runtime_record import LARGE_CONSTANT_BYTES as LARGE_CONSTANT_BYTES
 from .runtime_record import FindingGroup as FindingGroup
@@ -294,6 +296,8 @@ def _effects(event: CompileEvent, effects: list, base: dict) -> list[RuntimeFind
     counts = Counter((e.kind, e.file, e.line, e.function, e.detail) for e in effects)
     out = []
     for (kind, file, line, function, detail), n in counts.items():
+        if effect_expected(file, (detail if kind in ("global", "nonlocal") else "", function, event.function)):
+            continue  # a test's trace counter, a function named for tracing: the effect is the point (as lint)
         what = _EFFECTS.get(kind, "{detail}").format(detail=detail)
         advice = fixes.effect(kind)
         loc = Location(file, line, function=function or None) if file and line else None
