@@ -24,9 +24,17 @@ from __future__ import annotations
 from ..model import CompileEvent, installed_package_file
 
 
+def jit_options(event: CompileEvent) -> str:
+    """The options of the jit object that compiled, as one comparable text ("" for the defaults).
+
+    The one reader of the recorded options here and in ``fix_savings``: where another record of them
+    is kept (``ArgSignature.options``), this is the line to change."""
+    return event.jit_options or ""
+
+
 def scope_key(event: CompileEvent) -> tuple:
     """Compiles with different keys are never paired: the test, the jit options, the transformation."""
-    return (event.test, event.jit_options or "", event.transform)
+    return (event.test, jit_options(event), event.transform)
 
 
 def library_internal(event: CompileEvent) -> bool:

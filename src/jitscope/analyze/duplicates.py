@@ -66,8 +66,8 @@ _KEY_FIXES = {  # signature_diffs category -> (what differed, fix title, why)
                         "object; one device_put (or none) for every call gives one cache entry."),
     "pytree_change": ("pytree container", "pass the same container type every time",
                       "Jit keys its cache on the pytree structure (a tuple vs a list, a dict's keys)."),
-    "static_value_change": ("static value", fixes.static_value_ignored("the argument").title,
-                            fixes.static_value_ignored("the argument").why),
+    "static_value_change": ("static value", fixes.static_value_ignored("the argument").title,  # jax.jit's words:
+                            fixes.static_value_ignored("the argument").why),  # _wrapper_fix rephrases for others
     "static_unhashable": ("static value", "pass a hashable static value that compares equal",
                           "An object hashed by identity is a new cache entry each time."),
     # The same program for two shapes (or dtypes) of an argument: jit prunes arguments the program does not
@@ -147,6 +147,11 @@ def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, l
     return out
 
 
+def _wrapper(event: CompileEvent) -> str:
+    # ``CompileEvent.wrapper`` (equinox.filter_jit, ...) where the capture engine records it; jax.jit otherwise.
+    return getattr(event, "wrapper", None) or "jax.jit"
+
+
 def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str, list[str]]:
     """(what differed in jit's cache key, fix title, why, details) for two compiles of one function.
 
@@ -164,7 +169,10 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
         return what, title, why, [line for c in causes for line in c[3]]
     if causes:
         what = " and ".join(dict.fromkeys(c[0] for c in causes))
-        return what, causes[0][1], causes[0][2], [line for c in causes for line in c[3]]
+        title = causes[0][1]
+        if title == _KEY_FIXES["static_value_change"][1]:  # phrased for the wrapper that compiled (no option it lacks)
+            title = fixes.static_value_ignored("the argument", _wrapper(new)).title
+        return what, title, causes[0][2], [line for c in causes for line in c[3]]
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
 
 

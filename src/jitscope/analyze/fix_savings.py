@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 from ..model import CompileEvent, is_identity_hashed
+from .advice_scope import jit_options
 from .reasons import function_key
 
 CATEGORIES = ("new_function_object", "static_value_change", "static_unhashable", "shape_change",
@@ -114,11 +115,11 @@ class _Keys:
         first: dict[tuple, int] = {}
         for i, e in enumerate(self.events):
             k = self.key(e, fixes)
-            ids: list[tuple] = [("object", e.function_id, e.jit_options or "", k)]
+            ids: list[tuple] = [("object", e.function_id, jit_options(e), k)]
             if "new_function_object" in fixes and e.call_site is not None:
                 # Same site, same bindings: the same function rebuilt. Different bindings (one partial per
                 # test parameter) are different functions; "create it once" would not merge them.
-                ids.append(("site", e.call_site.file, e.call_site.line, e.bindings, e.jit_options or "", k))
+                ids.append(("site", e.call_site.file, e.call_site.line, e.bindings, jit_options(e), k))
             for ident in ids:
                 j = first.setdefault(ident, i)
                 if j != i:

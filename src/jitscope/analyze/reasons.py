@@ -134,11 +134,6 @@ def classify(event: CompileEvent, history: Sequence[CompileEvent]) -> Reason:
             f"{event.function}{where} is a new function object, {n} so far from this definition; "
             "jit caches by function identity",
             jax_text)
-    options = event.jit_options or ""
-    if event.jit_options is not None and all((h.jit_options or "") != options for h in same):
-        before = next((h.jit_options for h in reversed(same) if h.jit_options is not None), "")
-        return Reason("other", f"jitted again with other options ({before or 'the defaults'} -> "
-                      f"{options or 'the defaults'}): another function for jit's cache", jax_text)
     candidates = [h for h in same if h.function_id == event.function_id] or list(same)
     if event.signature is None:
         return Reason("other", "argument signature unavailable", jax_text)

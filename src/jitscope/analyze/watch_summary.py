@@ -113,8 +113,8 @@ _ADVICE = {
         "enclosing function; pass changing values as arguments. Counts repeats at one call site only."),
     "static_value_change": (
         "Stop recompiling `{f}` for each static value ({args})",
-        "Each new static value compiles a new program. Pass it traced (" + fixes.make_traced("it") + "); "
-        "Python control flow on it becomes lax.cond, jnp.where or lax.fori_loop."),
+        "Each new static value compiles a new program. Pass it traced (drop it from static_argnums/"
+        "static_argnames); Python control flow on it becomes lax.cond, jnp.where or lax.fori_loop."),
     "static_unhashable": (
         "Make the static argument of `{f}` compare by value ({args})",
         "The static argument's class hashes by identity (no __eq__/__hash__), so every new instance "
