@@ -83,7 +83,8 @@ def check(run_path: str, dump: str) -> None:
             continue
         twin = next((o for o in seen[key] if _hlo(dump, o) == h), None)
         if twin is not None and e["index"] not in reported:
-            misses.append((e["index"], twin, e["function"]))
+            library = _installed(e.get("definition")) and _installed(e.get("call_site"))
+            misses.append((e["index"], twin, e["function"], "a library's own (not advice)" if library else "MISSED"))
         seen[key].append(e["index"])
     print("unreported pairs with equal optimised HLO:", len(misses))
     for m in misses:

@@ -95,17 +95,39 @@ def test_a_librarys_own_compiles_are_not_advice(tmp_path):
         "    f = jax.jit(lambda p, x: p * x + 1.0)\n"
         "    f(1.0, jnp.ones(3))                 # the library's init: a Python scalar\n"
         "    return f(jnp.float32(1.0), jnp.ones(3))   # its apply: an array, the same program\n")
+    (lib / "solvers.py").write_text(
+        "import functools, jax, jax.numpy as jnp\n"
+        "@functools.partial(jax.jit, static_argnames='verbose')\n"
+        "def solve(x, verbose=False):\n"
+        "    return x * 2.0                      # verbose is static by the library's choice\n"
+        "@jax.jit\n"
+        "def scale(x, y):\n"
+        "    return x * y + 3.0\n"
+        "@functools.partial(jax.jit, static_argnames='order')\n"
+        "def expand(x, order=1.0):\n"
+        "    return x * order + 1.0              # the static option is baked in as a constant\n")
     prog = tmp_path / "user.py"
-    prog.write_text("import fakelib\nfakelib.init_and_apply()\n")
+    prog.write_text("import jax.numpy as jnp\nimport fakelib\nfrom fakelib import solvers\n"
+                    "fakelib.init_and_apply()\n"
+                    "solvers.solve(jnp.ones(3), verbose=False)\n"
+                    "solvers.solve(jnp.ones(3), verbose=True)   # the library's static option: not the user's to change\n"
+                    "solvers.scale(2.0, jnp.ones(3))\n"
+                    "solvers.scale(jnp.float32(2.0), jnp.ones(3))   # the user's call: one type fixes it\n"
+                    "solvers.expand(jnp.ones(3), order=2.0)\n"
+                    "solvers.expand(jnp.ones(3), order=3.0)   # only constants differ: the library's static option\n")
     out = tmp_path / "r.json"
     r = run_cli("watch", "-q", "--json", str(out), str(prog), cwd=tmp_path,
                 env={"PYTHONPATH": str(tmp_path / "site-packages")})
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
-    assert len(data["events"]) == 2 and "site-packages" in data["events"][1]["call_site"]["file"]
+    assert len(data["events"]) == 8 and "site-packages" in data["events"][1]["call_site"]["file"]
+    assert data["events"][6]["constants_blind_fingerprint"] == data["events"][7]["constants_blind_fingerprint"]
     assert data["events"][0]["fingerprint"] == data["events"][1]["fingerprint"]
-    assert [f for f in data["findings"] if f["code"] in ("JW403", "JW404")] == []
-    assert data["fixes"] == []
+    assert data["events"][2]["fingerprint"] == data["events"][3]["fingerprint"]
+    dups = [(f["code"], f["function"], f["details"]["key_difference"]) for f in data["findings"]
+            if f["code"] in ("JW403", "JW404")]
+    assert dups == [("JW403", "scale", "weak type")]
+    assert [f["title"] for f in data["fixes"]] == ["Pass `x` to `scale` as typed arrays, not Python scalars"]
 
 
 def test_traces_that_compile_nothing_get_no_compiled_program_findings(tmp_path):

@@ -17,6 +17,9 @@ is advice only when one change in the user's code would make the two compiles on
   functions, never "the same function rebuilt".
 * A compile whose definition and call site are both in an installed package (a library's own
   ``init``/``apply`` pair) is the library's: no advice to the user.
+* A function defined in an installed package (diffrax's ``diffeqsolve``) called by the user: fixes of
+  the call are the user's (one type, one container, one placement), fixes of the definition are not
+  (which arguments are static is the library's choice): a static value it ignores is no advice.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ def library_internal(event: CompileEvent) -> bool:
     """Defined and called inside installed packages: the library's compile, not the user's to fix."""
     d, c = event.definition, event.call_site
     return d is not None and c is not None and installed_package_file(d.file) and installed_package_file(c.file)
+
+
+def library_defined(event: CompileEvent) -> bool:
+    """The jitted function is defined in an installed package: its static arguments are the library's choice."""
+    return event.definition is not None and installed_package_file(event.definition.file)
 
 
 def same_call_site(a: CompileEvent, b: CompileEvent) -> bool:

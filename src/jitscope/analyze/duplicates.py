@@ -42,7 +42,7 @@ from typing import Any, Protocol
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix
-from .advice_scope import library_internal, mergeable, scope_key
+from .advice_scope import library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .runtime_record import RuntimeFinding
 from .runtime_record import source_line as _source
@@ -176,6 +176,16 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
 
 
+def _library_static(old: CompileEvent, new: CompileEvent, any_cause: bool = False) -> bool:
+    """A library's function recompiled for a static value (ignored by the program, or, ``any_cause``, baked
+    into it as a constant): which arguments are static is the library's choice, nothing to change at the
+    user's call (``advice_scope``)."""
+    if not library_defined(new) or old.signature is None or new.signature is None:
+        return False
+    static = [c[1] == _KEY_FIXES["static_value_change"][1] for c in _causes(old.signature, new.signature)]
+    return bool(static) and (any(static) if any_cause else all(static))
+
+
 def _other_placement(old: CompileEvent, new: CompileEvent) -> bool:
     """True when an argument is committed to a different place in the two calls: an executable is built
     for its devices, so the second compile was needed even for the same program."""
@@ -206,11 +216,15 @@ class DuplicateTracker:
         # objects' made at one call site (a jit rebuilt in a loop).
         for old, _ in reversed(earlier):
             if old.fingerprint == event.fingerprint and mergeable(old, event):
-                return None if _other_placement(old, event) else _identical(old, event)
+                if _other_placement(old, event) or _library_static(old, event):
+                    return None
+                return _identical(old, event)
         # Constants only: the fix is in the definition (the value as an argument), wherever it is called.
         for old, old_constants in reversed(earlier):
             if old.fingerprint != event.fingerprint and event.constants_blind_fingerprint is not None and \
                     old.constants_blind_fingerprint == event.constants_blind_fingerprint:
+                if _library_static(old, event, any_cause=True):
+                    return None  # the constants are the library's static option, baked in by its choice
                 return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
         return None
 

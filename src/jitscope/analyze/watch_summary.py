@@ -17,7 +17,7 @@ from .._serde import Record
 from ..jaxmodel import fixes
 from ..model import CompileEvent, Fix, Location
 from . import fix_savings, fix_source
-from .advice_scope import library_internal
+from .advice_scope import library_defined, library_internal
 from .reasons import function_key
 
 Key = tuple[str, str, int]
@@ -261,6 +261,8 @@ def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
             hit = by_cat.get(cat)
             if not hit:
                 continue
+            if cat == "static_value_change" and library_defined(evs[0]):
+                continue  # which arguments are static is the library's choice (advice_scope)
             avoided = keys[k].removed({cat})
             if not avoided:
                 continue  # nothing this fix alone removes: no fix
