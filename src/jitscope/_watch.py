@@ -8,6 +8,7 @@ all record through ``WatchSession``; they only parse options, render, and choose
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
 import warnings
@@ -22,6 +23,7 @@ from .analyze.divergence import Divergence, compare_sequences, unmatched_program
 from .analyze.duplicates import DuplicateTracker
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
+from .analyze.slow_compile import name_slow_passes
 from .analyze.tracer_errors import explain_program_error
 from .collect import dispatch, monitoring
 from .collect.distributed import PeerChannel, PeerWatch
@@ -30,6 +32,7 @@ from .collect.runner import check_target as check_target
 from .collect.runner import run_program
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
+from .collect.test_scope import running_test as running_test
 from .collect.trace_probe import TraceProbe
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
@@ -56,7 +59,7 @@ class WatchSession:
         max_compiles / fail_on_recompile: budgets, reported in the result's ``violations``.
         program: what was watched, for the result.
         findings: analyse each trace and compile for runtime findings (JWxxx, ``result.findings``).
-        slow_compile: seconds over which a compile is reported as slow (JW402).
+        slow_compile: CPU seconds of a backend compile over which it may be reported as slow (JW402).
         stall_after: report a trace, lowering or compile still running after this many seconds, and
             again each time its running time doubles (``result.stalls``; ``on_stall`` gets each one as
             it happens, on the watchdog's thread). None: no watchdog.
@@ -349,6 +352,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     session.compare_peers()
     result = session.result(argv=[target, *args], exit_code=code)
     result.dump = dump_index
+    if dump_index is not None:
+        name_slow_passes(result.findings, _dumped_passes(dump_index))
     if check is not None:
         check.finish(result)
     if failure:
@@ -378,6 +383,22 @@ def _slowest_compile_command(events: list[CompileEvent]) -> Any:
         return None
 
 
+def _dumped_passes(dump_index: Any) -> Callable[[int], dict | None]:
+    """``watch --dump``: a compile's ``passes.json`` by compile index (None where not written)."""
+    files = {c.index: c.files.get("passes") for c in dump_index.compiles}
+
+    def passes_of(index: int) -> dict | None:
+        name = files.get(index)
+        if not name:
+            return None
+        try:
+            with open(os.path.join(dump_index.directory, name), encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+    return passes_of
+
+
 def _passes_record(trace: Any) -> dict[str, Any] | None:
     """``watch --dump``: one compile's profiler events as a ``CompilePasses`` dict (None when unavailable)."""
     from .analyze.compile_passes import compile_passes
@@ -404,6 +425,13 @@ def runtime_catalog(code: str | None = None, markdown: bool = False) -> str:
 def duplicate_line(finding: Any) -> str:
     """The ``--live`` line for a duplicate compile (JW403/JW404) as it happens."""
     return f"jitscope: {finding.code} {finding.function}: {finding.message}"
+
+
+def finding_line(finding: Any) -> str:
+    """One runtime finding on one line, with its place (``pytest --jitscope``'s per-test summary)."""
+    loc = finding.location
+    where = f" at {os.path.basename(loc.file)}:{loc.line}" if loc is not None else ""
+    return f"{finding.code} {finding.function}{where}: {finding.message}"
 
 
 def live_line(event: CompileEvent) -> str | None:
@@ -453,7 +481,7 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
         findings: report runtime findings (failed traces, trace-time side effects, captured
             constants, unrolled loops, slow compiles, calls off the C++ dispatch fast path) in
             ``result().findings``; see docs/runtime-findings.md.
-        slow_compile: seconds over which a compile is reported as slow (JW402).
+        slow_compile: CPU seconds of a backend compile over which it may be reported as slow (JW402).
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
