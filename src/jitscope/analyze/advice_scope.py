@@ -41,8 +41,10 @@ def scope_key(event: CompileEvent) -> tuple:
 
 
 def library_internal(event: CompileEvent) -> bool:
-    """Defined and called inside installed packages: the library's compile, not the user's to fix."""
-    d, c = event.definition, event.call_site
+    """Defined and called inside installed packages: the library's compile, not the user's to fix. The jit
+    call's innermost frame is ``library_site`` when a library jitted on the program's behalf (``call_site`` is
+    then the program's own line), else ``call_site``."""
+    d, c = event.definition, event.library_site or event.call_site
     return d is not None and c is not None and installed_package_file(d.file) and installed_package_file(c.file)
 
 
