@@ -23,12 +23,16 @@ class RuntimeCode:
     why: str
     example: str
     fix: str
+    # What the finding rests on (stated in each finding's ``evidence``) and how sure it is: "certain"
+    # (observed), "likely" (inferred from measurements); when the evidence is weaker, the finding says less.
+    evidence: str = ""
 
 
-SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Evidence and confidence")
 
-GROUPS = {"JW1": "Failed traces", "JW2": "Trace-time side effects", "JW3": "Captured constants",
-          "JW4": "Program size and compile time", "JW5": "Dispatch"}
+GROUPS = {"JW1": "Errors JAX raised (failed traces, errors at the call)", "JW2": "Trace-time side effects",
+          "JW3": "Captured constants", "JW4": "Program size, compile time and recompiles",
+          "JW5": "Dispatch and host round trips", "JW6": "PRNG keys, dtypes and donation"}
 
 CODES: dict[str, RuntimeCode] = {c.code: c for c in (
     RuntimeCode(
@@ -170,6 +174,16 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
 )}
 
 
+def _with_taxonomy(codes: dict[str, RuntimeCode]) -> dict[str, RuntimeCode]:
+    """The codes above and the taxonomy's (``runtime_codes_taxonomy.py``, docs/pitfalls.md), in code order."""
+    from .runtime_codes_taxonomy import TAXONOMY_CODES
+
+    return dict(sorted({**codes, **{t[0]: RuntimeCode(*t) for t in TAXONOMY_CODES}}.items()))
+
+
+CODES = _with_taxonomy(CODES)
+
+
 def table() -> str:
     """Plain-text table of every runtime code (``jitscope rules``)."""
     w = max(len(c.name) for c in CODES.values())
@@ -179,7 +193,7 @@ def table() -> str:
 
 
 def _sections(c: RuntimeCode) -> dict[str, str]:
-    return dict(zip(SECTIONS, (c.what, c.why, c.example, c.fix), strict=True))
+    return dict(zip(SECTIONS, (c.what, c.why, c.example, c.fix, c.evidence), strict=True))
 
 
 def page_text(code: str) -> str | None:
@@ -189,7 +203,8 @@ def page_text(code: str) -> str | None:
         return None
     out = [f"{c.code} {c.name} ({c.severity}, runtime: jitscope watch)", "", c.summary]
     for title, text in _sections(c).items():
-        out += ["", f"## {title}", "", text]
+        if text:
+            out += ["", f"## {title}", "", text]
     return "\n".join(out) + "\n"
 
 
@@ -213,5 +228,6 @@ def markdown() -> str:
             out += ["", f"## {group}xx: {GROUPS.get(group, '')}"]
         out += ["", f"### {c.code}", "", f"**{c.name}** · {c.severity}", "", c.summary]
         for title, text in _sections(c).items():
-            out += ["", f"#### {title}", "", text]
+            if text:
+                out += ["", f"#### {title}", "", text]
     return "\n".join(out) + "\n"

@@ -51,6 +51,22 @@ def _function_of(fun: Any) -> types.FunctionType | None:
     return fun if isinstance(fun, types.FunctionType) else None
 
 
+def _user_function(call: Any) -> types.FunctionType | None:
+    """The user's function behind a slow-path call, through every wrapper between it and ``jax.jit``: a
+    library's jitted plumbing (``equinox.filter_jit``'s ``fun_wrapped``: ``wrappers.library_call``), and
+    ``functools.wraps`` layers and partials (``flax.nnx.jit`` keeps the user's function as ``__wrapped__``).
+    Its effects are the ones to watch; the wrapper's own code (in the library) names no ``print``."""
+    from .watch_signature import unwrap_function
+    from .wrappers import library_call
+
+    fun = call.fun
+    lib = library_call(fun, call.args, call.kwargs)
+    if lib is not None:
+        fun = lib.fun
+    fn = _function_of(unwrap_function(fun))
+    return fn if fn is not None else _function_of(call.fun)
+
+
 class _Plan:
     """What one function's code could do while traced, from one scan of its (and its same-module
     helpers') bytecode. Holds no function object: a cached plan must not keep closures alive."""
@@ -290,7 +306,10 @@ class TraceProbe:
     def enter(self, call: Any) -> None:
         if not self.effects or self._local.stack:
             return  # inside an instrumented trace already: the outer watcher sees the inner body
-        fn = _function_of(call.fun)
+        try:
+            fn = _user_function(call)
+        except Exception:  # noqa: BLE001 - an exotic wrapper: no effects, never a broken program
+            return
         if fn is None:
             return
         try:
@@ -331,7 +350,10 @@ class TraceProbe:
         raw = call.pending
         if raw is None or not raw.user:
             return  # no trace in this call (a Python-path cache hit), or JAX's own routine: nothing to report
-        raw.live["fun"] = call.fun
+        try:  # the user's function behind a library wrapper: its globals, closure and lines
+            raw.live["fun"] = (w.fn if w is not None else _user_function(call)) or call.fun
+        except Exception:  # noqa: BLE001
+            raw.live["fun"] = call.fun
         if exc is not None and raw.failed:
             raw.live["error"] = exc
         if w is not None:
