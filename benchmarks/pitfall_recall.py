@@ -170,6 +170,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{f' = {obs_hits / len(observable):.0%}' if observable else ''})")
     print(f"clean programs with findings: {clean_bad}/{n}   false findings: {false_clean} on clean.py, "
           f"{false_case} on case.py   ({time.time() - t0:.0f} s)")
+    by_code: dict[str, int] = {}
+    for r in rows:
+        for b in r["false_on_case"] + r["false_on_clean"]:
+            by_code[b["code"]] = by_code.get(b["code"], 0) + 1
+    if by_code:
+        print("false findings by code: " + ", ".join(f"{c} x{k}" for c, k in sorted(by_code.items())))
+    missed = sorted(r["class"] for r in rows if not r["hit"])
+    if missed:
+        print("missed classes: " + ", ".join(missed))
     if a.json:
         a.json.write_text(json.dumps({"rows": rows, "recall": hits / n, "cases": n, "clean_with_findings": clean_bad,
                                       "false_on_clean": false_clean, "false_on_case": false_case}, indent=1))

@@ -72,27 +72,9 @@ def callbacks_in_loops(closed_jaxpr: Any, fn: Any = None) -> list[CallbackInLoop
     return list(out.values())
 
 
-def has_callback(closed_jaxpr: Any) -> bool:
-    """Cheap pre-check: does any equation (at any depth) carry an effect or a pure_callback?"""
-    jx = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
-    if getattr(jx, "effects", None):
-        return True
-    todo, seen = [jx], set()
-    while todo:
-        j = todo.pop()
-        if id(j) in seen:
-            continue
-        seen.add(id(j))
-        for eqn in j.eqns:
-            if eqn.primitive.name in CALLBACKS:
-                return True
-            todo.extend(getattr(s, "jaxpr", s) for s in jaxprs_in_params(eqn.params))
-    return False
-
-
 def callback_loop_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str, Any]) -> list[RuntimeFinding]:
     """JW503 for each host callback inside a loop of one traced program."""
-    if closed_jaxpr is None or not has_callback(closed_jaxpr):
+    if closed_jaxpr is None:
         return []
     out = []
     for c in callbacks_in_loops(closed_jaxpr, fn):

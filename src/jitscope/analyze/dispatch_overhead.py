@@ -21,6 +21,7 @@ inferred from the program sizes), and names the lines, the callables and the sha
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from ..jaxmodel import fixes
@@ -34,12 +35,29 @@ SMALL_EQUATIONS = 64
 SMALL_ELEMENTS = 100_000
 
 
-def program_size(closed_jaxpr: Any) -> tuple[int, int]:
-    """(equations at every depth, the largest input or output array's element count) of a traced program."""
+@dataclass(frozen=True)
+class ProgramFacts:
+    """What one pass over a traced program tells the taxonomy's per-trace analyses."""
+
+    equations: int  # at every depth, bodies counted once per use
+    biggest: int  # the largest input or output array's element count
+    callbacks: bool  # a host-callback primitive anywhere (JW503 looks further)
+    random: bool  # a random_* primitive anywhere (JW602 looks further)
+
+
+def program_facts(closed_jaxpr: Any) -> ProgramFacts:
+    """One linear pass over a traced program and its nested bodies."""
+    from .callback_loops import CALLBACKS
     from .jaxpr_stats import walk_bodies
 
     jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
-    eqns = sum(len(jx.eqns) * uses for _, jx, uses in walk_bodies(jaxpr))
+    eqns, callbacks, random = 0, False, False
+    for _, jx, uses in walk_bodies(jaxpr):
+        eqns += len(jx.eqns) * uses
+        for eqn in jx.eqns:
+            name = eqn.primitive.name
+            callbacks = callbacks or name in CALLBACKS
+            random = random or name.startswith("random_")
     biggest = 0
     for v in (*jaxpr.invars, *jaxpr.outvars):
         shape = getattr(getattr(v, "aval", None), "shape", ()) or ()
@@ -47,7 +65,7 @@ def program_size(closed_jaxpr: Any) -> tuple[int, int]:
         for d in shape:
             n *= int(d) if isinstance(d, int) else 1
         biggest = max(biggest, n)
-    return eqns, biggest
+    return ProgramFacts(eqns, biggest, callbacks, random)
 
 
 def dispatch_findings(sampler: Any, call_sites: dict[tuple[str, int], str],
@@ -55,7 +73,8 @@ def dispatch_findings(sampler: Any, call_sites: dict[tuple[str, int], str],
     """JW504 for each dispatch-bound function of the program.
 
     ``call_sites``: (file, line) -> the user's jitted function compiled from a call at that line;
-    ``sizes``: jitted function name -> ``program_size`` of its (largest) compiled program."""
+    ``sizes``: jitted function name -> (equations, biggest array) of its largest compiled program
+    (``program_facts``)."""
     total = sampler.samples
     if total < MIN_SAMPLES:
         return []

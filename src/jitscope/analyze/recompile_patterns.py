@@ -12,7 +12,7 @@ object and timestamps) and, for JW406, the trace context each compile was traced
 * JW406 ``config-recompile``: a function object compiled again with the same signature under a different
   trace context: which entries of it changed (``jax_default_device``, ``jax_enable_x64``, a mesh, ...). JAX
   adds the trace context to jit's cache key, so that change alone explains the compile (JAX's own
-  ``jax_explain_cache_misses`` says only that the cache missed).
+  ``jax_explain_cache_misses``, when on, says the same in its log).
 * JW407 ``compile-cache-growth``: one function compiled at least ``MIN_GROWTH`` times and still compiling in
   the last quarter of the run: whatever the cause (reported by JW403-JW406 where known), the number of
   programs grows with the run's length, and so do compile time and the memory of the cached executables.

@@ -102,8 +102,8 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "for each compile, and reports a compile of a function object whose signature equals an earlier "
         "compile's while the context differs, naming the entries that changed and their values.",
         "Configuration set inside a loop (a ``with jax.default_device(...)``, ``enable_x64`` around a call) "
-        "recompiles on every change, although nothing about the arguments changed; JAX's cache-miss "
-        "explanation does not say so.",
+        "recompiles on every change, although nothing about the arguments changed; only "
+        "``jax_explain_cache_misses`` (when on) says that the tracing context differed.",
         "```python\nfor d in range(steps):\n    with jax.default_device(cpu):   # JW406\n        y = f(x)\n```",
         "```python\nwith jax.default_device(cpu):       # once, around the loop\n    for d in range(steps):\n"
         "        y = f(x)\n```",

@@ -42,28 +42,32 @@ class TaxonomyAnalyzer:
             return  # a trace that compiled nothing runs nothing: no loop, no recompile
         base = {"compile_index": event.index, "timestamp": event.timestamp, "seconds": event.total_seconds}
         found: list[RuntimeFinding] = []
+        jaxpr, fn = live.get("jaxpr"), _function_of(live.get("fun"))
+        facts = None
         try:
-            from .dispatch_overhead import program_size
+            from .dispatch_overhead import program_facts
 
-            if live.get("jaxpr") is not None:
-                size = program_size(live["jaxpr"])
+            if jaxpr is not None:
+                facts = program_facts(jaxpr)  # one pass: the size (JW504), and whether to look further
                 with self._lock:
                     old = self.sizes.get(event.function, (0, 0))
-                    self.sizes[event.function] = (max(old[0], size[0]), max(old[1], size[1]))
+                    self.sizes[event.function] = (max(old[0], facts.equations), max(old[1], facts.biggest))
         except Exception:  # noqa: BLE001
             self.failures += 1
-        try:
-            from .callback_loops import callback_loop_findings
+        if facts is not None and facts.callbacks:
+            try:
+                from .callback_loops import callback_loop_findings
 
-            found += callback_loop_findings(event, live.get("jaxpr"), _function_of(live.get("fun")), base)
-        except Exception:  # noqa: BLE001 - the user's program must never fail because of an analysis
-            self.failures += 1
-        try:
-            from .key_reuse import constant_key_findings
+                found += callback_loop_findings(event, jaxpr, fn, base)
+            except Exception:  # noqa: BLE001 - the user's program must never fail because of an analysis
+                self.failures += 1
+        if facts is not None and facts.random:
+            try:
+                from .key_reuse import constant_key_findings
 
-            found += constant_key_findings(event, live.get("jaxpr"), _function_of(live.get("fun")), base)
-        except Exception:  # noqa: BLE001
-            self.failures += 1
+                found += constant_key_findings(event, jaxpr, fn, base)
+            except Exception:  # noqa: BLE001
+                self.failures += 1
         try:
             with self._lock:
                 found += self._contexts.observe(event, live.get("context"), base)

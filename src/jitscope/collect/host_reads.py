@@ -62,7 +62,7 @@ class HostReadProbe:
         if staging_now() or _in_jit_call():
             return  # JAX reading a constant while it traces, lowers or compiles: not the program's round trip
         frame = program_caller(caller)
-        if frame is None:
+        if frame is None or _in_callback(caller, frame):
             return
         key = (frame.f_code.co_filename, frame.f_lineno)
         with self._lock:
@@ -84,6 +84,20 @@ class HostReadProbe:
             spec = _spec(array)
             if site.shapes is not None and (spec in site.shapes or len(site.shapes) < 8):
                 site.shapes[spec] = site.shapes.get(spec, 0) + 1
+
+
+_CALLBACK_FILES = ("callback.py", "debugging.py")
+
+
+def _in_callback(caller: FrameType, program: FrameType) -> bool:
+    """A read inside a host callback JAX runs during a call (jax.debug.print formatting its operands): JAX's
+    read, not the program's."""
+    f: FrameType | None = caller
+    while f is not None and f is not program:
+        if f.f_code.co_filename.endswith(_CALLBACK_FILES):
+            return True
+        f = f.f_back
+    return False
 
 
 def _in_jit_call() -> bool:

@@ -74,7 +74,9 @@ class JaxErrorProbe:
     def __init__(self) -> None:
         self.errors: list[JaxError] = []
         self._index: dict[tuple[str, str, int], JaxError] = {}
-        self._seen: dict[int, BaseException] = {}  # recent exceptions, kept alive so ids stay unique
+        # Recent exceptions by id, with their class and message: an exception crosses several boundaries in
+        # quick succession; no reference is kept (a traceback would keep the frames' arrays alive).
+        self._seen: dict[int, tuple[type, str]] = {}
         self._lock = threading.Lock()
         self._uninstall: Any = None
 
@@ -88,8 +90,9 @@ class JaxErrorProbe:
             self._uninstall = None
 
     def _on_error(self, exc: BaseException, caller: FrameType) -> None:
+        sig = (type(exc), str(exc)[:200])
         with self._lock:
-            if id(exc) in self._seen and self._seen[id(exc)] is exc:
+            if self._seen.get(id(exc)) == sig:
                 return
         frame = program_caller(caller)
         if frame is None or not _raised_by_jax(exc):
@@ -97,7 +100,7 @@ class JaxErrorProbe:
         with self._lock:
             if len(self._seen) >= 32:
                 self._seen.pop(next(iter(self._seen)))
-            self._seen[id(exc)] = exc
+            self._seen[id(exc)] = sig
         loc = location(frame)
         key = (type(exc).__name__, loc.file, loc.line)
         with self._lock:
