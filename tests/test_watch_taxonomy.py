@@ -107,7 +107,7 @@ def test_persistent_cache_below_threshold_and_written(tmp_path):
 
 
 # --- trace-time effects under every wrapper (in-process) ------------------------------------------------
-def test_print_and_mutation_seen_under_equinox_and_flax_wrappers():
+def test_print_and_mutation_seen_under_equinox_flax_and_pmap_wrappers():
     eqx = pytest.importorskip("equinox")
     nnx = pytest.importorskip("flax.nnx")
     history = []
@@ -127,17 +127,24 @@ def test_print_and_mutation_seen_under_equinox_and_flax_wrappers():
         history.append(x)  # eqx-append
         return x + 1
 
+    def per_device(x):
+        print("pmap step", x)  # pmap-print
+        return x * 2
+
+    pmapped = jax.pmap(per_device)
+
     with jitscope.watch() as w:
         for _ in range(2):
             eqx_step(jnp.ones(3), 2)
             nnx_step(jnp.ones(3))
             eqx_record(jnp.ones(3))
+            pmapped(jnp.ones((1, 3)))
     lines = {m: i for i, t in enumerate(Path(__file__).read_text().splitlines(), 1)
-             for m in ("eqx-print", "nnx-print", "eqx-append") if t.rstrip().endswith(f"# {m}")}
+             for m in ("eqx-print", "nnx-print", "eqx-append", "pmap-print") if t.rstrip().endswith(f"# {m}")}
     got = {(f.function.rsplit(".", 1)[-1], f.location.line, f.details["kind"]) for f in w.result().findings
            if f.code == "JW201"}
     assert got == {("eqx_step", lines["eqx-print"], "print"), ("nnx_step", lines["nnx-print"], "print"),
-                   ("eqx_record", lines["eqx-append"], "container")}
+                   ("eqx_record", lines["eqx-append"], "container"), ("per_device", lines["pmap-print"], "print")}
 
 
 # --- what the probes must never do ----------------------------------------------------------------------

@@ -13,8 +13,8 @@ each sample by the innermost frame of the program (``program_frames``) and what 
 * ``other``: a library's or the standard library's Python below the line, or no program frame at all.
 
 The samples are counted per (file, line, kind) with the program frame's function. Cost: the sampling
-thread wakes ``1 / INTERVAL`` times a second and takes the GIL each time for a few microseconds; nothing
-runs on the program's own calls.
+thread wakes ``1 / INTERVAL`` times a second (the first ``EARLY_SAMPLES``, then ``1 / LATE_INTERVAL``) and
+takes the GIL each time for a few microseconds; nothing runs on the program's own calls.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from typing import Any
 from ..model import Location
 from .program_frames import frame_kind
 
-INTERVAL = 0.01  # seconds between samples (the GIL may stretch it)
+INTERVAL = 0.01  # seconds between samples (the GIL may stretch it) for the first EARLY_SAMPLES
+EARLY_SAMPLES = 1000
+LATE_INTERVAL = 0.05  # then: a long run's shares need no more, and its cost falls to a fifth
 MAX_SITES = 2000
 _COMPILE_FILES = ("pjit.py", "partial_eval.py", "compiler.py", "mlir.py", "pxla.py", "api_util.py",
                   "linear_util.py", "stages.py", "ad.py", "batching.py")
@@ -68,7 +70,7 @@ class DispatchSampler:
             t.join(timeout=1.0)
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+        while not self._stop.wait(self.interval if self.samples < EARLY_SAMPLES else LATE_INTERVAL):
             try:
                 frame = sys._current_frames().get(self._target)  # type: ignore[arg-type]
                 if frame is None:

@@ -38,6 +38,7 @@ from typing import Any
 from .._jaxcompat import is_user_file, jaxpr_of_call_result
 from .._pycode import code_objects, functions_reached
 from .trace_effects import _LOG_METHODS, _MUTATORS, EffectEvent
+from .user_function import user_function as _user_function
 
 _CONTAINERS = (list, dict, set)
 _STREAM_NAMES = {"stdout", "stderr"}
@@ -49,22 +50,6 @@ def _function_of(fun: Any) -> types.FunctionType | None:
     if isinstance(fun, types.MethodType):
         fun = fun.__func__
     return fun if isinstance(fun, types.FunctionType) else None
-
-
-def _user_function(call: Any) -> types.FunctionType | None:
-    """The user's function behind a slow-path call, through every wrapper between it and ``jax.jit``: a
-    library's jitted plumbing (``equinox.filter_jit``'s ``fun_wrapped``: ``wrappers.library_call``), and
-    ``functools.wraps`` layers and partials (``flax.nnx.jit`` keeps the user's function as ``__wrapped__``).
-    Its effects are the ones to watch; the wrapper's own code (in the library) names no ``print``."""
-    from .watch_signature import unwrap_function
-    from .wrappers import library_call
-
-    fun = call.fun
-    lib = library_call(fun, call.args, call.kwargs)
-    if lib is not None:
-        fun = lib.fun
-    fn = _function_of(unwrap_function(fun))
-    return fn if fn is not None else _function_of(call.fun)
 
 
 class _Plan:
