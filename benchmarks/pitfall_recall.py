@@ -94,7 +94,7 @@ def _matches_function(found: str | None, expected: str | None) -> bool:
     return found == expected or found.split(".")[-1] == expected.split(".")[-1]
 
 
-def score_case(folder: Path, py: str, src: Path, timeout: float) -> dict:
+def score_case(folder: Path, py: str, src: Path, timeout: float, ignore: frozenset[str] = frozenset()) -> dict:
     from jitscope.analyze.pitfalls import BY_NAME, finding_classes
 
     meta = json.loads((folder / "meta.json").read_text())
@@ -108,6 +108,8 @@ def score_case(folder: Path, py: str, src: Path, timeout: float) -> dict:
         else ([], "")
     row["error"] = "; ".join(x for x in (f"case: {why}" if why else "", f"clean: {why_clean}" if why_clean else "")
                              if x)
+    case = [f for f in case or [] if f.get("code") not in ignore]
+    clean = [f for f in clean or [] if f.get("code") not in ignore]
     hits, extra = [], []
     for f in case or []:
         classes = finding_classes(f)
@@ -138,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per program (default 300)")
     p.add_argument("--jobs", type=int, default=1, help="cases run at once (default 1: timings stay honest)")
     p.add_argument("--only", nargs="*", help="case ids to run")
+    p.add_argument("--ignore", nargs="*", default=[], metavar="CODE",
+                   help="score as if these finding codes were off (say so when quoting the numbers)")
     a = p.parse_args(argv)
     if not a.cases.is_dir():
         print(f"pitfall_recall: {a.cases} is not a folder", file=sys.stderr)
@@ -151,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
-        rows = list(pool.map(lambda d: score_case(d, a.python, a.src, a.timeout), folders))
+        rows = list(pool.map(lambda d: score_case(d, a.python, a.src, a.timeout, frozenset(a.ignore)), folders))
+    if a.ignore:
+        print(f"(findings of {', '.join(a.ignore)} ignored)")
     print(f"{'case':<34} {'class':<32} {'hit':<4} {'case codes':<24} false(case) false(clean)")
     for r in rows:
         fc = ",".join(f"{b['code']}@{b['line']}" for b in r["false_on_case"]) or "-"

@@ -82,7 +82,7 @@ def dispatch_findings(sampler: Any, call_sites: dict[tuple[str, int], str],
     for site in list(sampler.sites.values()):
         n = site.counts.get("call", 0) + site.counts.get("eager", 0)
         jitted = call_sites.get((site.location.file, site.location.line))
-        if n and (site.callees or jitted):
+        if n and (site.callees or jitted or site.counts.get("eager")):
             by_function[(site.location.file, site.location.function or "?")].append((site, n, jitted))
     out = []
     for (_, function), items in by_function.items():
@@ -91,7 +91,9 @@ def dispatch_findings(sampler: Any, call_sites: dict[tuple[str, int], str],
             continue
         callees: dict[str, None] = {}
         for site, _, jitted in items:
-            for name in site.callees or [jitted]:  # the names the line calls; else the function it compiled
+            # The names the line calls; else the function it compiled; else (JAX's Python ran inside the line:
+            # x * 0.5 + 1 on arrays) the line's array operators, each one an eager dispatch.
+            for name in site.callees or [jitted or f"array operators at line {site.location.line}"]:
                 callees.setdefault(name, None)
         if len(callees) < MIN_CALLEES:
             continue
