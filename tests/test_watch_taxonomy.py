@@ -187,3 +187,18 @@ def test_jitscope_own_analysis_errors_are_not_the_programs():
     found = [(f.code, f.location.line) for f in w.result().findings]
     line = next(i for i, t in enumerate(Path(__file__).read_text().splitlines(), 1) if t.rstrip().endswith("# leak-store"))
     assert found == [("JW201", line)], found
+
+
+def test_an_error_the_program_asserts_is_not_a_finding():
+    """`with pytest.raises(...)` tests an error path (library test suites do it all the time); the same
+    error caught by try/except is a pitfall the program fell into (JW103)."""
+    f = jax.jit(lambda s: s)
+    with jitscope.watch() as w:
+        with pytest.raises(TypeError):
+            f("text")
+        try:
+            f("text")  # caught-here
+        except TypeError:
+            pass
+    line = next(i for i, t in enumerate(Path(__file__).read_text().splitlines(), 1) if t.rstrip().endswith("# caught-here"))
+    assert [(x.code, x.location.line) for x in w.result().findings] == [("JW103", line)]

@@ -5,7 +5,9 @@ program's code (caught or not) and the warnings it issues, each at the program's
   own exception boundary) is kept when JAX raised it (the innermost frame of its traceback is JAX's, or
   jaxlib's C++ under a JAX frame) and the program called that API directly (only JAX frames between).
   A ``jax.Array`` used after donation, a leaked tracer used after its trace, an argument jit cannot
-  abstract: each is a ``JaxError`` even when the program catches it and carries on. An exception is kept
+  abstract: each is a ``JaxError`` even when the program catches it and carries on, except where the
+  program asserts it (a line inside ``with pytest.raises(...)``/``self.assertRaises(...)``: a test of the
+  error path). An exception is kept
   once, at the innermost boundary that meets those rules. Errors raised inside a trace (a tracer error:
   JW101 reports those) are marked ``in_trace``.
 * ``JaxWarningProbe``: ``warnings.showwarning`` is wrapped while watching; a warning whose ``warnings.warn``
@@ -28,7 +30,7 @@ from typing import Any
 
 from .._jaxcompat.runtime_hooks import install_boundary_hook, staging_now, trace_context
 from ..model import Location
-from .program_frames import frame_kind, innermost_program_frame, location, program_caller
+from .program_frames import expects_error, frame_kind, innermost_program_frame, location, program_caller
 
 MAX_RECORDS = 200  # per probe: findings are grouped by line; a program raising in a loop is summarised
 _MESSAGE_CHARS = 600
@@ -97,6 +99,8 @@ class JaxErrorProbe:
         frame = program_caller(caller)
         if frame is None or not _raised_by_jax(exc):
             return  # not (yet) where the program called JAX: an outer boundary may be
+        if expects_error(frame):
+            return  # `with pytest.raises(...)`: the program tests this error
         with self._lock:
             if len(self._seen) >= 32:
                 self._seen.pop(next(iter(self._seen)))

@@ -93,3 +93,43 @@ def innermost_program_frame(frame: FrameType | None, limit: int = 64) -> FrameTy
             return f
         f, n = f.f_back, n + 1
     return None
+
+
+_EXPECTING: dict[str, list[tuple[int, int]]] = {}  # file -> line spans of `with pytest.raises(...)` blocks
+_EXPECTING_NAMES = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "raises_regex")
+
+
+def expects_error(frame: FrameType) -> bool:
+    """Whether the program's line sits in a block that *asserts* an error (``with pytest.raises(...)``,
+    ``with self.assertRaises(...)``): a test of an error path, not a pitfall the program fell into."""
+    filename = frame.f_code.co_filename
+    spans = _EXPECTING.get(filename)
+    if spans is None:
+        spans = _EXPECTING[filename] = _expecting_spans(filename)
+    line = frame.f_lineno
+    return any(a <= line <= b for a, b in spans)
+
+
+def _expecting_spans(filename: str) -> list[tuple[int, int]]:
+    import ast
+    import linecache
+
+    text = "".join(linecache.getlines(filename))
+    if "raises" not in text and "Raises" not in text:
+        return []
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    spans = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.With, ast.AsyncWith)):
+            continue
+        for item in node.items:
+            call = item.context_expr
+            fn = call.func if isinstance(call, ast.Call) else None
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if name in _EXPECTING_NAMES:
+                spans.append((node.lineno, node.end_lineno or node.lineno))
+                break
+    return spans
