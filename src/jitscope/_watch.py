@@ -24,12 +24,14 @@ from .analyze.duplicates import DuplicateTracker
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
 from .analyze.slow_compile import name_slow_passes
+from .analyze.taxonomy_findings import TaxonomyAnalyzer
 from .analyze.tracer_errors import explain_program_error
 from .collect import dispatch, monitoring
 from .collect.distributed import PeerChannel, PeerWatch
 from .collect.distributed import process_path as process_path
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
+from .collect.runtime_signals import RuntimeSignals
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
 from .collect.test_scope import running_test as running_test
@@ -96,6 +98,11 @@ class WatchSession:
         self.analyzer = RuntimeAnalyzer(slow_compile) if findings else None
         self._probe = TraceProbe() if findings else None
         self._dispatch = dispatch.DispatchProbe() if findings else None  # JW501: calls off the fast path
+        # The taxonomy's other classes (docs/pitfalls.md): JAX's errors and warnings at the program's lines,
+        # host reads, PRNG keys, trace contexts (JW102-JW104, JW405-JW408, JW502-JW504, JW601-JW604).
+        self._signals = RuntimeSignals() if findings else None
+        self.taxonomy = TaxonomyAnalyzer() if findings else None
+        taxonomy = self.taxonomy
         self.history = ReasonHistory()
         if seed_from_active:
             for sub in monitoring.active_subscribers():
@@ -106,6 +113,7 @@ class WatchSession:
 
         def observe(raw: Any, event: CompileEvent, kind: str) -> None:
             analyzer.observe(event, kind, raw.live)  # type: ignore[union-attr]
+            taxonomy.observe(event, kind, raw.live)  # type: ignore[union-attr]
             if kind == "compile":  # JW403/JW404: this program (or all but its constants) compiled before
                 try:
                     entry = raw.live.get("program")
@@ -150,6 +158,8 @@ class WatchSession:
             self._probe.install()
         if self._dispatch is not None and self.collector.running:
             self._dispatch.install()
+        if self._signals is not None and self.collector.running:
+            self._signals.install()
         if self.watchdog is not None and not self.watchdog.available:
             self.watchdog.t0 = self.collector.started_at
             self.watchdog.start()
@@ -164,6 +174,8 @@ class WatchSession:
                 self._probe.uninstall()
             if self._dispatch is not None:
                 self._dispatch.uninstall()
+            if self._signals is not None:
+                self._signals.uninstall()
             if self.watchdog is not None:
                 self.watchdog.stop()
             if self._peer_watch is not None:
@@ -283,6 +295,10 @@ class WatchSession:
         if self._dispatch is not None:
             found += off_fast_path(list(self._dispatch.functions.values()), dispatch.fast_call_seconds,
                                    self._dispatch.t0 or 0.0)
+        if self.taxonomy is not None:
+            c = self.collector
+            found += self.taxonomy.finish(self._signals, self.events, t0=c.started_at or 0.0,
+                                          wall_seconds=c.wall_seconds, cache_dir=c.cache_info[1])
         return sorted(found, key=lambda f: f.timestamp)
 
 

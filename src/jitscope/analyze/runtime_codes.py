@@ -30,8 +30,9 @@ class RuntimeCode:
 
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Evidence and confidence")
 
-GROUPS = {"JW1": "Failed traces", "JW2": "Trace-time side effects", "JW3": "Captured constants",
-          "JW4": "Program size and compile time", "JW5": "Dispatch"}
+GROUPS = {"JW1": "Errors JAX raised (failed traces, errors at the call)", "JW2": "Trace-time side effects",
+          "JW3": "Captured constants", "JW4": "Program size, compile time and recompiles",
+          "JW5": "Dispatch and host round trips", "JW6": "PRNG keys, dtypes and donation"}
 
 CODES: dict[str, RuntimeCode] = {c.code: c for c in (
     RuntimeCode(
@@ -213,6 +214,16 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
 )}
 
 
+def _with_taxonomy(codes: dict[str, RuntimeCode]) -> dict[str, RuntimeCode]:
+    """The codes above and the taxonomy's (``runtime_codes_taxonomy.py``, docs/pitfalls.md), in code order."""
+    from .runtime_codes_taxonomy import TAXONOMY_CODES
+
+    return dict(sorted({**codes, **{t[0]: RuntimeCode(*t) for t in TAXONOMY_CODES}}.items()))
+
+
+CODES = _with_taxonomy(CODES)
+
+
 def table() -> str:
     """Plain-text table of every runtime code (``jitscope rules``)."""
     w = max(len(c.name) for c in CODES.values())
@@ -232,7 +243,8 @@ def page_text(code: str) -> str | None:
         return None
     out = [f"{c.code} {c.name} ({c.severity}, runtime: jitscope watch)", "", c.summary]
     for title, text in _sections(c).items():
-        out += ["", f"## {title}", "", text]
+        if text:
+            out += ["", f"## {title}", "", text]
     return "\n".join(out) + "\n"
 
 
@@ -256,5 +268,6 @@ def markdown() -> str:
             out += ["", f"## {group}xx: {GROUPS.get(group, '')}"]
         out += ["", f"### {c.code}", "", f"**{c.name}** · {c.severity}", "", c.summary]
         for title, text in _sections(c).items():
-            out += ["", f"#### {title}", "", text]
+            if text:
+                out += ["", f"#### {title}", "", text]
     return "\n".join(out) + "\n"
