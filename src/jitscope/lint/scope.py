@@ -13,36 +13,18 @@ import ast
 import math
 from dataclasses import dataclass, field
 
+from ..jaxmodel import known
 from .astutil import children
 
-# Wrappers that compile: calling them caches a compiled executable per function object.
-JIT_LIKE = frozenset({
-    "jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "jax.experimental.pjit", "equinox.filter_jit",
-    "equinox.filter_pmap", "flax.nnx.jit", "flax.linen.jit",
-})
-# Transformations that trace their function argument (but do not compile on their own).
-TRANSFORMS = frozenset({
-    "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat", "jax.jacfwd", "jax.jacrev",
-    "jax.hessian", "jax.ad_checkpoint.checkpoint", "jax.ad_checkpoint.remat", "jax.make_jaxpr", "jax.eval_shape",
-    "jax.shard_map", "jax.experimental.shard_map.shard_map", "jax.linearize", "jax.vjp", "jax.jvp",
-    "equinox.filter_vmap", "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_checkpoint",
-    "jax.lax.map", "jax.lax.associative_scan", "flax.nnx.vmap", "flax.nnx.grad", "flax.nnx.value_and_grad",
-    "flax.nnx.remat",
-})
+# What each transformation does lives in jaxmodel (one table per wrapper family); these names are
+# the lint side's short aliases for the derived sets.
+JIT_LIKE = known.COMPILING  # calling it compiles, caching an executable per function object
+TRACES = known.WRAPPERS  # returns a traced version of its first argument
+BODY_ARGS = known.BODIES  # control-flow primitives: positions (and keywords) of the functions they trace
+GRAD_LIKE = known.DIFFERENTIATING
+VMAP_LIKE = known.AXES
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
                       "setdefault", "popitem", "appendleft", "extendleft"})
-GRAD_LIKE = frozenset({"jax.grad", "jax.value_and_grad"})
-# Control-flow primitives: positions (and keywords) of the function arguments they trace.
-BODY_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
-    "jax.lax.scan": ((0,), ("f",)),
-    "jax.lax.fori_loop": ((2,), ("body_fun",)),
-    "jax.lax.while_loop": ((0, 1), ("cond_fun", "body_fun")),
-    "jax.lax.cond": ((1, 2), ("true_fun", "false_fun")),
-    "jax.lax.switch": ((1,), ("branches",)),
-    "jax.lax.map": ((0,), ("f",)),
-    "jax.lax.associative_scan": ((0,), ("fn",)),
-}
-TRACES = JIT_LIKE | TRANSFORMS
 
 
 @dataclass
@@ -552,15 +534,12 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec
             traced = None
     if wrapper in VMAP_LIKE:
         axes = kw.get("in_axes")
-        if axes is None and len(call.args) > 1 and info.resolve(call.func) == wrapper:
-            axes = info.literal(call.args[1])  # jax.vmap(f, (0, None))
+        t = known.lookup(wrapper)
+        pos = t.axes_option[1] if t is not None and t.axes_option else -1
+        if axes is None and 0 < pos < len(call.args) and info.resolve(call.func) == wrapper:
+            axes = info.literal(call.args[pos])  # jax.vmap(f, (0, None))
         nums += unmapped_positions(axes)
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
-
-
-# vmap leaves an argument whose in_axes entry is None unmapped: the function sees the caller's
-# value as it is (a Python int stays a Python int), so such a parameter is not a tracer.
-VMAP_LIKE = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
 
 
 def unmapped_positions(axes: ast.AST | None) -> tuple[int, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ...jaxmodel import known
 from ..context import Context
 from ..scope import JIT_LIKE
 
@@ -100,8 +101,7 @@ def once_per_function(ctx: Context, code: str, var: str) -> bool:
 
 
 # Wrappers that trace to learn shapes or the graph, never to run it: effects there are the point.
-TRACE_ONLY_WRAPPERS = frozenset({"jax.eval_shape", "jax.make_jaxpr", "equinox.filter_eval_shape",
-                                 "equinox.filter_make_jaxpr", "flax.nnx.eval_shape"})
+TRACE_ONLY_WRAPPERS = known.TRACE_ONLY
 _TRACE_WORDS = ("trace", "tracing", "jaxpr", "eval_shape", "compile")
 
 

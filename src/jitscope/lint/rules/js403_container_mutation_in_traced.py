@@ -6,7 +6,7 @@ import ast
 
 from ..context import STATIC_CALLS, Context
 from ..rule import Rule
-from ..scope import BODY_ARGS, MUTATORS, TRANSFORMS
+from ..scope import BODY_ARGS, JIT_LIKE, MUTATORS, TRACES
 from ._util import trace_time_effect_expected
 
 _RETURNS_NONE = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
@@ -122,7 +122,7 @@ def _owner(ctx: Context, var: str) -> str | None:
                 return "enclosing-scope variable"
             # A body traced separately (scan, vmap, cond branch) leaks its tracers into the outer trace.
             wrapper = f.spec.wrapper if f.spec else ""
-            return "enclosing-scope variable" if wrapper in BODY_ARGS or wrapper in TRANSFORMS else None
+            return "enclosing-scope variable" if wrapper in BODY_ARGS or (wrapper in TRACES and wrapper not in JIT_LIKE) else None
     if var in ctx.info.module_mutables:
         return "module-global"
     return None
