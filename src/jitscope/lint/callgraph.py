@@ -24,6 +24,8 @@ import builtins
 import os
 from dataclasses import dataclass
 
+from ..jaxmodel import known
+from . import facts
 from .context import Context
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, StaticSpec, spec_from_call
@@ -62,6 +64,16 @@ class OutgoingCall:
     filter: bool = False
     wrapper: str = "<call graph>"
     via: str = ""
+    # The tracing model: positions (and keywords) whose value is abstract on every way the caller is
+    # reached; whether the caller is staged ("must"/"may"/""); the call sites merged into this record
+    # ((line, column) in the caller's file), which account for references to the callee.
+    must: tuple[int, ...] = ()
+    must_keywords: tuple[str, ...] = ()
+    staged: str = "must"
+    sites: frozenset[tuple[int, int]] = frozenset()
+    closed: bool | None = None  # False: callers beyond these (another module, a convention)
+    static_args: tuple[str, ...] = ()  # parameters known to receive Python values (custom rules' nondiff ones)
+    pytree_args: tuple[str, ...] = ()  # parameters that receive a Python container of traced values
 
 
 @dataclass
@@ -73,7 +85,9 @@ class _Index:
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]]
     owner: dict[int, str]  # id(method def) -> class name
     relative: dict[str, tuple[int, str]]  # name -> (level, "mod.name") of `from .mod import name`
-    rules: dict[str, list[str]]  # custom_jvp/custom_vjp function -> its derivative rules (`f.defjvp(f_jvp)`)
+    # custom_jvp/custom_vjp function -> its derivative rules with their role (`f.defjvp(f_jvp)`: "jvp";
+    # `f.defvjp(f_fwd, f_bwd)`: "fwd", "bwd")
+    rules: dict[str, list[tuple[str, str]]]
 
 
 def index(ctx: Context) -> _Index:
@@ -90,17 +104,20 @@ def _build_index(tree: ast.Module) -> _Index:
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     owner: dict[int, str] = {}
     relative: dict[str, tuple[int, str]] = {}
-    rules: dict[str, list[str]] = {}
+    rules: dict[str, list[tuple[str, str]]] = {}
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
             for d in stmt.decorator_list:  # @f.defjvp
                 if isinstance(d, ast.Attribute) and d.attr in _RULE_SETTERS and isinstance(d.value, ast.Name):
-                    rules.setdefault(d.value.id, []).append(stmt.name)
+                    rules.setdefault(d.value.id, []).append((stmt.name, "jvp" if d.attr == "defjvp" else "rule"))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):  # f.defvjp(f_fwd, f_bwd)
             func = stmt.value.func
             if isinstance(func, ast.Attribute) and func.attr in _RULE_SETTERS and isinstance(func.value, ast.Name):
-                rules.setdefault(func.value.id, []).extend(a.id for a in stmt.value.args if isinstance(a, ast.Name))
+                roles = ("fwd", "bwd") if func.attr == "defvjp" else ("jvp",) if func.attr == "defjvp" else ()
+                rules.setdefault(func.value.id, []).extend(
+                    (a.id, roles[i] if i < len(roles) else "rule") for i, a in enumerate(stmt.value.args)
+                    if isinstance(a, ast.Name))
         elif isinstance(stmt, ast.ClassDef):
             classes[stmt.name] = stmt
             ms = methods[stmt.name] = {}
@@ -136,8 +153,12 @@ class CallEdges(Rule):
         kws = tuple(k.arg for k in call.keywords if k.arg and ctx.is_traced(k.value))
         if not pos and not kws:
             return
+        must = tuple(i for i in pos if ctx.is_must(call.args[i]))
+        must_kws = tuple(k.arg for k in call.keywords if k.arg in kws and ctx.is_must(k.value))
         via = f"`{ctx.frame.name}` ({os.path.basename(ctx.filename)}:{call.lineno}) calls it"
-        _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via))
+        _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
+                                             staged=facts.staged(ctx),
+                                             sites=frozenset({(call.lineno, call.col_offset)})))
 
 
 class HandedToTransform(Rule):
@@ -156,6 +177,9 @@ class HandedToTransform(Rule):
         q = ctx.resolve(call.func)
         if q is None or not q.startswith(("jax.", "equinox.", "flax.")):
             return
+        t = known.lookup(q)
+        if t is not None and t.makes != "abstract" and not ctx.frames[-1].traced:
+            return  # jax.grad(ops.loss) in eager code: concrete values
         if q in TRACES:
             fns = call.args[:1]
             spec = spec_from_call(ctx.info, call, q)
@@ -173,7 +197,16 @@ class HandedToTransform(Rule):
                     _record(ctx, f, OutgoingCall("", traced=spec.traced_argnums if spec.traced_argnums else None,
                                                  static_positions=tuple(spec.argnums),
                                                  static_names=tuple(spec.argnames), filter=spec.filter,
-                                                 wrapper=q, via=via))
+                                                 wrapper=q, via=via, staged=_handed_staged(ctx, q), closed=False))
+
+
+def _handed_staged(ctx: Context, wrapper: str) -> str:
+    """Is a function handed to ``wrapper`` here traced into a cached jaxpr (jit, a scan body, or any
+    transform applied inside staged code)?"""
+    t = known.lookup(wrapper)
+    if t is not None and t.python_runs == "each_call":
+        return facts.staged(ctx) if ctx.frames[-1].traced else ""
+    return "must"
 
 
 def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
@@ -184,8 +217,9 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         if edge.traced is not None and not any(type(a) is ast.Starred for a in bound):
             pos = tuple(i for i, a in enumerate(bound) if ctx.is_traced(a)) + tuple(i + len(bound)
                                                                                   for i in edge.traced)
+            must = tuple(i for i, a in enumerate(bound) if ctx.is_must(a)) + tuple(i + len(bound) for i in edge.must)
             kws = edge.keywords + tuple(k.arg for k in func.keywords if k.arg and ctx.is_traced(k.value))  # type: ignore[attr-defined]
-            _record(ctx, func.args[0], _with(edge, traced=pos, keywords=kws))  # type: ignore[attr-defined]
+            _record(ctx, func.args[0], _with(edge, traced=pos, keywords=kws, must=must))  # type: ignore[attr-defined]
         return
     idx = index(ctx)
     local: list = ctx.__dict__.setdefault("_cg_local", [])

@@ -38,6 +38,17 @@ class StaticSpec:
     filter: bool = False  # equinox.filter_*: non-array arguments are static automatically
     via: str = ""  # traced only through the call graph: who calls it ("`step` (train.py:40) calls it")
     assumed: bool = False  # traced by convention (an equinox/flax module's __call__), not by a seen call
+    # The tracing model (lint/facts.py): is the body traced into a cached jaxpr ("must": on every way
+    # the function is reached, "may": on some, "": on none), is every way it is reached known (True:
+    # a decorator or a lambda handed to the transform; None: count the references to know; False:
+    # unknown callers), where the wrapper was applied, and which traced parameters are abstract on
+    # every known way (None: all of them).
+    staged: str = "must"
+    closed: bool | None = True
+    site: str = ""
+    must_names: frozenset[str] | None = None
+    refs_seen: int = 0  # call graph: how many references to the function the recorded calls account for
+    pytrees: tuple[str, ...] = ()  # parameters that receive Python containers of traced values
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
@@ -86,6 +97,8 @@ class ModuleInfo:
     sentinels: set[str] = field(default_factory=set)  # module-level names bound to a fresh `object()`
     # `X = partial(F, a, k=v)` anywhere: X -> (F, number of bound positionals, bound keywords)
     partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
+    scope_nodes: dict[int, ast.AST] = field(default_factory=dict)  # scope id -> its def/class/lambda (tree-lived)
+    wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -161,6 +174,7 @@ class ModuleInfo:
                         defs.append(node)  # type: ignore[arg-type]
                     ch = node._jc = children(node)  # type: ignore[attr-defined]  # reused by the main walk
                     units.append((list(ch), scopes + (id(node),)))
+                    info.scope_nodes[id(node)] = node
                     continue
                 elif t is ast.Import or t is ast.ImportFrom:
                     info._import(node)  # type: ignore[arg-type]
@@ -185,10 +199,14 @@ class ModuleInfo:
                     and not any(type(x) is ast.Starred for x in v.args) and all(k.arg for k in v.keywords):
                 info.partial_binds[a.targets[0].id] = (v.args[0].id, len(v.args) - 1,
                                                        tuple(k.arg for k in v.keywords))  # type: ignore[misc]
+        later = []
         for c, scopes in calls:
-            info._call(c, scopes)
+            if info._call(c, scopes):
+                later.append((c, scopes))
             if len(scopes) > 1 and type(c.func) is ast.Name:
                 info.called_repeatedly.add(c.func.id)
+        for c, scopes in later:
+            info._call(c, scopes, concrete=True)
         info.uses_pallas = any(q.startswith(("jax.experimental.pallas", "jax._src.pallas", "jax.experimental.mosaic"))
                                for q in info.aliases.values())
         for a in assigns:
@@ -323,34 +341,71 @@ class ModuleInfo:
         bound = self.partial_binds.get(name)
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
             name, spec = bound[0], _with_bound(spec, bound[1], bound[2])
+        self.wrapped_refs[name] = self.wrapped_refs.get(name, 0) + 1 + (bound is not None)
         for scope in scopes:
             self.traced_names.setdefault((scope, name), spec)
+
+    def _site_traced(self, scopes: tuple[int, ...]) -> bool:
+        """Is a call in ``scopes`` inside a function that JAX traces with abstract values (a def decorated
+        with jit/vmap/..., or one wrapped by name)? Then a ``grad`` or ``shard_map`` applied there sees
+        abstract values too (jaxmodel.transforms.compose)."""
+        for i in range(len(scopes) - 1, 0, -1):
+            node = self.scope_nodes.get(scopes[i])
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for dec in node.decorator_list:
+                spec = decorator_spec(self, dec)
+                if spec is not None and traces_abstractly(spec):
+                    return True
+            if self.traced_names.get((scopes[i - 1], node.name)) is not None:
+                return True
+        return False
 
     def traced_spec(self, scope: int, name: str) -> StaticSpec | None:
         """How the function ``name`` defined in ``scope`` is traced by a wrapping call, if it is."""
         return self.traced_names.get((scope, name))
 
-    def _call(self, node: ast.Call, scopes: tuple[int, ...] = (0,)) -> None:
-        q = self.callees[id(node.func)] = self.resolve(node.func)  # the walk asks again: lint.Context.resolve
+    def _call(self, node: ast.Call, scopes: tuple[int, ...] = (0,), concrete: bool = False) -> bool:
+        """Mark the functions a transform call traces. Transforms that give concrete values under an eager
+        caller (grad, vjp, shard_map) are handled in a second round (``concrete=True``), once the
+        functions traced by the others are known: only a call inside one of those traces abstractly.
+        Returns True when the call was left for that round."""
+        if not concrete:
+            q = self.callees[id(node.func)] = self.resolve(node.func)  # the walk asks again: lint.Context.resolve
+        else:
+            q = self.callees[id(node.func)]
         if q is None:
-            return
+            return False
+        fns: list[tuple[ast.AST, StaticSpec]] = []
         if q in TRACES and node.args:
-            spec = spec_from_call(self, node, q)
-            for fn, bound, kw in _function_names(node.args[0]):
-                self._mark(fn, scopes, _with_bound(spec, bound, kw))
+            fns = [(node.args[0], spec_from_call(self, node, q))]
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
             args = [node.args[i] for i in positions if i < len(node.args)]
             args += [k.value for k in node.keywords if k.arg in keywords]
-            for a in args:
-                for fn, bound, kw in _function_names(a):
-                    self._mark(fn, scopes, _with_bound(StaticSpec(wrapper=q), bound, kw))
+            fns = [(a, StaticSpec(wrapper=q)) for a in args]
         elif q in ("functools.partial", "partial") and node.args:
             inner = self.resolve(node.args[0])
             if inner in TRACES and len(node.args) > 1:
-                spec = spec_from_call(self, node, inner)
-                for fn, bound, kw in _function_names(node.args[1]):
-                    self._mark(fn, scopes, _with_bound(spec, bound, kw))
+                q = inner
+                fns = [(node.args[1], spec_from_call(self, node, inner))]
+        if not fns:
+            return False
+        t = known.lookup(q)
+        if t is not None and t.makes != "abstract":
+            if not concrete:
+                return True
+            if not self._site_traced(scopes):
+                return False  # an eager grad/shard_map: its function sees concrete values
+        site_staged = self._site_traced(scopes) if t is not None and t.python_runs == "each_call" else True
+        line = getattr(node, "lineno", 0)
+        for fn_node, spec in fns:
+            spec.staged = "must" if site_staged else ""
+            spec.closed = None
+            spec.site = f"line {line}"
+            for fn, bound, kw in _function_names(fn_node):
+                self._mark(fn, scopes, _with_bound(spec, bound, kw))
+        return False
 
     def _def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.defs.setdefault(node.name, node)
@@ -553,22 +608,36 @@ def _empty_literal(node: ast.AST) -> bool:
     return isinstance(node, (ast.Tuple, ast.List)) and not node.elts
 
 
+def traces_abstractly(spec: StaticSpec) -> bool:
+    """Does the wrapper of ``spec`` give its function abstract values whatever its caller (jit, vmap, a
+    scan body), rather than concrete ones under an eager caller (grad, vjp, shard_map)?"""
+    t = known.lookup(spec.wrapper)
+    return t is None or t.makes == "abstract"
+
+
 def decorator_spec(info: ModuleInfo, dec: ast.expr) -> StaticSpec | None:
     """How a decorator traces the function it decorates, or None if it does not."""
     q = info.resolve(dec)
     if q in ("flax.linen.compact", "flax.linen.module.compact"):
         # A Flax module's compact __call__ runs under the jit/grad of model.apply; parameters
         # annotated int/bool/str/Callable are configuration, as with equinox's filter_jit.
-        return StaticSpec(wrapper=q, filter=True)
+        return StaticSpec(wrapper=q, filter=True, staged="may", closed=False, assumed=True)
+    spec = None
     if q in TRACES:
-        return StaticSpec(wrapper=q, filter=q.startswith("equinox.filter"),
+        spec = StaticSpec(wrapper=q, filter=q.startswith("equinox.filter"),
                           traced_argnums=(0,) if q in GRAD_LIKE else None)
-    if isinstance(dec, ast.Call):
+    elif isinstance(dec, ast.Call):
         fq = info.resolve(dec.func)
         if fq in TRACES and not dec.args:  # @jax.jit(static_argnames=...) decorator factory
-            return spec_from_call(info, dec, fq)
-        if fq in ("functools.partial", "partial") and dec.args:
+            spec = spec_from_call(info, dec, fq)
+        elif fq in ("functools.partial", "partial") and dec.args:
             inner = info.resolve(dec.args[0])
             if inner in TRACES:
-                return spec_from_call(info, dec, inner)
-    return None
+                spec = spec_from_call(info, dec, inner)
+    if spec is not None:
+        t = known.lookup(spec.wrapper)
+        if t is not None and t.python_runs == "each_call":
+            # @jax.vmap / @jax.grad: the body is staged (and, for grad, abstract) only when the
+            # decorated function is called from traced code: the call graph finds those calls.
+            spec.staged = ""
+    return spec

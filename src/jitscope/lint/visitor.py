@@ -12,11 +12,13 @@ import ast
 import contextlib
 from collections.abc import Iterable, Iterator
 
+from ..jaxmodel import known
+from . import facts
 from .astutil import children
 from .context import NESTED, Context, Frame
-from .params import non_array_annotation, only_truth_tested, python_default
+from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
 from .rule import Rule
-from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec
+from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec, traces_abstractly
 
 
 class _Visitor:
@@ -130,13 +132,15 @@ class _Visitor:
         frame.params = {p.arg for p in params}
         if spec is not None:
             frame.static = spec.static_params(node)
+            frame.pytrees.update(spec.pytrees)
             defaults = _param_defaults(a)
+            must_capable = spec.must_names
             positional = a.posonlyargs + a.args
             flax = spec.wrapper in FLAX_METHODS
             first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
                                None)
             for i, p in enumerate(params):
-                if p.arg in frame.static:
+                if p.arg in frame.static or p.arg in frame.pytrees:
                     continue
                 if flax and p is not first_input and not _array_annotation(p.annotation):
                     continue  # `__call__(self, x, train)`: only the input is data; the rest configure the layer
@@ -147,8 +151,18 @@ class _Visitor:
                 if spec.filter and (non_array_annotation(p.annotation) or python_default(defaults.get(p.arg)) or (
                         p.annotation is None and only_truth_tested(node, p.arg))):
                     continue  # filter_jit traces array leaves only: a Python value stays static
+                if container_annotation(p.annotation):
+                    frame.pytrees.add(p.arg)  # `xs: Sequence[Array]`: a Python container of traced arrays
+                    continue
                 frame.traced_names.add(p.arg)
                 frame.arrays.add(p.arg)
+                # Abstract on every way the function is reached: always passed (no default the caller may
+                # leave out), traced by any wrapper (filter_jit keeps non-array values static), and the call
+                # graph saw an abstract value for it on every recorded call.
+                if p.arg not in defaults and (not spec.filter or _array_annotation(p.annotation) or (
+                        p.annotation is None and used_like_array(node, p.arg))) and (
+                        must_capable is None or p.arg in must_capable):
+                    frame.must.add(p.arg)
         ctx.frames.append(frame)
         try:
             if isinstance(node, ast.Lambda):
@@ -167,7 +181,11 @@ class _Visitor:
         if not isinstance(node, ast.Lambda):
             for dec in node.decorator_list:
                 spec = decorator_spec(info, dec)
-                if spec is not None:
+                if spec is not None and (traces_abstractly(spec) or outer.traced):
+                    # @jax.grad / @shard_map alone: concrete values under an eager caller; the call graph
+                    # traces the function when traced code calls it. Inside traced code: abstract.
+                    if outer.traced and not spec.staged:
+                        spec.staged = facts.staged(self.ctx)
                     return spec
             spec = info.traced_spec(id(outer.node) if outer.node is not None else 0, node.name)
             if spec is not None:
@@ -178,11 +196,17 @@ class _Visitor:
             if isinstance(parent, (ast.List, ast.Tuple)) and len(parents) >= 3:
                 parent = parents[-3]  # lax.switch(i, [lambda ..., ...], x)
             if isinstance(parent, ast.Call) and node in _traced_call_args(self.ctx, parent):
-                return StaticSpec(wrapper=self.ctx.resolve(parent.func) or "")
+                spec = StaticSpec(wrapper=self.ctx.resolve(parent.func) or "")
+                t = known.lookup(spec.wrapper)
+                if t is not None and t.python_runs == "each_call":
+                    if t.makes != "abstract" and not outer.traced:
+                        return None  # jax.grad(lambda p: ...) in eager code: concrete values
+                    spec.staged = facts.staged(self.ctx) if outer.traced else ""
+                return spec
         if outer.traced:
             # A plain helper defined inside traced code: its body is traced, but what its callers pass
             # is unknown (often static Python values), so only closure variables count as traced.
-            return StaticSpec(wrapper=NESTED, traced_argnums=())
+            return StaticSpec(wrapper=NESTED, traced_argnums=(), staged=facts.staged(self.ctx))
         return None
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -191,24 +215,26 @@ class _Visitor:
             self.visit(child)
 
     # -- dataflow ------------------------------------------------------------------------------
-    def _bind(self, target: ast.AST, traced: bool, mask: bool = False, array: bool = False) -> None:
+    def _bind(self, target: ast.AST, traced: bool, mask: bool = False, array: bool = False,
+              must: bool = False) -> None:
         f = self.ctx.frame
         if isinstance(target, ast.Name):
             f.bound.add(target.id)
-            for s, on in ((f.traced_names, traced), (f.masks, mask), (f.arrays, array)):
+            for s, on in ((f.traced_names, traced), (f.masks, mask), (f.arrays, array), (f.must, must)):
                 if on:
                     s.add(target.id)
                 else:
                     s.discard(target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for e in target.elts:
-                self._bind(e, traced, False, array)
+                self._bind(e, traced, False, array, must)
         elif isinstance(target, ast.Starred):
-            self._bind(target.value, traced, False, array)
+            self._bind(target.value, traced, False, array, must)
 
-    def _value_facts(self, value: ast.AST) -> tuple[bool, bool, bool]:
+    def _value_facts(self, value: ast.AST) -> tuple[bool, bool, bool, bool]:
         ctx = self.ctx
         traced = ctx.is_traced(value)
+        must = traced and self._any_must() and ctx.is_must(value)
         mask = traced and ctx.is_mask(value)
         if not traced and type(value) is ast.Call and ctx.in_traced and type(value.func) is ast.Call:  # type: ignore[attr-defined]
             # `y = nn.Dense(4)(x)`: a layer built and applied to traced values returns traced values.
@@ -223,17 +249,21 @@ class _Visitor:
                 traced and isinstance(value.func, ast.Attribute)))  # type: ignore[attr-defined]
         else:
             array = traced and t in (ast.BinOp, ast.UnaryOp)
-        return traced, mask, array
+        return traced, mask, array, must
+
+    def _any_must(self) -> bool:
+        """Does some enclosing frame hold a must-abstract name (else no value here can be one)?"""
+        return any(f.must for f in self.ctx.frames)
 
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         kids = node.__dict__.get("_jc")  # children cached by the pre-pass
         for child in kids if kids is not None else children(node):
             self.visit(child)
         if node.value is not None:
-            facts = self._value_facts(node.value)
+            vf = self._value_facts(node.value)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
-                self._bind(t, *facts)
+                self._bind(t, *vf)
             if _is_container(self.ctx, node.value):
                 self.ctx.frame.containers.update(t.id for t in targets if isinstance(t, ast.Name))
 
@@ -248,6 +278,8 @@ class _Visitor:
             if traced:
                 f.traced_names.add(node.target.id)
                 f.arrays.add(node.target.id)
+                if ctx.is_must(node.value):
+                    f.must.add(node.target.id)
 
     def _namedexpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
@@ -280,8 +312,8 @@ class _Visitor:
         if q == "reversed" and it.args:  # type: ignore[attr-defined]
             self._bind_loop(target, it.args[0])  # type: ignore[attr-defined]
             return
-        traced = ctx.is_traced(it)
-        self._bind(target, traced, False, traced)
+        traced = ctx.is_traced(it) or (type(it) is ast.Name and it.id in ctx.frame.pytrees)  # type: ignore[attr-defined]
+        self._bind(target, traced, False, traced, traced and ctx.is_must(it))
 
     @contextlib.contextmanager
     def _in_loop(self) -> Iterator[None]:

@@ -61,6 +61,7 @@ class PythonLoopUnrolled(Rule):
     name = "python-loop-unrolled"
     message = "Python loop over {what} is unrolled into the graph ({trips}); use lax.scan / lax.fori_loop"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.For, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
     def check(self, node: ast.AST, ctx: Context) -> None:

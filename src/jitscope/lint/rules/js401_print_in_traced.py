@@ -54,6 +54,7 @@ class PrintInTraced(Rule):
     name = "print-in-traced"
     message = "`{fn}` inside traced function `{function}` runs only while tracing, not on every call; use jax.debug.print"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Call,)
     calls = ("print", *(f".{m}" for m in _LOG_METHODS))
 

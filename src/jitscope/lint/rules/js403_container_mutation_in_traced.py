@@ -61,6 +61,7 @@ class ContainerMutationInTraced(Rule):
     name = "container-mutation-in-traced"
     message = "`{expr}` mutates {owner} `{var}` inside traced function `{function}`: runs once at trace time and leaks tracers"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Call, ast.Assign, ast.AugAssign)
     calls = tuple(f".{m}" for m in MUTATORS)
 

@@ -60,6 +60,7 @@ class StaleGlobalCapture(Rule):
     name = "stale-global-capture"
     message = "global `{var}` is {why}: jit freezes its value at trace time and later changes are ignored; pass it as an argument"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Name,)
 
     def names(self, info: ModuleInfo) -> frozenset[str]:
