@@ -108,7 +108,7 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             raise
         result.interrupted = True
     result.diff = "".join(diffs)
-    if reached:  # keep the report in file order: the call-graph findings join their files
+    if reached or n_jobs > 1:  # file order whatever the workers' order; the call-graph findings join their files
         order = {f: i for i, (f, _) in enumerate(items)}
         result.findings.sort(key=lambda f: (order.get(f.location.file, -1) if f.location else -1,
                                             f.location.line if f.location else 0,

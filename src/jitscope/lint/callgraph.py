@@ -83,7 +83,7 @@ class _Index:
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
     classes: dict[str, ast.ClassDef]
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]]
-    owner: dict[int, str]  # id(method def) -> class name
+    owner: dict[ast.AST, str]  # method def -> class name
     relative: dict[str, tuple[int, str]]  # name -> (level, "mod.name") of `from .mod import name`
     # custom_jvp/custom_vjp function -> its derivative rules with their role (`f.defjvp(f_jvp)`: "jvp";
     # `f.defvjp(f_fwd, f_bwd)`: "fwd", "bwd")
@@ -102,7 +102,7 @@ def _build_index(tree: ast.Module) -> _Index:
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     classes: dict[str, ast.ClassDef] = {}
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    owner: dict[int, str] = {}
+    owner: dict[ast.AST, str] = {}
     relative: dict[str, tuple[int, str]] = {}
     rules: dict[str, list[tuple[str, str]]] = {}
     for stmt in tree.body:
@@ -124,7 +124,7 @@ def _build_index(tree: ast.Module) -> _Index:
             for s in stmt.body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     ms[s.name] = s
-                    owner[id(s)] = stmt.name
+                    owner[s] = stmt.name
         elif isinstance(stmt, ast.ImportFrom) and stmt.level:
             for a in stmt.names:
                 if a.name != "*":
@@ -286,7 +286,7 @@ def _with(edge: OutgoingCall, **changes: object) -> OutgoingCall:
 def _enclosing_class(ctx: Context) -> str | None:
     idx = index(ctx)
     for f in ctx.frames[1:]:
-        owner = idx.owner.get(id(f.node))
+        owner = idx.owner.get(f.node)
         if owner is not None:
             return owner
     return None

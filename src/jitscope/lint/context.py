@@ -104,7 +104,7 @@ class Context:
 
     def segment(self, node: ast.AST) -> str:
         """Exact source text of ``node`` (cached: a finding's message and its fix both quote it)."""
-        key = id(node)
+        key = node
         try:
             return self._segments[key]
         except KeyError:
@@ -117,11 +117,11 @@ class Context:
         Cached per (node, frame): a finding and its fix usually point at the same node.
         """
         frame = self.frames[-1]
-        hit = self._locations.get(id(node))
+        hit = self._locations.get(node)
         if hit is not None and hit[0] is frame:
             return hit[1]
         loc = self._location(node, frame)
-        self._locations[id(node)] = (frame, loc)
+        self._locations[node] = (frame, loc)
         return loc
 
     def _location(self, node: ast.AST, frame: Frame) -> Location:
@@ -151,7 +151,7 @@ class Context:
 
         Cached per node: several rules ask about the same call, and a node is visited in one frame only.
         """
-        key = id(node)
+        key = node
         try:
             return self._resolved[key]
         except KeyError:
@@ -165,7 +165,7 @@ class Context:
             base = base.value
         if isinstance(base, ast.Name) and len(self.frames) > 1 and self._local_frame(base.id) is not None:
             return None
-        q = self.info.callees.get(id(node), False)  # every callee was resolved once by the pre-pass
+        q = self.info.callees.get(node, False)  # every callee was resolved once by the pre-pass
         return self.info.resolve(node) if q is False else q
 
     def _local_frame(self, name: str) -> Frame | None:

@@ -51,16 +51,16 @@ def only_truth_tested(fn: ast.AST, name: str) -> bool:
     for n in ast.walk(fn):
         t = type(n)
         if t in (ast.If, ast.While, ast.IfExp, ast.Assert):
-            truth.add(id(n.test))  # type: ignore[attr-defined]
+            truth.add(n.test)  # type: ignore[attr-defined]
         elif t is ast.UnaryOp and isinstance(n.op, ast.Not):  # type: ignore[attr-defined]
-            truth.add(id(n.operand))  # type: ignore[attr-defined]
+            truth.add(n.operand)  # type: ignore[attr-defined]
         elif t is ast.BoolOp:
-            truth.update(id(v) for v in n.values)  # type: ignore[attr-defined]
+            truth.update(n.values)  # type: ignore[attr-defined]
         elif t is ast.Name and n.id == name and isinstance(n.ctx, ast.Load):  # type: ignore[attr-defined]
             loads += 1
     if not loads:
         return False
-    hits = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and id(n) in truth)
+    hits = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and n in truth)
     return hits == loads
 
 

@@ -136,7 +136,7 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         pending = []
         for key in changed:
             fn, edge, method = state[key]
-            visitor.forced[id(fn)] = spec_for(fn, edge, method)  # type: ignore[arg-type]
+            visitor.forced[fn] = spec_for(fn, edge, method)  # type: ignore[arg-type]
             frames, parents, before = ctx.frames, ctx.parents, len(ctx.findings)
             ctx.frames, ctx.parents = [frames[0]], []
             try:

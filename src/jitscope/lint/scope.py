@@ -75,9 +75,10 @@ class ModuleInfo:
     module_arrays: dict[str, int] = field(default_factory=dict)  # name -> line of an array binding
     module_mutables: dict[str, int] = field(default_factory=dict)  # name -> line of a list/dict/set binding
     reassigned_in_functions: set[str] = field(default_factory=set)  # `global g; g = ...` somewhere
-    # (scope id, function name) -> how it is traced; a call marks the name in every enclosing scope,
-    # so a def is traced only by calls that can see it (scope id 0 is the module).
-    traced_names: dict[tuple[int, str], StaticSpec] = field(default_factory=dict)
+    # (scope node, function name) -> how it is traced; a call marks the name in every enclosing scope,
+    # so a def is traced only by calls that can see it (scope 0 is the module). Keys hold the nodes,
+    # never their id(): an id can be reused once its object dies (issue #25 item 6).
+    traced_names: dict[tuple[object, str], StaticSpec] = field(default_factory=dict)
     mutated_names: set[str] = field(default_factory=set)  # receivers of .append/.update/..., `x[k] = v` targets
     uses_pallas: bool = False
     jitted_callables: dict[str, tuple[str, StaticSpec]] = field(default_factory=dict)  # callable -> (def, spec)
@@ -85,7 +86,7 @@ class ModuleInfo:
     defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     module_literals: dict[str, ast.expr] = field(default_factory=dict)  # NAME = (0, 1) at module level
     module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
-    callees: dict[int, str | None] = field(default_factory=dict)  # id(call.func) -> resolve(call.func)
+    callees: dict[ast.AST, str | None] = field(default_factory=dict)  # call.func -> resolve(call.func)
     module_bind_lines: dict[str, list[int]] = field(default_factory=dict)  # module-level bindings, in order
     module_bind_values: dict[str, list[str]] = field(default_factory=dict)  # the value of each, normalised
     module_loads: dict[str, list[int]] = field(default_factory=dict)  # lines reading a name in module-level code
@@ -97,7 +98,6 @@ class ModuleInfo:
     sentinels: set[str] = field(default_factory=set)  # module-level names bound to a fresh `object()`
     # `X = partial(F, a, k=v)` anywhere: X -> (F, number of bound positionals, bound keywords)
     partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
-    scope_nodes: dict[int, ast.AST] = field(default_factory=dict)  # scope id -> its def/class/lambda (tree-lived)
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
 
     def literal(self, node: ast.expr) -> ast.expr:
@@ -142,12 +142,12 @@ class ModuleInfo:
     @classmethod
     def collect(cls, tree: ast.Module) -> ModuleInfo:
         info = cls()
-        calls: list[tuple[ast.Call, tuple[int, ...]]] = []
+        calls: list[tuple[ast.Call, tuple[object, ...]]] = []
         assigns: list[ast.Assign] = []
         defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # One walk; each function or class body is walked as its own unit with its scope chain,
         # so the inner loop handles plain nodes without building per-node tuples.
-        units: list[tuple[list[ast.AST], tuple[int, ...]]] = [(list(tree.body), (0,))]
+        units: list[tuple[list[ast.AST], tuple[object, ...]]] = [(list(tree.body), (0,))]
         mutated = info.mutated_names
         while units:
             stack, scopes = units.pop()
@@ -173,8 +173,7 @@ class ModuleInfo:
                     if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                         defs.append(node)  # type: ignore[arg-type]
                     ch = node._jc = children(node)  # type: ignore[attr-defined]  # reused by the main walk
-                    units.append((list(ch), scopes + (id(node),)))
-                    info.scope_nodes[id(node)] = node
+                    units.append((list(ch), scopes + (node,)))
                     continue
                 elif t is ast.Import or t is ast.ImportFrom:
                     info._import(node)  # type: ignore[arg-type]
@@ -337,7 +336,7 @@ class ModuleInfo:
         until = min(redefined)
         return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
 
-    def _mark(self, name: str, scopes: tuple[int, ...], spec: StaticSpec) -> None:
+    def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec) -> None:
         bound = self.partial_binds.get(name)
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
             name, spec = bound[0], _with_bound(spec, bound[1], bound[2])
@@ -345,12 +344,12 @@ class ModuleInfo:
         for scope in scopes:
             self.traced_names.setdefault((scope, name), spec)
 
-    def _site_traced(self, scopes: tuple[int, ...]) -> bool:
+    def _site_traced(self, scopes: tuple[object, ...]) -> bool:
         """Is a call in ``scopes`` inside a function that JAX traces with abstract values (a def decorated
         with jit/vmap/..., or one wrapped by name)? Then a ``grad`` or ``shard_map`` applied there sees
         abstract values too (jaxmodel.transforms.compose)."""
         for i in range(len(scopes) - 1, 0, -1):
-            node = self.scope_nodes.get(scopes[i])
+            node = scopes[i]
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for dec in node.decorator_list:
@@ -365,15 +364,15 @@ class ModuleInfo:
         """How the function ``name`` defined in ``scope`` is traced by a wrapping call, if it is."""
         return self.traced_names.get((scope, name))
 
-    def _call(self, node: ast.Call, scopes: tuple[int, ...] = (0,), concrete: bool = False) -> bool:
+    def _call(self, node: ast.Call, scopes: tuple[object, ...] = (0,), concrete: bool = False) -> bool:
         """Mark the functions a transform call traces. Transforms that give concrete values under an eager
         caller (grad, vjp, shard_map) are handled in a second round (``concrete=True``), once the
         functions traced by the others are known: only a call inside one of those traces abstractly.
         Returns True when the call was left for that round."""
         if not concrete:
-            q = self.callees[id(node.func)] = self.resolve(node.func)  # the walk asks again: lint.Context.resolve
+            q = self.callees[node.func] = self.resolve(node.func)  # the walk asks again: lint.Context.resolve
         else:
-            q = self.callees[id(node.func)]
+            q = self.callees[node.func]
         if q is None:
             return False
         fns: list[tuple[ast.AST, StaticSpec]] = []

@@ -32,7 +32,7 @@ class _Visitor:
         self.call_table: _CallTable | None = None
         self.constant_rules = any(ast.Constant in r.nodes for r in rules)
         self.name_rules: tuple[dict[str, tuple[Rule, ...]], tuple[Rule, ...]] | None = None
-        self.forced: dict[int, StaticSpec] = {}  # id(def) -> spec found by the call graph (lint/callgraph.py)
+        self.forced: dict[ast.AST, StaticSpec] = {}  # def -> spec found by the call graph (lint/callgraph.py)
 
     def _entry(self, t: type) -> tuple[tuple[Rule, ...], tuple[Rule, ...], object]:
         subscribed = [r for r in self.rules if t in r.nodes]
@@ -176,8 +176,8 @@ class _Visitor:
         info = self.ctx.info
         if self.ctx.assume_traced:
             return StaticSpec(wrapper="<assumed>")
-        if self.forced and id(node) in self.forced:
-            return self.forced[id(node)]
+        if self.forced and node in self.forced:
+            return self.forced[node]
         if not isinstance(node, ast.Lambda):
             for dec in node.decorator_list:
                 spec = decorator_spec(info, dec)
@@ -187,7 +187,7 @@ class _Visitor:
                     if outer.traced and not spec.staged:
                         spec.staged = facts.staged(self.ctx)
                     return spec
-            spec = info.traced_spec(id(outer.node) if outer.node is not None else 0, node.name)
+            spec = info.traced_spec(outer.node if outer.node is not None else 0, node.name)
             if spec is not None:
                 return spec
         else:

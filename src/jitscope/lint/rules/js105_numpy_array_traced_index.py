@@ -107,7 +107,7 @@ def _is_numpy_array(ctx: Context, name: str) -> bool:
     else:
         return False
     cache = ctx.__dict__.setdefault("_js105", {})
-    key = id(scope)
+    key = scope
     if key not in cache:
         cache[key] = _numpy_names(ctx, scope)
     return name in cache[key]

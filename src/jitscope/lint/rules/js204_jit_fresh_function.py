@@ -169,8 +169,8 @@ def _escapes(fn: ast.AST | None, name: str) -> bool:
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
-    called = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
-    return any(isinstance(m, ast.Name) and m.id == name and id(m) not in called for m in ast.walk(node))
+    called = {c.func for c in ast.walk(node) if isinstance(c, ast.Call)}
+    return any(isinstance(m, ast.Name) and m.id == name and m not in called for m in ast.walk(node))
 
 
 def _called_in_loop(fn: ast.AST | None, name: str) -> bool:

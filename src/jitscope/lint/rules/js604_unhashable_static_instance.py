@@ -123,9 +123,9 @@ def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
     if local is None and value.id in ctx.info.reassigned_in_functions:
         return None
     cache = ctx.__dict__.setdefault("_js604", {})
-    if id(scope) not in cache:
-        cache[id(scope)] = statement_bindings(own_statements(scope)) if scope is not None else {}
-    entries = cache[id(scope)].get(value.id, [])
+    if scope not in cache:
+        cache[scope] = statement_bindings(own_statements(scope)) if scope is not None else {}
+    entries = cache[scope].get(value.id, [])
     if len(entries) != 1 or not entries[0][2]:
         return None  # bound more than once, or as part of a tuple / loop target
     return entries[0][1]  # type: ignore[return-value]
