@@ -86,18 +86,18 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
                         env=Environment.capture(with_jax=False))
     diffs = []
-    reached = False
+    by_file: dict[str, list] = {}
     try:
         for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
-            if outcome.extra:  # findings in functions reached through the call graph from another file
-                result.findings.extend(outcome.findings)
-                reached = True
+            if outcome.replaces:  # linted again with calls from other files: every finding of the file, once
+                kept = [f for f in by_file.get(outcome.path, ()) if f.code == "JS002"]  # e.g. fixes not written
+                by_file[outcome.path] = kept + outcome.findings
                 continue
             if fix and not diff:
                 runner.write_outcome(outcome)  # a refused file keeps its findings plus one JS002 line why
             result.files_checked += 1
             result.lines_checked += outcome.lines
-            result.findings.extend(outcome.findings)
+            by_file.setdefault(outcome.path, []).extend(outcome.findings)
             if outcome.fixes_applied:
                 result.fixes_applied += outcome.fixes_applied
                 result.files_fixed.append(outcome.path)
@@ -108,11 +108,11 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             raise
         result.interrupted = True
     result.diff = "".join(diffs)
-    if reached or n_jobs > 1:  # file order whatever the workers' order; the call-graph findings join their files
-        order = {f: i for i, (f, _) in enumerate(items)}
-        result.findings.sort(key=lambda f: (order.get(f.location.file, -1) if f.location else -1,
-                                            f.location.line if f.location else 0,
-                                            (f.location.column or 0) if f.location else 0, f.code))
+    # File order whatever the workers' order; within a file, by position.
+    order = {f: i for i, (f, _) in enumerate(items)}
+    for path in sorted(by_file, key=lambda p: order.get(p, len(order))):
+        result.findings.extend(sorted(by_file[path], key=lambda f: (
+            f.location.line if f.location else 0, (f.location.column or 0) if f.location else 0, f.code)))
     for f in result.findings:
         if f.fix is not None and f.fix.replacement is not None:
             if f.fix.safety == "safe":

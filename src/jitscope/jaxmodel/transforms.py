@@ -58,6 +58,10 @@ class Transform:
     # Positions of the function arguments a control-flow primitive traces (lax.scan: (0,)).
     body_args: tuple[int, ...] = ()
     body_keywords: tuple[str, ...] = ()
+    # (position of an operand in the primitive's call, position of the body parameter that receives
+    # it): lax.scan(f, init, xs) passes init as f's carry. A dict or tuple operand reaches the body as
+    # the same Python container of traced leaves (its keys and length are static).
+    body_operands: tuple[tuple[int, int], ...] = ()
     # Positions traced when the transform takes ``argnums`` (grad: only argnums are differentiated;
     # the others are passed through as they are, Python values staying Python values).
     differentiates: bool = False

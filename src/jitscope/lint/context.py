@@ -75,6 +75,7 @@ class Frame:
     must: set[str] = field(default_factory=set)
     closed: bool | None = None
     pytrees: set[str] = field(default_factory=set)  # parameters that are Python containers of traced leaves
+    compile_time_eval: int = 0  # inside `with jax.ensure_compile_time_eval():` blocks (jnp on Python values is concrete)
 
 
 class Context:
@@ -284,6 +285,9 @@ class Context:
             if q in STATIC_CALLS:
                 return False
             if q.startswith(ARRAY_NAMESPACES) or q in ("jax.numpy", "jax.lax"):
+                if self.frames[-1].compile_time_eval:  # concrete unless computed from a tracer
+                    return any(self.is_traced(a) for a in node.args) or any(
+                        self.is_traced(k.value) for k in node.keywords)
                 return True
             if q in TRACED_BUILTINS:
                 return any(self.is_traced(a) for a in node.args)

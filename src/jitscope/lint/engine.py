@@ -43,8 +43,8 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
 
     ``assume_traced`` treats every function as traced with every parameter traced: a stress
     mode for robustness tests, which drives every rule over code that never mentions JAX.
-    ``incoming`` (calls from other linted modules, ``lint/traced.py``) skips the main walk and
-    walks only the functions those calls reach, as traced: the findings the first pass could not see.
+    ``incoming`` (calls from other linted modules, ``lint/traced.py``) adds the ways those calls reach
+    this module's functions: the file is linted again whole, and its findings replace the first pass's.
     The Context's ``cg_outgoing`` lists this module's calls into other modules.
     """
     try:
@@ -71,12 +71,11 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
         rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
         try:
             graph = callgraph.ENABLED and not assume_traced
-            if incoming is None:
-                hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
-                _Visitor(ctx, rules + hooks).visit_all(tree.body)
+            hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
+            _Visitor(ctx, rules + hooks).visit_all(tree.body)
             if graph:
                 start = reach.resolve_incoming(ctx, incoming) if incoming else None
-                reach.follow(ctx, _Visitor, rules, start, conventions=incoming is None)
+                reach.follow(ctx, _Visitor, rules, start)
         except RecursionError:
             ctx.findings.append(parse_finding("JS003", "expressions nested too deeply; file only partly linted",
                                               filename))

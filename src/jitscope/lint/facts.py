@@ -49,6 +49,42 @@ def references(ctx) -> Counter:  # ctx: lint.context.Context
     return refs
 
 
+def call_shapes(ctx) -> dict[str, list[tuple[int, frozenset[str] | None]]]:
+    """Every ``name(...)`` call in the module: (positional count, keywords), or (-1, None) when a
+    ``*args``/``**kwargs`` hides what is passed; built once, on first need."""
+    shapes = ctx.__dict__.get("_call_shapes")
+    if shapes is None:
+        shapes = {}
+        for n in ast.walk(ctx.tree):
+            if type(n) is ast.Call and type(n.func) is ast.Name:  # type: ignore[attr-defined]
+                star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)  # type: ignore[attr-defined]
+                shapes.setdefault(n.func.id, []).append(  # type: ignore[attr-defined]
+                    (-1, None) if star else (len(n.args), frozenset(k.arg for k in n.keywords)))  # type: ignore[attr-defined]
+        ctx.__dict__["_call_shapes"] = shapes
+    return shapes
+
+
+def defaults_never_passed(ctx, fn: ast.AST, spec, defaulted: list[tuple[int, str]]) -> set[str]:
+    """Parameters with a default that no caller passes: every call of the decorated (or wrapped) function
+    is in this module, none passes them, so they hold their Python default (the jaxmodel's python kind)."""
+    name = getattr(fn, "name", "")
+    if not defaulted or not name or spec.via or not ctx.frames or importable(ctx, _Probe(fn)):
+        return set()
+    calls = call_shapes(ctx).get(name, [])
+    if not calls or references(ctx)[name] != len(calls) + ctx.info.wrapped_refs.get(name, 0):
+        return set()  # handed elsewhere as a value, or never called here: its callers are unknown
+    if any(npos < 0 for npos, _ in calls):
+        return set()
+    return {p for i, p in defaulted if all(npos <= i and p not in (kws or ()) for npos, kws in calls)}
+
+
+class _Probe:
+    """A frame-like holder of a function node, for ``importable``."""
+
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node
+
+
 def importable(ctx, frame) -> bool:
     """Can code outside the linted files call this function: a public module-level function or method
     of a module inside a package? (Scripts, tests, nested functions and private names are called only

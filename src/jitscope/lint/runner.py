@@ -50,7 +50,7 @@ class FileOutcome:
     unfixed: list[Finding] = field(default_factory=list)  # the findings before fixes, if not written
     outgoing: list[OutgoingCall] = field(default_factory=list)  # calls from traced code into other modules
     classes: list = field(default_factory=list)  # (class, bases) of the module, for overrides across files
-    extra: bool = False  # findings in functions reached from other files (the file itself was counted already)
+    replaces: bool = False  # the file linted again with calls from other files: its findings replace the first
 
 
 def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -164,7 +164,8 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
 
 
 def lint_incoming(path: str, enabled: frozenset[str], calls: list) -> tuple[FileOutcome | None, list]:
-    """Lint ``path`` again for the functions that calls from other files reach (``lint/traced.py``)."""
+    """Lint ``path`` again with the calls from other files that reach its functions (``lint/traced.py``);
+    the outcome (``replaces``) holds every finding of the file."""
     try:
         data = Path(path).read_bytes()
     except OSError:
@@ -175,7 +176,7 @@ def lint_incoming(path: str, enabled: frozenset[str], calls: list) -> tuple[File
     findings, ctx = lint_text(text, path, set(enabled), incoming=calls)
     _attach_source(findings, text)
     more = ctx.__dict__.get("cg_outgoing", []) if ctx is not None else []
-    return (FileOutcome(path, findings, extra=True) if findings else None), more
+    return FileOutcome(path, findings, replaces=True), more
 
 
 def write_outcome(outcome: FileOutcome) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..jaxmodel import known
 from .astutil import children
@@ -49,6 +49,7 @@ class StaticSpec:
     must_names: frozenset[str] | None = None
     refs_seen: int = 0  # call graph: how many references to the function the recorded calls account for
     pytrees: tuple[str, ...] = ()  # parameters that receive Python containers of traced values
+    pytree_argnums: tuple[int, ...] = ()  # the same, by position (a lax.scan carry given a dict)
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
@@ -337,12 +338,26 @@ class ModuleInfo:
         return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
 
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec) -> None:
+        if "<attribute>" in spec.argnames:
+            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False)
         bound = self.partial_binds.get(name)
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
             name, spec = bound[0], _with_bound(spec, bound[1], bound[2])
         self.wrapped_refs[name] = self.wrapped_refs.get(name, 0) + 1 + (bound is not None)
         for scope in scopes:
             self.traced_names.setdefault((scope, name), spec)
+
+    def _container(self, arg: ast.AST, scopes: tuple[object, ...]) -> bool:
+        """Is ``arg`` a dict/tuple/list: a literal, ``dict(...)``, or a name bound to one in the calling function?"""
+        if isinstance(arg, (ast.Dict, ast.Tuple, ast.List, ast.DictComp)):
+            return True
+        if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("dict", "tuple", "list"):
+            return True
+        if isinstance(arg, ast.Name) and len(scopes) > 1 and isinstance(scopes[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            values = [s.value for s in ast.walk(scopes[-1]) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                      and isinstance(s.targets[0], ast.Name) and s.targets[0].id == arg.id]
+            return bool(values) and all(self._container(v, ()) for v in values)
+        return False
 
     def _site_traced(self, scopes: tuple[object, ...]) -> bool:
         """Is a call in ``scopes`` inside a function that JAX traces with abstract values (a def decorated
@@ -382,7 +397,10 @@ class ModuleInfo:
             positions, keywords = BODY_ARGS[q]
             args = [node.args[i] for i in positions if i < len(node.args)]
             args += [k.value for k in node.keywords if k.arg in keywords]
-            fns = [(a, StaticSpec(wrapper=q)) for a in args]
+            t = known.lookup(q)
+            pytrees = tuple(param for pos, param in (t.body_operands if t else ())
+                            if pos < len(node.args) and self._container(node.args[pos], scopes))
+            fns = [(a, StaticSpec(wrapper=q, pytree_argnums=pytrees)) for a in args]
         elif q in ("functools.partial", "partial") and node.args:
             inner = self.resolve(node.args[0])
             if inner in TRACES and len(node.args) > 1:
@@ -429,6 +447,10 @@ def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> 
     if isinstance(node, ast.Name):
         return [(node.id, bound, kw)]
     if isinstance(node, ast.Attribute):
+        if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            # `jax.jit(model.apply)`: which class's `apply` is unknown here; any method of that name may be
+            # the one (a may fact), and a library's method may be none of them.
+            return [(node.attr, bound, kw + ("<attribute>",))]
         return [(node.attr, bound, kw)]
     if isinstance(node, (ast.List, ast.Tuple)):
         return [n for e in node.elts for n in _function_names(e)]
@@ -447,7 +469,7 @@ def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec
         return spec
     argnums = tuple(i + bound if i >= 0 else i for i in spec.argnums) + tuple(range(bound))
     traced = None if spec.traced_argnums is None else tuple(i + bound for i in spec.traced_argnums)
-    return StaticSpec(argnums, tuple(spec.argnames) + kw, traced, spec.wrapper, spec.filter)
+    return replace(spec, argnums=argnums, argnames=tuple(spec.argnames) + kw, traced_argnums=traced)
 
 
 DRIVER_NAMES = frozenset({"main", "_main", "cli", "run_main", "entrypoint", "entry_point"})
@@ -593,7 +615,20 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec
         if axes is None and 0 < pos < len(call.args) and info.resolve(call.func) == wrapper:
             axes = info.literal(call.args[pos])  # jax.vmap(f, (0, None))
         nums += unmapped_positions(axes)
+        if axes is not None and not _literal_axes(axes):
+            # in_axes computed at run time: any parameter may be unmapped, reaching the function as the
+            # caller's (Python) value, so none is abstract on every way (a may fact, never an error).
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"),
+                              must_names=frozenset())
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
+
+
+def _literal_axes(axes: ast.AST) -> bool:
+    """``0``, ``None``, ``(0, None, 1)``: every entry known without running the program."""
+    if isinstance(axes, (ast.Tuple, ast.List)):
+        return all(isinstance(e, ast.Constant) or (isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant))
+                   for e in axes.elts)
+    return isinstance(axes, ast.Constant) or (isinstance(axes, ast.UnaryOp) and isinstance(axes.operand, ast.Constant))
 
 
 def unmapped_positions(axes: ast.AST | None) -> tuple[int, ...]:

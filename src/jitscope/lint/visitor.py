@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterable, Iterator
 
 from ..jaxmodel import known
-from . import facts
+from . import facts, guards
 from .astutil import children
 from .context import NESTED, Context, Frame
 from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
@@ -133,14 +133,20 @@ class _Visitor:
         if spec is not None:
             frame.static = spec.static_params(node)
             frame.pytrees.update(spec.pytrees)
+            if spec.pytree_argnums:
+                names = [p.arg for p in a.posonlyargs + a.args]
+                frame.pytrees.update(names[i] for i in spec.pytree_argnums if i < len(names))
             defaults = _param_defaults(a)
             must_capable = spec.must_names
             positional = a.posonlyargs + a.args
+            never = facts.defaults_never_passed(self.ctx, node, spec, [
+                (i, p.arg) for i, p in enumerate(positional) if p.arg in defaults] + [
+                (10_000, p.arg) for p in a.kwonlyargs if p.arg in defaults]) if defaults else set()
             flax = spec.wrapper in FLAX_METHODS
             first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
                                None)
             for i, p in enumerate(params):
-                if p.arg in frame.static or p.arg in frame.pytrees:
+                if p.arg in frame.static or p.arg in frame.pytrees or p.arg in never:
                     continue
                 if flax and p is not first_input and not _array_annotation(p.annotation):
                     continue  # `__call__(self, x, train)`: only the input is data; the rest configure the layer
@@ -368,7 +374,32 @@ class _Visitor:
             self.visit(item.context_expr)
             if item.optional_vars is not None:
                 self._bind(item.optional_vars, False)
-        self.visit_all(node.body)
+        evaluated = self.ctx.in_traced and guards.compile_time_eval(self.ctx, node)
+        f = self.ctx.frame
+        f.compile_time_eval += evaluated
+        try:
+            self.visit_all(node.body)
+        finally:
+            f.compile_time_eval -= evaluated
+
+    def _if(self, node: ast.If) -> None:
+        """An ``if`` that tells tracers from concrete values runs one branch only on concrete values."""
+        ctx = self.ctx
+        self.visit(node.test)
+        guard = guards.tracer_guard(ctx, node.test) if ctx.in_traced else None
+        if guard is None:
+            self.visit_all(node.body)
+            self.visit_all(node.orelse)
+            return
+        names, tracer_if_true = guard
+        traced_branch, concrete_branch = (node.body, node.orelse) if tracer_if_true else (node.orelse, node.body)
+        self.visit_all(traced_branch)
+        saved = guards.forget(ctx, names)
+        try:
+            self.visit_all(concrete_branch)
+        finally:
+            if not guards.leaves(traced_branch):
+                guards.restore(saved)  # after the `if`, either branch may have run
 
 
 class _CallTable:
@@ -440,6 +471,7 @@ _SPECIAL = {
     ast.Nonlocal: _Visitor._global,
     ast.ExceptHandler: _Visitor._handler,
     ast.With: _Visitor._with,
+    ast.If: _Visitor._if,
     ast.AsyncWith: _Visitor._with,
 }
 
