@@ -62,6 +62,10 @@ class Transform:
     # it): lax.scan(f, init, xs) passes init as f's carry. A dict or tuple operand reaches the body as
     # the same Python container of traced leaves (its keys and length are static).
     body_operands: tuple[tuple[int, int], ...] = ()
+    # How many positional arguments the primitive passes its bodies (lax.scan: 2, carry and x); -k:
+    # the call's positional arguments after its first k (lax.cond(pred, t, f, *operands): -3). A
+    # body's parameter with a default beyond those keeps its Python default.
+    body_arity: int | None = None
     # Positions traced when the transform takes ``argnums`` (grad: only argnums are differentiated;
     # the others are passed through as they are, Python values staying Python values).
     differentiates: bool = False

@@ -17,6 +17,12 @@ CONCRETE_TYPES = frozenset({
     "int", "float", "bool", "complex", "str", "numpy.ndarray", "numpy.generic", "numpy.number", "numbers.Number",
     "numbers.Real", "numbers.Integral", "numbers.Complex", "onp.ndarray",
 })
+# jnp functions that return a Python list of arrays (its length is static), not one array: iterating
+# or testing the result is Python work on a list.
+LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit",
+                            "jax.numpy.dsplit", "jax.numpy.unstack", "jax.numpy.meshgrid",
+                            "jax.numpy.broadcast_arrays", "jax.numpy.atleast_1d", "jax.numpy.atleast_2d",
+                            "jax.numpy.atleast_3d", "jax.lax.split"})
 # Calls that are True only for a concrete value.
 CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
 # Exceptions a failed concretization raises or derives from: code in a `try` catching one of them

@@ -74,6 +74,7 @@ class OutgoingCall:
     closed: bool | None = None  # False: callers beyond these (another module, a convention)
     static_args: tuple[str, ...] = ()  # parameters known to receive Python values (custom rules' nondiff ones)
     pytree_args: tuple[str, ...] = ()  # parameters that receive a Python container of traced values
+    unmapped_from: int | None = None  # vmap: positions from here on are unmapped (Python values pass through)
 
 
 @dataclass
@@ -182,7 +183,7 @@ class HandedToTransform(Rule):
             return  # jax.grad(ops.loss) in eager code: concrete values
         if q in TRACES:
             fns = call.args[:1]
-            spec = spec_from_call(ctx.info, call, q)
+            spec = spec_from_call(ctx.info, call, q, ctx.frame.node)
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
             fns = [call.args[i] for i in positions if i < len(call.args)]
@@ -197,13 +198,17 @@ class HandedToTransform(Rule):
                     _record(ctx, f, OutgoingCall("", traced=spec.traced_argnums if spec.traced_argnums else None,
                                                  static_positions=tuple(spec.argnums),
                                                  static_names=tuple(spec.argnames), filter=spec.filter,
-                                                 wrapper=q, via=via, staged=_handed_staged(ctx, q), closed=False))
+                                                 wrapper=q, via=via, staged=_handed_staged(ctx, q), closed=False,
+                                                 unmapped_from=spec.unmapped_from, must=() if spec.must_names == frozenset()
+                                                 else ()))
 
 
 def _handed_staged(ctx: Context, wrapper: str) -> str:
     """Is a function handed to ``wrapper`` here traced into a cached jaxpr (jit, a scan body, or any
     transform applied inside staged code)?"""
     t = known.lookup(wrapper)
+    if t is not None and t.trace_only:
+        return ""
     if t is not None and t.python_runs == "each_call":
         return facts.staged(ctx) if ctx.frames[-1].traced else ""
     return "must"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ..jaxmodel import values
 from ..model import Finding, Fix, Location
 from . import facts
 from .facts import NESTED as NESTED
@@ -221,6 +222,8 @@ class Context:
                 return False
             if any(self._sentinel(c) for c in (node.left, *node.comparators)):  # type: ignore[attr-defined]
                 return False  # `state == sentinel`: an array compared with an object() is a Python False
+            if any(type(c) is ast.Constant and type(c.value) is str for c in (node.left, *node.comparators)):  # type: ignore[attr-defined]
+                return False  # `bc[0] == "periodic"`: working code compares strings, not arrays, with strings
             return self.is_traced(node.left) or any(self.is_traced(c) for c in node.comparators)  # type: ignore[attr-defined]
         if t is ast.BoolOp:
             return any(self.is_traced(v) for v in node.values)  # type: ignore[attr-defined]
@@ -282,8 +285,8 @@ class Context:
         func = node.func
         q = self.resolve(func)
         if q is not None:
-            if q in STATIC_CALLS:
-                return False
+            if q in STATIC_CALLS or q in values.LIST_RETURNING:
+                return False  # a Python value (jnp.split gives a list of arrays: its length is static)
             if q.startswith(ARRAY_NAMESPACES) or q in ("jax.numpy", "jax.lax"):
                 if self.frames[-1].compile_time_eval:  # concrete unless computed from a tracer
                     return any(self.is_traced(a) for a in node.args) or any(

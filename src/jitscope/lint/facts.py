@@ -25,6 +25,8 @@ import os
 from collections import Counter
 from functools import lru_cache
 
+from ..jaxmodel import values
+
 MUST, MAY = "must", "may"
 NESTED = "<enclosing traced function>"
 
@@ -47,6 +49,11 @@ def references(ctx) -> Counter:  # ctx: lint.context.Context
                 refs[n.attr] += 1  # type: ignore[attr-defined]
         ctx.__dict__["_references"] = refs
     return refs
+
+
+def is_script(ctx) -> bool:
+    """Is the linted file a script (outside any package): its module-level code is the whole program?"""
+    return not _in_package(os.path.dirname(os.path.abspath(ctx.filename)))
 
 
 def call_shapes(ctx) -> dict[str, list[tuple[int, frozenset[str] | None]]]:
@@ -136,6 +143,8 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
 
     ``note`` says why an error rule reports a warning (what the model could not prove)."""
     need = rule.requires
+    if need == "abstract" and _handles_concretization(ctx, subject):
+        return None  # `try: int(x) ... except TypeError:`: the traced case is handled on purpose
     if need == "staged":
         level = staged(ctx)
         if not level:
@@ -147,6 +156,23 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     if severity == "error" and level == MAY:
         return "warning", "likely", _why_may(ctx, need)
     return severity, "", ""
+
+
+def _handles_concretization(ctx, node: ast.AST | None) -> bool:
+    """Is the code being checked in the body of a ``try`` whose handlers catch a failed concretization
+    (``ConcretizationTypeError``, ``TypeError``, ``Exception``: jaxmodel/values.py)?"""
+    parents = [*ctx.parents, node] if node is not None else list(ctx.parents)
+    for i in range(len(parents) - 1, -1, -1):
+        p = parents[i]
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        if isinstance(p, ast.Try) and i + 1 < len(parents) and parents[i + 1] in p.body:
+            for h in p.handlers:
+                types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+                for t in types:
+                    if t is None or (ctx.resolve(t) or "").rpartition(".")[2] in values.CONCRETIZATION_ERRORS:
+                        return True
+    return False
 
 
 def _why_may(ctx, need: str) -> str:

@@ -98,12 +98,10 @@ def _split_union(text: str) -> list[str]:
 
 
 def used_like_array(fn: ast.AST, name: str) -> bool:
-    """Does ``fn`` call a method of ``name`` or index it (``x.max()``, ``x[0]``)? Then ``name`` holds an
-    array (a Python number has no ``.max``), which ``filter_jit`` traces."""
+    """Does ``fn`` call a method of ``name`` (``x.max()``)? Then ``name`` holds an array (a Python number
+    has no ``.max``), which ``filter_jit`` traces. Indexing is no evidence: tuples are indexed too."""
     for n in ast.walk(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                 and n.func.value.id == name:
-            return True
-        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
             return True
     return False

@@ -40,6 +40,8 @@ def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, met
     if edge.traced is None:
         static = {positional[i] for i in edge.static_positions if -len(positional) <= i < len(positional)}
         static |= set(edge.static_names)
+        if edge.unmapped_from is not None:
+            static |= set(positional[edge.unmapped_from:])
     else:
         traced = {positional[i] for i in edge.traced if i < len(positional)} | (set(edge.keywords) & every)
         static = every - traced

@@ -50,6 +50,8 @@ class StaticSpec:
     refs_seen: int = 0  # call graph: how many references to the function the recorded calls account for
     pytrees: tuple[str, ...] = ()  # parameters that receive Python containers of traced values
     pytree_argnums: tuple[int, ...] = ()  # the same, by position (a lax.scan carry given a dict)
+    passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
+    unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
@@ -58,6 +60,8 @@ class StaticSpec:
         for i in self.argnums:
             if -len(positional) <= i < len(positional):
                 static.add(positional[i])
+        if self.unmapped_from is not None:
+            static.update(positional[self.unmapped_from:])
         if self.traced_argnums is not None:
             keep = {positional[i] for i in self.traced_argnums if -len(positional) <= i < len(positional)}
             static |= set(positional) - keep
@@ -299,7 +303,8 @@ class ModuleInfo:
             return True
         return any(f == name for _, f in self.module_calls)
 
-    def rebound_after_call(self, name: str, reader: ast.AST | None = None) -> bool:
+    def rebound_after_call(self, name: str, reader: ast.AST | None = None, script: bool = False,
+                           read_by_others: object = None) -> bool:
         """Is module-level ``name`` bound again after a module-level call of a function of this module?
 
         ``N = 3`` then ``N = N * 2`` (or one binding per branch of an ``if``) is settled before
@@ -309,6 +314,10 @@ class ModuleInfo:
         the def and after a call that may have traced it, it changes the value (``EMPTY = -1``
         then ``EMPTY = jnp.int32(-1)`` does not), and the function can still run after it (not
         when a later cell redefines ``step_fn`` without running the old one in between).
+
+        ``script`` (a file outside any package: its module-level code is the whole program): the old
+        function runs after a rebinding only if that code reads it after the rebinding; a rebinding
+        that no other code reads (``read_by_others(line)`` False) can only be meant for it, though.
         """
         lines = self.module_bind_lines.get(name, ())
         if len(lines) < 2:
@@ -325,14 +334,21 @@ class ModuleInfo:
             if not any(max(first, start) < line < r and (fn in self.module_defs or fn in self.jitted_callables)
                        for line, fn in self.module_calls):
                 continue
-            if rname is None or self._used_after(rname, start, r):
+            if rname is None or self._used_after(rname, start, r, script):
                 return True
+            if script and read_by_others is not None and not read_by_others(r):  # type: ignore[operator]
+                return True  # rebound for nobody else: the stale reader is who it was meant for
         return False
 
-    def _used_after(self, fn: str, defined: int, line: int) -> bool:
-        """Is module-level function ``fn`` (defined at ``defined``) still the one module code uses after ``line``?"""
+    def _used_after(self, fn: str, defined: int, line: int, script: bool = False) -> bool:
+        """Is module-level function ``fn`` (defined at ``defined``) still the one module code uses after ``line``?
+
+        In a script (a file no other module imports) module-level code is the whole program: ``fn``
+        runs after ``line`` only if that code reads it after ``line``."""
         redefined = [d for d in self.module_def_lines.get(fn, ()) if d > defined]
         if not redefined:
+            if script:
+                return any(n > line for n in self.module_loads.get(fn, ()))
             return True  # it may be called again at any time (the next cell, the importer)
         until = min(redefined)
         return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
@@ -392,7 +408,7 @@ class ModuleInfo:
             return False
         fns: list[tuple[ast.AST, StaticSpec]] = []
         if q in TRACES and node.args:
-            fns = [(node.args[0], spec_from_call(self, node, q))]
+            fns = [(node.args[0], spec_from_call(self, node, q, scopes[-1]))]
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
             args = [node.args[i] for i in positions if i < len(node.args)]
@@ -400,12 +416,15 @@ class ModuleInfo:
             t = known.lookup(q)
             pytrees = tuple(param for pos, param in (t.body_operands if t else ())
                             if pos < len(node.args) and self._container(node.args[pos], scopes))
-            fns = [(a, StaticSpec(wrapper=q, pytree_argnums=pytrees)) for a in args]
+            arity = t.body_arity if t is not None else None
+            if arity is not None and arity < 0:
+                arity = len(node.args) + arity if not any(type(a) is ast.Starred for a in node.args) else None
+            fns = [(a, StaticSpec(wrapper=q, pytree_argnums=pytrees, passed_positional=arity)) for a in args]
         elif q in ("functools.partial", "partial") and node.args:
             inner = self.resolve(node.args[0])
             if inner in TRACES and len(node.args) > 1:
                 q = inner
-                fns = [(node.args[1], spec_from_call(self, node, inner))]
+                fns = [(node.args[1], spec_from_call(self, node, inner, scopes[-1]))]
         if not fns:
             return False
         t = known.lookup(q)
@@ -415,6 +434,8 @@ class ModuleInfo:
             if not self._site_traced(scopes):
                 return False  # an eager grad/shard_map: its function sees concrete values
         site_staged = self._site_traced(scopes) if t is not None and t.python_runs == "each_call" else True
+        if t is not None and t.trace_only:
+            site_staged = False  # make_jaxpr/eval_shape: traced for its shapes or graph, never compiled or run
         line = getattr(node, "lineno", 0)
         for fn_node, spec in fns:
             spec.staged = "must" if site_staged else ""
@@ -591,8 +612,10 @@ def literal_strs(node: ast.AST | None) -> tuple[str, ...]:
     return _literal_tuple(node, str)
 
 
-def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec:
-    """The StaticSpec of ``jax.jit(f, static_argnums=...)`` / ``partial(jax.jit, static_argnames=...)``."""
+def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object = None) -> StaticSpec:
+    """The StaticSpec of ``jax.jit(f, static_argnums=...)`` / ``partial(jax.jit, static_argnames=...)``.
+
+    ``scope`` (the function the call is in) resolves names in ``in_axes=(0, *nones)``."""
     kw = {k.arg: info.literal(k.value) for k in call.keywords if k.arg}
     nums = literal_ints(kw.get("static_argnums")) + literal_ints(kw.get("static_broadcasted_argnums"))
     names = literal_strs(kw.get("static_argnames"))
@@ -615,12 +638,40 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec
         if axes is None and 0 < pos < len(call.args) and info.resolve(call.func) == wrapper:
             axes = info.literal(call.args[pos])  # jax.vmap(f, (0, None))
         nums += unmapped_positions(axes)
+        tail = _none_tail(axes, scope)
+        if tail is not None:  # `in_axes=(0, 0, *nones, None)` with `nones = [None] * n`: the rest is unmapped
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), unmapped_from=tail)
         if axes is not None and not _literal_axes(axes):
             # in_axes computed at run time: any parameter may be unmapped, reaching the function as the
             # caller's (Python) value, so none is abstract on every way (a may fact, never an error).
             return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"),
                               must_names=frozenset())
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
+
+
+def _none_tail(axes: ast.AST | None, scope: object) -> int | None:
+    """In ``(0, 0, *nones, None)``, the position of ``*nones`` when ``nones`` is bound in ``scope`` (every time) to
+    ``[None] * n`` (or ``(None,) * n``) and every later entry is ``None``: all positions from it are unmapped."""
+    if not isinstance(axes, (ast.Tuple, ast.List)) or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    star = next((i for i, e in enumerate(axes.elts) if isinstance(e, ast.Starred)), None)
+    if star is None or not isinstance(axes.elts[star].value, ast.Name):  # type: ignore[attr-defined]
+        return None
+    if not all(isinstance(e, ast.Constant) and e.value is None for e in axes.elts[star + 1:]):
+        return None
+    name = axes.elts[star].value.id  # type: ignore[attr-defined]
+    values = [s.value for s in ast.walk(scope) if isinstance(s, ast.Assign) and len(s.targets) == 1
+              and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    return star if values and all(_nones(v) for v in values) else None
+
+
+def _nones(v: ast.AST) -> bool:
+    """``[None] * n`` or ``(None,) * n``."""
+    if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mult):
+        seq = v.left if isinstance(v.left, (ast.List, ast.Tuple)) else v.right
+        return isinstance(seq, (ast.List, ast.Tuple)) and bool(seq.elts) and all(
+            isinstance(e, ast.Constant) and e.value is None for e in seq.elts)
+    return False
 
 
 def _literal_axes(axes: ast.AST) -> bool:

@@ -12,7 +12,7 @@ import ast
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from ..jaxmodel import known
+from ..jaxmodel import known, values
 from . import facts, guards
 from .astutil import children
 from .context import NESTED, Context, Frame
@@ -142,6 +142,9 @@ class _Visitor:
             never = facts.defaults_never_passed(self.ctx, node, spec, [
                 (i, p.arg) for i, p in enumerate(positional) if p.arg in defaults] + [
                 (10_000, p.arg) for p in a.kwonlyargs if p.arg in defaults]) if defaults else set()
+            if spec.passed_positional is not None:  # `lax.cond(p, f, g, x)` calls f(x): f's defaulted `axis=-1` stays -1
+                never |= {p.arg for i, p in enumerate(positional) if i >= spec.passed_positional and p.arg in defaults}
+                never |= {p.arg for p in a.kwonlyargs if p.arg in defaults}
             flax = spec.wrapper in FLAX_METHODS
             first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
                                None)
@@ -204,10 +207,14 @@ class _Visitor:
             if isinstance(parent, ast.Call) and node in _traced_call_args(self.ctx, parent):
                 spec = StaticSpec(wrapper=self.ctx.resolve(parent.func) or "")
                 t = known.lookup(spec.wrapper)
+                if t is not None and t.body_arity is not None and t.body_arity >= 0:
+                    spec.passed_positional = t.body_arity
                 if t is not None and t.python_runs == "each_call":
                     if t.makes != "abstract" and not outer.traced:
                         return None  # jax.grad(lambda p: ...) in eager code: concrete values
                     spec.staged = facts.staged(self.ctx) if outer.traced else ""
+                if t is not None and t.trace_only:
+                    spec.staged = ""
                 return spec
         if outer.traced:
             # A plain helper defined inside traced code: its body is traced, but what its callers pass
@@ -270,6 +277,9 @@ class _Visitor:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 self._bind(t, *vf)
+            ctx = self.ctx
+            if ctx.in_traced and type(node.value) is ast.Call and ctx.resolve(node.value.func) in LIST_RETURNING:
+                ctx.frame.pytrees.update(t.id for t in targets if type(t) is ast.Name)  # a list of tracers
             if _is_container(self.ctx, node.value):
                 self.ctx.frame.containers.update(t.id for t in targets if isinstance(t, ast.Name))
 
@@ -318,7 +328,8 @@ class _Visitor:
         if q == "reversed" and it.args:  # type: ignore[attr-defined]
             self._bind_loop(target, it.args[0])  # type: ignore[attr-defined]
             return
-        traced = ctx.is_traced(it) or (type(it) is ast.Name and it.id in ctx.frame.pytrees)  # type: ignore[attr-defined]
+        traced = ctx.is_traced(it) or (type(it) is ast.Name and it.id in ctx.frame.pytrees) or (  # type: ignore[attr-defined]
+            type(it) is ast.Call and ctx.resolve(it.func) in values.LIST_RETURNING and ctx.in_traced)  # a list of tracers
         self._bind(target, traced, False, traced, traced and ctx.is_must(it))
 
     @contextlib.contextmanager
@@ -486,11 +497,7 @@ def _is_container(ctx: Context, value: ast.AST) -> bool:
     return isinstance(value, ast.Call) and ctx.resolve(value.func) in _CONTAINER_CALLS
 
 
-# jnp functions that return a Python list of arrays (its length is static), not one array.
-LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit",
-                            "jax.numpy.dsplit", "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.broadcast_arrays",
-                            "jax.numpy.atleast_1d", "jax.numpy.atleast_2d", "jax.numpy.atleast_3d",
-                            "jax.lax.split"})
+LIST_RETURNING = values.LIST_RETURNING
 
 
 def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:

@@ -46,18 +46,18 @@ TRANSFORMS = (
               aliases=("jax.experimental.shard_map.shard_map",)),
     # Control-flow bodies: traced to a jaxpr on the spot (even outside jit), cached per function object.
     Transform("jax.lax.scan", "jax", "abstract", role="body", python_runs="once_per_function", body_args=(0,),
-              body_keywords=("f",), body_operands=((1, 0), (2, 1)), doc=_CF),
+              body_keywords=("f",), body_operands=((1, 0), (2, 1)), body_arity=2, doc=_CF),
     Transform("jax.lax.fori_loop", "jax", "abstract", role="body", python_runs="once_per_function", body_args=(2,),
-              body_keywords=("body_fun",), body_operands=((3, 1),), doc=_CF),
+              body_keywords=("body_fun",), body_operands=((3, 1),), body_arity=2, doc=_CF),
     Transform("jax.lax.while_loop", "jax", "abstract", role="body", python_runs="once_per_function",
-              body_args=(0, 1), body_keywords=("cond_fun", "body_fun"), body_operands=((2, 0),), doc=_CF),
+              body_args=(0, 1), body_keywords=("cond_fun", "body_fun"), body_operands=((2, 0),), body_arity=1, doc=_CF),
     Transform("jax.lax.cond", "jax", "abstract", role="body", python_runs="once_per_function", body_args=(1, 2),
-              body_keywords=("true_fun", "false_fun"), body_operands=((3, 0), (4, 1), (5, 2)), doc=_CF),
+              body_keywords=("true_fun", "false_fun"), body_operands=((3, 0), (4, 1), (5, 2)), body_arity=-3, doc=_CF),
     Transform("jax.lax.switch", "jax", "abstract", role="body", python_runs="once_per_function", body_args=(1,),
-              body_keywords=("branches",), body_operands=((2, 0), (3, 1), (4, 2)), doc=_CF),
+              body_keywords=("branches",), body_operands=((2, 0), (3, 1), (4, 2)), body_arity=-2, doc=_CF),
     # lax.map wraps its function in a new scan body on every call: traced again each time.
     Transform("jax.lax.map", "jax", "abstract", role="body", body_args=(0,), body_keywords=("f",),
-              body_operands=((1, 0),), doc=_CF),
+              body_operands=((1, 0),), body_arity=1, doc=_CF),
     # associative_scan is written with jnp ops, not a primitive: outside jit its function runs on
     # concrete slices, on every call.
     Transform("jax.lax.associative_scan", "jax", "concrete", role="body", body_args=(0,), body_keywords=("fn",),
