@@ -60,6 +60,7 @@ CASES = [
                  lambda m: m.update_metric_values(X, {"mean": m.Average(0.0, 0), "max": m.Average(0.0, 0)}),
                  id="dict-of-objects"),
     pytest.param("long_program", "JS202", lambda m: m.long_jaxpr(X), id="make-jaxpr-loop"),
+    pytest.param("resample_indices", "JS103", lambda m: m.resample(jax.random.key(0), X, 3), id="passed-not-none"),
 ]
 
 

@@ -63,6 +63,8 @@ CASES = [
     ("count_body", lambda m: m.run_count(X), None),
     ("_helper", lambda m: m.run_helper(X), "error"),
     ("shared", lambda m: m.run_shared(X), "warning"),
+    ("mapped_sign", lambda m: m.run_mapped_sign(X), "error"),
+    ("differentiated", lambda m: m.run_differentiated(2.0), "error"),
 ]
 
 

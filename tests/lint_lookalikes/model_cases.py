@@ -209,3 +209,22 @@ def run_shared(x):
 
 def run_shared_eagerly(x):
     return shared(x)
+
+
+# a transform applied inside jit's argument runs under the jit: abstract, and staged
+def mapped_sign(x):
+    if x > 0:  # error
+        return x
+    return -x
+
+
+run_mapped_sign = jax.jit(jax.vmap(mapped_sign))
+
+
+def differentiated(x):
+    if x > 0:  # error: jit(grad(f)) traces f with abstract values
+        return x * x
+    return -x
+
+
+run_differentiated = jax.jit(jax.grad(differentiated))

@@ -190,3 +190,15 @@ def long_jaxpr(x):
 
 
 partial_scale = functools.partial(jnp.multiply, 2.0)
+
+
+# passed-not-none (jaxns random_utils.py): the jitted caller always passes S, so `if S is None:` never runs traced
+def resample_indices(key, log_weights, S=None):
+    if S is None:
+        S = int(jnp.exp(2.0 * jax.scipy.special.logsumexp(log_weights)))
+    return jax.random.choice(key, log_weights.shape[0], (S,))
+
+
+@functools.partial(jax.jit, static_argnames=["num_samples"])
+def resample(key, log_weights, num_samples):
+    return resample_indices(key, log_weights, S=num_samples)

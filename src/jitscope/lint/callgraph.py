@@ -75,6 +75,9 @@ class OutgoingCall:
     static_args: tuple[str, ...] = ()  # parameters known to receive Python values (custom rules' nondiff ones)
     pytree_args: tuple[str, ...] = ()  # parameters that receive a Python container of traced values
     unmapped_from: int | None = None  # vmap: positions from here on are unmapped (Python values pass through)
+    # positions (ints) and keywords (strs) given a value that is not the literal None: on this way, an
+    # `if p is None:` branch of the callee does not run
+    not_none: frozenset[int | str] = frozenset()
 
 
 @dataclass
@@ -157,8 +160,10 @@ class CallEdges(Rule):
         must = tuple(i for i in pos if ctx.is_must(call.args[i]))
         must_kws = tuple(k.arg for k in call.keywords if k.arg in kws and ctx.is_must(k.value))
         via = f"`{ctx.frame.name}` ({os.path.basename(ctx.filename)}:{call.lineno}) calls it"
+        not_none = frozenset([i for i, a in enumerate(call.args) if not _none(a)] +
+                             [k.arg for k in call.keywords if k.arg and not _none(k.value)])
         _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
-                                             staged=facts.staged(ctx),
+                                             staged=facts.staged(ctx), not_none=not_none,
                                              sites=frozenset({(call.lineno, call.col_offset)})))
 
 
@@ -201,6 +206,10 @@ class HandedToTransform(Rule):
                                                  wrapper=q, via=via, staged=_handed_staged(ctx, q), closed=False,
                                                  unmapped_from=spec.unmapped_from, must=() if spec.must_names == frozenset()
                                                  else ()))
+
+
+def _none(node: ast.AST) -> bool:
+    return type(node) is ast.Constant and node.value is None  # type: ignore[attr-defined]
 
 
 def _handed_staged(ctx: Context, wrapper: str) -> str:

@@ -76,6 +76,10 @@ class Frame:
     must: set[str] = field(default_factory=set)
     closed: bool | None = None
     pytrees: set[str] = field(default_factory=set)  # parameters that are Python containers of traced leaves
+    not_none: frozenset[str] = frozenset()  # parameters every known traced way passes a value other than None
+    # names unpacked from a container of traced leaves (`sigma, cache, key = carry`): each is a leaf or
+    # itself a container (a dict, None), so its truth value may be a Python one
+    elements: set[str] = field(default_factory=set)
     compile_time_eval: int = 0  # inside `with jax.ensure_compile_time_eval():` blocks (jnp on Python values is concrete)
 
 

@@ -145,6 +145,10 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     need = rule.requires
     if need == "abstract" and _handles_concretization(ctx, subject):
         return None  # `try: int(x) ... except TypeError:`: the traced case is handled on purpose
+    if need == "abstract" and type(subject) is ast.Name:
+        owner = ctx._local_frame(subject.id)  # type: ignore[attr-defined]
+        if owner is not None and subject.id in owner.elements:  # type: ignore[attr-defined]
+            return None  # `if cache:` on an element of a carry: may be a dict or None, whose truth is Python's
     if need == "staged":
         level = staged(ctx)
         if not level:

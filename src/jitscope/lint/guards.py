@@ -36,6 +36,25 @@ def tracer_guard(ctx, test: ast.AST) -> tuple[list[str], bool] | None:
     return None
 
 
+def dead_branch(ctx, test: ast.AST) -> bool | None:
+    """True if the body of ``if test:`` never runs on the ways this function is traced, False if its
+    ``else`` never does, None if unknown: ``p is None`` / ``p is not None`` on a parameter that every
+    recorded traced call passes a value other than ``None`` (the call graph's ``not_none``)."""
+    f = ctx.frame
+    if not f.not_none or not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    left, right = test.left, test.comparators[0]
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is None):
+        return None
+    if left.id not in f.not_none or left.id in f.bound:
+        return None
+    if isinstance(test.ops[0], ast.Is):
+        return True
+    if isinstance(test.ops[0], ast.IsNot):
+        return False
+    return None
+
+
 def leaves(body: list[ast.stmt]) -> bool:
     """Does ``body`` always leave the enclosing block (ends with return/raise/continue/break)?"""
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))

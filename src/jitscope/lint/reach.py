@@ -47,9 +47,11 @@ def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, met
         static = every - traced
         must = frozenset({positional[i] for i in edge.must if i < len(positional)} | (set(edge.must_keywords) & every))
     static |= set(edge.static_args)
+    not_none = frozenset(positional[i] if isinstance(i, int) and i < len(positional) else i
+                         for i in edge.not_none if not isinstance(i, int) or i < len(positional)) & every
     return StaticSpec(argnames=tuple(sorted(static)), wrapper=edge.wrapper, filter=edge.filter, via=edge.via,
                       assumed=edge.wrapper == CONVENTION, staged=edge.staged, closed=edge.closed, must_names=must,
-                      refs_seen=len(edge.sites), pytrees=edge.pytree_args)
+                      refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none)
 
 
 def already_traced(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -89,7 +91,7 @@ def merge(prev: OutgoingCall, edge: OutgoingCall) -> OutgoingCall:
         base = prev
     staged = "must" if prev.staged == edge.staged == "must" else ("may" if prev.staged or edge.staged else "")
     closed = False if (prev.closed is False or edge.closed is False) else prev.closed
-    return _with(base, traced=traced, keywords=keywords, must=must,
+    return _with(base, traced=traced, keywords=keywords, must=must, not_none=prev.not_none & edge.not_none,
                  must_keywords=tuple(sorted(set(prev.must_keywords) & set(edge.must_keywords))), staged=staged,
                  sites=prev.sites | edge.sites, closed=closed, via=prev.via)
 

@@ -52,6 +52,7 @@ class StaticSpec:
     pytree_argnums: tuple[int, ...] = ()  # the same, by position (a lax.scan carry given a dict)
     passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
+    not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
@@ -104,6 +105,7 @@ class ModuleInfo:
     # `X = partial(F, a, k=v)` anywhere: X -> (F, number of bound positionals, bound keywords)
     partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
+    inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -375,6 +377,19 @@ class ModuleInfo:
             return bool(values) and all(self._container(v, ()) for v in values)
         return False
 
+    def _nested_transforms(self, arg: ast.AST) -> None:
+        """Record the transform calls in ``arg`` (``jax.vmap(f)`` in ``jax.jit(jax.vmap(f))``, ``partial``-wrapped
+        too): they are applied under the outer transform, so what they trace is traced with it."""
+        while isinstance(arg, ast.Call):
+            q = self.resolve(arg.func)
+            if q in TRACES or q in BODY_ARGS:
+                self.inside_traced.add(arg)
+                arg = arg.args[0] if arg.args else None  # type: ignore[assignment]
+            elif q in ("functools.partial", "partial") and arg.args:
+                arg = arg.args[0]
+            else:
+                return
+
     def _site_traced(self, scopes: tuple[object, ...]) -> bool:
         """Is a call in ``scopes`` inside a function that JAX traces with abstract values (a def decorated
         with jit/vmap/..., or one wrapped by name)? Then a ``grad`` or ``shard_map`` applied there sees
@@ -428,12 +443,17 @@ class ModuleInfo:
         if not fns:
             return False
         t = known.lookup(q)
+        inside = node in self.inside_traced  # `jax.jit(jax.vmap(f))`: applied under the outer transform
+        if t is not None and (t.makes == "abstract" or t.python_runs != "each_call"):
+            # what this transform traces, a transform applied to its argument runs under
+            for fn_node, _ in fns:
+                self._nested_transforms(fn_node)
         if t is not None and t.makes != "abstract":
             if not concrete:
                 return True
-            if not self._site_traced(scopes):
+            if not inside and not self._site_traced(scopes):
                 return False  # an eager grad/shard_map: its function sees concrete values
-        site_staged = self._site_traced(scopes) if t is not None and t.python_runs == "each_call" else True
+        site_staged = inside or self._site_traced(scopes) if t is not None and t.python_runs == "each_call" else True
         if t is not None and t.trace_only:
             site_staged = False  # make_jaxpr/eval_shape: traced for its shapes or graph, never compiled or run
         line = getattr(node, "lineno", 0)

@@ -133,6 +133,7 @@ class _Visitor:
         if spec is not None:
             frame.static = spec.static_params(node)
             frame.pytrees.update(spec.pytrees)
+            frame.not_none = spec.not_none
             if spec.pytree_argnums:
                 names = [p.arg for p in a.posonlyargs + a.args]
                 frame.pytrees.update(names[i] for i in spec.pytree_argnums if i < len(names))
@@ -209,10 +210,11 @@ class _Visitor:
                 t = known.lookup(spec.wrapper)
                 if t is not None and t.body_arity is not None and t.body_arity >= 0:
                     spec.passed_positional = t.body_arity
+                inside = parent in info.inside_traced  # jax.jit(jax.vmap(lambda ...)): under the jit
                 if t is not None and t.python_runs == "each_call":
-                    if t.makes != "abstract" and not outer.traced:
+                    if t.makes != "abstract" and not outer.traced and not inside:
                         return None  # jax.grad(lambda p: ...) in eager code: concrete values
-                    spec.staged = facts.staged(self.ctx) if outer.traced else ""
+                    spec.staged = "must" if inside else facts.staged(self.ctx) if outer.traced else ""
                 if t is not None and t.trace_only:
                     spec.staged = ""
                 return spec
@@ -280,6 +282,12 @@ class _Visitor:
             ctx = self.ctx
             if ctx.in_traced and type(node.value) is ast.Call and ctx.resolve(node.value.func) in LIST_RETURNING:
                 ctx.frame.pytrees.update(t.id for t in targets if type(t) is ast.Name)  # a list of tracers
+            elif ctx.in_traced and type(node.value) is ast.Name and node.value.id in ctx.frame.pytrees:
+                for t in targets:  # `sigma, cache, key = carry`: each element a traced leaf (or a container)
+                    if type(t) in (ast.Tuple, ast.List):
+                        names = [e.id for e in t.elts if type(e) is ast.Name]  # type: ignore[attr-defined]
+                        ctx.frame.traced_names.update(names)
+                        ctx.frame.elements.update(names)
             if _is_container(self.ctx, node.value):
                 self.ctx.frame.containers.update(t.id for t in targets if isinstance(t, ast.Name))
 
@@ -397,6 +405,10 @@ class _Visitor:
         """An ``if`` that tells tracers from concrete values runs one branch only on concrete values."""
         ctx = self.ctx
         self.visit(node.test)
+        dead = guards.dead_branch(ctx, node.test) if ctx.in_traced else None
+        if dead is not None:  # `if S is None:` where every traced way passes S: that branch never runs traced
+            self.visit_all(node.orelse if dead else node.body)
+            return
         guard = guards.tracer_guard(ctx, node.test) if ctx.in_traced else None
         if guard is None:
             self.visit_all(node.body)
