@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import UsageError
+from .lint import evidence as lint_evidence
 from .lint import runner
 from .lint.config import LintConfig, find_config, load_config
 from .lint.docs import rule_text, rules_markdown, rules_table
@@ -20,7 +21,8 @@ from .results.lint import LintResult
 def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", *,
          select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, fix: bool = False,
          unsafe_fixes: bool = False, diff: bool = False, jobs: int | None = None,
-         config: bool | str | os.PathLike[str] = True, keep_partial_on_interrupt: bool = False):
+         config: bool | str | os.PathLike[str] = True, keep_partial_on_interrupt: bool = False,
+         evidence: str | os.PathLike[str] | bool | None = None):
     """Lint Python files for jit pitfalls and return a ``LintResult``.
 
     Args:
@@ -38,6 +40,10 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
         keep_partial_on_interrupt: on Ctrl-C, stop and return what was linted so far
             (``result.interrupted``) instead of raising ``KeyboardInterrupt``. A file being
             fixed is written whole or not at all either way.
+        evidence: trace evidence of a run (``model.TraceEvidence``: a trace-evidence file, a watch
+            result carrying one, or a directory holding ``trace-evidence.json``); ``None`` reads
+            ``.jitscope/trace-evidence.json`` when a run left one there, ``False`` reads none.
+            Functions the run saw traced are linted as traced (docs/lint.md "Evidence from a run").
 
     Returns:
         LintResult with the findings (``model.Finding``), counts and fixes applied.
@@ -61,6 +67,8 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be at least 1 (got {jobs})")
     files = runner.collect_files(path_list)
+    evidence_file = None if evidence is False else lint_evidence.find(None if evidence in (None, True) else str(evidence))
+    tables = lint_evidence.index(lint_evidence.load(evidence_file), str(evidence_file)) if evidence_file else None
     if config is True:
         found = find_config(path_list[0])
         cfg = load_config(found) if found else LintConfig()
@@ -84,11 +92,13 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     safeties = ("safe", "unsafe") if unsafe_fixes else ("safe",)
     n_jobs = runner.clamp_jobs(jobs, len(items))
     result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
-                        env=Environment.capture(with_jax=False))
+                        env=Environment.capture(with_jax=False),
+                        evidence=str(evidence_file) if evidence_file else None)
     diffs = []
     by_file: dict[str, list] = {}
     try:
-        for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
+        for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff,
+                                  tables=tables):
             if outcome.replaces:  # linted again with calls from other files: every finding of the file, once
                 kept = [f for f in by_file.get(outcome.path, ()) if f.code == "JS002"]  # e.g. fixes not written
                 by_file[outcome.path] = kept + outcome.findings

@@ -97,6 +97,7 @@ class Context:
         self.source = SourceIndex(text)  # line offsets once per file: slicing stays linear
         self.parents: list[ast.AST] = []  # ancestors of the node being checked (innermost last)
         self.assume_traced = False  # stress mode: every function traced (robustness tests)
+        self.observed: dict | None = None  # evidence from a run for this file (lint/evidence.py), by first line
         self._resolved: dict[int, str | None] = {}
         # Nodes live as long as the tree, so their ids are stable keys for the whole lint of this file.
         self._segments: dict[int, str] = {}
@@ -346,11 +347,15 @@ class Context:
             how, show = facts.established(self)
             if not show:
                 how = ""
+            seen = next((f.spec.observed for f in reversed(self.frames) if f.spec is not None and f.spec.observed), "")
+            if seen and seen != how:
+                note = f"{seen}; {note}" if note else seen
         loc = self.location(node)
         text = message or rule.message.format(**details)
         if confidence is None:
             confidence = rule.confidence if sev == rule.severity else ("certain" if sev == "error" else "likely")
-        why = "; ".join(p for p in (f"traced because {how}" if how else "", note) if p)
+        why = "; ".join(p for p in (f"traced because {how}" if how and not how.startswith("observed:") else how,
+                                    note) if p)
         if why:
             text = f"{text} ({why})"
         finding = Finding(rule.code, text, sev, loc, rule.name, fix,  # type: ignore[arg-type]
@@ -358,6 +363,8 @@ class Context:
                           confidence)  # type: ignore[arg-type]
         if how:
             finding.details["traced_via"] = how
+        if rule.traced_only and any(f.spec is not None and f.spec.observed for f in self.frames):
+            finding.details["observed"] = True
         self.findings.append(finding)
 
     def edit(self, rule: Rule, node: ast.AST, replacement: str, title: str) -> Fix:

@@ -38,11 +38,14 @@ def decode_source(data: bytes, filename: str) -> tuple[str | None, Finding | Non
 
 
 def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool = False,
-              incoming: list[tuple[str, OutgoingCall]] | None = None) -> tuple[list[Finding], Context | None]:
+              incoming: list[tuple[str, OutgoingCall]] | None = None,
+              observed: dict | None = None) -> tuple[list[Finding], Context | None]:
     """Lint decoded source; returns findings (noqa applied) and the Context (None on a parse error).
 
     ``assume_traced`` treats every function as traced with every parameter traced: a stress
     mode for robustness tests, which drives every rule over code that never mentions JAX.
+    ``observed`` (lint/evidence.py: what a run saw JAX trace in this file, by first line) adds the
+    functions the run saw traced, whatever the source shows.
     ``incoming`` (calls from other linted modules, ``lint/traced.py``) adds the ways those calls reach
     this module's functions: the file is linted again whole, and its findings replace the first pass's.
     The Context's ``cg_outgoing`` lists this module's calls into other modules.
@@ -60,7 +63,7 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
     except ValueError as e:  # null bytes
         return [parse_finding("JS001", f"cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
                               filename)], None
-    if not assume_traced and incoming is None and not _mentions_jax(text):
+    if not assume_traced and incoming is None and not observed and not _mentions_jax(text):
         return [], None  # every rule needs JAX (or equinox/flax) imported: nothing else to find
     limit = sys.getrecursionlimit()
     # Generated code (sympy's lambdify) nests 500-1,000 deep; the walk takes a few frames per level.
@@ -68,6 +71,7 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
     try:
         ctx = Context(tree, text, filename, enabled)
         ctx.assume_traced = assume_traced
+        ctx.observed = observed
         rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
         try:
             graph = callgraph.ENABLED and not assume_traced

@@ -53,6 +53,8 @@ class StaticSpec:
     passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
+    observed: str = ""  # evidence from a run: how the run saw it traced ("observed: traced by `step` ... in run.json")
+    observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args

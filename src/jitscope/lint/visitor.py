@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterable, Iterator
 
 from ..jaxmodel import known, values
-from . import facts, guards
+from . import evidence, facts, guards
 from .astutil import children
 from .context import NESTED, Context, Frame
 from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
@@ -125,13 +125,15 @@ class _Visitor:
                 outer.loop_defs.add(node.name)
         self.visit_all(d for d in node.args.defaults + node.args.kw_defaults if d is not None)
         spec = self._trace_spec(node, outer)
+        if ctx.observed:
+            spec = evidence.observe(ctx, node, spec)
         name = getattr(node, "name", "<lambda>")
         frame = Frame(node, name, traced=spec is not None, spec=spec)
         a = node.args
         params = [p for p in a.posonlyargs + a.args + a.kwonlyargs] + [p for p in (a.vararg, a.kwarg) if p]
         frame.params = {p.arg for p in params}
         if spec is not None:
-            frame.static = spec.static_params(node)
+            frame.static = spec.static_params(node) - spec.observed_abstract
             frame.pytrees.update(spec.pytrees)
             frame.not_none = spec.not_none
             if spec.pytree_argnums:
@@ -150,6 +152,10 @@ class _Visitor:
             first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
                                None)
             for i, p in enumerate(params):
+                if p.arg in spec.observed_abstract:
+                    frame.traced_names.add(p.arg)  # the run saw it abstract: an observation, not a guess
+                    frame.arrays.add(p.arg)
+                    continue
                 if p.arg in frame.static or p.arg in frame.pytrees or p.arg in never:
                     continue
                 if flax and p is not first_input and not _array_annotation(p.annotation):
