@@ -1,7 +1,7 @@
 """Bug recall: does `jitscope lint` flag real shipped-and-fixed jit bugs at the lines their fix changed?
 
     python benchmarks/lint_bug_recall.py [--bugs /work/corpus/tuning/bugs] [--out /work/bench/bug-recall]
-                                         [--evidence-dir DIR] [--only ID,ID]
+                                         [--evidence-dir DIR] [--collect] [--only ID,ID]
 
 Each bug folder (built by the corpus builders, outside this repository) holds ``record.json`` (the
 buggy files and lines at the parent of the fix), ``tree/`` (the code at that parent) and a driver.
@@ -9,7 +9,10 @@ The whole tree is linted with this checkout's ``src`` (a subprocess, ``--json``)
 **found** when a finding lands on one of the recorded lines of a recorded file (one line of slack
 either side: a fix often moves the statement it repairs), and the table says with which rule and
 severity. ``--evidence-dir DIR`` adds ``--evidence DIR/<id>.json`` where such a file exists (a
-record of a run of the bug's driver: the recall with evidence). Prints a Markdown table and writes
+record of a run of the bug's driver: the recall with evidence); ``--collect`` first makes those
+records by running each runnable bug's driver under benchmarks/collect_trace_evidence.py, in the venv
+its record names (``/work/bench/bugs-venv``, or ``bugs-venv-jax0435`` for trees that need JAX 0.4.35),
+into ``--evidence-dir`` (default ``<out>/evidence``). Prints a Markdown table and writes
 ``<out>/recall.json``; nothing is written into the repository.
 """
 
@@ -37,6 +40,23 @@ def lint_tree(tree: Path, out: Path, evidence: Path | None) -> list[dict]:
     return json.loads(proc.stdout)["findings"]
 
 
+def collect(bug: Path, record: dict, evidence: Path, venvs: Path) -> None:
+    """Run the bug's driver under the trace-evidence collector (when the record says it runs here)."""
+    if not str(record.get("runnable_here", "")).startswith("yes") or not (bug / "driver.py").is_file():
+        return
+    note = str(record.get("jax_version_note", "")) + (bug / "venv.txt").read_text() if (bug / "venv.txt").is_file() else ""
+    venv = venvs / ("bugs-venv-jax0435" if "0.4.35" in note else "bugs-venv")
+    evidence.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "collect_trace_evidence.py"),
+           "--roots", str(bug / "tree"), "--out", str(evidence), "driver.py"]
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    try:
+        proc = subprocess.run(cmd, cwd=bug, capture_output=True, text=True, env=env, timeout=900)
+        (evidence.parent / f"{bug.name}.log").write_text(proc.stdout[-4000:] + proc.stderr[-4000:])
+    except subprocess.TimeoutExpired:
+        (evidence.parent / f"{bug.name}.log").write_text("timed out after 900 s")
+
+
 def judge(record: dict, tree: Path, findings: list[dict]) -> dict:
     wanted = {}
     for f in record.get("files", []):
@@ -60,11 +80,15 @@ def main() -> int:
     ap.add_argument("--bugs", default="/work/corpus/tuning/bugs")
     ap.add_argument("--out", default="/work/bench/bug-recall")
     ap.add_argument("--evidence-dir")
+    ap.add_argument("--collect", action="store_true", help="run the drivers to record trace evidence first")
+    ap.add_argument("--venvs", default="/work/bench", help="where bugs-venv and bugs-venv-jax0435 live")
     ap.add_argument("--only", default="")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     only = {s for s in args.only.split(",") if s}
+    if args.collect and not args.evidence_dir:
+        args.evidence_dir = str(out / "evidence")
     rows = []
     for bug in sorted(Path(args.bugs).iterdir()):
         rec_path = bug / "record.json"
@@ -73,6 +97,8 @@ def main() -> int:
         record = json.loads(rec_path.read_text())
         tree = bug / "tree"
         evidence = Path(args.evidence_dir) / f"{bug.name}.json" if args.evidence_dir else None
+        if args.collect and evidence is not None and not evidence.is_file():
+            collect(bug, record, evidence, Path(args.venvs))
         if evidence is not None and not evidence.is_file():
             evidence = None
         findings = lint_tree(tree, out / f"{bug.name}.json", evidence)
