@@ -44,7 +44,8 @@ def collect(bug: Path, record: dict, evidence: Path, venvs: Path) -> None:
     """Run the bug's driver under the trace-evidence collector (when the record says it runs here)."""
     if not str(record.get("runnable_here", "")).startswith("yes") or not (bug / "driver.py").is_file():
         return
-    note = str(record.get("jax_version_note", "")) + (bug / "venv.txt").read_text() if (bug / "venv.txt").is_file() else ""
+    note = str(record.get("jax_version_note", "")) + (
+        (bug / "venv.txt").read_text() if (bug / "venv.txt").is_file() else "")
     venv = venvs / ("bugs-venv-jax0435" if "0.4.35" in note else "bugs-venv")
     evidence.parent.mkdir(parents=True, exist_ok=True)
     cmd = [str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "collect_trace_evidence.py"),
