@@ -153,8 +153,8 @@ class CallEdges(Rule):
             return  # `jnp.sum(x)`, `sum(x)`: never a linted function (checked first: most calls are these)
         if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
             return  # `f(*args)`: which parameter gets what is unknown
-        pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a))
-        kws = tuple(k.arg for k in call.keywords if k.arg and ctx.is_traced(k.value))
+        pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a) or _pytree(ctx, a))
+        kws = tuple(k.arg for k in call.keywords if k.arg and (ctx.is_traced(k.value) or _pytree(ctx, k.value)))
         if not pos and not kws:
             return
         must = tuple(i for i in pos if ctx.is_must(call.args[i]))
@@ -206,6 +206,14 @@ class HandedToTransform(Rule):
                                                  wrapper=q, via=via, staged=_handed_staged(ctx, q), closed=False,
                                                  unmapped_from=spec.unmapped_from, must=() if spec.must_names == frozenset()
                                                  else ()))
+
+
+def _pytree(ctx: Context, node: ast.AST) -> bool:
+    """A name holding a container of traced leaves (`state`, `carry`): passing it passes tracers on."""
+    if type(node) is not ast.Name:
+        return False
+    f = ctx._local_frame(node.id)  # type: ignore[attr-defined]
+    return f is not None and node.id in f.pytrees  # type: ignore[attr-defined]
 
 
 def _none(node: ast.AST) -> bool:
@@ -317,6 +325,8 @@ def _method(ctx: Context, cls: str, name: str, edge: OutgoingCall, seen: set[str
         ctx.__dict__.setdefault("_cg_local", []).append((m, edge, True))
         return
     for b in idx.classes[cls].bases if cls in idx.classes else ():
+        if isinstance(b, ast.Subscript):
+            b = b.value  # a generic base (`Environment[EnvState, EnvParams]`) is its class
         if isinstance(b, ast.Name) and b.id in idx.classes:
             _method(ctx, b.id, name, edge, seen)
         elif isinstance(b, ast.Name) and b.id in idx.relative:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..jaxmodel import values
 from ..model import Finding, Fix, Location
-from . import facts
+from . import facts, pytrees
 from .facts import NESTED as NESTED
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
@@ -80,6 +80,7 @@ class Frame:
     # names unpacked from a container of traced leaves (`sigma, cache, key = carry`): each is a leaf or
     # itself a container (a dict, None), so its truth value may be a Python one
     elements: set[str] = field(default_factory=set)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)  # pytree names -> their class (lint/pytrees.py)
     compile_time_eval: int = 0  # inside `with jax.ensure_compile_time_eval():` blocks (jnp on Python values is concrete)
 
 
@@ -212,7 +213,7 @@ class Context:
                 return False
             if node.attr in ("T", "mT", "real", "imag", "at"):  # type: ignore[attr-defined]
                 return self.is_traced(node.value)  # type: ignore[attr-defined]
-            return False
+            return pytrees.array_field(self, node)  # type: ignore[arg-type]  # `state.entities` of a traced pytree
         if t is ast.Subscript:
             v = node.value  # type: ignore[attr-defined]
             if type(v) is ast.Name and v.id in self.frames[-1].pytrees:  # type: ignore[attr-defined]

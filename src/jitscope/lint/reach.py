@@ -227,6 +227,8 @@ def class_bases(ctx: Context) -> list[tuple[str, list[tuple[int, str]]]]:
     for name, cls in idx.classes.items():
         bases: list[tuple[int, str]] = []
         for b in cls.bases:
+            if isinstance(b, ast.Subscript):
+                b = b.value  # `Environment[EnvState, EnvParams]`: a generic base is its class
             if isinstance(b, ast.Name) and b.id in idx.relative:
                 bases.append(idx.relative[b.id])
             elif isinstance(b, ast.Name) and b.id in idx.classes:

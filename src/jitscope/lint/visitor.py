@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterable, Iterator
 
 from ..jaxmodel import known, values
-from . import evidence, facts, guards
+from . import evidence, facts, guards, pytrees
 from .astutil import children
 from .context import NESTED, Context, Frame
 from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
@@ -170,6 +170,11 @@ class _Visitor:
                 if container_annotation(p.annotation):
                     frame.pytrees.add(p.arg)  # `xs: Sequence[Array]`: a Python container of traced arrays
                     continue
+                cls = pytrees.annotated_class(ctx, p.annotation)
+                if cls is not None:  # `state: EnvState`: a pytree object; its array fields are traced leaves
+                    frame.pytrees.add(p.arg)
+                    frame.classes[p.arg] = cls
+                    continue
                 frame.traced_names.add(p.arg)
                 frame.arrays.add(p.arg)
                 # Abstract on every way the function is reached: always passed (no default the caller may
@@ -286,6 +291,15 @@ class _Visitor:
             for t in targets:
                 self._bind(t, *vf)
             ctx = self.ctx
+            cls = pytrees.replaced(ctx, node.value) if ctx.in_traced else None
+            if cls is not None:  # `state = state.replace(x=...)`: the same pytree class, new leaves
+                for t in targets:
+                    if type(t) is ast.Name:
+                        ctx.frame.pytrees.add(t.id)
+                        ctx.frame.classes[t.id] = cls
+            elif ctx.in_traced and type(node.value) is ast.Call:
+                for t in targets:  # `state = step_agent(state, a)` with `-> EnvState`: what it returns
+                    pytrees.bind_returned(ctx, t, node.value)
             if ctx.in_traced and type(node.value) is ast.Call and ctx.resolve(node.value.func) in LIST_RETURNING:
                 ctx.frame.pytrees.update(t.id for t in targets if type(t) is ast.Name)  # a list of tracers
             elif ctx.in_traced and type(node.value) is ast.Name and node.value.id in ctx.frame.pytrees:
