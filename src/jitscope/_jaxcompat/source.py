@@ -54,6 +54,41 @@ def is_user_file(filename: str) -> bool:
     return known
 
 
+_PROGRAM_FILE_CACHE: dict[str, bool] = {}
+_INSTALLED_DIRS: list[tuple[str, ...]] = []
+
+
+def _installed_dirs() -> tuple[str, ...]:
+    if not _INSTALLED_DIRS:
+        import site
+        import sysconfig
+
+        dirs = {sysconfig.get_paths().get(k, "") for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+        try:
+            dirs.update(site.getsitepackages())
+        except AttributeError:  # a virtualenv's old site module
+            pass
+        dirs.add(getattr(site, "USER_SITE", "") or "")
+        _INSTALLED_DIRS.append(tuple(sorted(os.path.realpath(d) + os.sep for d in dirs if d)))
+    return _INSTALLED_DIRS[0]
+
+
+def is_program_file(filename: str) -> bool:
+    """A file of the program itself: a user file (``is_user_file``) that is a real file outside the
+    installed packages (site-packages, dist-packages, the standard library). A library installed with
+    ``pip install -e`` lives outside them and counts as the program's. Trace evidence is recorded for
+    these files only: it is read back by ``jitscope lint`` on the program's own tree."""
+    known = _PROGRAM_FILE_CACHE.get(filename)
+    if known is None:
+        known = not filename.startswith("<") and is_user_file(filename)
+        if known:
+            path = os.path.realpath(filename)
+            known = not (path.startswith(_installed_dirs()) or f"{os.sep}site-packages{os.sep}" in path
+                         or f"{os.sep}dist-packages{os.sep}" in path)
+        _PROGRAM_FILE_CACHE[filename] = known
+    return known
+
+
 class StackCache:
     """User call stacks of jaxpr equations, cached per traceback.
 

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
+from ..model import EVIDENCE_DEFAULT_PATH
 from ._common import add_json_option, check_outputs, count, save_outputs, seconds, write_output
 from ._outputs import module_file
 
@@ -56,6 +57,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="check a warm-up script: run SCRIPT first in the same process (as `python SCRIPT`), then "
                         "the program; every compile the program still makes is one the warm-up missed (listed, "
                         "exit 3). Write one with `jitscope warmup RUN.json -o SCRIPT`")
+    p.add_argument("--trace-evidence", nargs="?", const=EVIDENCE_DEFAULT_PATH, default=None, metavar="PATH",
+                   help="record which of the program's own functions ran under a JAX trace (jit, vmap, grad, "
+                        "scan bodies, ...) and which parameters were tracers, and write it to PATH (default "
+                        f"{EVIDENCE_DEFAULT_PATH}, where `jitscope lint` looks for it). Costs only while JAX "
+                        "traces; off by default. A PATH ending in .py is taken as the program")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
     p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
                    help="run a module as `python -m MODULE [args...]`")
@@ -67,6 +73,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.target and args.target[0] == "--":
         args.target = args.target[1:]
+    if args.trace_evidence is not None and args.trace_evidence.endswith(".py") and not args.module:
+        # `watch --trace-evidence train.py ...`: the optional PATH took the script
+        args.target = [args.trace_evidence, *args.target]
+        args.trace_evidence = EVIDENCE_DEFAULT_PATH
     if args.module:
         target, prog_args, is_module = args.module[0], list(args.module[1:]), True
     elif args.target:
@@ -83,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
     # outputs onto the program itself, or unwritable ones, are refused before the program runs.
     program_file = module_file(target) if is_module else target
     paths = check_outputs(args, {"the watched program": [program_file], "the warm-up script": [args.warmup]},
-                          trace=args.trace, events=args.events)
-    for name in ("json", "html", "trace", "events"):
-        setattr(args, name, paths.get(f"--{name}"))
+                          trace=args.trace, events=args.events, trace_evidence=args.trace_evidence)
+    for name in ("json", "html", "trace", "events", "trace_evidence"):
+        setattr(args, name, paths.get("--" + name.replace("_", "-")))
     if args.dump is not None:
         from .._watch import check_dump_dir
 
@@ -100,16 +110,17 @@ def run(args: argparse.Namespace) -> int:
                                findings=not args.no_findings, slow_compile=args.slow_compile,
                                stall_after=stall_after, on_stall=_print_stall, warmup=args.warmup,
                                on_duplicate=_print_duplicate if args.live else None,
+                               trace_evidence=args.trace_evidence is not None,
                                **({} if args.peer_timeout is None else {"peer_timeout": args.peer_timeout}))
     code = result.exit_code or 0
     if result.process_index is not None:  # a jax.distributed job: N processes were given these paths
         from .._watch import process_path
 
-        for name in ("json", "html", "trace"):
+        for name in ("json", "html", "trace", "trace_evidence"):
             if getattr(args, name):
                 setattr(args, name, process_path(getattr(args, name), result.process_index))
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
-        for name in ("json", "html", "trace", "events"):
+        for name in ("json", "html", "trace", "events", "trace_evidence"):
             if getattr(args, name):
                 setattr(args, name, pid_path(getattr(args, name), os.getpid()))
         _write_outputs(result, args)
@@ -192,5 +203,10 @@ def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no
         save_outputs(result, args)
         if args.trace:
             write_output(args.trace, trace.render(result) + "\n")
+        if args.trace_evidence and result.trace_evidence is not None:  # None: this JAX has no trace hook
+            try:
+                result.trace_evidence.save(args.trace_evidence)
+            except OSError as e:
+                raise UsageError(f"cannot write {args.trace_evidence}: {e.strerror or e}") from None
     except JitscopeError as e:  # write_output and Result.save report an OSError this way
         print(f"jitscope: {e}", file=sys.stderr)

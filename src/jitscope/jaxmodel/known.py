@@ -37,6 +37,17 @@ def lookup(qualname: str | None) -> Transform | None:
     return registry().get(qualname) if qualname else None
 
 
+def by_traced_for(name: str) -> Transform | None:
+    """The transform whose traces JAX names ``name`` (``DebugInfo.traced_for``), or None."""
+    global _TRACED_FOR
+    if _TRACED_FOR is None:
+        _TRACED_FOR = {n: t for fam in ALL_FAMILIES for t in fam for n in t.traced_for}
+    return _TRACED_FOR.get(name)
+
+
+_TRACED_FOR: dict[str, Transform] | None = None
+
+
 def names(pred: Callable[[Transform], bool]) -> frozenset[str]:
     """Qualified names (aliases included) of the transforms for which ``pred`` holds."""
     return frozenset(q for q, t in registry().items() if pred(t))

@@ -76,6 +76,10 @@ class Transform:
     # function and its rules as the caller passed them (a Python function stays a Python function).
     nondiff_option: str = ""
     trace_only: bool = False  # traced to learn shapes or the graph, never run (eval_shape, make_jaxpr)
+    # JAX's own names for the traces this transform runs (``DebugInfo.traced_for``: "jit", "vmap",
+    # "while_body", ...; "linearize" for grad/vjp from JAX 0.10 on): how watch's trace evidence names
+    # the transform that traced a function (collect/trace_evidence.py).
+    traced_for: tuple[str, ...] = field(default=(), compare=False)
     doc: str = ""  # the documentation this row rests on
     aliases: tuple[str, ...] = field(default=(), compare=False)
 
