@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PROG = '''\
 import jax
+import jax.numpy as jnp
 
 HANDLERS = {}
 
