@@ -5,17 +5,17 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 BUILD  := build
 
-.PHONY: demo test test-slow test-matrix quick lint bench docs clean chromium
+.PHONY: demo test test-slow test-matrix test-newest quick lint bench docs clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed-run: pyproject.toml setup.py | $(BIN)/python
+$(VENV)/.installed-run: pyproject.toml setup.py src/jitscope-autowatch.pth | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[plot]'
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml setup.py | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml setup.py src/jitscope-autowatch.pth | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[plot,test]'
 	touch $@ $(VENV)/.installed-run
 
@@ -44,6 +44,16 @@ test-matrix:
 	  echo "== JAX $$v"; JAX_PLATFORMS=cpu .venv-jax-$$v/bin/python -m pytest -q -n 2 -p no:cacheprovider \
 	    $(MATRIX_TESTS) || status=1; \
 	done; exit $${status:-0}
+
+## test-newest: the FULL suite on the newest JAX release, which needs Python >= 3.12: a Debian 13 (trixie,
+## Python 3.13) chroot built from Debian's packages (root; built once in NEWEST_ROOT, ~5 min), a venv in it
+## (.venv-py313: jax==NEWEST_JAX + this checkout's .[plot,test]), this checkout bind-mounted (.ci/newest-jax.sh)
+NEWEST_JAX  ?= 0.12.0.1
+NEWEST_ROOT ?= $(HOME)/.cache/jitscope/chroot-trixie
+test-newest:
+	NEWEST_JAX=$(NEWEST_JAX) bash .ci/newest-jax.sh build $(NEWEST_ROOT)
+	NEWEST_JAX=$(NEWEST_JAX) JAX_PLATFORMS=cpu bash .ci/newest-jax.sh run $(NEWEST_ROOT) $(CURDIR) \
+	  python -m pytest -q -n 2 --dist loadgroup -m "not slow"
 
 ## test-slow: only the long fuzzing runs (thousands of mutated results per kind)
 test-slow: $(VENV)/.installed-test

@@ -11,9 +11,18 @@
    Goal: jitscope under 10 % of compile time. Every jitscope mode fingerprints each compile's program
    (duplicate compiles); the hook self-time line says how much of jitscope's time that is.
 
+3. a retrace-heavy program (issue #23 item 6): one jitted function called with 1,000 shapes, run as a
+   child process by plain ``python``, by ``jitscope watch`` and by ``jitscope watch --no-explain``; the
+   child's CPU time (user + system, ``os.wait4``), interleaved runs, medians. Goal: watch at most 1.10x.
+4. a 2,000-compile program (one function, 2,050 shapes): the CPU time per compile around compile 100
+   (compiles 51-150) and around compile 2,000 (1,951-2,050), measured by the program itself
+   (``time.process_time`` at each mark), under plain ``python`` and ``jitscope watch``. Goal: watch's
+   per-compile cost at 2,000 within 10 % of that at 100 (it was quadratic: JAX's explain mode compared
+   each miss with every earlier version, and jitscope's reasons with every earlier compile).
+
 Modes are interleaved round by round so drift on a shared machine hits all of them alike.
 
-    python benchmarks/watch_overhead.py [--quick]
+    python benchmarks/watch_overhead.py [--quick] [--only warm,compile,retrace,long]
 """
 
 from __future__ import annotations
@@ -22,7 +31,9 @@ import argparse
 import logging
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -197,27 +208,120 @@ def table(title: str, data: dict[str, list[float]], unit: float, unit_name: str)
     return "\n".join(lines)
 
 
+RETRACE = """\
+import sys, time
+import numpy as np
+import jax
+f = jax.jit(lambda x: x * 2.0 + 1.0)
+n = int(sys.argv[1])
+marks = {int(m) for m in sys.argv[2].split(",")} if len(sys.argv) > 2 else set()
+inputs = [np.ones(i, np.float32) for i in range(1, n + 1)]  # NumPy: no eager JAX compile per shape
+for i, x in enumerate(inputs, 1):
+    f(x).block_until_ready()
+    if i in marks:
+        print(f"mark {i} {time.process_time():.6f}", flush=True)
+"""
+
+CHILD_MODES = {"python": [], "jitscope watch": ["-m", "jitscope", "watch", "-q"],
+               "jitscope watch --no-explain": ["-m", "jitscope", "watch", "-q", "--no-explain"]}
+
+
+def _child(mode: str, script: str, args: list[str]) -> tuple[float, str]:
+    """(CPU seconds of the whole child process, user + system, from ``os.wait4``; its stdout) for ``script``
+    run under ``mode``."""
+    cmd = [sys.executable, *CHILD_MODES[mode], script, *args]
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env, text=True)
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {err.read()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, out
+
+
+def retrace_heavy(rounds: int, shapes: int) -> dict[str, list[float]]:
+    """CPU seconds of the whole retrace-heavy program per mode (its own process_time at the end)."""
+    out: dict[str, list[float]] = {m: [] for m in CHILD_MODES}
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "retrace.py")
+        with open(script, "w") as f:
+            f.write(RETRACE)
+        for r in range(rounds):
+            order = list(CHILD_MODES) if r % 2 == 0 else list(reversed(CHILD_MODES))
+            for m in order:
+                cpu, _ = _child(m, script, [str(shapes), str(shapes)])
+                out[m].append(cpu)
+    return out
+
+
+def long_run(rounds: int, total: int = 2050) -> dict[str, dict[str, list[float]]]:
+    """CPU seconds per compile around compile 100 and around compile 2,000, per mode."""
+    marks = [50, 150, total - 100, total]
+    modes = ("python", "jitscope watch")
+    out: dict[str, dict[str, list[float]]] = {m: {"100": [], "2000": []} for m in modes}
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "retrace.py")
+        with open(script, "w") as f:
+            f.write(RETRACE)
+        for r in range(rounds):
+            for m in (modes if r % 2 == 0 else tuple(reversed(modes))):
+                _, text = _child(m, script, [str(total), ",".join(map(str, marks))])
+                t = {int(k): float(v) for _, k, v in (line.split() for line in text.splitlines() if line.startswith("mark"))}
+                out[m]["100"].append((t[150] - t[50]) / 100)
+                out[m]["2000"].append((t[total] - t[total - 100]) / 100)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run, noisy)")
+    ap.add_argument("--only", default="warm,compile,retrace,long",
+                    help="comma-separated sections: warm, compile, retrace (1,000 shapes), long (2,000 compiles)")
     a = ap.parse_args(argv)
+    only = set(a.only.split(","))
     rounds, calls, crounds = (15, 1000, 8) if a.quick else (41, 10000, 30)
     print(f"jax {jax.__version__}, backend {jax.default_backend()}, python {sys.version.split()[0]}, "
           f"{'quick' if a.quick else 'full'} run")
-    warm = warm_calls(rounds, calls)
-    print(table(f"\nWarm call of a tiny jitted function ({rounds} rounds x {calls} calls, per call)",
-                warm, 1e-6, "µs"))
-    comp, comp_cpu = compile_path(crounds)
-    print(table(f"\nCompile path: trace + lower + compile + first call, new shape each time ({crounds} rounds)",
-                comp, 1e-3, "ms"))
-    print(table("\nThe same compiles, process CPU time (this process's work only: steadier on a shared machine)",
-                comp_cpu, 1e-3, "ms"))
-    spent, n, printing = self_time(crounds)
-    base = statistics.median(comp["baseline"])
-    print(f"\njitscope's own time inside its hooks: {spent / max(n, 1) * 1e3:.3f} ms per compile over {n} compiles "
-          f"= {100 * spent / max(n, 1) / base:.2f} % of the baseline compile median above; of which program "
-          f"fingerprints (print, normalise, table entry): {printing / max(n, 1) * 1e3:.3f} ms per compile "
-          f"= {100 * printing / max(n, 1) / base:.2f} %")
+    if "warm" in only:
+        warm = warm_calls(rounds, calls)
+        print(table(f"\nWarm call of a tiny jitted function ({rounds} rounds x {calls} calls, per call)",
+                    warm, 1e-6, "µs"))
+    if "compile" in only:
+        comp, comp_cpu = compile_path(crounds)
+        print(table(f"\nCompile path: trace + lower + compile + first call, new shape each time ({crounds} rounds)",
+                    comp, 1e-3, "ms"))
+        print(table("\nThe same compiles, process CPU time (this process's work only: steadier on a shared machine)",
+                    comp_cpu, 1e-3, "ms"))
+        spent, n, printing = self_time(crounds)
+        base = statistics.median(comp["baseline"])
+        print(f"\njitscope's own time inside its hooks: {spent / max(n, 1) * 1e3:.3f} ms per compile over {n} "
+              f"compiles = {100 * spent / max(n, 1) / base:.2f} % of the baseline compile median above; of which "
+              f"program fingerprints (print, normalise, table entry): {printing / max(n, 1) * 1e3:.3f} ms per "
+              f"compile = {100 * printing / max(n, 1) / base:.2f} %")
+    if "retrace" in only:
+        r_rounds, shapes = (1, 200) if a.quick else (3, 1000)
+        res = retrace_heavy(r_rounds, shapes)
+        base = statistics.median(res["python"])
+        print(f"\nRetrace-heavy: one function, {shapes:,} shapes, child CPU seconds ({r_rounds} interleaved rounds, "
+              "medians)\n| mode | CPU s | vs python |\n|---|---:|---:|")
+        for m, v in res.items():
+            print(f"| {m} | {statistics.median(v):.2f} | {statistics.median(v) / base:.3f}x |")
+    if "long" in only:
+        l_rounds, total = (1, 450) if a.quick else (3, 2050)
+        res2 = long_run(l_rounds, total)
+        print(f"\n{total:,}-compile program (one function, {total:,} shapes): CPU ms per compile ({l_rounds} "
+              "interleaved rounds, medians)\n| mode | around compile 100 | around compile "
+              f"{total - 50:,} | later / earlier |\n|---|---:|---:|---:|")
+        for m, v in res2.items():
+            early, late = statistics.median(v["100"]), statistics.median(v["2000"])
+            print(f"| {m} | {early * 1e3:.2f} | {late * 1e3:.2f} | {late / early:.3f}x |")
+        over = {k: statistics.median(res2["jitscope watch"][k]) - statistics.median(res2["python"][k])
+                for k in ("100", "2000")}
+        print(f"| watch minus python | {over['100'] * 1e3:.2f} | {over['2000'] * 1e3:.2f} | |")
     return 0
 
 

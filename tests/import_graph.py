@@ -18,6 +18,7 @@ that entry points reach the stages only through a command function):
     3 results    results/
     2 stages     collect/, analyze/, lint/, schema/     (never each other)
     1 model      model, jaxmodel/ (what JAX and each wrapper family do; pure data)
+  0.5 files      _files (reading inputs and opening outputs safely; raises errors.UsageError)
     0 ground     errors, _jaxcompat, _serde, _format, _version, _pycode, _progress
 """
 
@@ -34,7 +35,7 @@ ROOT = "jitscope"
 GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode", "_progress"}
 COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_lint_noqa", "_command_support", "_doctor", "_diff", "_warmup", "_merge"}
 DEMO = {"_demo", "gallery"}
-ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch"}
+ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch", "_autowatch_hook"}
 STAGES = {"collect", "analyze", "lint", "schema"}
 
 
@@ -60,6 +61,8 @@ def layer_of(module: str) -> tuple[float, str]:
         return 2, top
     if top in ("model", "jaxmodel"):
         return 1, "model"  # jaxmodel: what JAX and each wrapper family do (pure data, no jax import)
+    if top == "_files":
+        return 0.5, "_files"  # safe reads and writes for every layer above; reports through errors
     if top in GROUND:
         return 0, top
     raise ValueError(f"{module}: no layer assigned; add it to tests/import_graph.py and docs/architecture.md")

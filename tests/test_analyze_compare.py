@@ -8,6 +8,7 @@ from jitscope.analyze.compare import (
     BreakEven,
     Costs,
     Recommendation,
+    apart,
     break_even,
     break_even_table,
     recommend,
@@ -151,3 +152,45 @@ def test_overlapping_or_small_differences_are_within_noise():
     assert not apart.within_noise and "a is fastest per call" in recommendation_text(apart)
     workload = recommend([a, b], calls=1000)  # totals carry the steady intervals, scaled by the calls
     assert workload.within_noise and workload.best_interval_s[0] == pytest.approx(1.0 + 999 * 0.95e-3)
+
+
+def _rounds(name, first, rounds, colds=()):
+    import statistics
+
+    return Costs(name, first, statistics.median(rounds), None, tuple(colds) or (first,), tuple(rounds))
+
+
+def test_paired_interval_ignores_one_freak_round_each_side():
+    from jitscope.analyze.compare import paired_median_interval
+
+    d = [1.0] * 8 + [-50.0, 80.0]  # one load burst either way
+    assert paired_median_interval(d) == (1.0, 1.0)
+    assert paired_median_interval([1.0] * 5) is None  # five pairs bound nothing at 95%
+    assert paired_median_interval([float(i) for i in range(6)]) == (0.0, 5.0)  # six: the whole range
+
+
+def test_apart_pairs_rounds_so_shared_load_cancels():
+    # jit is 4x faster than eager in every round, though load moves both by 3x between rounds: the
+    # per-variant ranges overlap, the paired difference does not
+    load = [1, 5, 1, 2, 5, 1, 2, 1, 5, 2]
+    eager = _rounds("eager", 0.5, [100e-6 * x for x in load])
+    jit = _rounds("jit", 0.2, [25e-6 * x for x in load])
+    assert min(eager.rounds) < max(jit.rounds)
+    assert apart(eager, jit) and not recommend([eager, jit]).within_noise
+    # identical code whose rounds disagree at random: within noise however far apart the medians drift
+    a = _rounds("a", 0.5, [100e-6, 140e-6, 100e-6, 90e-6, 150e-6, 100e-6, 80e-6, 130e-6, 100e-6, 120e-6])
+    b = _rounds("b", 0.5, [130e-6, 100e-6, 95e-6, 140e-6, 100e-6, 120e-6, 100e-6, 90e-6, 150e-6, 100e-6])
+    assert not apart(a, b) and recommend([a, b]).within_noise
+
+
+def test_apart_first_calls_need_disjoint_colds_and_enough_of_them():
+    steady = [1e-4] * 10
+    same = [_rounds(n, 0.3, steady, colds) for n, colds in (("a", (0.2, 0.3, 0.5, 0.3, 0.25)),
+                                                           ("b", (0.28, 0.4, 0.3, 0.22, 0.6)))]
+    assert recommend(same, calls=1).within_noise
+    fast = _rounds("jit", 0.1, steady, (0.1, 0.11, 0.09, 0.1, 0.12))
+    slow = _rounds("eager", 0.5, steady, (0.5, 0.45, 0.6, 0.55, 0.5))
+    assert apart(fast, slow, calls=1)
+    # one cold call each (an expensive compile): 1.3x on first calls is not a verdict, 3x is
+    assert not apart(_rounds("a", 13.0, steady), _rounds("b", 10.0, steady), calls=1)
+    assert apart(_rounds("a", 30.0, steady), _rounds("b", 10.0, steady), calls=1)

@@ -121,8 +121,9 @@ def test_scope_variants_rebind_and_restore(fixtures_on_path):
     # jit(f): g runs in Python and calls the jitted f 1 + n times per call of g, every call
     calls_of_f = variants[1].inner_calls[0]
     assert calls_of_f > 4 and calls_of_f % 4 == 0
-    # jit(both): the inner (jitted) f is only called while g is traced
-    assert variants[3].inner_calls[0] == 4
+    # jit(both): the inner (jitted) f is only called while g is traced: 1 + n times per trace, and g is
+    # traced once per cold first call (compare repeats cheap cold calls), never in the steady state
+    assert variants[3].inner_calls[0] == 4 * len(r.variant("jit(both)").first_call.samples)
     assert not any(v.notes for v in r.variants)
 
 

@@ -15,7 +15,7 @@ SEEN: list[tuple[str, float]] = []
 
 def traced(x):
     # runs at trace time only: records the settings each variant's program was traced (and compiled) under
-    # JAX 0.11 has no jax_exec_time_optimization_effort: read each setting only where it exists
+    # JAX 0.11 and 0.12 have no jax_exec_time_optimization_effort: read each setting only where it exists
     SEEN.append((str(getattr(jax.config, "jax_optimization_level", None)),
                  float(getattr(jax.config, "jax_exec_time_optimization_effort", 0.0))))
     return jnp.sin(x) @ x
@@ -55,3 +55,30 @@ def test_cli_effort_adds_the_variants_and_needs_a_target(cli):
     assert p.returncode == 0, p.stderr
     for label, _ in effort_settings():
         assert f"jit [{label}]" in p.stdout
+
+
+def test_effort_says_which_flags_this_jax_no_longer_has(cli, monkeypatch):
+    """0.12 has no jax_exec_time_optimization_effort: --effort measures the flags it has and says, on one
+    note line per missing flag, which variants it left out (feature-detected on the real jax.config)."""
+    from jitscope.collect import variants
+
+    missing = [flag for flag, _, _ in variants.EFFORT_FLAGS if not hasattr(jax.config, flag)]
+    lines = variants.effort_flags_missing()
+    assert [line.split(" has no ")[1].split(" ")[0] for line in lines] == missing
+    if "jax_exec_time_optimization_effort" in missing:
+        assert f"JAX {jax.__version__} has no jax_exec_time_optimization_effort (in JAX 0.6 - 0.10, removed in " \
+               "0.11): jit [effort -1], jit [effort +1] left out" in lines
+    # the mechanism on any JAX: a flag this JAX lacks is said and measured by no variant
+    monkeypatch.setattr(variants, "EFFORT_FLAGS", (*variants.EFFORT_FLAGS,
+                                                   ("jax_no_such_effort", (("hard", 1.0),), "in no JAX")))
+    assert variants.effort_flags_missing()[-1] == f"JAX {jax.__version__} has no jax_no_such_effort (in no JAX): " \
+                                                  "jit [hard] left out"
+    assert "hard" not in [label for label, _ in variants.effort_settings()]
+    monkeypatch.undo()
+    if not effort_settings():
+        return
+    p = cli("compare", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--effort", "--budget", "0.02",
+            "--min-samples", "3")
+    assert p.returncode == 0, p.stderr
+    notes = [line for line in p.stderr.splitlines() if line.startswith("jitscope: note: --effort: ")]
+    assert notes == [f"jitscope: note: --effort: {line}" for line in lines], p.stderr

@@ -27,16 +27,11 @@ def fastest_name(case):
 
 
 def tied_names(case):
-    """The fastest variant and those whose steady-median 95% interval reaches its own or that are under
-    10% slower, fastest first."""
-    from jitscope.analyze.compare import median_interval
+    """The fastest variant and those compare's own rule cannot tell apart from it, fastest first."""
+    from jitscope.analyze.compare import Costs, apart
 
     ok = sorted((v for v in case.compare.variants if v.ok), key=lambda v: v.steady.median)
-    high, best = median_interval(ok[0].steady.samples)[1], ok[0].steady.median
-    rec = case.compare.recommendation  # compare's own verdict (a close call measured twice) may tie too
-    tie = rec.runner_up if rec is not None and rec.within_noise and rec.best == ok[0].name else None
-    return [ok[0].name] + [v.name for v in ok[1:] if median_interval(v.steady.samples)[0] <= high
-                           or v.steady.median < 1.1 * best or v.name == tie]
+    return [ok[0].name] + [v.name for v in ok[1:] if not apart(Costs.of(v), Costs.of(ok[0]))]
 
 
 def lead(names, what="fastest"):

@@ -109,7 +109,7 @@ def test_html_layout_in_the_browser(runs, tmp_path):
     import re
 
     lessons = re.findall(r'<div class="lesson[^"]*">([^<]*)</div>', visible)
-    assert lessons[0].startswith("compiles: 2 -&gt; 3 (+1); compile time: ") and "1 breach" in lessons[1], lessons
+    assert lessons[0].startswith("1 compile more (2 -&gt; 3); compile time: ") and "1 breach" in lessons[1], lessons
     functions = visible.split('id="functions"', 1)[1].split("</section>", 1)[0]
     assert "more compiles" in functions and "1 -&gt; 2" in functions and "shape_change" in functions
     assert "1 other function unchanged" in functions  # loss

@@ -45,7 +45,20 @@ def work(tmp_path):
     (tmp_path / "r.json").write_text(RESULT)
     (tmp_path / "exits.py").write_text("import sys\nsys.exit(5)\n")
     (tmp_path / "pyproject.toml").write_text("[tool.jitscope]\nselect = ['JS1']\n")
+    (tmp_path / "run.jsonl").write_text(_watch_run(tmp_path))
     return tmp_path
+
+
+def _watch_run(where: Path) -> str:
+    """An events file of one compile of ``fmod.f`` (defined in fmod.py, called from prog.py)."""
+    import json
+
+    from jitscope.model import ArgSignature, CompileEvent, LeafSpec, Location
+
+    event = CompileEvent(function="f", definition=Location(str(where / "fmod.py"), 4),
+                         call_site=Location(str(where / "prog.py"), 5), module="fmod",
+                         signature=ArgSignature((LeafSpec("x", (3,), "float32"),), {}, "x: PyTreeDef(*)", ()))
+    return json.dumps(event.to_dict()) + "\n"
 
 
 # (argv, the input it must not overwrite, the words the refusal names it by)
@@ -55,7 +68,7 @@ OVERWRITES = [
     (["watch", "--html", "prog.py", "prog.py"], "prog.py", "the watched program"),
     (["watch", "--trace", "prog.py", "prog.py"], "prog.py", "the watched program"),
     (["watch", "--json", "pkg/lib.py", "-m", "pkg.lib"], "pkg/lib.py", "the watched program"),
-    (["watch", "--json", "o.json", "--trace", "o.json", "prog.py"], None, "also given to --json"),
+    (["watch", "--json", "o.json", "--trace", "o.json", "prog.py"], None, "also given to --"),
     (["inspect", "fmod:f", "--arg", "f32[3]", "--json", "fmod.py"], "fmod.py", "the inspected module"),
     (["inspect", "fmod:f", "--arg", "f32[3]", "--html", "fmod.py"], "fmod.py", "the inspected module"),
     (["inspect", "fmod:f", "--args-from", "amod:args", "--json", "amod.py"], "amod.py", "the --args-from module"),
@@ -73,6 +86,12 @@ OVERWRITES = [
      "the configuration"),
     (["report", "r.json", "-o", "r.json"], "r.json", "the result being rendered"),
     (["report", "r.json", "-o", "./r.json", "-f", "json"], "r.json", "the result being rendered"),
+    # outputs onto the source files a run recorded (issue #23 item 2): the definition file, the call site
+    (["warmup", "run.jsonl", "-o", "fmod.py"], "fmod.py", "a source file the watch run recorded"),
+    (["warmup", "run.jsonl", "-o", "prog.py"], "prog.py", "a source file the watch run recorded"),
+    (["warmup", "run.jsonl", "-o", "run.jsonl"], "run.jsonl", "the watch run"),
+    (["diff", "run.jsonl", "run.jsonl", "--json", "fmod.py"], "fmod.py", "a source file a compared run recorded"),
+    (["merge", "run.jsonl", "--trace", "prog.py"], "prog.py", "a source file a merged file recorded"),
 ]
 
 

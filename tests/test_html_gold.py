@@ -8,6 +8,7 @@ Regenerate after an intended change::
 
     python tests/test_html_gold.py            # re-render the gold HTML from the recorded inputs
     python tests/test_html_gold.py --inputs   # also re-record the inputs with real jax (then review)
+    python tests/test_html_gold.py --sized    # re-record only the real-sized inputs (SIZED)
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from pathlib import Path
 import pytest
 
 GOLD = Path(__file__).resolve().parent / "gold"
-KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint", "inspect_pessimised", "inspect_lines", "merge")
+KINDS = ("compare", "demo", "watch", "inspect", "scale", "lint", "inspect_pessimised", "inspect_lines", "merge",
+         "watch_training", "inspect_model")
+# Real-sized reports (tests/fixtures/report_training.py: an equinox MLP of 6 layers, a training loop with
+# the usual mistakes): a 12-compile watch run and an inspect of the model's loss. Each must fit in three
+# screens of a 1,400 px wide window (test_report_size.py).
+SIZED = ("watch_training", "inspect_model")
 
 _SCRUBS = [
     (re.compile(r"jitscope \d+\.\d+\.\d+[\w.+-]*"), "jitscope X.Y.Z"),
@@ -100,6 +106,34 @@ def _record_inputs() -> None:
     _write_inputs(results)
 
 
+def _record_sized() -> None:
+    """The real-sized inputs: ``jitscope watch`` of the training script (a subprocess, as a user runs it)
+    and ``jitscope.inspect`` of its loss on the 6-layer model, with the compile passes."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    fixtures = GOLD.parent / "fixtures"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp, "watch.json")
+        env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+        subprocess.run([sys.executable, "-m", "jitscope", "watch", "-q", "--json", str(out),
+                        str(fixtures / "report_training.py")], check=True, env=env, cwd=tmp)
+        watch = json.loads(out.read_text(encoding="utf-8"))
+    assert len(watch["events"]) == 12, len(watch["events"])
+    watch["programs"] = []  # the normalised StableHLO texts (35 KB): no report section shows them
+    (GOLD / "watch_training.json").write_text(json.dumps(watch, indent=1) + "\n", encoding="utf-8")
+    sys.path.insert(0, str(fixtures))
+    import report_training
+
+    import jitscope
+
+    (model, x, y), _ = report_training.example_args()
+    _write_inputs({"inspect_model": jitscope.inspect(report_training.loss, model, x, y, budget_s=0.05,
+                                                     passes=True)})
+
+
 def _pessimised_inspect():
     """The unrolled stencil of tests/test_pessimisation.py: the "Pessimised fusion" section, fixes measured."""
     import jax.numpy as jnp
@@ -130,6 +164,8 @@ def _write_inputs(results) -> None:
 def main(argv: list[str]) -> int:
     if "--inputs" in argv:
         _record_inputs()
+    if "--inputs" in argv or "--sized" in argv:
+        _record_sized()
     for kind in KINDS:
         (GOLD / f"{kind}.html").write_text(rendered(kind), encoding="utf-8")
         print(f"wrote tests/gold/{kind}.html")

@@ -25,6 +25,31 @@ def test_installed_jax_satisfies_the_pin_and_the_notice_follows_the_tested_relea
     monkeypatch.setattr(jax, "__version__", "0.8.3")
     assert _jaxcompat.version_notice() is None  # in the matrix's range
     monkeypatch.setattr(jax, "__version__", "0.12.0")
-    assert "JAX 0.12.0 is outside jitscope's tested range (0.6 - 0.10)" in _jaxcompat.version_notice()
+    assert _jaxcompat.version_notice() is None  # the newest tested release
+    monkeypatch.setattr(jax, "__version__", "0.13.0")
+    assert "JAX 0.13.0 is outside jitscope's tested range (0.6 - 0.12)" in _jaxcompat.version_notice()
+    monkeypatch.setattr(jax, "__version__", "0.5.3")
+    assert "outside jitscope's tested range (0.6 - 0.12)" in _jaxcompat.version_notice()
+
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_the_tested_range_is_the_same_in_readme_pyproject_and_jaxcompat():
+    """One range (0.6 - 0.12) in the three places a user or a maintainer reads it."""
+    rng = _jaxcompat.TESTED_RANGE
+    assert rng == "0.6 - 0.12" and _jaxcompat.TESTED_JAX == (">=0.6", "<0.13")
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"the tested range is **JAX {rng}**" in readme
+    assert f"outside {rng} or lacks a hook" in readme
+    assert not re.search(r"outside 0\.6 - 0\.(?!12)\d+", readme)  # no other range left anywhere
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f"# Tested range: JAX {rng} " in pyproject
+    lo = re.search(r'"jax>=([\d.]+)"', pyproject).group(1)
+    assert f">={lo}" == _jaxcompat.TESTED_JAX[0]  # the pin's floor is the range's floor
+    for v in _jaxcompat.FULL_SUITE_JAX:  # the releases the whole suite runs on are inside it and named
+        assert _jaxcompat.TESTED_MINORS[0] <= _version_tuple(v)[:2] <= _jaxcompat.TESTED_MINORS[1]
+        assert v in readme and v in pyproject
+    assert _jaxcompat.FULL_SUITE_JAX[-1] in (ROOT / "Makefile").read_text()  # make test-newest runs it
 
 

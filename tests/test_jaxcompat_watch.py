@@ -25,7 +25,7 @@ def test_jit_call_hook_sees_function_and_arguments_only_on_slow_path():
     seen, exits = [], []
     before = pjit._infer_params
     uninstall = compat.install_jit_call_hook(
-        lambda fun, sn, sna, args, kwargs: seen.append((fun, sn, sna, args, kwargs)) or len(seen),
+        lambda fun, sn, sna, args, kwargs, ji: seen.append((fun, sn, sna, args, kwargs)) or len(seen),
         exits.append)
     try:
         def f(x, n):
@@ -120,7 +120,7 @@ def test_pmap_user_call_finds_the_users_function():
 
     found = []
     uninstall = compat.install_jit_call_hook(
-        lambda fun, sn, sna, args, kwargs: found.append(compat.pmap_user_call(fun, args, kwargs)), lambda t: None)
+        lambda fun, sn, sna, args, kwargs, ji: found.append(compat.pmap_user_call(fun, args, kwargs)), lambda t: None)
     try:
         jax.pmap(f_pm)(jnp.ones((1, 3)))
     finally:

@@ -189,10 +189,12 @@ def test_env_switch_names_files_per_process_and_reports_the_divergence(jobs, tmp
     jobs.append(job)
     assert job.wait() == [0] * N, job.stderr(0) + job.stderr(1)
     pids = [p.pid for p in job.procs]
-    for i, pid in enumerate(pids):
-        assert [e["process_index"] for e in events(tmp_path / f"jitscope-{pid}.events.p{i}.jsonl")] == [i, i]
-        assert json.loads((tmp_path / f"jitscope-{pid}.p{i}.json").read_text())["process_index"] == i
-        assert not (tmp_path / f"jitscope-{pid}.events.jsonl").exists()
+    for i, pid in enumerate(pids):  # jitscope-<pid>-<host>-<random>.*: one token per process
+        (ev,) = tmp_path.glob(f"jitscope-{pid}-*.events.p{i}.jsonl")
+        token = ev.name[len("jitscope-"):].split(".")[0]
+        assert [e["process_index"] for e in events(ev)] == [i, i]
+        assert json.loads((tmp_path / f"jitscope-{token}.p{i}.json").read_text())["process_index"] == i
+        assert not (tmp_path / f"jitscope-{token}.events.jsonl").exists()
     assert "program divergence at compile #1: process 1 differs" in job.stderr(0)
     assert "compiled the same" not in job.stderr(0)  # JITSCOPE=watch prints only what is wrong
 

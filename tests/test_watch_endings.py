@@ -43,10 +43,11 @@ def test_a_forked_child_writes_its_own_files_never_the_parents(cli, tmp_path):
     parent = json.loads(js.read_text())
     assert len(parent["events"]) == 2 and len({e["pid"] for e in parent["events"]}) == 1
     children = [f for f in tmp_path.glob("e.*.jsonl")]
-    assert len(children) == 1  # e.<pid>.jsonl: the child's own (empty: it compiled nothing)
-    child_pid = int(children[0].name.split(".")[1])
+    assert len(children) == 1  # e.<pid>-<host>-<random>.jsonl: the child's own (empty: it compiled nothing)
+    token = children[0].name.split(".")[1]
+    child_pid = int(token.split("-")[0])
     assert child_pid != parent["events"][0]["pid"]
-    assert (tmp_path / f"r.{child_pid}.json").exists()
+    assert (tmp_path / f"r.{token}.json").exists()
     assert f"forked child {child_pid}" in p.stderr
     assert len(compile_lines(ev)) == 2  # the parent's events file holds the parent's events only
 
@@ -101,3 +102,82 @@ def test_a_pipe_closed_by_its_reader_still_gets_every_output(tmp_path):
     result = json.loads(out.read_text())
     assert result["exit_code"] == 1 and len(result["events"]) == 1
     assert len(compile_lines(events)) == 1
+
+
+LONG_COMPILE = """\
+import jax, jax.numpy as jnp
+
+
+def body(x):
+    for i in range(3000):          # a compile of several seconds
+        x = jnp.sin(x) * 1.0001 + i
+    return x
+
+
+jax.jit(body)(jnp.ones(4)).block_until_ready()
+print("not reached", flush=True)
+"""
+
+
+@pytest.mark.parametrize("sig,code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_during_an_xla_compile_never_crashes_the_process(tmp_path, sig, code):
+    """XLA checks for Python signals while it compiles; an exception raised there (watch's Terminated, Python's
+    KeyboardInterrupt) returned from the compile while XLA kept compiling over freed objects: a segfault
+    (exit 139) after the compile. The signal now takes effect when the compile returns."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "long.py").write_text(LONG_COMPILE)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "-q", "--stall-after", "0.3", "--json",
+                          str(tmp_path / "r.json"), "long.py"], cwd=tmp_path, env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stderr is not None
+    seen = []
+    for line in p.stderr:  # the watchdog names the compile while it runs: the signal lands inside XLA
+        seen.append(line)
+        if "stall: compile of jit(body)" in line:
+            break
+    p.send_signal(getattr(signal, sig))
+    out, err = p.communicate(timeout=300)
+    err = "".join(seen) + err
+    assert p.returncode == code, err[-3000:]
+    assert "Fatal Python error" not in err and "not reached" not in out
+    assert f"{'Ctrl-C' if sig == 'SIGINT' else sig} during an XLA compile" in err
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["exit_code"] == code and [e["function"] for e in result["events"]] == ["body"]
+
+
+IN_GC_CALLBACK = """\
+import gc, sys, time
+gc.callbacks.append(lambda phase, info: time.sleep(0.25))   # as JAX's own gc callback, it takes a while
+print("ready", flush=True)
+for _ in range(40):
+    gc.collect()
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("sig,code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_that_lands_in_a_gc_callback_is_not_lost(tmp_path, sig, code):
+    """Python ignores an exception raised inside a garbage-collector callback ("Exception ignored in ..."):
+    a SIGTERM or Ctrl-C whose handler ran there was lost and the program ran on to exit 0 (JAX registers such
+    a callback). The swallowed exception is sent again as the same signal."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "gcprog.py").write_text(IN_GC_CALLBACK)
+    p = subprocess.Popen([sys.executable, "-m", "jitscope", "watch", "-q", "gcprog.py"], cwd=tmp_path,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, text=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stdout.readline() == "ready\n"
+    time.sleep(1.0)  # inside a gc callback almost all the time
+    p.send_signal(getattr(signal, sig))
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == code, err
+    assert "finished" not in out

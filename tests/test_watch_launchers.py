@@ -94,9 +94,12 @@ def _hook_installed() -> None:
     import site
 
     dirs = [*site.getsitepackages(), site.getusersitepackages()]
-    assert any((Path(d) / "jitscope-autowatch.pth").exists() for d in dirs), (
-        "jitscope-autowatch.pth is not in site-packages: reinstall jitscope (make .venv/.installed-test, "
-        "or pip install -e .) so setup.py installs the startup hook")
+    found = [Path(d) / "jitscope-autowatch.pth" for d in dirs if (Path(d) / "jitscope-autowatch.pth").exists()]
+    assert found, ("jitscope-autowatch.pth is not in site-packages: reinstall jitscope (make .venv/.installed-test, "
+                   "or pip install -e .) so setup.py installs the startup hook")
+    src = Path(__file__).resolve().parent.parent / "src" / "jitscope-autowatch.pth"
+    assert found[0].read_text() == src.read_text(), (
+        f"{found[0]} is an older startup hook than {src}: reinstall (make test does when the .pth changes)")
 
 
 def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> None:
@@ -108,9 +111,10 @@ def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> N
     results = sorted(out.glob("jitscope-*.json"))
     assert len(results) == 2, list(out.iterdir())  # parent and child, one pair of files each
     by_fn = {}
-    for r in results:
-        pid = r.name.split("-")[1].split(".")[0]
-        events = compile_lines(out / f"jitscope-{pid}.events.jsonl")
+    for r in results:  # jitscope-<pid>-<host>-<random>.json and its events file
+        token = r.name[len("jitscope-"):].split(".")[0]
+        assert token.split("-")[0].isdigit() and len(token.split("-")[-1]) == 8
+        events = compile_lines(out / f"jitscope-{token}.events.jsonl")
         data = json.loads(r.read_text())
         assert len(events) == len(data["events"])
         by_fn[tuple(sorted({e["function"] for e in data["events"]}))] = len(events)
@@ -120,12 +124,41 @@ def test_env_switch_watches_a_launched_program_and_its_child(project: Path) -> N
     assert p.returncode == 0 and not (project / "none").exists()
 
 
-def test_env_switch_unknown_value_is_one_line_and_the_program_runs(project: Path) -> None:
+def test_env_switch_unknown_value_is_quiet_unless_asked(project: Path) -> None:
     _hook_installed()
     p = _run([sys.executable, "-m", "pkg.train"], project, JITSCOPE="yes")
     assert p.returncode == 0 and "train done" in p.stdout
+    assert "jitscope" not in p.stderr  # the name may mean something to another tool
+    p = _run([sys.executable, "-m", "pkg.train"], project, JITSCOPE="yes", JITSCOPE_VERBOSE="1")
+    assert p.returncode == 0 and "train done" in p.stdout
     assert p.stderr.strip().splitlines() == ["jitscope: JITSCOPE='yes' not understood (use JITSCOPE=watch); "
                                              "not watching"]
+
+
+def test_env_switch_imports_nothing_and_writes_nothing_in_a_process_without_jax(project: Path) -> None:
+    _hook_installed()
+    out = project / "nojax"
+    code = "import sys; print(sorted(m for m in sys.modules if m.startswith(('jax', 'jitscope'))))"
+    p = _run([sys.executable, "-c", code], project, JITSCOPE="watch", JITSCOPE_DIR=str(out))
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert p.stdout.split() == ["['jitscope_autowatch_hook']"]  # the stdlib-only hook, loaded by path: no package
+    assert not out.exists()
+    # JAX imported, nothing compiled: attached, still nothing written
+    code = "import sys, jax; print('jitscope._watch' in sys.modules)"
+    p = _run([sys.executable, "-c", code], project, JITSCOPE="watch", JITSCOPE_DIR=str(out))
+    assert p.returncode == 0 and p.stdout.split() == ["True"], p.stderr
+    assert not out.exists() or not list(out.iterdir())
+
+
+def test_env_switch_output_directory_gone_is_one_line_and_the_program_keeps_its_exit(project: Path) -> None:
+    _hook_installed()
+    out = project / "gone"
+    code = ("import os, shutil, sys; os.makedirs(sys.argv[1]); shutil.rmtree(sys.argv[1]); open(sys.argv[1], 'w')\n"
+            "import jax, jax.numpy as jnp\njax.jit(lambda x: x + 1)(jnp.ones(2))\nprint('ran'); sys.exit(4)")
+    p = _run([sys.executable, "-c", code, str(out)], project, JITSCOPE="watch", JITSCOPE_DIR=str(out))
+    assert p.returncode == 4 and p.stdout.split() == ["ran"], p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith("jitscope: ") and "cannot write" in line for line in lines), p.stderr
 
 
 def test_live_prints_one_line_per_recompile_as_it_happens(project: Path) -> None:
@@ -136,3 +169,33 @@ def test_live_prints_one_line_per_recompile_as_it_happens(project: Path) -> None
     assert len(live) == 1, p.stderr  # the first compile and the cache hits print nothing
     assert lines.index("after first") < live[0] < lines.index("after second")
     assert "live.py:6" in lines[live[0]] and "shape" in lines[live[0]]
+
+
+POOL = """\
+import multiprocessing as mp
+
+
+def work(n):
+    import jax, jax.numpy as jnp
+    return float(jax.jit(lambda x: x * 2)(jnp.ones(n)).sum())
+
+
+if __name__ == "__main__":
+    with mp.get_context("spawn").Pool(2) as pool:     # its exit ends the workers with SIGTERM
+        print(pool.map(work, [3, 4, 5, 6]), flush=True)
+"""
+
+
+def test_env_switch_spawn_pool_workers_write_their_results(project: Path) -> None:
+    _hook_installed()
+    (project / "pool.py").write_text(POOL)
+    out = project / "pool-out"
+    p = _run([sys.executable, "pool.py"], project, JITSCOPE="watch", JITSCOPE_DIR=str(out))
+    assert p.returncode == 0 and "[6.0, 8.0, 10.0, 12.0]" in p.stdout, p.stderr
+    events = sorted(out.glob("jitscope-*.events.jsonl"))
+    results = sorted(out.glob("jitscope-*.json"))
+    assert len(events) == 2 and len(results) == 2, sorted(f.name for f in out.iterdir())  # the parent: no JAX
+    for r in results:
+        token = r.name[len("jitscope-"):].split(".")[0]
+        assert len(json.loads(r.read_text())["events"]) == len(compile_lines(out / f"jitscope-{token}.events.jsonl"))
+    assert sum(len(json.loads(r.read_text())["events"]) for r in results) >= 4

@@ -82,3 +82,35 @@ def test_transformed_compiles_have_their_own_history():
     assert reasons[3].detail == "x: f32[3] -> f32[4]"  # compared with grad1, not with the plain compile
     again = ev(4, leaf([4]))
     assert classify(again, [plain, grad1, vmap1, grad2]).detail == "x: f32[3] -> f32[4]"
+
+
+def test_another_wrapper_is_another_program_and_other_options_are_named():
+    pm, fpm, pm2 = ev(0, leaf([1, 3])), ev(1, leaf([1, 3])), ev(2, leaf([1, 3]))
+    pm.wrapper, fpm.wrapper, pm2.wrapper = "jax.pmap", "equinox.filter_pmap", "jax.pmap"
+    reasons = explain_all([pm, fpm])
+    assert reasons[1] == Reason("first_compile", "first compile of f under equinox.filter_pmap", "")
+    pm2.signature = ArgSignature(pm.signature.leaves, {}, pm.signature.treedef, options={"donate_argnums": "(0,)"})
+    detail = classify(pm2, [pm, fpm]).detail
+    assert detail.startswith("jit options differ (donate_argnums: (none) -> (0,))")
+
+
+def test_static_none_to_a_value_is_a_value_change():
+    from jitscope.collect.watch_signature import static_repr
+
+    a, b = ev(0, leaf([3]), static={"n": static_repr(None)}), ev(1, leaf([3]), static={"n": static_repr(2)})
+    assert classify(b, [a]) == Reason("static_value_change", "n: None -> 2", "")
+
+
+def test_pytree_nodes_name_the_changed_node_in_one_line():
+    nodes_a = {"m": "M[1] ('lin',)", "m.w": "dict[1] ['k']"}
+    nodes_b = {"m": "M[1] ('tanh',)", "m.w": "dict[2] ['k', 'v']"}
+    a = ev(0, leaf([3], path="m.w['k']"), tree="m: PyTreeDef(M[('lin',)])")
+    b = ev(1, leaf([3], path="m.w['k']"), tree="m: PyTreeDef(M[('tanh',)])")
+    a.signature = ArgSignature(a.signature.leaves, {}, a.signature.treedef, nodes=nodes_a)
+    b.signature = ArgSignature(b.signature.leaves, {}, b.signature.treedef, nodes=nodes_b)
+    assert signature_diffs(a.signature, b.signature) == {"pytree_change": ["m (M): static data 'lin' -> 'tanh'"]}
+    multi = "model: PyTreeDef(CustomNode(G[GraphDef(\n  a=1\n)], [*]))\nx: PyTreeDef(*)"
+    c = ev(2, leaf([3]), tree=multi)
+    d = ev(3, leaf([3]), tree=multi.replace("a=1", "a=2"))
+    diffs = signature_diffs(c.signature, d.signature)["pytree_change"]
+    assert len(diffs) == 1 and diffs[0].startswith("model: ") and "(absent)" not in diffs[0]  # older files

@@ -204,6 +204,99 @@ def eager_scan():
     lax.scan(lambda c, x: (c + x, c), jnp.zeros(()), jnp.ones(4))
 
 
+def jit_of_checkify():
+    from jax.experimental import checkify
+
+    def f_checked(x):
+        checkify.check(jnp.all(x > 0), "negative")
+        return jnp.log(x)
+    g = jax.jit(checkify.checkify(f_checked))  # jit of JAX's wrapper around the user's function
+    g(jnp.ones(3)); g(jnp.ones(4))  # noqa: E702
+
+
+def eager_lax_map():
+    def f_map(x):
+        return jnp.sin(x) * 2
+    lax.map(f_map, jnp.ones((2, 3)))  # a scan whose body is JAX's, built from the user's lines
+
+
+def grad_of_pmap():
+    def f_gpmap(x):
+        return jnp.sin(x) * 2
+    jax.grad(lambda y: jax.pmap(f_gpmap)(y).sum())(jnp.ones((1, 3)))  # pmap's forward and backward
+
+
+def eager_compile_while_lowering():
+    import numpy as np
+    from jax.interpreters import mlir
+
+    try:
+        from jax.extend.core import Primitive
+    except ImportError:  # JAX < 0.4.36
+        from jax.core import Primitive  # type: ignore[no-redef]
+    table_p = Primitive("jitscope_table_add")
+    table_p.def_abstract_eval(lambda x: x)
+
+    def lowering(ctx, x):  # a lowering rule that computes a table eagerly: JAX compiles while it lowers
+        table = np.asarray(jnp.cumsum(jnp.arange(3.0)))
+        return mlir.lower_fun(lambda v: v + jnp.asarray(table), multiple_results=False)(ctx, x)
+
+    mlir.register_lowering(table_p, lowering)
+
+    def f_lowernest(x):
+        return table_p.bind(x) * 2
+    jax.jit(f_lowernest)(jnp.ones(3))
+
+
+def custom_jvp_under_jit():
+    @jax.custom_jvp
+    def f_cjvp(x):
+        return jnp.sin(x)
+    f_cjvp.defjvp(lambda p, t: (f_cjvp(p[0]), jnp.cos(p[0]) * t[0]))
+    jax.jit(f_cjvp)(jnp.ones(3))
+    jax.grad(lambda y: jax.jit(f_cjvp)(y).sum())(jnp.ones(3))  # the JVP program and its backward
+
+
+def custom_vjp_under_jit():
+    @jax.custom_vjp
+    def f_cvjp(x):
+        return jnp.sin(x)
+    f_cvjp.defvjp(lambda x: (f_cvjp(x), x), lambda r, g: (g * jnp.cos(r),))
+    jax.jit(f_cvjp)(jnp.ones(3))
+    jax.grad(lambda y: jax.jit(f_cvjp)(y).sum())(jnp.ones(3))
+
+
+def eager_reduce():
+    lax.reduce(jnp.ones(3), 0.0, lambda a, b: a + b * 2, (0,))  # the user's computation as its body
+
+
+def eager_piecewise():
+    x = jnp.ones(3)
+    jnp.piecewise(x, [x > 0], [lambda v: v * 2, lambda v: v])  # JAX's routine, the user's branches inside
+
+
+def eager_reduce_window():
+    lax.reduce_window(jnp.ones(4), 0.0, lambda a, b: a + b * 2, (2,), (1,), "VALID")
+
+
+def eager_scatter_apply():
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    lax.scatter_apply(jnp.ones(3), jnp.array([[0]]), lambda v: v * 3, dnums, update_shape=(1,))
+
+
+def eager_frompyfunc_and_ufunc():
+    x = jnp.ones(3)
+    jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)(x, x)
+    jnp.ufunc(lambda a, b: a * b + 2, 2, 1)(x, x)  # another user function: another program
+
+
+def eager_odeint():
+    from jax.experimental.ode import odeint
+
+    odeint(lambda y, t: -y, jnp.ones(3), jnp.linspace(0.0, 1.0, 3))
+
+
 def eager_ops_only():
     x = jnp.ones(3)
     jnp.sin(x) + 1, jnp.linalg.norm(x), lax.convert_element_type(x, jnp.int32)  # noqa: B018
@@ -235,11 +328,24 @@ CASES = {
     "eager lax.while_loop": (eager_while, "while", [], None),
     "eager lax.fori_loop": (eager_fori, "scan", [], ("jit(scan)", "jit(while)")),  # static trip count: scan
     "eager lax.scan": (eager_scan, "scan", [], None),
+    "jit(checkify)": (jit_of_checkify, "f_checked", [], ("jit(checked_fun)",)),
+    "eager lax.map": (eager_lax_map, "scan", [], None),
+    "grad(pmap)": (grad_of_pmap, "f_gpmap", [], ("jit(_fun)", "jit(call_wrapped)")),
+    "eager compile while lowering": (eager_compile_while_lowering, "f_lowernest", [], None),
+    "jit(custom_jvp), grad": (custom_jvp_under_jit, "f_cjvp", [], None),
+    "jit(custom_vjp), grad": (custom_vjp_under_jit, "f_cvjp", [], None),
+    "eager lax.reduce": (eager_reduce, "reduce", [], None),
+    "jnp.piecewise": (eager_piecewise, "piecewise", [], ("jit(_piecewise)",)),
+    "eager lax.reduce_window": (eager_reduce_window, "reduce_window", [], None),
+    "eager lax.scatter_apply": (eager_scatter_apply, "scatter", [], None),
+    "jnp.frompyfunc, jnp.ufunc": (eager_frompyfunc_and_ufunc, "call_vectorized", [], ("jit(_call_vectorized)",)),
+    "odeint": (eager_odeint, "odeint_wrapper", [], ("jit(_odeint_wrapper)",)),
     "eager jnp/lax ops (internal)": (eager_ops_only, "-", [], ()),
 }
 # Where JAX < 0.8 compiles a form on a path watch cannot see, by case: the reason.
 OLD_JAX_MISS = {
     "pmap": "JAX 0.6 compiles pmap through pxla's own pmap path: no jit call and no lowering hook",
+    "grad(pmap)": "JAX 0.6 compiles pmap through pxla's own pmap path: no jit call and no lowering hook",
 }
 _HERE = __file__.rstrip("c")
 
@@ -291,6 +397,8 @@ TRANSFORMS = {
     "linearize(jit)": ["grad", "derived"],
     "pmap": [None, None],
     "eager lax.while_loop": [None],
+    "jit(checkify)": ["checkify", "checkify"],
+    "grad(pmap)": ["grad", "backward"],
 }
 
 

@@ -1,8 +1,7 @@
 """#11 item 1: functions jitted through ``equinox.filter_jit`` and ``flax.nnx.jit`` are reported at the
 user's definition and call site, with the user's argument names, and counted exactly.
 
-equinox is in the test extras; flax is not (it pulls orbax and tensorstore): its test runs where
-flax is importable (the bench venv, benchmarks/RESULTS.md) and skips elsewhere.
+equinox and flax are in the test extras (the JAX matrix venvs install neither: there these skip).
 """
 
 from __future__ import annotations

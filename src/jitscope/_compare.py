@@ -7,25 +7,30 @@ and return a ``CompareResult`` that any renderer can show.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .analyze.compare import Costs, break_even_table, median_interval, recommend, speedups
+from .analyze.compare import Costs, apart, break_even_table, recommend, speedups
 from .analyze.inspect_command import InspectCommand, losing_variant
 from .analyze.numerics import compare_outputs
+from .collect._errors import error_line
 from .collect.call_signature import call_signature_of
-from .collect.variants import Variant as Variant
 from .collect.variants import (
+    MAX_SAMPLES,
+    cold_call,
     effort_variants,
     jit_like,
     measure_variant,
     plain_function,
-    replicate_steady,
     static_args_of,
+    steady_round,
 )
+from .collect.variants import Variant as Variant
+from .collect.variants import effort_flags_missing as effort_flags_missing
 from .collect.variants import scope_variants as scope_variants
 from .errors import UsageError
-from .model import ArgSignature, Environment
+from .model import ArgSignature, Environment, Timing
 from .render.text import recommendation_text
 from .results.compare import CompareResult, VariantResult
 from .targets import resolve_callable, resolve_target
@@ -61,28 +66,68 @@ def _pick_reference(result: CompareResult, variants: list[Variant], requested: s
     return None
 
 
-# Below this ratio between best and runner-up, the two are measured once more (reverse order) before a
-# winner is named: drift between passes on a busy machine reaches 15% and more on identical programs.
-CLOSE_CALL = 3.0
+# Steady samples are taken in this many rounds, every variant once per round, each round in a rotated
+# order: a variant measured alone for its whole budget sees only that moment's machine state, and on a
+# busy machine the steady medians of identical code measured one after the other differ by 2x. Ten
+# rounds give a 98% interval for a paired difference that ignores the most extreme round on each side
+# (``analyze.compare.paired_median_interval``). Each round takes at least one call.
+ROUNDS = 10
+# Cold first calls are repeated (in rotated order, from cleared caches) up to this many times while a
+# variant's cold calls so far took under COLD_BUDGET_S (or 5x the steady budget): one cold call on a
+# loaded machine can take three times as long as the next (``analyze.compare.apart`` asks for 5).
+COLD_REPEATS = 5
+COLD_BUDGET_S = 3.0
 
 
-def _replicated(costs: list[Costs], rec: Any, vs: list[Variant], args: tuple, kw: dict, budget_s: float,
-                min_samples: int) -> list[Costs]:
-    """Costs whose steady intervals span two passes for the best and the runner-up (drift included)."""
-    by_name = {v.name: v for v in vs}
-    out = {c.name: c for c in costs}
-    try:
-        for name in (rec.runner_up, rec.best):  # the reverse of the ranking: an ordering effect shows up
-            c = out[name]
-            again = replicate_steady(by_name[name], args, kw, budget_s=budget_s / 2, min_samples=min_samples)
-            lo, hi = median_interval(again.samples)
-            old = c.steady_interval or (c.steady, c.steady)
-            out[name] = Costs(c.name, c.first, c.steady, (min(old[0], lo), max(old[1], hi)))
-    except KeyboardInterrupt:
-        return costs  # keep the single-pass verdict
-    except Exception:  # noqa: BLE001 - a failing replication leaves the first pass's verdict
-        return costs
-    return [out[c.name] for c in costs]
+def _sample_interleaved(vs: list[Variant], measured: dict[str, VariantResult], args: tuple, kw: dict,
+                        budget_s: float, min_samples: int) -> None:
+    """Extra cold first calls, then rounds 2..ROUNDS of the steady state, all variants per round, each
+    round in a rotated order (round 1 was each variant's own pass in ``measure_variant``)."""
+    live = [v for v in vs if v.name in measured and measured[v.name].error is None
+            and measured[v.name].first_call is not None]
+    if not live:
+        return
+    n = len(live)
+    for r in range(1, COLD_REPEATS):
+        for k in range(n):
+            v = live[(k + r) % n]
+            rec = measured[v.name]
+            if rec.error is not None or rec.first_call is None \
+                    or sum(rec.first_call.samples) > max(COLD_BUDGET_S, 5 * budget_s):
+                continue
+            try:
+                rec.first_call = Timing([*rec.first_call.samples, cold_call(v, args, kw)])
+            except Exception:  # noqa: BLE001 - the first pass's cold call stands
+                continue
+    live = [v for v in live if measured[v.name].steady is not None and measured[v.name].steady.samples]
+    samples = {v.name: list(measured[v.name].steady.samples) for v in live}  # type: ignore[union-attr]
+    medians = {v.name: [statistics.median(samples[v.name])] for v in live}
+    calls = {v.name: len(samples[v.name]) for v in live}
+    compiles = {v.name: round((measured[v.name].compiles_per_call or 0) * calls[v.name]) for v in live}
+    n = len(live)
+    per_round = max(1, -(-min_samples // ROUNDS))  # at least one call per round, however slow
+    for r in range(1, ROUNDS):
+        for k in range(n):
+            v = live[(k + r) % n]
+            rec = measured[v.name]
+            if rec.error is not None:
+                continue
+            try:
+                got, c = steady_round(v, args, kw, budget_s=budget_s / ROUNDS, min_samples=per_round,
+                                      max_samples=max(MAX_SAMPLES, min_samples) // ROUNDS + 1)
+            except Exception as e:  # noqa: BLE001 - recorded as this variant's steady failure
+                rec.error, rec.error_stage = error_line(e), "steady"
+                continue
+            samples[v.name] += got
+            medians[v.name].append(statistics.median(got))
+            calls[v.name] += len(got)
+            compiles[v.name] += c
+    for v in live:
+        rec = measured[v.name]
+        if rec.error is None and samples[v.name]:
+            rec.steady = Timing(samples[v.name])
+            rec.compiles_per_call = compiles[v.name] / calls[v.name]
+            rec.steady_rounds = medians[v.name]
 
 
 def _signature(variants: list[Variant], args: tuple, kwargs: dict, static: Sequence[str]) -> ArgSignature:
@@ -90,12 +135,17 @@ def _signature(variants: list[Variant], args: tuple, kwargs: dict, static: Seque
     jit-object variants (their ``static_argnums``/``static_argnames``, as inspect and scale read them).
     Leaves and static values are named by the first variant's parameters (``x``, ``n``), as in inspect
     and watch."""
+    from .collect.jit_equivalent import wrapper_of
+
     names, nums = set(static), set()
     for v in variants:
         v_nums, v_names = static_args_of(v.fn)
         names.update(v_names)
         nums.update(v_nums)
-    return call_signature_of(variants[0].fn, tuple(sorted(nums)), tuple(names), args, kwargs)
+    # under equinox.filter_jit every non-array leaf is static (docs/compare.md)
+    arrays_only = any(wrapper_of(v.fn) == "equinox.filter_jit" for v in variants)
+    return call_signature_of(plain_function(variants[0].fn), tuple(sorted(nums)), tuple(names), args, kwargs,
+                             arrays_only=arrays_only)
 
 
 def run_compare(
@@ -130,6 +180,7 @@ def run_compare(
         result.signature = None
     outputs: dict[str, Any] = {}
     programs: dict[str, dict[str, Any]] = {}  # jitted variant -> its lowered and compiled program
+    measured: dict[str, VariantResult] = {}
     for v in vs:
         if result.interrupted:
             result.variants.append(VariantResult(v.name, v.is_jitted, v.description, error="interrupted",
@@ -138,7 +189,10 @@ def run_compare(
         if on_variant is not None:
             on_variant(v.name)
         try:
-            rec, out = measure_variant(v, args, kw, budget_s=budget_s, min_samples=min_samples, phases=phases,
+            # The first of ROUNDS steady rounds; the others are interleaved with the other variants' below.
+            rec, out = measure_variant(v, args, kw, budget_s=budget_s / ROUNDS,
+                                       min_samples=max(1, -(-min_samples // ROUNDS)),
+                                       max_samples=max(MAX_SAMPLES, min_samples) // ROUNDS + 1, phases=phases, warm=True,
                                        keep=programs.setdefault(v.name, {}))
         except KeyboardInterrupt:
             if not keep_partial_on_interrupt:
@@ -150,10 +204,20 @@ def run_compare(
                                                  error_stage="first_call"))
             continue
         result.variants.append(rec)
-        if rec.error is not None:
-            result.errors.append(f"variant '{v.name}' failed ({rec.error_stage}): {rec.error}")
-        elif rec.first_call is not None:
+        measured[v.name] = rec
+        if rec.first_call is not None and rec.error is None:
             outputs[v.name] = out
+    if not result.interrupted:
+        try:
+            _sample_interleaved(vs, measured, args, kw, budget_s, min_samples)
+        except KeyboardInterrupt:
+            if not keep_partial_on_interrupt:
+                raise
+            result.interrupted = True
+            result.errors.append("interrupted while sampling the steady state")
+    for rec in result.variants:
+        if rec.error is not None and rec.error != "interrupted":
+            result.errors.append(f"variant '{rec.name}' failed ({rec.error_stage}): {rec.error}")
 
     result.reference = _pick_reference(result, vs, reference)
     mismatched: set[str] = set()
@@ -169,20 +233,16 @@ def run_compare(
                 result.errors.append(f"variant '{v.name}' output does not match '{result.reference}': {diff.detail}")
 
     ok = [r for r in result.variants if r.ok and r.name not in mismatched]
-    costs = [Costs(r.name, r.first_call.median, r.steady.median,  # type: ignore[union-attr]
-                   median_interval(r.steady.samples) if r.steady.samples else None)  # type: ignore[union-attr]
-             for r in ok]
-    if result.reference is not None and any(r.name == result.reference for r in ok):
-        ratios = speedups({r.name: r.steady.median for r in ok}, result.reference)  # type: ignore[union-attr,misc]
-        for r in ok:
+    costs = [Costs.of(r) for r in ok]
+    ref_costs = next((c for c in costs if c.name == result.reference), None)
+    if ref_costs is not None:
+        ratios = speedups({c.name: c.steady for c in costs}, ref_costs.name)
+        for r, c in zip(ok, costs):
             r.speedup = ratios.get(r.name)
+            if r.name != ref_costs.name:
+                r.speedup_within_noise = not apart(c, ref_costs)
     result.break_even = break_even_table(costs)
     result.recommendation = recommend(costs, calls)
-    rec = result.recommendation
-    if rec is not None and rec.runner_up is not None and not rec.within_noise and (rec.ratio or 0) < CLOSE_CALL \
-            and not result.interrupted:
-        costs = _replicated(costs, rec, vs, args, kw, budget_s, min_samples)
-        result.recommendation = recommend(costs, calls)
     if result.recommendation is not None:  # the sentence, for readers of the JSON
         result.recommendation.text = recommendation_text(result.recommendation)
     result.pessimisation = _losers_pessimisation(ok, programs)

@@ -2,7 +2,9 @@
 
 ``jitscope diff RUN_A RUN_B`` answers what CI asks after a change: which functions compile more
 (or for a new reason), which compile slower beyond run-to-run noise, and whether that breaks a
-``--fail-on`` condition.
+``--fail-on`` condition. Functions are matched by module and qualified name, lambdas by the program
+they compiled (``analyze/run_identity.py``); only a regression of a function both runs have (or the
+recompiles of a new one) breaks a condition, so a change that removes compiles passes.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from .analyze.cache_diff import cache_miss_causes
 from .analyze.duplicates import duplicate_findings
 from .analyze.program_diff import compare_runs
 from .analyze.run_diff import diff_events, fail_on_violations, time_change
+from .analyze.run_identity import match_functions
 from .errors import UsageError
 from .model import Environment
 from .results.diff import DiffResult
-from .results.watch_run import load_programs
 from .results.watch_run import load_run as load_run
+from .results.watch_run import read_saved_run
 
 FAIL_ON = ("new-compiles", "new-causes", "time:PCT")
 
@@ -48,7 +51,8 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
     """Compare two watch runs: per function compiles, compile seconds and recompile causes, B against A.
 
     ``time_threshold`` (a fraction) and ``min_seconds``: a compile-time change counts only when it
-    passes both; ``fail_on`` (``new-compiles``, ``new-causes``, ``time:PCT``) fills ``violations``.
+    passes both; ``fail_on`` (``new-compiles``, ``new-causes``, ``time:PCT``) fills ``violations``
+    (``analyze/run_diff.fail_on_violations`` says what each means).
 
     Raises:
         UsageError: a file that is missing, unreadable, or neither a watch result nor an events file.
@@ -56,19 +60,20 @@ def diff(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str], *, fail_o
     if not (time_threshold >= 0 and min_seconds >= 0):  # also refuses NaN
         raise UsageError("--time-threshold and --min-seconds must be numbers >= 0")
     conditions = check_fail_on(fail_on)
-    program_a, a = load_run(run_a)
-    program_b, b = load_run(run_b)
-    deltas = diff_events(a, b, rel=time_threshold, min_seconds=min_seconds)
-    programs_a, programs_b = load_programs(run_a), load_programs(run_b)
+    saved_a, saved_b = read_saved_run(run_a), read_saved_run(run_b)  # each file read once (it may be a pipe)
+    program_a, a, programs_a = saved_a.program, saved_a.events, saved_a.programs
+    program_b, b, programs_b = saved_b.program, saved_b.events, saved_b.programs
+    matches, notes = match_functions(a, b)
+    deltas = diff_events(a, b, rel=time_threshold, min_seconds=min_seconds, matches=matches)
     sa, sb = sum(e.total_seconds for e in a), sum(e.total_seconds for e in b)
-    misses, changes = cache_miss_causes(a, b), compare_runs(a, programs_a, b, programs_b)
+    misses, changes = cache_miss_causes(a, b, matches), compare_runs(a, programs_a, b, programs_b, matches)
     _explain_computation(misses, changes)
     return DiffResult(
         env=Environment.capture(with_jax=False), run_a=os.fspath(run_a), run_b=os.fspath(run_b),
         program_a=program_a, program_b=program_b, compiles_a=len(a), compiles_b=len(b), seconds_a=sa,
         seconds_b=sb, time_change=time_change(sa, sb, time_threshold, min_seconds), functions=deltas,
         time_threshold=time_threshold, min_seconds=min_seconds, fail_on=conditions,
-        violations=fail_on_violations(deltas, sa, sb, conditions, min_seconds),
+        violations=fail_on_violations(deltas, conditions, min_seconds), notes=notes,
         cache_misses=misses, programs=changes, duplicates=duplicate_findings(b, programs_b))
 
 

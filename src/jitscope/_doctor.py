@@ -26,6 +26,8 @@ def doctor_info() -> dict[str, object]:
         "jax": jax.__version__,
         "jaxlib": getattr(jaxlib, "__version__", "unknown"),
         "tested_jax": " ".join(_jaxcompat.TESTED_JAX),
+        "tested_range": _jaxcompat.TESTED_RANGE,
+        "version_notice": _notice(_jaxcompat),
         "backend": backend,
         "devices": devices,
         "jax_platforms": os.environ.get("JAX_PLATFORMS", ""),
@@ -35,12 +37,20 @@ def doctor_info() -> dict[str, object]:
     }
 
 
+def _notice(compat: object) -> str | None:
+    try:
+        return compat.version_notice()  # type: ignore[attr-defined]
+    except Exception as e:  # noqa: BLE001 - doctor reports a broken JAX, it does not crash on it
+        return f"could not compare with the tested range ({type(e).__name__}: {e})"
+
+
 def doctor_text(as_json: bool = False) -> str:
     """The doctor report as text (or JSON)."""
     info = doctor_info()
     if as_json:
         return json.dumps(info, indent=2, default=str) + "\n"
-    lines = [f"jax {info['jax']}  jaxlib {info['jaxlib']}  (tested: {info['tested_jax']})",
+    lines = [f"jax {info['jax']}  jaxlib {info['jaxlib']}  (tested range: {info['tested_range']})",
+             f"note: {info['version_notice']}" if info["version_notice"] else "in the tested range, every hook attached",
              f"backend: {info['backend']}  devices: {', '.join(info['devices']) or 'none'}",  # type: ignore[arg-type]
              "hooks:"]
     for name, c in info["capabilities"].items():  # type: ignore[attr-defined]

@@ -58,3 +58,9 @@ def faster_by(speedup: float) -> str:
 def fmt_number(x: float | None, spec: str = ".3g") -> str:
     """``x`` formatted with ``spec``; ``n/a`` for None (a value JSON could not hold: inf or NaN)."""
     return "n/a" if x is None else format(x, spec)
+
+
+def printable(text: object) -> str:
+    """Text from a file (a run, a result) as a terminal may show it: control characters and escape
+    sequences written as escapes (``\\x1b``, ``\\n``), never interpreted."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))

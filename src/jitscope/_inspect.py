@@ -129,23 +129,29 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     Raises:
         UsageError: ``fn`` is not callable, or the arguments do not fit its signature.
     """
-    from ._jaxcompat import jit_shardings, unwrap_jit
+    from ._jaxcompat import jit_shardings
+    from .collect.jit_equivalent import jit_equivalent
 
     static_argnames, static_argnums = tuple(static_argnames), tuple(static_argnums)
-    jit_options = jit_shardings(fn)  # a jit with in_shardings/out_shardings is inspected with them
-    unwrapped = unwrap_jit(fn)
-    if unwrapped is not None:
-        fn, nums, names = unwrapped  # type: ignore[assignment]
-        static_argnums, static_argnames = tuple(sorted(set(static_argnums) | set(nums))), tuple(
-            dict.fromkeys(static_argnames + names))
     if not callable(fn):
         raise UsageError(f"{target or repr(fn)} is a {type(fn).__name__}, not a function")
-    name = target or _name_of(fn)
-    _check_call(fn, args, kwargs, name)
+    jit_options = jit_shardings(fn)  # a jit with in_shardings/out_shardings is inspected with them
+    # The user's wrapper's static rules (jax.jit's static arguments, filter_jit's non-array leaves,
+    # nnx.jit's static arguments): the program analysed is the one the wrapper compiles.
+    eq = jit_equivalent(fn, args, kwargs)
+    static_argnums = tuple(sorted(set(static_argnums) | set(eq.static_argnums)))
+    static_argnames = tuple(dict.fromkeys(static_argnames + eq.static_argnames))
+    user_fn = eq.user_function or fn
+    name = target or _name_of(user_fn)
+    _check_call(user_fn, args, kwargs, name)
     try:
-        signature = call_signature_of(fn, static_argnums, static_argnames, args, kwargs)
+        signature = call_signature_of(eq.fun, static_argnums, static_argnames, eq.args, eq.kwargs)
+        if eq.static_by_type or eq.wrapper == "equinox.filter_jit":
+            signature.static.update(call_signature_of(user_fn, (), (), args, kwargs, arrays_only=True).static)
     except Exception:  # noqa: BLE001 - a description must never stop an inspection
         signature = None
+    fn, args, kwargs = eq.fun, eq.args, eq.kwargs
+    static_for_errors = static_argnames + tuple(eq.static_by_type)
 
     from .collect.lowering import collect_stages
 
@@ -162,12 +168,12 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         from .analyze.tracer_errors import explain
 
         result.status = "trace_error"
-        result.findings.append(explain(e, _dynamic_params(fn, static_argnames, static_argnums),
+        result.findings.append(explain(e, _dynamic_params(user_fn, static_for_errors, static_argnums),
                                        _array_params(fn, args, kwargs)))
         return result
     try:
         _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects,
-                 eager_budget_s)
+                 eager_budget_s, source_fn=user_fn)
         if result.pessimisation is not None and result.pessimisation.fires and measure_fixes and run:
             result.pessimisation.measured = _measure_fixes(fn, result, args, kwargs, static_argnames, static_argnums,
                                                            budget_s)
@@ -289,7 +295,10 @@ def _interrupted(result: InspectResult, when: str) -> InspectResult:
 
 
 def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict, static_argnames: tuple,
-             static_argnums: tuple, numerics: bool, side_effects: bool, eager_budget_s: float | None) -> None:
+             static_argnums: tuple, numerics: bool, side_effects: bool, eager_budget_s: float | None,
+             source_fn: Any = None) -> None:
+    """Every analysis of the traced program; ``source_fn`` is the function the user wrote (its code and
+    globals), when ``fn`` is an adapter around it (``collect.jit_equivalent``)."""
     from .analyze.bloat import detect_bloat
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import captured_values, jaxpr_stats
@@ -305,9 +314,10 @@ def _analyze(result: InspectResult, fn: Any, st: Any, args: tuple, kwargs: dict,
     result.stage_errors = dict(st.errors)
     paths = [leaf.path for leaf in result.signature.leaves] if result.signature else []
     stats = jaxpr_stats(st.closed_jaxpr, paths)
-    stats.captured = captured_values(fn, st.closed_jaxpr)
+    source_fn = fn if source_fn is None else source_fn
+    stats.captured = captured_values(source_fn, st.closed_jaxpr)
     result.jaxpr = stats
-    entry = entry_code(fn)
+    entry = entry_code(source_fn)
     result.bloat = detect_bloat(st.closed_jaxpr, entry)
     result.hlo = hlo_stats(st.stablehlo_text, st.hlo_before_text, st.hlo_after_text, st.cost, st.memory)
     hlo_located = _line_costs(result, st, entry)

@@ -1,4 +1,5 @@
-"""Reading Python code objects: what a function names and which same-module helpers it reaches.
+"""Reading Python code objects: what a function names and which same-module helpers it reaches; finding a
+module without leaving files behind.
 
 Ground floor (standard library only): both the trace-time side-effect collector and the jaxpr
 analyzers need it, and neither may import the other.
@@ -7,6 +8,8 @@ analyzers need it, and neither may import the other.
 from __future__ import annotations
 
 import functools
+import importlib.util
+import sys
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -48,3 +51,14 @@ def entry_code(fn: Any) -> Any:
         return fn.__code__
     call = type(fn).__dict__.get("__call__") or getattr(type(fn), "__call__", None)  # noqa: B004
     return getattr(call, "__code__", None)
+
+
+def find_spec_writing_nothing(name: str) -> Any:
+    """``importlib.util.find_spec(name)`` (a dotted name imports its parent packages, as ``python -m`` would)
+    without writing their bytecode: a command that checks a target and refuses has created no file (Python
+    3.12+ writes ``__pycache__`` even for an empty ``__init__.py``). Raises what ``find_spec`` raises."""
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        return importlib.util.find_spec(name)
+    finally:
+        sys.dont_write_bytecode = writes

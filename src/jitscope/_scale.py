@@ -38,14 +38,14 @@ def _unpack(made: Any, n: int, name: str) -> tuple[Callable[..., Any], tuple, di
 
 def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, run: bool,
                   budget_s: float) -> tuple[ScalePoint, Any, Any, Callable[[], None] | None, tuple]:
-    """One size: returns the point, the last ClosedJaxpr, the traced function (for bloat), a callable
+    """One size: returns the point, the last ClosedJaxpr, the user's function (for bloat), a callable
     that adds one more cold trace/lower/compile to the point's timings (None if it failed) and the call
-    ``(args, kwargs, static_argnums, static_argnames)`` (for the inspect command)."""
-    from ._jaxcompat import unwrap_jit
+    ``(fn, args, kwargs, static_argnums, static_argnames)`` (for the inspect command)."""
     from .analyze.hlo import hlo_stats
     from .analyze.jaxpr_stats import jaxpr_stats
     from .collect._errors import error_line
     from .collect.clock import block, measure, persistent_cache_disabled
+    from .collect.jit_equivalent import jit_equivalent
     from .collect.lowering import dynamic_call_args, jit_fresh, time_stages
 
     point = ScalePoint(n)
@@ -55,11 +55,15 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
     except Exception as e:  # noqa: BLE001 - the user's factory failed: a usage problem, one line
         raise UsageError(f"{name}({n}) raised {type(e).__name__}: {e}") from None
     fn, args, kwargs = _unpack(made, n, name)
-    names: tuple[str, ...] = ()
-    nums: tuple[int, ...] = ()
-    unwrapped = unwrap_jit(fn)
-    if unwrapped is not None:
-        fn, nums, names = unwrapped  # type: ignore[assignment]
+    # The wrapper's static rules (jax.jit's static arguments, filter_jit's non-array leaves, nnx.jit's
+    # static arguments): the programs measured are the ones the user's wrapper compiles.
+    eq = jit_equivalent(fn, args, kwargs)
+    # The inspect command names what the user passed (inspect applies the same rules); bloat reads the
+    # user's own function.
+    source = eq.user_function or fn
+    call = (fn, args, kwargs, (), ()) if eq.wrapper == "equinox.filter_jit" else None
+    fn, args, kwargs, nums, names = eq.fun, eq.args, eq.kwargs, eq.static_argnums, eq.static_argnames
+    call = call or (fn, args, kwargs, nums, names)
     samples: dict[str, list[float]] = {"trace": [], "lower": [], "compile": []}
     closed = compiled = None
 
@@ -94,8 +98,8 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
         except Exception as e:  # noqa: BLE001 - record the failure for this size and keep going
             point.error = error_line(e)
             point.timings = {k: Timing(v) for k, v in samples.items() if v}
-            return point, closed, fn, None, (args, kwargs, nums, names)
-    return point, closed, fn, one_more, (args, kwargs, nums, names)
+            return point, closed, source, None, call
+    return point, closed, source, one_more, call
 
 
 # With ``repeats`` left to the run: two cold compiles per size, then one more per size while the
@@ -170,7 +174,7 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
             continue
         runs = detect_bloat(closed, entry_code(fn))
         point.bloat_repeats = runs[0].repeats if runs else 0
-        largest, largest_call = runs, (point, fn, *call)
+        largest, largest_call = runs, (point, *call)
         if one_more is not None:
             more.append(one_more)
     ok = [p for p in result.points if not p.error]

@@ -75,6 +75,10 @@ class WatchSession:
             parameter was (``result.trace_evidence``: what ``jitscope lint --evidence`` reads;
             collect/trace_evidence.py). Costs only while JAX traces; off by default. A JAX without the
             trace hook: one ``jitscope: note:`` line on stderr and ``result.trace_evidence`` stays None.
+        exclusive: ``events`` is a per-process name in a shared directory: created with ``O_EXCL |
+            O_NOFOLLOW`` (``JITSCOPE=watch``).
+        lazy_events: create ``events`` at the first compile, not at ``start`` (``JITSCOPE=watch``: a
+            process that compiles nothing writes nothing).
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
@@ -84,7 +88,8 @@ class WatchSession:
                  stall_after: float | None = None, on_stall: Callable[[Stall], None] | None = None,
                  peers: bool = False, peer_timeout: float | None = PEER_TIMEOUT, compare_at_exit: bool = False,
                  on_peer_line: Callable[[str], None] | None = None,
-                 on_duplicate: Callable[[Any], None] | None = None, trace_evidence: bool = False) -> None:
+                 on_duplicate: Callable[[Any], None] | None = None, exclusive: bool = False,
+                 lazy_events: bool = False, trace_evidence: bool = False) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
         if not slow_compile >= 0:
@@ -130,7 +135,7 @@ class WatchSession:
         self.collector = WatchCollector(events_path=events, explain=explain, listeners=list(listeners),
                                         classify=self.history.classify,
                                         observe=observe if analyzer is not None else None,
-                                        on_process=self._on_process)
+                                        on_process=self._on_process, exclusive=exclusive, lazy=lazy_events)
         self.peer_timeout = peer_timeout
         self.share_with_peers = peers
         self.compare_at_exit = compare_at_exit
@@ -374,9 +379,11 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
 
 
 def _stderr_line(line: str) -> None:
+    import contextlib
     import sys
 
-    print(line, file=sys.stderr, flush=True)
+    with contextlib.suppress(OSError, ValueError):  # a closed stderr never reaches the program
+        print(line, file=sys.stderr, flush=True)
 
 
 def _procs(ps: list[int]) -> str:

@@ -151,11 +151,22 @@ class ArgSignature(Record):
     # Parameters the call passed by keyword (jit keys its cache on it: ``f(x, n=3)`` and ``f(x, 3)`` are two
     # compiles). None: not recorded (files older than the field).
     keywords: tuple[str, ...] | None = None
+    # The jit options that key the cache besides the arguments, where not the default
+    # (``{"donate_argnums": "(0,)"}``; equinox's ``{"donate": "first, rest"}``): two jit objects of one
+    # function with other donation compile two programs. Empty: none, or not recorded.
+    options: dict[str, str] = field(default_factory=dict)
+    # The pytree nodes of the dynamic arguments by path, outermost first (``collect.watch_signature.tree_nodes``):
+    # type, number of children, static data. A structure change is named from these node by node, not from
+    # the treedef's printed text. Empty: not recorded (files older than the field, very large trees).
+    nodes: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         if out.get("keywords") is None:
             del out["keywords"]  # optional: absent where not recorded, as in older files
+        for key in ("options", "nodes"):
+            if not out.get(key):
+                out.pop(key, None)  # optional: absent where empty
         return out
 
     def short(self) -> str:
@@ -347,6 +358,20 @@ class CompileEvent(Record):
     # watch: the ``__module__`` of the user's function (``mypkg.model``; ``__main__`` for the watched script
     # itself): with ``function`` (its qualified name), how ``jitscope warmup`` imports it. None where unknown.
     module: str | None = None
+    # watch: when an installed library jitted on the program's behalf (numpyro's ``svi.py``, diffrax's
+    # ``_integrate.py``), the innermost frame of that library; ``call_site`` is then the program's own line
+    # that called into it. None when the program called JAX directly, and in files older than the field.
+    library_site: Location | None = None
+    # watch: the wrapper that compiled, by the qualified name ``jaxmodel`` knows it under, where it is not
+    # ``jax.jit`` (``equinox.filter_jit``, ``equinox.filter_pmap``, ``jax.pmap``): fixes name only its options.
+    wrapper: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        for key in ("library_site", "wrapper"):
+            if out.get(key) is None:
+                out.pop(key, None)  # optional: absent where the program called jax.jit itself
+        return out
 
     @property
     def total_seconds(self) -> float:
@@ -486,12 +511,16 @@ class TraceEvidence(Record):
     program: str = ""  # what ran (a script, a pytest node id), for messages
     env: Environment | None = None
 
+    def file_text(self) -> str:
+        """The evidence as the text of a ``trace-evidence`` file (``format_version`` 1)."""
+        import json
+
+        return json.dumps({"format_version": 1, "kind": "trace-evidence", **self.to_dict()}, indent=1)
+
     def save(self, path: str | Any) -> None:
         """Write the evidence as a ``trace-evidence`` file (``format_version`` 1), creating its directory."""
-        import json
         from pathlib import Path
 
         out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"format_version": 1, "kind": "trace-evidence", **self.to_dict()}, indent=1),
-                       encoding="utf-8")
+        out.write_text(self.file_text(), encoding="utf-8")

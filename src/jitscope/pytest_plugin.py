@@ -58,6 +58,16 @@ def _budget(marker: Any) -> tuple[int | None, bool]:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test modules are the program being run: where a suite lives inside site-packages
+    (``pytest --pyargs pkg``), its package's frames are call sites, not library frames."""
+    from ._jaxcompat.source import add_program_path
+
+    for path in {str(getattr(item, "path", "") or "") for item in items}:
+        if path:
+            add_program_path(path)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("jitscope") is not None:
         import jax

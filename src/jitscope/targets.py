@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from ._format import fmt_bytes
+from ._pycode import find_spec_writing_nothing
 from .errors import UsageError
 from .model import DTYPE_LONG
 
@@ -301,7 +302,7 @@ def module_file(text: str | None) -> str | None:
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        spec = importlib.util.find_spec(name)
+        spec = find_spec_writing_nothing(name)
     except (Exception, SystemExit):  # a parent package failing at import: reported by resolve_target
         return None
     origin = getattr(spec, "origin", None)

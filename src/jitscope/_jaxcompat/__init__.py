@@ -12,15 +12,20 @@ in one place. Prefer public APIs (jax.monitoring, jax.stages, jax.make_jaxpr) el
 
 
 # Re-exported by name (the rest of jitscope imports from here).
+from ._base import FULL_SUITE_JAX as FULL_SUITE_JAX
 from ._base import TESTED_JAX as TESTED_JAX
 from ._base import TESTED_MINORS as TESTED_MINORS
+from ._base import TESTED_RANGE as TESTED_RANGE
 from ._base import array_committed as array_committed
+from ._base import tracing_context_names as tracing_context_names
 from ._base import unregister_listener as unregister_listener
 from .cache import CACHE_KEY_LOGGER as CACHE_KEY_LOGGER
 from .cache import CACHE_LOGGERS as CACHE_LOGGERS
 from .cache import cache_key_logging as cache_key_logging
+from .cache import cache_refuses_host_callbacks as cache_refuses_host_callbacks
 from .cache import parse_cache_log as parse_cache_log
 from .cache import say_cache_key_missing as say_cache_key_missing
+from .cache import xla_cache_in_key as xla_cache_in_key
 from .capabilities import CAPABILITY_USES as CAPABILITY_USES
 from .capabilities import capabilities as capabilities
 from .capabilities import version_notice as version_notice
@@ -35,10 +40,14 @@ from .hooks import EXPLAIN_LOGGERS as EXPLAIN_LOGGERS
 from .hooks import EXPLAIN_NOISY_LOGGERS as EXPLAIN_NOISY_LOGGERS
 from .hooks import LOWER_EVENT as LOWER_EVENT
 from .hooks import TRACE_EVENT as TRACE_EVENT
+from .hooks import CompileGuard as CompileGuard
+from .hooks import install_compile_guard as install_compile_guard
 from .hooks import install_jit_call_hook as install_jit_call_hook
 from .hooks import install_stage_hook as install_stage_hook
+from .hooks import jit_options as jit_options
 from .programs import ProgramSource as ProgramSource
 from .programs import derived_program_role as derived_program_role
+from .programs import is_literal as is_literal
 from .programs import jaxpr_of_call_result as jaxpr_of_call_result
 from .programs import jaxprs_in_params as jaxprs_in_params
 from .programs import optimized_hlo_text as optimized_hlo_text
@@ -46,7 +55,9 @@ from .programs import pmap_user_call as pmap_user_call
 from .programs import program_source as program_source
 from .programs import transform_name as transform_name
 from .source import StackCache as StackCache
+from .source import add_program_path as add_program_path
 from .source import exception_user_frames as exception_user_frames
+from .source import is_library_file as is_library_file
 from .source import is_program_file as is_program_file
 from .source import is_user_file as is_user_file
 from .source import jit_shardings as jit_shardings

@@ -6,8 +6,13 @@ from __future__ import annotations
 import os
 import sys
 
-TESTED_JAX = (">=0.10.0", "<0.11")  # the whole suite; `make test-matrix` runs the JAX-touching tests on 0.8.3, 0.6.2
-TESTED_MINORS = ((0, 6), (0, 10))  # the range `make test-matrix` covers (known gaps per release: README)
+# The tested range (README "JAX versions", pyproject.toml's comment; tests/test_jaxcompat.py checks they agree):
+# the whole suite runs on 0.10.2 (`make test`) and 0.12.0.1 (`make test-newest`, Python 3.13), the JAX-touching
+# tests on 0.8.3 and 0.6.2 (`make test-matrix`). Outside it, measuring commands say so once (version_notice).
+TESTED_MINORS = ((0, 6), (0, 12))
+TESTED_RANGE = f"{TESTED_MINORS[0][0]}.{TESTED_MINORS[0][1]} - {TESTED_MINORS[1][0]}.{TESTED_MINORS[1][1]}"
+TESTED_JAX = (f">={TESTED_MINORS[0][0]}.{TESTED_MINORS[0][1]}", f"<{TESTED_MINORS[1][0]}.{TESTED_MINORS[1][1] + 1}")
+FULL_SUITE_JAX = ("0.10.2", "0.12.0.1")
 
 
 
@@ -73,6 +78,22 @@ def _say_missing(capability: str, err: BaseException) -> None:
         ver = "?"
     print(f"jitscope: JAX {ver} (tested {' '.join(TESTED_JAX)}) lacks a hook ({err}); disabled: "
           f"{CAPABILITY_USES.get(capability, capability)}", file=sys.stderr)
+
+
+def tracing_context_names() -> tuple[str, ...] | None:
+    """The values of JAX's tracing context (``jax._src.config.trace_context()``), which every jit cache key
+    includes, by name (``trace_context_names``, 0.10+) or as ``#0``, ``#1``, ... (0.6 - 0.8); None on a JAX
+    without it. A module that registers a config option ``include_in_trace_context`` grows it when first
+    imported, and every function compiled before then compiles again (0.12: ``import jax.extend``)."""
+    try:
+        from jax._src import config
+
+        ctx = config.trace_context()
+        names = getattr(config, "trace_context_names", None)
+        listed = tuple(names()) if callable(names) else ()
+    except Exception:  # noqa: BLE001 - another JAX: cannot say
+        return None
+    return listed if len(listed) == len(ctx) else tuple(f"#{i}" for i in range(len(ctx)))
 
 
 def array_committed(x: object) -> bool:

@@ -19,7 +19,7 @@ _CACHE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("xla_flag", r"Including XLA flag in cache key: (?P<flag>.*)$"),
     ("compile_options", r"get_compile_options: num_replicas=(?P<replicas>\d+) num_partitions=(?P<partitions>\d+)"),
     # The persistent cache's directory goes into the compile options' debug options (GPU caches XLA
-    # keeps beside it), so moving the directory changes the key.
+    # keeps beside it); whether that changes the key depends on the JAX: ``xla_cache_in_key``.
     ("xla_cache_dir", r"Enabling XLA (?P<what>autotuning|kernel) cache at '(?P<path>.*)'$"),
     ("hit", r"Persistent compilation cache hit for '(?P<module>[^']*)' with key '?(?P<key>[^']*)'?$"),
     ("miss", r"PERSISTENT COMPILATION CACHE MISS for '(?P<module>[^']*)' with key '?(?P<key>[^']*)'?$"),
@@ -54,6 +54,43 @@ def parse_cache_log(logger_name: str, message: str) -> tuple[str, dict[str, str]
         if m is not None:
             return kind, m.groupdict()
     return None
+
+
+# The debug option each "Enabling XLA <what> cache" line sets (jax._src.compiler.get_compile_options).
+XLA_CACHE_OPTIONS = {"autotuning": "xla_gpu_per_fusion_autotune_cache_dir", "kernel": "xla_gpu_kernel_cache_file"}
+_IN_KEY: dict[str, bool] = {}
+
+
+def xla_cache_in_key(what: str) -> bool:
+    """Whether the directory of XLA's ``what`` cache (``autotuning``, ``kernel``), which JAX puts beside the
+    persistent cache in the compile options, is part of the persistent-cache key: so that moving the cache
+    directory misses every entry. Read from JAX's own list of XLA options it clears before hashing the
+    compile options (``jax._src.cache_key.xla_flags_to_exclude_from_cache_key``): 0.6 - 0.10 hash the
+    autotuning directory, 0.12 clears it (and still hashes the kernel cache file)."""
+    if what not in _IN_KEY:
+        try:
+            from jax._src import cache_key
+
+            excluded = {str(f).strip("-") for f in cache_key.xla_flags_to_exclude_from_cache_key}
+            _IN_KEY[what] = XLA_CACHE_OPTIONS.get(what, "") not in excluded
+        except (ImportError, AttributeError):  # cannot tell: keep it, as the key's value, like before
+            _IN_KEY[what] = True
+    return _IN_KEY[what]
+
+
+def cache_refuses_host_callbacks() -> bool:
+    """Whether this JAX refuses to write a program with host callbacks (``jax.debug.print``, ``io_callback``)
+    to the persistent cache: ``jax._src.compiler._cache_write`` takes the program's ``host_callbacks`` and
+    logs "because it uses host callbacks" (0.6 - 0.10); 0.12 dropped the parameter and caches such programs
+    like any other. Read from the function's signature; False when this JAX has no such function."""
+    import inspect
+
+    try:
+        from jax._src import compiler
+
+        return "host_callbacks" in inspect.signature(compiler._cache_write).parameters
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return False
 
 
 def cache_key_logging() -> str | None:

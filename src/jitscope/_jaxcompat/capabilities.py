@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._base import CAPABILITY_USES as CAPABILITY_USES
-from ._base import TESTED_MINORS
+from ._base import TESTED_MINORS, TESTED_RANGE
 
 # --- capability table ----------------------------------------------------------
 # Each private hook above is feature-detected here (not by JAX version), so a JAX that
@@ -87,7 +87,7 @@ def capabilities() -> dict[str, tuple[bool, str]]:
 
 
 def version_notice() -> str | None:
-    """One line when the installed JAX is outside the tested range (0.6 - 0.10), else None."""
+    """One line when the installed JAX is outside the tested range (``TESTED_RANGE``) or lacks a hook, else None."""
     import jax
 
     try:
@@ -99,5 +99,5 @@ def version_notice() -> str | None:
         return None
     where = "inside" if TESTED_MINORS[0] <= minor <= TESTED_MINORS[1] else "outside"
     lacks = f"; unavailable here: {', '.join(missing)}" if missing else "; every hook attached"
-    return (f"JAX {jax.__version__} is {where} jitscope's tested range (0.6 - 0.10){lacks} "
+    return (f"JAX {jax.__version__} is {where} jitscope's tested range ({TESTED_RANGE}){lacks} "
             "(`jitscope doctor` says what each one disables)")

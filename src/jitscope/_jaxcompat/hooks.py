@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from ._base import _hide_this_file_from_jax, _say_missing
 
 # --- watch: compile-event capture -------------------------------------------
@@ -27,13 +29,17 @@ EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 _PJIT_HOOK = "_infer_params"
 
 
-def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no-untyped-def]
-    """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs) -> token`` before and
+def install_jit_call_hook(on_enter, on_exit, on_result=None, explain_for=None):  # type: ignore[no-untyped-def]
+    """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs, jit_info) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
     ``on_result(token, out)``, when given, sees what the call returned (``jaxpr_of_call_result``).
+    ``explain_for(token) -> bool``, when given: True runs this call with ``jax_explain_cache_misses`` on
+    for this thread only (JAX's thread-local config context), so a tracing-cache miss in it is explained;
+    the global setting is left as it is. On a JAX without that context, never (the text is then absent).
 
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
-    the user passed to ``jax.jit`` (possibly a ``functools.partial``).
+    the user passed to ``jax.jit`` (possibly a ``functools.partial``); ``jit_info`` is read only
+    through ``jit_options``.
     """
     _hide_this_file_from_jax()
     try:
@@ -46,10 +52,16 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
         _say_missing("jit_call_hook", e)
         return lambda: None
 
+    explaining = _explain_context() if explain_for is not None else None
+
     def _infer_params(fun, ji, args, kwargs):  # type: ignore[no-untyped-def]
-        token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs)
+        token = on_enter(fun, ji.static_argnums, ji.static_argnames, args, kwargs, ji)
         try:
-            out = original(fun, ji, args, kwargs)
+            if explaining is not None and explain_for(token):
+                with explaining(True):
+                    out = original(fun, ji, args, kwargs)
+            else:
+                out = original(fun, ji, args, kwargs)
             if on_result is not None:
                 on_result(token, out)
             return out
@@ -65,7 +77,44 @@ def install_jit_call_hook(on_enter, on_exit, on_result=None):  # type: ignore[no
     return uninstall
 
 
-def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None):  # type: ignore[no-untyped-def]
+# The options of a jit object that key its caches besides the function and the arguments, and their
+# defaults (PjitInfo's fields, 0.6-0.10). Two ``jax.jit`` objects of one function with other donation
+# compile two programs from one trace: watch names the option instead of "same signature".
+_JIT_OPTION_DEFAULTS = {"donate_argnums": (), "donate_argnames": (), "keep_unused": False, "device": None,
+                        "backend": None, "inline": False, "compiler_options_kvs": ()}
+
+
+def jit_options(jit_info) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The jit options of ``jit_info`` (what the hook passes) that differ from their defaults, as text:
+    ``{"donate_argnums": "(0,)"}``; ``in_shardings``/``out_shardings`` where the user gave them."""
+    out: dict[str, str] = {}
+    for name, default in _JIT_OPTION_DEFAULTS.items():
+        value = getattr(jit_info, name, default)
+        if value != default and value is not None:
+            out[name] = repr(tuple(value)) if isinstance(value, (tuple, list)) else repr(value)
+    for name in ("in_shardings", "out_shardings"):
+        leaves = getattr(jit_info, f"{name}_leaves", ()) or ()
+        if any(type(v).__name__ != "UnspecifiedValue" for v in leaves):
+            out[name] = ", ".join(str(v) for v in leaves)[:200]
+    return out
+
+
+def _explain_context():  # type: ignore[no-untyped-def]
+    """``jax._src.config.explain_cache_misses``: called with a value it is a thread-local context manager
+    (JAX 0.6 - 0.10); None when this JAX lacks it."""
+    try:
+        from jax._src import config
+
+        state = config.explain_cache_misses
+        with state(False):
+            pass
+        return state
+    except Exception:  # noqa: BLE001 - feature detection: any failure means "not available"
+        return None
+
+
+def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None,  # type: ignore[no-untyped-def]
+                       on_lowering_end=None):
     """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and
     ``on_compiled(module_name, mlir_module, loaded_executable)`` after each backend compile (or
     persistent-cache load), on the compiling thread; returns a function that uninstalls both.
@@ -74,6 +123,9 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
     and returns its executable: ``watch --dump`` profiles each compile this way.
     ``on_module(module_name, mlir_module)``, when given, gets the lowered module as lowering returns
     (the capture engine fingerprints each user compile's program: ``collect/program_text.py``).
+    ``on_lowering_end(module_name)``, when given, is called as each lowering ends, raised or not: the
+    capture engine keeps the record of a program being lowered apart from programs JAX compiles
+    while it lowers (a lowering rule computing a constant eagerly).
 
     For ``watch --dump``: JAX records its lowering and backend-compile monitoring spans just after
     these return, so a listener of those spans finds this thread's latest program here. A JAX
@@ -94,7 +146,14 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
             on_lowered(str(module_name), jaxpr)
         except Exception:  # a dump must never break the user's program
             pass
-        result = lower0(module_name, jaxpr, *args, **kwargs)
+        try:
+            result = lower0(module_name, jaxpr, *args, **kwargs)
+        finally:
+            if on_lowering_end is not None:
+                try:
+                    on_lowering_end(str(module_name))
+                except Exception:  # never break the user's program
+                    pass
         if on_module is not None:
             try:
                 on_module(str(module_name), result.module)
@@ -129,3 +188,65 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
             compiler.compile_or_get_cached = compile0
 
     return uninstall
+
+
+# JAX's function that calls XLA's backend compile, by release (checked on 0.6.2, 0.8.3, 0.10.2).
+_BACKEND_COMPILE = ("backend_compile_and_load", "backend_compile")
+
+
+class CompileGuard:
+    """Whether this thread is inside XLA's backend compile, and what to run right after it returns.
+
+    XLA's compile checks for Python signals while it runs (``PyErr_CheckSignals``): an exception raised by a
+    signal handler there (``KeyboardInterrupt``, watch's ``Terminated``) makes the call return early while
+    XLA's compile goes on in its own threads; the Python objects it uses are freed by the unwinding and the
+    process crashes later (exit 139, seen on JAX 0.10.2 CPU, after the compile). A handler asks
+    ``compiling()`` and, when True, leaves its exception for ``after`` (called on this thread once the
+    outermost compile call has returned, from Python: the compile finished, nothing is left running).
+    """
+
+    def __init__(self, after) -> None:  # type: ignore[no-untyped-def]
+        self._local = threading.local()
+        self.after = after
+
+    def compiling(self) -> bool:
+        return getattr(self._local, "depth", 0) > 0
+
+    def wrap(self, original):  # type: ignore[no-untyped-def]
+        local, guard = self._local, self
+
+        def backend_compile(*args, **kwargs):  # type: ignore[no-untyped-def]
+            depth = getattr(local, "depth", 0)
+            local.depth = depth + 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                local.depth = depth
+                if depth == 0:
+                    guard.after()  # may raise the deferred exception: from Python, the compile done
+
+        backend_compile._jitscope_original = original  # type: ignore[attr-defined]
+        return backend_compile
+
+
+def install_compile_guard(after):  # type: ignore[no-untyped-def]
+    """Wrap JAX's backend-compile function with a ``CompileGuard(after)``; ``(guard, uninstall)``. A JAX
+    without a known name gets a guard that is never compiling (signals then interrupt as before)."""
+    guard = CompileGuard(after)
+    try:
+        from jax._src import compiler
+    except ImportError:
+        return guard, lambda: None
+    name = next((n for n in _BACKEND_COMPILE if callable(getattr(compiler, n, None))), None)
+    if name is None:
+        return guard, lambda: None
+    original = getattr(compiler, name)
+    wrapped = guard.wrap(original)
+    setattr(compiler, name, wrapped)
+
+    def uninstall() -> None:
+        if getattr(compiler, name, None) is wrapped:
+            setattr(compiler, name, original)
+
+    return guard, uninstall
+

@@ -49,22 +49,65 @@ def _func_src(jaxpr: object) -> tuple[str, str, int] | None:
     return name, file, int(line)
 
 
-def program_source(closed_jaxpr: object) -> ProgramSource | None:
+def _user_code_inside(body: object, entry: tuple[str, str, int], budget: list[int]) -> tuple[str, str, int] | None:
+    """The first user function (name, file, first line) whose lines built equations of ``body``, a
+    sub-jaxpr JAX traced from its own function ``entry`` (``lax.map``'s body calls the user's ``f``):
+    frames of each equation's traceback between the equation and ``entry``'s frame."""
+    name, file, line = entry
+    for eqn in getattr(body, "eqns", ()):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        tb = getattr(getattr(eqn, "source_info", None), "traceback", None)
+        if tb is not None:
+            codes, _ = tb.raw_frames()  # innermost first
+            for code in codes:
+                if code.co_filename == file and code.co_firstlineno == line:
+                    break  # the body's own frame: anything further out is the caller, not the body
+                if is_user_file(code.co_filename):
+                    return code.co_name, code.co_filename, code.co_firstlineno
+        for sub in jaxprs_in_params(eqn.params):
+            found = _user_code_inside(sub, entry, budget)
+            if found is not None:
+                return found
+    return None
+
+
+def program_source(closed_jaxpr: object, known=None) -> ProgramSource | None:  # type: ignore[no-untyped-def]
     """The user's function a program is built from, or None for JAX's own programs (eager ops,
-    ``jnp`` routines, a ``jnp`` function with user callbacks such as ``jnp.piecewise``)."""
+    ``jnp`` routines). ``known((name, file, line))``, when given, says whether a function outside the
+    user's files is one watch saw jitted for the user (``pmap``'s wrapper): its programs are the user's too.
+
+    An eager control-flow primitive's program is the user's when a body is a user function, or a
+    function of JAX's (``lax.map``'s) whose equations come from the user's lines: a program built from
+    the user's code. Likewise any routine of JAX's whose program holds equations made by the user's
+    lines inside it (``jnp.piecewise`` with the user's branch functions, ``odeint``'s dynamics): named
+    after the routine, defined at the first user function found. JAX's own eager ops and ``jnp``
+    routines hold only JAX's lines inside and stay internal."""
     try:
         jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
         avals = tuple(getattr(v, "aval", None) for v in jaxpr.invars)  # type: ignore[attr-defined]
         src = _func_src(jaxpr)
         if src is None:
             return None
-        if is_user_file(src[1]):
+        if is_user_file(src[1]) or (known is not None and known(src)):
             return ProgramSource(*src, in_avals=avals)
         eqns = jaxpr.eqns  # type: ignore[attr-defined]
         # apply_primitive's wrapper: jit of a function named after the one primitive it binds.
         if len(eqns) != 1 or eqns[0].primitive.name != src[0]:
-            return None
-        bodies = tuple(b for b in map(_func_src, jaxprs_in_params(eqns[0].params)) if b and is_user_file(b[1]))
+            # A routine of JAX's traced with the user's functions (``jnp.piecewise``'s branches,
+            # ``odeint``'s dynamics): equations made by the user's lines inside it.
+            found = _user_code_inside(jaxpr, src, [2000])
+            if found is None:
+                return None
+            name = src[0].lstrip("_")
+            return ProgramSource(name, found[1], found[2], name, (found,), avals)
+        subs = jaxprs_in_params(eqns[0].params)
+        bodies = tuple(b for b in map(_func_src, subs) if b and is_user_file(b[1]))
+        if not bodies:
+            budget = [2000]
+            inner = (_user_code_inside(sub, entry, budget) for sub in subs if (entry := _func_src(sub)) is not None)
+            bodies = tuple(b for b in inner if b is not None)[:1]
         if not bodies:
             return None
         return ProgramSource(src[0], bodies[0][1], bodies[0][2], src[0], bodies, avals)
@@ -172,13 +215,20 @@ def transform_name(tracer: object) -> str:
 def jaxprs_in_params(params: dict) -> list:
     """The sub-jaxprs of an equation's params (scan/cond/while/pjit bodies), as open ``Jaxpr`` objects.
 
-    Public ``jax.extend.core.jaxprs_in_params`` where it exists (0.9+); ``jax._src.core``'s in 0.6-0.8.
+    ``jax._src.core``'s (checked on 0.6.2 - 0.12.0), never the public ``jax.extend.core`` re-export:
+    importing ``jax.extend`` loads ``jax.extend.pallas`` on 0.12, which registers two config options that
+    every jit cache key includes, so everything compiled before that import compiles again (docs/watch.md,
+    "Nothing of jitscope's changes what JAX does"). ``jax._src.core`` is loaded by ``import jax`` itself.
     """
-    from jax.extend import core as jc
-
-    public = getattr(jc, "jaxprs_in_params", None)
-    if public is not None:
-        return list(public(params))
     from jax._src import core
 
     return list(core.jaxprs_in_params(params))
+
+
+def is_literal(atom: object) -> bool:
+    """Whether an equation's operand is a ``Literal`` (a constant inlined in the jaxpr) rather than a
+    variable. ``jax._src.core.Literal`` (0.6.2 - 0.12.0; the class ``jax.extend.core`` re-exports, which
+    jitscope does not import: see ``jaxprs_in_params``)."""
+    from jax._src import core
+
+    return isinstance(atom, core.Literal)

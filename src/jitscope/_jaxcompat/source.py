@@ -54,39 +54,69 @@ def is_user_file(filename: str) -> bool:
     return known
 
 
-_PROGRAM_FILE_CACHE: dict[str, bool] = {}
-_INSTALLED_DIRS: list[tuple[str, ...]] = []
+# --- installed libraries: frames that are not the program's own ----------------
+# JAX's filter (``is_user_filename``) excludes only JAX itself and the standard library: numpyro's
+# ``svi.py`` or diffrax's ``_integrate.py`` pass it, so a call site found with it alone points into the
+# library that jitted. The rule here is about where code lives, not which library it is: a file in a
+# directory where the interpreter installs distributions (site-packages, dist-packages) or in the
+# standard library is a library file, unless the program being run lives there too (a script or test
+# suite inside site-packages, ``pytest --pyargs pkg``): its top-level package is then the program's.
+# An editable install's source tree is not in site-packages: it is the developer's own code.
+_INSTALL_DIR_NAMES = ("site-packages", "dist-packages")
+_LIBRARY_FILE_CACHE: dict[str, bool] = {}
+_PROGRAM_PACKAGES: set[str] = set()  # top-level entries of install dirs that hold the program being run
 
 
-def _installed_dirs() -> tuple[str, ...]:
-    if not _INSTALLED_DIRS:
-        import site
-        import sysconfig
+def _install_root(path: str) -> str | None:
+    """For a file inside an install directory, that directory's top-level entry holding it
+    (``.../site-packages/numpyro``); None for a file outside every install directory."""
+    parts = path.split(os.sep)
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] in _INSTALL_DIR_NAMES:
+            return os.sep.join(parts[: i + 2])
+    return None
 
-        dirs = {sysconfig.get_paths().get(k, "") for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-        try:
-            dirs.update(site.getsitepackages())
-        except AttributeError:  # a virtualenv's old site module
-            pass
-        dirs.add(getattr(site, "USER_SITE", "") or "")
-        _INSTALLED_DIRS.append(tuple(sorted(os.path.realpath(d) + os.sep for d in dirs if d)))
-    return _INSTALLED_DIRS[0]
+
+def _stdlib_dirs() -> tuple[str, ...]:
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return tuple(dict.fromkeys(os.path.abspath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if paths.get(k)))
+
+
+def add_program_path(path: str) -> None:
+    """Note a file or directory of the program being run (the watched script, a test module): when it
+    lies in an install directory, that top-level package is the program's own code, not a library."""
+    root = _install_root(os.path.abspath(path))
+    if root is not None and root not in _PROGRAM_PACKAGES:
+        _PROGRAM_PACKAGES.add(root)
+        _LIBRARY_FILE_CACHE.clear()
+
+
+def is_library_file(filename: str) -> bool:
+    """True for a file of an installed library or the standard library (not the program being run).
+
+    Call sites and definition sites are the program's frames: a user file (``is_user_file``) that is
+    not a library file. ``<stdin>``, ``<string>`` and notebook cells are the program's.
+    """
+    known = _LIBRARY_FILE_CACHE.get(filename)
+    if known is None:
+        if filename.startswith("<"):
+            known = filename.startswith("<frozen")
+        else:
+            path = os.path.abspath(filename)
+            root = _install_root(path)
+            if root is not None:
+                known = root not in _PROGRAM_PACKAGES
+            else:
+                known = path.startswith(_stdlib_dirs())
+        _LIBRARY_FILE_CACHE[filename] = known
+    return known
 
 
 def is_program_file(filename: str) -> bool:
-    """A file of the program itself: a user file (``is_user_file``) that is a real file outside the
-    installed packages (site-packages, dist-packages, the standard library). A library installed with
-    ``pip install -e`` lives outside them and counts as the program's. Trace evidence is recorded for
-    these files only: it is read back by ``jitscope lint`` on the program's own tree."""
-    known = _PROGRAM_FILE_CACHE.get(filename)
-    if known is None:
-        known = not filename.startswith("<") and is_user_file(filename)
-        if known:
-            path = os.path.realpath(filename)
-            known = not (path.startswith(_installed_dirs()) or f"{os.sep}site-packages{os.sep}" in path
-                         or f"{os.sep}dist-packages{os.sep}" in path)
-        _PROGRAM_FILE_CACHE[filename] = known
-    return known
+    """The program's own code: a user file (not JAX, not jitscope) outside every installed library."""
+    return is_user_file(filename) and not is_library_file(filename)
 
 
 class StackCache:

@@ -108,10 +108,10 @@ def _find_runs(keys: list[int], min_repeats: int, min_equations: int) -> list[tu
 
 def _carried(eqns: list[Any], start: int, period: int) -> bool:
     """Does the second repeat read an output of the first?"""
-    from jax.extend import core as jc
+    from .._jaxcompat import is_literal
 
     outs = {v for e in eqns[start:start + period] for v in e.outvars}
-    return any(not isinstance(v, jc.Literal) and v in outs
+    return any(not is_literal(v) and v in outs
                for e in eqns[start + period:start + 2 * period] for v in e.invars)
 
 

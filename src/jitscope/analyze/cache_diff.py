@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .._serde import Record
 from ..model import CACHE_KEY_COMPONENTS, CompileEvent, Location
-from .run_diff import _group, _match  # the same function matching as the rest of the diff
+from .run_identity import FunctionMatch, match_functions  # the same function matching as the rest of the diff
 
 
 @dataclass
@@ -114,14 +114,18 @@ def component_changes(a: CompileEvent, b: CompileEvent) -> list[ComponentChange]
     return out
 
 
-def cache_miss_causes(a: Sequence[CompileEvent], b: Sequence[CompileEvent]) -> list[CacheMissCause]:
-    """For each persistent-cache miss in ``b`` whose paired compile in ``a`` hit or was written: why."""
-    ga, gb = _group(a), _group(b)
+def cache_miss_causes(a: Sequence[CompileEvent], b: Sequence[CompileEvent],
+                      matches: Sequence[FunctionMatch] | None = None) -> list[CacheMissCause]:
+    """For each persistent-cache miss in ``b`` whose paired compile in ``a`` hit or was written: why.
+
+    ``matches``: the functions paired across the runs (``run_identity.match_functions``), if known."""
+    if matches is None:
+        matches = match_functions(a, b)[0]
     out = []
-    for ka, kb in _match(list(ga), list(gb)):
-        if ka is None or kb is None:
+    for m in matches:
+        if not m.a or not m.b:
             continue
-        for ea, eb in _pair(ga[ka], gb[kb]):
+        for ea, eb in _pair(m.a, m.b):
             ra, rb = ea.persistent_cache, eb.persistent_cache
             if rb is None or not rb.enabled or rb.outcome != "miss" or ra is None or not ra.enabled:
                 continue

@@ -17,6 +17,7 @@ import math
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._serde import Record
 
@@ -29,6 +30,16 @@ class Costs:
     first: float
     steady: float
     steady_interval: tuple[float, float] | None = None  # 95% interval of the steady median (None: unknown)
+    # Every cold first call, and the steady median of each interleaved round, in measurement order
+    # (round r of every variant ran in the same pass): what ``apart`` pairs. Empty when not measured so.
+    colds: tuple[float, ...] = ()
+    rounds: tuple[float, ...] = ()
+
+    @classmethod
+    def of(cls, v: Any) -> Costs:
+        """The costs of a measured variant (a ``VariantResult``: ``first_call``, ``steady``, ``steady_rounds``)."""
+        return cls(v.name, v.first_call.median, v.steady.median, median_interval(v.steady.samples),
+                   tuple(v.first_call.samples), tuple(getattr(v, "steady_rounds", None) or ()))
 
 
 @dataclass
@@ -102,13 +113,101 @@ def median_interval(samples: list[float], confidence: float = 0.95) -> tuple[flo
     return xs[lo], xs[hi]
 
 
+# Cold first calls below this count per variant are too few for their range to mean much: a difference
+# carried by the first calls must then also be FIRST_CALL_EFFECT or more (one cold call on a loaded
+# machine can take three times as long as the next).
+MIN_COLDS = 5
+FIRST_CALL_EFFECT = 1.5
+
+
+def round_totals(c: Costs, calls: int | None) -> list[float]:
+    """The workload's total as each interleaved round measured it (shown beside a verdict): that
+    round's steady median times ``calls - 1`` plus the median cold first call; steady only when
+    ``calls`` is None."""
+    if calls is None:
+        return list(c.rounds)
+    return [c.first + (calls - 1) * m for m in c.rounds]
+
+
 def _interval(c: Costs, calls: int | None) -> tuple[float, float] | None:
+    """The range of the rounds' totals; from the steady median's interval when measured in one pass."""
+    totals = round_totals(c, calls)
+    if totals:
+        lo, hi = min(totals), max(totals)
+        if calls is not None and len(c.colds) > 1:
+            lo, hi = lo - c.first + min(c.colds), hi - c.first + max(c.colds)
+        return lo, hi
     if c.steady_interval is None:
         return None
     lo, hi = c.steady_interval
+    return (lo, hi) if calls is None else (c.first + (calls - 1) * lo, c.first + (calls - 1) * hi)
+
+
+def paired_median_interval(diffs: list[float], alpha: float = 0.05) -> tuple[float, float] | None:
+    """A distribution-free interval for the median of paired differences (the sign test inverted):
+    ``[d_(j), d_(k+1-j)]`` of the sorted differences, with the largest ``j`` whose two tails hold at
+    most ``alpha`` together. None when ``k`` is too small for any (5 pairs or fewer at 95%). Ten
+    rounds give ``[d_(2), d_(9)]``: one freak round (a load burst) on either side does not move it."""
+    d = sorted(diffs)
+    k = len(d)
+    j, tail = 0, 0.0
+    while j < k:
+        tail += math.comb(k, j) / 2 ** k  # P(Bin(k, 1/2) <= j)
+        if 2 * tail > alpha:
+            break
+        j += 1
+    if j == 0:
+        return None
+    return d[j - 1], d[k - j]
+
+
+def difference_interval(a: Costs, b: Costs, calls: int | None = None) -> tuple[float, float] | None:
+    """An interval for ``total(a) - total(b)`` over ``calls`` calls (None: per call), or None when the
+    measurements cannot bound it. The steady part comes from the rounds paired (round ``r`` of ``a``
+    and of ``b`` ran back to back in the same pass, so load hits both); the first-call part from the
+    range of each variant's cold calls (all of ``a``'s against all of ``b``'s)."""
+    k = min(len(a.rounds), len(b.rounds))
+    steady = paired_median_interval([x - y for x, y in zip(a.rounds[:k], b.rounds[:k])]) if k else None
+    if steady is None:
+        return None
     if calls is None:
-        return lo, hi
-    return c.first + (calls - 1) * lo, c.first + (calls - 1) * hi
+        return steady
+    ca, cb = a.colds or (a.first,), b.colds or (b.first,)
+    first = (min(ca) - max(cb), max(ca) - min(cb))
+    return first[0] + (calls - 1) * steady[0], first[1] + (calls - 1) * steady[1]
+
+
+def apart(a: Costs, b: Costs, calls: int | None = None) -> bool:
+    """Can ``a`` and ``b`` be told apart for a workload of ``calls`` calls (None: per call)?
+
+    The one rule behind every "within noise" verdict of compare, its table and the demo's lessons
+    (docs/compare.md, "Within noise"). They are apart when (1) their totals differ by ``MIN_EFFECT``
+    (10%) or more (identical programs differ by a few percent from code placement alone), (2) the
+    interval of their difference (``difference_interval``: steady rounds paired, which is robust to
+    load in a way that an overlap of per-variant intervals is not) excludes zero, and (3) when the
+    difference comes mostly from first calls and either has fewer than ``MIN_COLDS`` cold calls, the
+    first calls differ by ``FIRST_CALL_EFFECT`` or more. Without rounds (one pass, e.g. a result
+    saved by an older jitscope) the 95% intervals of the steady medians must not overlap instead, and
+    with no spread known at all (costs built by hand) the 10% effect decides alone.
+    """
+    ta, tb = (c.steady if calls is None else total_time(c.first, c.steady, calls) for c in (a, b))
+    lo, hi = sorted((ta, tb))
+    if lo <= 0 or hi / lo < MIN_EFFECT:
+        return False
+    if not (a.rounds and b.rounds):
+        ia, ib = _interval(a, calls), _interval(b, calls)
+        if ia is None or ib is None:  # no spread known (constructed costs): the effect size decides
+            return True
+        return ia[1] < ib[0] or ib[1] < ia[0]
+    diff = difference_interval(a, b, calls)
+    if diff is None or diff[0] <= 0 <= diff[1]:
+        return False
+    if calls is not None and min(len(a.colds), len(b.colds)) < MIN_COLDS:
+        first_gap, steady_gap = abs(a.first - b.first), (calls - 1) * abs(a.steady - b.steady)
+        f_lo, f_hi = sorted((a.first, b.first))
+        if first_gap > steady_gap and (f_lo <= 0 or f_hi / f_lo < FIRST_CALL_EFFECT):
+            return False
+    return True
 
 
 def total_time(first: float, steady: float, calls: int) -> float:
@@ -175,9 +274,7 @@ def recommend(costs: list[Costs], calls: int | None = None) -> Recommendation | 
         a, b = _interval(best, calls), _interval(runner, calls)
         if a is not None and b is not None:
             rec.best_interval_s, rec.runner_up_interval_s = list(a), list(b)
-            rec.within_noise = a[1] >= b[0]  # best's upper end reaches runner-up's lower end
-        if rec.ratio is not None and rec.ratio < MIN_EFFECT:
-            rec.within_noise = True
+        rec.within_noise = not apart(best, runner, calls)
     return rec
 
 

@@ -74,12 +74,17 @@ class Params:
     keyword_only: list[str]
 
 
+MAX_SOURCE_BYTES = 16 << 20  # a definition file larger than this is not read
+
+
 def module_params(path: str, name: str) -> Params | None:
     """The parameters of the module-level ``def name`` in ``path`` (None: no such def, or unreadable)."""
-    try:
+    try:  # a path from a run: a regular file of source size only (never a FIFO or /dev/zero)
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_SOURCE_BYTES:
+            return None
         with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            tree = ast.parse(f.read(MAX_SOURCE_BYTES), path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
         return None
     found = None
     for node in tree.body:

@@ -2,7 +2,8 @@
 
 Pure functions over a ``ClosedJaxpr`` (from ``jax.jit(f).trace(...).jaxpr``) and the user's
 function object. Nested bodies (scan / while / cond / jit / custom_jvp / custom_vjp / remat) are
-found through the public ``jax.extend.core.jaxprs_in_params``; a body shared by several
+found through ``_jaxcompat.jaxprs_in_params`` (never ``jax.extend``, whose import makes JAX recompile
+on 0.12: docs/watch.md "jitscope changes nothing JAX does"); a body shared by several
 equations (the same inner jit called in a loop) is walked once and counted per use.
 
 Captured values (seed 002): jit bakes every value the function reads from module globals or
@@ -157,13 +158,13 @@ def _first_load(code: types.CodeType, name: str, ops: tuple[str, ...]) -> int | 
 
 
 def _literal_values(closed_jaxpr: Any) -> list[Any]:
-    from jax.extend import core as jc
+    from .._jaxcompat import is_literal
 
     vals = []
     for _, jx, _ in walk_bodies(closed_jaxpr.jaxpr):
         for eqn in jx.eqns:
             for v in eqn.invars:
-                if isinstance(v, jc.Literal):
+                if is_literal(v):
                     vals.append(v.val)
     return vals
 

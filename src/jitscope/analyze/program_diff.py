@@ -5,7 +5,7 @@ run's program table (fingerprint -> an entry with ``constants``, ``constants_tot
 ``constants_blind_fingerprint`` and ``lines()``, the constants-blind normalised StableHLO: see
 ``collect/program_text.py``; any object with those works, this module imports no collector).
 
-A function (matched by name and definition file name, as ``run_diff`` does) is reported when B compiled
+A function (matched across the runs by ``run_identity``, as ``run_diff`` does) is reported when B compiled
 a program A never had. Each such B program is paired with an A program of the function: first one with
 the same constants-blind fingerprint (then the two differ **only in constants**, and the constants'
 values in A and B are named), else the next A program that B lacks, in compile order. A B program with
@@ -20,14 +20,13 @@ This is what a persistent-cache miss whose changed key component is "the computa
 
 from __future__ import annotations
 
-import os
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from .._serde import Record
 from ..model import CompileEvent, Location
+from .run_identity import FunctionMatch, match_functions
 
 MAX_LINE_CHARS = 240  # a differing line as shown
 MAX_CHANGES_PER_FUNCTION = 3
@@ -138,27 +137,26 @@ def explain(function: str, definition: Location | None, a: ProgramEntry | None,
     return change
 
 
-def _key(e: CompileEvent) -> tuple[str, str]:
-    return (e.function, os.path.basename(e.definition.file) if e.definition else "")
-
-
-def _fingerprints(events: Sequence[CompileEvent]) -> dict[tuple[str, str], list[str]]:
-    out: dict[tuple[str, str], list[str]] = defaultdict(list)
+def _fingerprints(events: Sequence[CompileEvent]) -> list[str]:
+    out: list[str] = []
     for e in events:
-        if e.fingerprint is not None and e.fingerprint not in out[_key(e)]:
-            out[_key(e)].append(e.fingerprint)
+        if e.fingerprint is not None and e.fingerprint not in out:
+            out.append(e.fingerprint)
     return out
 
 
 def compare_runs(a: Sequence[CompileEvent], programs_a: Mapping[str, ProgramEntry],
-                 b: Sequence[CompileEvent], programs_b: Mapping[str, ProgramEntry]) -> list[ProgramChange]:
-    """Per function compiled in both runs, each B program A never had, explained against A's closest."""
-    fa, fb = _fingerprints(a), _fingerprints(b)
-    definitions = {_key(e): e.definition for e in b}
+                 b: Sequence[CompileEvent], programs_b: Mapping[str, ProgramEntry],
+                 matches: Sequence[FunctionMatch] | None = None) -> list[ProgramChange]:
+    """Per function compiled in both runs, each B program A never had, explained against A's closest.
+
+    ``matches``: the functions paired across the runs (``run_identity.match_functions``), if known."""
+    if matches is None:
+        matches = match_functions(a, b)[0]
     out: list[ProgramChange] = []
-    for key, b_prints in fb.items():
-        a_prints = fa.get(key)
-        if not a_prints:
+    for m in matches:
+        a_prints, b_prints = _fingerprints(m.a), _fingerprints(m.b)
+        if not a_prints or not b_prints:
             continue  # new in B, or never fingerprinted in A: run_diff reports the function itself
         new = [p for p in b_prints if p not in a_prints]
         spare = [p for p in a_prints if p not in b_prints]
@@ -174,7 +172,7 @@ def compare_runs(a: Sequence[CompileEvent], programs_a: Mapping[str, ProgramEntr
                 partner = spare[0]
             if partner in spare:
                 spare.remove(partner)
-            change = explain(key[0], definitions.get(key), programs_a.get(partner), pb)
+            change = explain(m.reference.function, m.reference.definition, programs_a.get(partner), pb)
             change.fingerprint_a, change.fingerprint_b = partner, fp
             changes.append(change)
             if len(changes) >= MAX_CHANGES_PER_FUNCTION:

@@ -1,21 +1,27 @@
 """Two runs of the same program, function by function: compiles, compile seconds and recompile causes.
 
 Pure functions over two lists of ``CompileEvent`` (from saved watch results or events files).
-A function is matched across runs by its name and the file name of its definition (not the full
-path: CI checkouts live in different directories), and by definition line where one name is
-defined twice in a file. Compile seconds vary from run to run, so a time change counts only when it
-passes both a relative and an absolute threshold; anything smaller is reported as within noise.
+A function is matched across runs by module and qualified name, and where a name is several
+definitions (lambdas of one function) by the program it compiled (``run_identity.py``), never by
+definition line alone: a pull request moves lines. Compile seconds vary from run to run, so a time
+change counts only when it passes both a relative and an absolute threshold; anything smaller is
+reported as within noise.
+
+``--fail-on`` gates only on regressions of a code path both runs have: a recompile cause B has and
+A had not, more recompiles of one function, the compile seconds of the functions in both runs past
+noise. Fewer compiles is an improvement, and a function new in B breaks nothing by compiling once
+(its recompiles, and their causes, still count).
 """
 
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .._serde import Record
 from ..model import CompileEvent, Location
+from .run_identity import FunctionMatch, match_functions
 
 FIRST = "first_compile"
 
@@ -36,6 +42,24 @@ class FunctionDelta(Record):
     vanished_causes: list[str] = field(default_factory=list)
     first_new: str = ""  # B's first compile with a new cause: its detail and call site
     time_change: str = "within_noise"  # "slower", "faster" or "within_noise"
+    module: str | None = None  # the function's __module__ (B's; A's when gone from B), None where not recorded
+    # how A's function was found (run_identity.py): "name", "program", "line", "remaining"; "" when in one run only
+    matched_by: str = ""
+    function_a: str | None = None  # A's qualified name, where it differs (a lambda hoisted out of its function)
+
+    @property
+    def recompiles_a(self) -> int:
+        """A's compiles that were not a first compile (of the function, or of it under a transformation)."""
+        return self.compiles_a - self.causes_a.get(FIRST, 0)
+
+    @property
+    def recompiles_b(self) -> int:
+        return self.compiles_b - self.causes_b.get(FIRST, 0)
+
+    @property
+    def regressed(self) -> bool:
+        """B recompiles this function more often than A, or for a cause A never had."""
+        return self.recompiles_b > self.recompiles_a or bool(self.new_causes)
 
     @property
     def status(self) -> str:
@@ -61,40 +85,6 @@ def time_change(a: float, b: float, rel: float, min_seconds: float) -> str:
     return "within_noise"
 
 
-def _key(e: CompileEvent) -> tuple[str, str, int]:
-    d = e.definition
-    return (e.function, os.path.basename(d.file) if d else "", d.line if d else 0)
-
-
-def _group(events: Sequence[CompileEvent]) -> dict[tuple[str, str, int], list[CompileEvent]]:
-    groups: dict[tuple[str, str, int], list[CompileEvent]] = defaultdict(list)
-    for e in events:
-        groups[_key(e)].append(e)
-    return groups
-
-
-def _match(a_keys: list[tuple[str, str, int]], b_keys: list[tuple[str, str, int]]) -> list[tuple]:
-    """Pairs (key in A or None, key in B or None): exact (name, file, line) first, then (name, file)
-    when that is unique on both sides (the definition moved because lines were added above it)."""
-    pairs: list[tuple] = []
-    left = [k for k in a_keys if k not in b_keys]
-    right = [k for k in b_keys if k not in a_keys]
-    pairs += [(k, k) for k in b_keys if k in a_keys]
-    loose_a: dict[tuple[str, str], list] = defaultdict(list)
-    loose_b: dict[tuple[str, str], list] = defaultdict(list)
-    for k in left:
-        loose_a[k[:2]].append(k)
-    for k in right:
-        loose_b[k[:2]].append(k)
-    for name, ks in loose_b.items():
-        if len(ks) == 1 and len(loose_a.get(name, ())) == 1:
-            pairs.append((loose_a[name][0], ks[0]))
-            left.remove(loose_a[name][0])
-            right.remove(ks[0])
-    pairs += [(None, k) for k in right] + [(k, None) for k in left]
-    return pairs
-
-
 def _causes(events: Sequence[CompileEvent]) -> dict[str, int]:
     out: dict[str, int] = {}
     for e in events:
@@ -104,13 +94,16 @@ def _causes(events: Sequence[CompileEvent]) -> dict[str, int]:
 
 
 def diff_events(a: Sequence[CompileEvent], b: Sequence[CompileEvent], *, rel: float = 0.25,
-                min_seconds: float = 0.05) -> list[FunctionDelta]:
-    """Per-function deltas, the largest regression (extra compiles, then extra seconds) first."""
-    ga, gb = _group(a), _group(b)
+                min_seconds: float = 0.05, matches: Sequence[FunctionMatch] | None = None) -> list[FunctionDelta]:
+    """Per-function deltas, the largest regression (extra compiles, then extra seconds) first.
+
+    ``matches``: the functions paired across the runs (``run_identity.match_functions``), when the
+    caller has them already."""
+    if matches is None:
+        matches = match_functions(a, b)[0]
     out = []
-    for ka, kb in _match(list(ga), list(gb)):
-        ea, eb = ga.get(ka, []) if ka else [], gb.get(kb, []) if kb else []
-        ref = (eb or ea)[0]
+    for m in matches:
+        ea, eb, ref = m.a, m.b, m.reference
         ca, cb = _causes(ea), _causes(eb)
         new = sorted(c for c in cb if c not in ca and c != FIRST)
         first_new = ""
@@ -120,32 +113,51 @@ def diff_events(a: Sequence[CompileEvent], b: Sequence[CompileEvent], *, rel: fl
             first_new = f"{e.reason.category}: {e.reason.detail}{where}" if e.reason.detail else \
                 f"{e.reason.category}{where}"  # type: ignore[union-attr]
         sa, sb = sum(e.total_seconds for e in ea), sum(e.total_seconds for e in eb)
+        renamed = ea[0].function if ea and eb and ea[0].function != eb[0].function else None
         out.append(FunctionDelta(
             function=ref.function, definition=ref.definition, compiles_a=len(ea), compiles_b=len(eb),
             seconds_a=sa, seconds_b=sb, causes_a=ca, causes_b=cb, new_causes=new,
             vanished_causes=sorted(c for c in ca if c not in cb and c != FIRST), first_new=first_new,
-            time_change=time_change(sa, sb, rel, min_seconds)))
-    out.sort(key=lambda d: (-(d.compiles_b - d.compiles_a), -(d.seconds_b - d.seconds_a), d.function))
+            time_change=time_change(sa, sb, rel, min_seconds), module=ref.module, matched_by=m.matched_by,
+            function_a=renamed))
+    out.sort(key=lambda d: (-d.regressed, -(d.compiles_b - d.compiles_a), -(d.seconds_b - d.seconds_a), d.function))
     return out
 
 
-def fail_on_violations(deltas: Sequence[FunctionDelta], seconds_a: float, seconds_b: float,
-                       fail_on: Sequence[str], min_seconds: float) -> list[str]:
-    """One line per breached ``--fail-on`` condition: ``new-compiles``, ``new-causes``, ``time:PCT``."""
+def in_both(deltas: Sequence[FunctionDelta]) -> tuple[int, float, float]:
+    """How many functions both runs compiled, and those functions' compile seconds in A and in B."""
+    both = [d for d in deltas if d.compiles_a and d.compiles_b]
+    return len(both), sum(d.seconds_a for d in both), sum(d.seconds_b for d in both)
+
+
+def fail_on_violations(deltas: Sequence[FunctionDelta], fail_on: Sequence[str], min_seconds: float) -> list[str]:
+    """One line per breached ``--fail-on`` condition, each a regression of a code path both runs have.
+
+    ``new-compiles``: a function B recompiles more often than A did (a function new in B: any
+    recompile; its first compile is new code, not a regression). ``new-causes``: a recompile cause
+    B has and A had not, for that function. ``time:PCT``: the compile seconds of the functions in
+    both runs up more than PCT% and ``min_seconds``. Fewer compiles never breaks anything.
+    """
     out = []
     for cond in fail_on:
         if cond == "new-compiles":
             for d in deltas:
-                if d.compiles_b > d.compiles_a:
-                    out.append(f"{d.function}: {d.compiles_b} compiles, was {d.compiles_a}"
-                               + (f" (new cause: {d.first_new})" if d.first_new else ""))
+                if d.recompiles_b > d.recompiles_a:
+                    cause = f" (new cause: {d.first_new})" if d.first_new else ""
+                    if d.compiles_a:
+                        out.append(f"{d.function}: {d.compiles_b} compiles, was {d.compiles_a}{cause}")
+                    else:
+                        out.append(f"{d.function} (new in B): {d.compiles_b} compiles, {d.recompiles_b} of them "
+                                   f"recompiles{cause}")
         elif cond == "new-causes":
             for d in deltas:
                 if d.new_causes:
                     out.append(f"{d.function}: new recompile cause {', '.join(d.new_causes)} ({d.first_new})")
         elif cond.startswith("time:"):
             pct = float(cond[5:].rstrip("%"))
+            n, seconds_a, seconds_b = in_both(deltas)
             if time_change(seconds_a, seconds_b, pct / 100, min_seconds) == "slower":
-                out.append(f"compile time {seconds_b:.3g} s, was {seconds_a:.3g} s "
-                           f"(+{(seconds_b / seconds_a - 1) * 100 if seconds_a else 100:.0f}%, limit {pct:g}%)")
+                out.append(f"compile time of the {n} function{'s' if n != 1 else ''} in both runs {seconds_b:.3g} s, "
+                           f"was {seconds_a:.3g} s (+{(seconds_b / seconds_a - 1) * 100 if seconds_a else 100:.0f}%, "
+                           f"limit {pct:g}%)")
     return out

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .._serde import Record
+from ..jaxmodel.fixes import make_traced
 from ..model import CompileEvent, Fix, Location
 from . import fix_savings, fix_source
 from .reasons import function_key
@@ -112,8 +113,8 @@ _ADVICE = {
         "Counts repeats at one call site only."),
     "static_value_change": (
         "Stop recompiling `{f}` for each static value ({args})",
-        "Each new static value compiles a new program. Pass it traced (drop it from static_argnums/"
-        "static_argnames); Python control flow on it becomes lax.cond, jnp.where or lax.fori_loop."),
+        "Each new static value compiles a new program. To pass it traced, {traced}; Python control flow on it "
+        "becomes lax.cond, jnp.where or lax.fori_loop."),
     "static_unhashable": (
         "Make the static argument of `{f}` compare by value ({args})",
         "The static argument's class hashes by identity (no __eq__/__hash__), so every new instance "
@@ -262,6 +263,9 @@ def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
             args = (", ".join(f"`{n}`" for n in traceable) if cat == "static_value_change"
                     else _arg_names(hit))
             site = avoided[0].call_site or avoided[0].definition
+            if "{traced}" in desc:  # phrased for the wrapper the user wrote (jaxmodel): never an option it lacks
+                desc = desc.format(traced=make_traced(", ".join(traceable) or "the argument",
+                                                      hit[0].wrapper or "jax.jit"))
             fix = Fix(title=title.format(f=f, args=args), description=desc, location=site,
                       saving_seconds=sum(e.total_seconds for e in avoided), saving_compiles=len(avoided))
             try:

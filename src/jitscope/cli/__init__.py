@@ -44,20 +44,31 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         print(f"jitscope: give a command: {', '.join(COMMANDS)} (see jitscope --help)", file=sys.stderr)
         return EXIT_USAGE
-    if args.command in ("demo", "compare", "watch", "inspect", "scale"):
-        _version_notice()
+    if args.command != "watch":  # watch's stdout is the program's: its encoding errors are its own
+        _tolerant_stdout()
+    measuring = args.command in ("demo", "compare", "watch", "inspect", "scale")
     try:
-        return int(args.func(args) or 0)
+        from ._outputs import guard_parsed
+
+        guard_parsed(parser, args)  # every output option of every command, before anything runs
+        code = int(args.func(args) or 0)
     except JitscopeError as e:
         print(f"jitscope: {' '.join(str(e).split())}", file=sys.stderr)  # one line, whatever the cause said
         return e.exit_code
     except KeyboardInterrupt:
         print("jitscope: interrupted", file=sys.stderr)
         return 130
+    except BaseException as e:  # a crash (or the program's SystemExit): on an untested JAX, say so first
+        if measuring and not isinstance(e, SystemExit):
+            _version_notice()
+        raise
+    if measuring:  # after the command, never beside a one-line error: bad input stays one line
+        _version_notice()
+    return code
 
 
 def _version_notice() -> None:
-    """Say once, on one line, when the installed JAX is outside the fully tested release."""
+    """Say once, on one line, when the installed JAX is outside the tested range (or lacks a hook)."""
     try:
         from .._jaxcompat import version_notice
 
@@ -66,3 +77,14 @@ def _version_notice() -> None:
         return
     if line:
         print(f"jitscope: note: {line}", file=sys.stderr)
+
+
+def _tolerant_stdout() -> None:
+    """jitscope's own stdout writes a path that is not valid UTF-8 (a file name of undecodable bytes,
+    ``surrogateescape``) escaped, as stderr already does, instead of dying of a UnicodeEncodeError."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass

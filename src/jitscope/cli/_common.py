@@ -11,26 +11,20 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ._outputs import Inputs, guard_outputs, try_write
+from ._outputs import Input, Output, module_file, try_write
 
 
 def add_json_option(p: argparse.ArgumentParser) -> None:
     """``--json PATH`` and ``--html PATH``: the whole result as JSON, and as a self-contained HTML report."""
-    p.add_argument("--json", metavar="PATH", help="write the whole result as JSON (schema: docs/json-schema.md)")
-    p.add_argument("--html", metavar="PATH",
+    p.add_argument("--json", action=Output, metavar="PATH",
+                   help="write the whole result as JSON (schema: docs/json-schema.md)")
+    p.add_argument("--html", action=Output, metavar="PATH",
                    help="also write a self-contained HTML report (inline SVG charts, no network access)")
 
 
-def check_outputs(args: argparse.Namespace, inputs: Inputs | None = None,
-                  **extra: str | os.PathLike[str] | None) -> dict[str, str]:
-    """Refuse unsafe ``--json`` / ``--html`` (and ``extra``) outputs before anything is measured or run.
-
-    ``inputs`` names what the run reads (``guard_outputs``): an output onto one of them is refused.
-    ``extra`` maps more option names (``output_file="..."``) to paths. Returns absolute paths by option.
-    """
-    outputs = {"--json": args.json, "--html": args.html}
-    outputs.update({"--" + k.replace("_", "-"): v for k, v in extra.items()})
-    return guard_outputs(outputs, inputs or {})
+def module_input(what: str) -> dict[str, object]:
+    """``add_argument`` keywords of an option naming a ``MOD:FN`` target: its module's source is an input."""
+    return {"action": Input, "what": what, "kind": "module", "files": lambda value, args: [module_file(value)]}
 
 
 def write_output(path: str | os.PathLike[str], text: str) -> None:
@@ -65,7 +59,8 @@ def add_call_options(p: argparse.ArgumentParser) -> None:
                    help="positional argument in jaxpr notation (f32[1000,1000], i32[]) or a Python literal; repeat per arg")
     p.add_argument("--static", action="append", metavar="NAME=VALUE", default=[],
                    help="keyword argument passed as a static value (Python literal)")
-    p.add_argument("--args-from", metavar="MOD:FACTORY", help="call FACTORY() (or FACTORY(seed=...)) for the arguments")
+    p.add_argument("--args-from", metavar="MOD:FACTORY", **module_input("the --args-from module"),
+                   help="call FACTORY() (or FACTORY(seed=...)) for the arguments")
     p.add_argument("--seed", type=count(0), default=0, help="seed for random inputs (default 0)")
 
 

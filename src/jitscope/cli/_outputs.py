@@ -1,37 +1,163 @@
-"""Output paths are checked before anything runs: never an input, never twice, and really writable.
+"""Every path option is declared as what it is, and one guard checks every output before anything runs.
 
-Every command calls ``guard_outputs`` once, before it measures or runs anything. Paths are
-compared after ``realpath`` (symlinks, ``..``, relative paths), so ``--events prog.py prog.py``,
-``--json`` onto the target module, ``lint -o`` onto a linted file or two options naming the same
-file are refused with exit 2. Writability is tried, not guessed: ``os.access`` says yes to
-everything as root (the usual case in containers and CI), so an existing file is opened for
-appending (which changes nothing) and a new one is created beside its target and removed.
+An option that names a file is added with ``action=Output`` (a file the command writes; ``form="dir"``
+for a directory, ``form="prefix"`` for ``PREFIX.png``/``PREFIX.svg``) or ``action=Input`` (a file the
+command reads; ``files`` turns the option's value into the files, as ``mod:fn`` -> the module's source,
+``recorded=True`` adds the source files a watch run or result recorded: the program, the definition
+files of its functions). ``cli.main`` calls ``guard_parsed`` once, after parsing and before the
+command runs, for every command alike: no output may be an input, the files an input recorded, or
+another output, and each must really be writable. A new option is guarded the moment it is declared;
+``tests/test_cli_faults.py`` walks the parser and fails on a string option that is declared as neither.
+
+Paths are compared after ``realpath`` (symlinks, ``..``, relative paths). Writability is tried, not
+guessed: ``os.access`` says yes to everything as root (the usual case in containers and CI), so an
+existing file is opened for appending (which changes nothing) and a new one is created beside its
+target and removed. Outputs are made absolute in the namespace (the watched program may chdir).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import UsageError
 from ..targets import module_file as module_file
 
 Inputs = Mapping[str, Iterable[str | os.PathLike[str] | None]]
+Files = Callable[[Any, argparse.Namespace], Iterable[str | os.PathLike[str] | None]]
+
+
+class PathOption(argparse.Action):
+    """An option (or positional) that names files; stores like ``store`` (``append=True``: like ``append``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, append: bool = False, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.append = append
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if self.append:
+            values = [*(getattr(namespace, self.dest, None) or []), values]
+        setattr(namespace, self.dest, values)
+
+    @property
+    def label(self) -> str:
+        """How messages name it: its first option string (``--json``, ``-o``), or its metavar."""
+        if self.option_strings:
+            return self.option_strings[0]
+        return str(self.metavar or self.dest)
+
+
+class Output(PathOption):
+    """A file the command writes (``form="file"``), a directory it writes into (``"dir"``), or a prefix
+    it adds ``suffixes`` to (``"prefix"``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, form: str = "file",
+                 suffixes: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        if form not in ("file", "dir", "prefix"):
+            raise ValueError(f"unknown output form {form!r}")
+        self.form = form
+        self.suffixes = suffixes
+
+    def paths(self, value: Any) -> list[tuple[str, bool]]:
+        """``(path, is a directory)`` of each file this value writes."""
+        if not value:
+            return []
+        if self.form == "prefix":
+            return [(f"{value}{suffix}", False) for suffix in self.suffixes]
+        return [(os.fspath(value), self.form == "dir")]
+
+
+INPUT_KINDS = {
+    "module": "a MOD:FN target (a module name or path/to/file.py, and a name in it)",
+    "script": "a Python program (watch's script, a warm-up script)",
+    "source": "Python source files or directories (lint)",
+    "config": "a pyproject.toml",
+    "run": "a saved watch run: a --json result or an --events file",
+    "result": "a saved result of any command (--json)",
+    "evidence": "trace evidence of a run: a trace-evidence file, a watch result carrying one, or a directory holding one",
+}
+
+
+class Input(PathOption):
+    """Files the command reads: ``what`` names them in a refusal (``the watched program``); ``kind`` says what
+    they hold (``INPUT_KINDS``: the fault tests build a valid one of each and break it); ``files(value,
+    args)`` are the files (default: the value itself, or each item of a list); ``recorded``: a watch run
+    or result, whose recorded source files (program, definition files) are inputs too."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, what: str, kind: str,
+                 files: Files | None = None, recorded: bool = False, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        if kind not in INPUT_KINDS:
+            raise ValueError(f"unknown input kind {kind!r}")
+        self.what = what
+        self.kind = kind
+        self.files = files
+        self.recorded = recorded
+
+    def paths(self, value: Any, args: argparse.Namespace) -> list[str]:
+        if value is None:
+            return []
+        if self.files is not None:
+            found = self.files(value, args)
+        else:
+            found = value if isinstance(value, list) else [value]
+        return [os.fspath(f) for f in found if f]
+
+
+def guard_parsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The one output guard: every ``Output`` of the chosen command checked against every ``Input`` (and
+    what the inputs recorded) and every other output, and tried for writing; outputs made absolute.
+
+    Raises:
+        UsageError: an output that is an input or another output, or that cannot be written.
+    """
+    actions = command_actions(parser, args)
+    inputs: dict[str, list[str]] = {}
+    for action in actions:
+        if isinstance(action, Input):
+            files = action.paths(getattr(args, action.dest, None), args)
+            inputs.setdefault(action.what, []).extend(files)
+            if action.recorded:
+                from ..results.watch_run import recorded_sources
+
+                what = f"a source file {action.what} recorded"
+                for f in files:
+                    inputs.setdefault(what, []).extend(recorded_sources(f))
+    outputs: list[tuple[str, str, bool]] = []
+    for action in actions:
+        if isinstance(action, Output):
+            value = getattr(args, action.dest, None)
+            outputs += [(action.label, path, is_dir) for path, is_dir in action.paths(value)]
+            if value:
+                setattr(args, action.dest, os.path.abspath(os.fspath(value)))
+    check_outputs(outputs, inputs)
+
+
+def command_actions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[argparse.Action]:
+    """The actions of the subcommand ``args.command`` (the parser's own when it has none)."""
+    for action in parser._actions:  # argparse keeps subparsers here and nowhere public
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action.choices.get(getattr(args, "command", None) or "")
+            return list(sub._actions) if sub is not None else []
+    return list(parser._actions)
 
 
 def _real(path: str | os.PathLike[str]) -> str:
     return os.path.realpath(os.path.abspath(os.fspath(path)))
 
 
-def guard_outputs(outputs: Mapping[str, str | os.PathLike[str] | None], inputs: Inputs) -> dict[str, str]:
-    """Refuse (``UsageError``, exit 2) unsafe outputs; return each given output as an absolute path.
+def check_outputs(outputs: Sequence[tuple[str, str, bool]], inputs: Inputs) -> None:
+    """Refuse (``UsageError``, exit 2) unsafe outputs.
 
     Args:
-        outputs: option name (``--json``) -> path, None when not given. A name ending in ``/``
-            is a directory output (``--dump DIR/``): it must not contain an input.
+        outputs: ``(option, path, is a directory)``; a directory must not be an input.
         inputs: what the run reads, by what it is (``"the watched script"`` -> paths).
     """
     seen_inputs: dict[str, str] = {}
@@ -40,26 +166,24 @@ def guard_outputs(outputs: Mapping[str, str | os.PathLike[str] | None], inputs: 
             if p:
                 seen_inputs.setdefault(_real(p), what)
     taken: dict[str, str] = {}
-    out: dict[str, str] = {}
-    for option, path in outputs.items():
-        if not path:
-            continue
-        is_dir = option.endswith("/")
-        option = option.rstrip("/")
+    for option, path, is_dir in outputs:
         real = _real(path)
-        if is_dir:
-            for inp, what in seen_inputs.items():
-                if inp == real:
-                    raise UsageError(f"{option} {path}: is {what}; refusing to write into it")
-        elif real in seen_inputs:
-            raise UsageError(f"{option} {path}: is {seen_inputs[real]}; refusing to overwrite it")
+        if real in seen_inputs:
+            verb = "write into it" if is_dir else "overwrite it"
+            raise UsageError(f"{option} {path}: is {seen_inputs[real]}; refusing to {verb}")
         if real in taken and not _is_special(real):  # /dev/null may take every output
             raise UsageError(f"{option} {path}: also given to {taken[real]}; each output needs its own file")
         taken[real] = option
         if not is_dir:
             try_write(path, f"{option} {path}")
-        out[option] = os.path.abspath(os.fspath(path))
-    return out
+
+
+def guard_outputs(outputs: Mapping[str, str | os.PathLike[str] | None], inputs: Inputs) -> dict[str, str]:
+    """``check_outputs`` for a mapping of option -> path (a name ending in ``/`` is a directory); each
+    given output as an absolute path. For callers outside the command line's parser."""
+    listed = [(option.rstrip("/"), os.fspath(path), option.endswith("/")) for option, path in outputs.items() if path]
+    check_outputs(listed, inputs)
+    return {option: os.path.abspath(path) for option, path, _ in listed}
 
 
 def _is_special(path: str) -> bool:

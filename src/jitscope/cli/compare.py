@@ -16,13 +16,13 @@ from ._common import (
     add_call_options,
     add_json_option,
     add_progress_option,
-    check_outputs,
     count,
+    module_input,
     progress,
     save_outputs,
     seconds,
 )
-from ._outputs import module_file
+from ._outputs import Input, module_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,12 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Measure variants of a function (eager, jit, jit of inner/outer scope, or your own) "
                     "from a cold cache and recommend one for a workload of --calls calls.",
     )
-    p.add_argument("target", nargs="?", metavar="MOD:FN",
+    p.add_argument("target", nargs="?", metavar="MOD:FN", **module_input("a compared module"),
                    help="function to compare eager vs jax.jit (with --inner: the outer function)")
-    p.add_argument("--inner", metavar="MOD:FN",
+    p.add_argument("--inner", metavar="MOD:FN", **module_input("a compared module"),
                    help="inner function called by TARGET through a module global: adds eager, jit(inner), "
                         "jit(outer), jit(both) by rebinding it while measuring")
-    p.add_argument("--variant", action="append", default=[], metavar="NAME=MOD:FN",
+    p.add_argument("--variant", action=Input, append=True, default=[], metavar="NAME=MOD:FN", what="a compared module", kind="module",
+                   files=lambda value, args: [module_file(v.partition("=")[2] or v) for v in value],
                    help="an extra variant, called as is (a jax.jit object counts as jitted); repeatable")
     p.add_argument("--effort", action="store_true",
                    help="add jit(TARGET) once per compile-effort setting this JAX has (jax_optimization_level "
@@ -64,8 +65,6 @@ def run(args: argparse.Namespace) -> int:
 
     if args.calls is not None and args.calls < 1:
         raise UsageError(f"--calls must be >= 1, got {args.calls}")
-    check_outputs(args, {"a compared module": [module_file(t) for t in [args.target, args.inner, *(v.partition("=")[2] or v for v in args.variant)]],
-                         "the --args-from module": [module_file(args.args_from)]})  # before measuring
     args.static_names = list(parse_static(args.static))
     call_args, call_kwargs = build_call(args.arg, args.static, args.args_from, args.seed)
     variants, problems = variants_for(args.target, args.inner, args.variant, args.static_names, effort=args.effort)
@@ -84,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     show(result)  # the measurements reach the terminal even if the save fails
     for line in result.errors:
         print(f"jitscope: {line}", file=sys.stderr)
+    if args.effort:  # the effort flags this JAX lacks (0.12 no longer has jax_exec_time_optimization_effort)
+        from .._compare import effort_flags_missing
+
+        for line in effort_flags_missing():
+            print(f"jitscope: note: --effort: {line}", file=sys.stderr)
     save_outputs(result, args)
     if result.interrupted:
         return 130

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from ..errors import EXIT_FINDINGS, EXIT_OK
-from ._common import add_json_option, check_outputs, save_outputs
+from ._common import add_json_option, save_outputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +31,6 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show as show_result
 
     names = parse_only(args.only)
-    check_outputs(args)  # fail before measuring, not after
     show = not args.no_progress and sys.stderr.isatty()
     if show:
         from rich.console import Console

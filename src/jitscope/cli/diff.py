@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from ..errors import EXIT_BUDGET
-from ._common import add_json_option, check_outputs, save_outputs
+from ._common import add_json_option, save_outputs
+from ._outputs import Input
 
 
 def _fraction(text: str) -> float:
@@ -37,8 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "`--events` JSONL file): per function, compiles and compile seconds in each run, recompile "
                     "causes that are new in B or gone, and time changes beyond run-to-run noise. With --fail-on, "
                     "exit 3 when B breaks a condition (for CI).")
-    p.add_argument("run_a", metavar="RUN_A", help="the reference run (watch --json or --events file)")
-    p.add_argument("run_b", metavar="RUN_B", help="the run to check")
+    p.add_argument("run_a", metavar="RUN_A", action=Input, what="a compared run", kind="run", recorded=True,
+                   help="the reference run (watch --json or --events file)")
+    p.add_argument("run_b", metavar="RUN_B", action=Input, what="a compared run", kind="run", recorded=True,
+                   help="the run to check")
     p.add_argument("--fail-on", action="append", default=[], metavar="COND",
                    help="exit 3 when B breaks COND: new-compiles (a function compiles more often), new-causes "
                         "(a new recompile cause), time:PCT (total compile seconds over PCT%% more); repeatable "
@@ -56,9 +59,6 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show
 
     conditions = [c for item in args.fail_on for c in item.split(",") if c.strip()]
-    inputs = {"a compared run": [args.run_a, args.run_b]}
-    paths = check_outputs(args, inputs)
-    args.json, args.html = paths.get("--json"), paths.get("--html")
     result = diff(args.run_a, args.run_b, fail_on=conditions, time_threshold=args.time_threshold,
                   min_seconds=args.min_seconds)
     show(result)

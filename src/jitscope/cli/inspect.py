@@ -9,12 +9,12 @@ from ._common import (
     add_call_options,
     add_json_option,
     add_progress_option,
-    check_outputs,
+    module_input,
     progress,
     save_outputs,
     seconds,
 )
-from ._outputs import module_file
+from ._outputs import Output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,13 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Trace, lower, compile and run one function under jit; show its jaxpr, graph bloat traced "
                     "to source lines, HLO fusions, cost, captured globals, trace-time side effects and "
                     "tracer errors explained.")
-    p.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. mypkg.model:loss or path/to/file.py:f")
+    p.add_argument("target", metavar="MODULE:FUNCTION", **module_input("the inspected module"), help="e.g. mypkg.model:loss or path/to/file.py:f")
     add_call_options(p)
     add_json_option(p)
     add_progress_option(p)
-    p.add_argument("--dump", metavar="DIR", help="write 01_jaxpr.txt, 02_stablehlo.mlir, 03_hlo.before.txt, "
+    p.add_argument("--dump", metavar="DIR", action=Output, form="dir", help="write 01_jaxpr.txt, 02_stablehlo.mlir, 03_hlo.before.txt, "
                                                  "04_hlo.after.txt, 05_fusions.dot (+ .svg with graphviz)")
-    p.add_argument("--pprof", metavar="PATH", help="write a gzipped pprof profile of the compile cost per source "
+    p.add_argument("--pprof", metavar="PATH", action=Output, help="write a gzipped pprof profile of the compile cost per source "
                                                    "line (equations, HLO ops, estimated compile time per call stack)")
     p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
@@ -48,8 +48,6 @@ def run(args: argparse.Namespace) -> int:
     from ..render import show
     from ..targets import build_call, parse_static, resolve_target
 
-    inputs = {"the inspected module": [module_file(args.target)], "the --args-from module": [module_file(args.args_from)]}
-    check_outputs(args, inputs, **{"dump/": args.dump, "pprof": args.pprof})  # fail before measuring, not after
     if args.dump:
         from pathlib import Path
 

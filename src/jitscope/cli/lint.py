@@ -7,7 +7,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ._common import add_json_option, check_outputs, count, save_outputs, write_output
+from ._common import add_json_option, count, save_outputs, write_output
+from ._outputs import Input, Output
 
 if TYPE_CHECKING:
     from ..results.lint import LintResult
@@ -17,11 +18,18 @@ def _codes(value: str) -> list[str]:
     return [v for v in value.replace(" ", ",").split(",") if v]
 
 
+def _linted(paths: list[str], args: argparse.Namespace) -> list[str]:
+    from .._lint import files_to_lint
+
+    return files_to_lint(paths)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="find jit pitfalls in source files without running them",
                        description="Statically find jit pitfalls in Python files. Exit 0: no findings at or above "
                                    "--exit-on (default warning), 1: such findings, 2: usage error.")
-    p.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    p.add_argument("paths", nargs="*", default=["."], metavar="PATH", action=Input, what="a linted file", kind="source",
+                   files=_linted, help="files or directories (default: .)")
     p.add_argument("--select", type=_codes, action="extend", metavar="CODES", default=[],
                    help="comma-separated rule codes or prefixes to enable (e.g. JS1,JS201); default: all")
     p.add_argument("--ignore", type=_codes, action="extend", metavar="CODES", default=[],
@@ -33,12 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    default="text", help="output format (default text); github: pull-request annotations")
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule code")
     p.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODES` comments to the lines of all findings")
-    p.add_argument("--output-file", "-o", metavar="PATH", help="write the report there instead of stdout")
+    p.add_argument("--output-file", "-o", metavar="PATH", action=Output, help="write the report there instead of stdout")
     p.add_argument("--no-snippet", action="store_true", help="text format: one line per finding, no source")
     p.add_argument("--jobs", "-j", type=count(1), metavar="N", help="worker processes (default: CPU count)")
-    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.jitscope] from this file")
+    p.add_argument("--config", metavar="PYPROJECT", action=Input, what="the configuration", kind="config",
+                   files=lambda value, args: [] if args.no_config else [value], help="read [tool.jitscope] from this file")
     p.add_argument("--no-config", action="store_true", help="ignore [tool.jitscope] in pyproject.toml")
-    p.add_argument("--evidence", metavar="RUN",
+    p.add_argument("--evidence", metavar="RUN", action=Input, what="the trace evidence", kind="evidence",
                    help="trace evidence of a run (a trace-evidence file, a watch result carrying one, or a "
                         "directory holding trace-evidence.json): functions the run saw JAX trace are linted as "
                         "traced, and findings say so. Default: .jitscope/trace-evidence.json when a run left one")
@@ -63,11 +72,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     if args.statistics and args.format not in ("text", "json"):
         raise UsageError(f"--statistics prints text or json, not {args.format}")
-    from .._lint import files_to_lint
-
-    config_file = None if args.no_config else args.config
-    check_outputs(args, {"a linted file": files_to_lint(args.paths), "the configuration": [config_file]},
-                  output_file=args.output_file)
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config,

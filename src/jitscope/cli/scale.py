@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_json_option, add_progress_option, check_outputs, count, progress, save_outputs, seconds
-from ._outputs import module_file
+from ._common import add_json_option, add_progress_option, count, module_input, progress, save_outputs, seconds
+from ._outputs import Output
 
 
 def _sizes(text: str) -> list[int]:
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Call FACTORY(n) -> (fn, args) for each size, measure a cold trace/lower/compile and the "
                     "steady run, fit growth exponents (log-log), and name the graph bloat behind superlinear "
                     "compile growth.")
-    p.add_argument("target", metavar="MODULE:FACTORY", help="make(n) returning (fn, args) or (fn, args, kwargs)")
+    p.add_argument("target", metavar="MODULE:FACTORY", **module_input("the scaled module"), help="make(n) returning (fn, args) or (fn, args, kwargs)")
     p.add_argument("--sizes", default="100,200,400,800,1600", help="comma-separated sizes (default 100,...,1600)")
     p.add_argument("--repeats", type=count(1), default=None,
                    help="cold compiles per size; the minimum is used (default: 2, then more, up to 5, while the "
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-run", action="store_true", help="do not time the compiled function's run")
     p.add_argument("--budget", type=seconds, default=0.1, metavar="SECONDS",
                    help="time spent sampling each size's steady run (default 0.1)")
-    p.add_argument("--plot", metavar="PREFIX", help="write a log-log plot to PREFIX.png and PREFIX.svg (matplotlib)")
+    p.add_argument("--plot", metavar="PREFIX", action=Output, form="prefix", suffixes=(".png", ".svg"), help="write a log-log plot to PREFIX.png and PREFIX.svg (matplotlib)")
     add_json_option(p)
     add_progress_option(p)
     p.set_defaults(func=run)
@@ -48,8 +48,6 @@ def run(args: argparse.Namespace) -> int:
     from ..targets import resolve_callable
 
     sizes = _sizes(args.sizes)
-    check_outputs(args, {"the scaled module": [module_file(args.target)]},  # fail before measuring
-                  plot=f"{args.plot}.png" if args.plot else None, plot_svg=f"{args.plot}.svg" if args.plot else None)
     if args.plot:
         from ..render.plot import _pyplot
 

@@ -7,7 +7,7 @@ import os
 import sys
 
 from ._common import count, write_output
-from ._outputs import guard_outputs
+from ._outputs import Input, Output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,18 +18,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "signature ahead of time (jax.ShapeDtypeStruct, `.lower(...).compile()`). Functions it cannot "
                     "import by name and signatures it cannot write exactly are listed (in the script and here), "
                     "never guessed. Check the script with `jitscope watch --warmup warmup.py program.py`.")
-    p.add_argument("run", metavar="RUN", help="a watch run: `jitscope watch --json` result or `--events` JSONL")
-    p.add_argument("-o", "--output", required=True, metavar="PATH", help="the script to write (e.g. warmup.py)")
+    p.add_argument("run", metavar="RUN", action=Input, what="the watch run", kind="run", recorded=True, help="a watch run: `jitscope watch --json` result or `--events` JSONL")
+    p.add_argument("-o", "--output", required=True, metavar="PATH", action=Output, help="the script to write (e.g. warmup.py)")
     p.add_argument("--threads", type=count(1), default=1, metavar="N",
                    help="the script compiles in N threads by default (its own --threads overrides; default 1)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._format import printable
     from .._warmup import warmup_plan
     from ..render.warmup_script import render
 
-    out = guard_outputs({"-o": args.output}, {"the watch run": [args.run]})["-o"]
+    out = args.output
     plan = warmup_plan(args.run)
     write_output(out, render(plan, out, threads=args.threads, source=os.path.basename(args.run)))
     print(f"jitscope warmup: wrote {args.output}: {len(plan.calls)} ahead-of-time compiles covering "
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"not covered ({sum(s.compiles for s in plan.skipped)} compiles; listed in the script, not guessed):")
         for s in plan.skipped:
             where = f" at {_shown(s.where)}" if s.where else ""
-            print(f"  {s.function}{where}: {s.reason}")
+            print(f"  {printable(s.function)}{printable(where)}: {printable(s.reason)}")
     if not plan.compiles:
         print("jitscope warmup: the run recorded no compiles; the script compiles nothing", file=sys.stderr)
     return 0

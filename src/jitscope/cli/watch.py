@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
 from ..model import EVIDENCE_DEFAULT_PATH
-from ._common import add_json_option, check_outputs, count, save_outputs, seconds, write_output
-from ._outputs import module_file
+from ._common import add_json_option, count, save_outputs, seconds, write_output
+from ._outputs import Input, Output, module_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "its jitted functions: where, why (reason for each recompile), what it cost, and how to "
                     "fix it. Options go before the script; everything after the script (or -m MODULE) is "
                     "passed to the program.")
-    p.add_argument("--events", metavar="PATH", help="write each compile as a JSON line, as it happens")
-    p.add_argument("--trace", metavar="PATH", help="write a Chrome/Perfetto trace JSON of the compiles")
+    p.add_argument("--events", metavar="PATH", action=Output, help="write each compile as a JSON line, as it happens")
+    p.add_argument("--trace", metavar="PATH", action=Output, help="write a Chrome/Perfetto trace JSON of the compiles")
     add_json_option(p)
     p.add_argument("--max-compiles", type=count(0), metavar="N",
                    help="exit 3 if the program compiles its jitted functions more than N times")
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 3 if any function compiles more than once (lists the recompiles)")
     p.add_argument("--no-explain", action="store_true",
                    help="do not turn on jax_explain_cache_misses (drops JAX's own explanation text)")
-    p.add_argument("--dump", metavar="DIR",
+    p.add_argument("--dump", metavar="DIR", action=Output, form="dir",
                    help="write each compile's jaxpr, StableHLO and optimised HLO into DIR, with index.json "
                         "(linked from the --html report)")
     p.add_argument("--slow-compile", type=seconds, default=1.0, metavar="SECONDS",
@@ -53,30 +53,45 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="in a jax.distributed job: name a program this process compiled that a peer has not "
                         "compiled after SECONDS (the hang case; default 60, 0: off). Outputs are named per "
                         "process (run.p0.jsonl) and process 0 prints where the processes' compiles diverge")
-    p.add_argument("--warmup", metavar="SCRIPT",
+    p.add_argument("--warmup", metavar="SCRIPT", action=Input, what="the warm-up script", kind="script",
                    help="check a warm-up script: run SCRIPT first in the same process (as `python SCRIPT`), then "
                         "the program; every compile the program still makes is one the warm-up missed (listed, "
                         "exit 3). Write one with `jitscope warmup RUN.json -o SCRIPT`")
-    p.add_argument("--trace-evidence", nargs="?", const=EVIDENCE_DEFAULT_PATH, default=None, metavar="PATH",
+    p.add_argument("--trace-evidence", nargs="?", const=None, default=None, metavar="PATH",
+                   action=_EvidenceOutput,
                    help="record which of the program's own functions ran under a JAX trace (jit, vmap, grad, "
                         "scan bodies, ...) and which parameters were tracers, and write it to PATH (default "
                         f"{EVIDENCE_DEFAULT_PATH}, where `jitscope lint` looks for it). Costs only while JAX "
-                        "traces; off by default. A PATH ending in .py is taken as the program")
+                        "traces; off by default. `--trace-evidence train.py` (nothing after it) runs train.py")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
-    p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
+    p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE", action=Input,
+                   what="the watched program", kind="module",
+                   files=lambda value, args: [module_file(value[0])] if value else [],
                    help="run a module as `python -m MODULE [args...]`")
-    p.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]",
+    p.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]", action=Input,
+                   what="the watched program", kind="script",
+                   files=lambda value, args: [v for v in value if v != "--"][:1],
                    help="the program and its arguments")
     p.set_defaults(func=run)
+
+
+class _EvidenceOutput(Output):
+    """``--trace-evidence [PATH]``: without PATH the default; the value it took is kept aside (``run`` gives
+    it back to the program when nothing followed it: ``--trace-evidence train.py``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        namespace.evidence_value = values
+        super().__call__(parser, namespace, EVIDENCE_DEFAULT_PATH if values is None else values, option_string)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.target and args.target[0] == "--":
         args.target = args.target[1:]
-    if args.trace_evidence is not None and args.trace_evidence.endswith(".py") and not args.module:
-        # `watch --trace-evidence train.py ...`: the optional PATH took the script
-        args.target = [args.trace_evidence, *args.target]
-        args.trace_evidence = EVIDENCE_DEFAULT_PATH
+    taken = getattr(args, "evidence_value", None)
+    if taken is not None and not args.target and not args.module:  # `watch --trace-evidence train.py`:
+        args.target = [taken]  # the optional PATH took the program; the evidence goes to the default
+        args.trace_evidence = os.path.abspath(EVIDENCE_DEFAULT_PATH)
     if args.module:
         target, prog_args, is_module = args.module[0], list(args.module[1:]), True
     elif args.target:
@@ -89,13 +104,8 @@ def run(args: argparse.Namespace) -> int:
     from .._watch import check_target, pid_path, watch_program
 
     check_target(target, is_module)
-    # The program may chdir: outputs go where the user meant, relative to the cwd jitscope started in;
-    # outputs onto the program itself, or unwritable ones, are refused before the program runs.
-    program_file = module_file(target) if is_module else target
-    paths = check_outputs(args, {"the watched program": [program_file], "the warm-up script": [args.warmup]},
-                          trace=args.trace, events=args.events, trace_evidence=args.trace_evidence)
-    for name in ("json", "html", "trace", "events", "trace_evidence"):
-        setattr(args, name, paths.get("--" + name.replace("_", "-")))
+    # The program may chdir: outputs are absolute already (cli.main's guard made them so, and refused
+    # outputs onto the program itself, or unwritable ones, before the program runs).
     if args.dump is not None:
         from .._watch import check_dump_dir
 
@@ -122,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
         for name in ("json", "html", "trace", "events", "trace_evidence"):
             if getattr(args, name):
-                setattr(args, name, pid_path(getattr(args, name), os.getpid()))
-        _write_outputs(result, args)
+                setattr(args, name, pid_path(getattr(args, name)))
+        _write_outputs(result, args, exclusive=True)
         print(f"jitscope: forked child {os.getpid()} of {parent}: {len(result.events)} compiles"
               + (f"; events in {args.events}" if args.events else ""), file=sys.stderr)
         return code
@@ -150,10 +160,16 @@ def _seconds_or_off(text: str) -> float:
 LIVE_STALL_AFTER = 10.0  # seconds: --live turns the stall watchdog on at this threshold
 
 
+def _say(line: str) -> None:
+    """A live line on stderr; a closed or full stderr never reaches the program's call (it runs on)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
 def _print_stall(stall) -> None:  # type: ignore[no-untyped-def]
     from .._watch import stall_line
 
-    print(stall_line(stall), file=sys.stderr, flush=True)
+    _say(stall_line(stall))
 
 
 @contextlib.contextmanager
@@ -183,7 +199,7 @@ def _stack_dumps(events: str | None, enabled: bool) -> Iterator[None]:
 def _print_duplicate(finding) -> None:  # type: ignore[no-untyped-def]
     from .._watch import duplicate_line
 
-    print(duplicate_line(finding), file=sys.stderr, flush=True)
+    _say(duplicate_line(finding))
 
 
 def _print_live(event) -> None:  # type: ignore[no-untyped-def]
@@ -191,22 +207,34 @@ def _print_live(event) -> None:  # type: ignore[no-untyped-def]
 
     line = live_line(event)
     if line is not None:
-        print(line, file=sys.stderr, flush=True)
+        _say(line)
 
 
-def _write_outputs(result, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
-    """--json, --html and --trace; a failure is printed (``jitscope: cannot write ...``), not raised,
-    so the summary and the program's exit code still come through."""
+def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """--json, --html, --trace and --trace-evidence; a failure is printed (``jitscope: cannot write ...``), not raised,
+    so the summary and the program's exit code still come through. ``exclusive``: per-process names (a
+    forked child's), each created new, never through a link or over a file."""
     from ..render import trace
 
+    if exclusive:
+        from .._files import write_exclusive
+        from ..render import render
+
+        for name, text in (("json", lambda: result.to_json() + "\n"), ("html", lambda: render(result, "html")),
+                           ("trace", lambda: trace.render(result) + "\n"),
+                           ("trace_evidence", lambda: result.trace_evidence.file_text())):
+            path = getattr(args, name)
+            if path and (name != "trace_evidence" or result.trace_evidence is not None):
+                try:
+                    write_exclusive(path, text())
+                except OSError as e:
+                    print(f"jitscope: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        return
     try:
         save_outputs(result, args)
         if args.trace:
             write_output(args.trace, trace.render(result) + "\n")
         if args.trace_evidence and result.trace_evidence is not None:  # None: this JAX has no trace hook
-            try:
-                result.trace_evidence.save(args.trace_evidence)
-            except OSError as e:
-                raise UsageError(f"cannot write {args.trace_evidence}: {e.strerror or e}") from None
+            write_output(args.trace_evidence, result.trace_evidence.file_text())
     except JitscopeError as e:  # write_output and Result.save report an OSError this way
         print(f"jitscope: {e}", file=sys.stderr)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import re
 import sys
 import threading
 import time
@@ -54,6 +55,8 @@ class RawCompile:
     function_id: int | None = None
     definition: Location | None = None
     call_site: Location | None = None
+    library_site: Location | None = None  # the installed library's frame that jitted (``watch_signature.call_sites``)
+    wrapper: str | None = None  # the wrapper by jaxmodel's name where not jax.jit (``equinox.filter_jit``)
     signature: ArgSignature | None = None
     phases: dict[str, float] = field(default_factory=dict)
     phase_starts: dict[str, float] = field(default_factory=dict)  # absolute time.time()
@@ -96,16 +99,18 @@ class Subscriber(Protocol):
 
 class _Call:
     __slots__ = ("fun", "static_argnums", "static_argnames", "args", "kwargs", "pending", "explanation",
-                 "exc_at_enter")
+                 "exc_at_enter", "jit_info", "serial")
 
-    def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> None:
+    def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict, jit_info: Any = None) -> None:
         self.fun, self.static_argnums, self.static_argnames = fun, sn, sna
+        self.jit_info = jit_info  # read through ``_jaxcompat.jit_options`` when the call compiles
         self.args, self.kwargs = args, kwargs
         self.pending: RawCompile | None = None
         self.explanation = ""
         # The exception being handled when the call began (a jitted call inside an ``except``
         # block): at exit, only a different one means the call itself raised.
         self.exc_at_enter = sys.exc_info()[1]
+        self.serial: int | None = None  # function_serial(fun), when the explain policy asked for it
 
 
 class _State(threading.local):
@@ -115,8 +120,13 @@ class _State(threading.local):
         self.last_call: _Call | None = None  # kept until the next slow-path call on this thread
         self.cache_flag: bool | None = None
         self.program: tuple[str, Any] | None = None  # (module name, ClosedJaxpr) being lowered now
+        self.lowering: list[tuple[str, tuple[str, Any] | None]] = []  # lowerings in progress, outermost first
+        # Records whose lowering is in progress while JAX compiles something else (an eager op in a
+        # lowering rule): resumed, in order, when that compile is done.
+        self.suspended: list[RawCompile] = []
         self.mlir_module: tuple[str, Any] | None = None  # (module name, MLIR module) just lowered
-        self.role_counts: dict[tuple, int] = {}  # derived programs per (function, role) since its last call
+        self.role_counts: dict[tuple, int] = {}
+        self.untraced: _Call | None = None  # the latest untraced call of a user's function (``_note_untraced_call``)  # derived programs per (function, role) since its last call
 
 
 _state = _State()
@@ -162,10 +172,78 @@ def function_serial(fun: Any) -> int:
         return n
 
 
+# --- JAX's explanation, for the first few misses of each function ---------------
+# ``jax_explain_cache_misses`` compares each tracing-cache miss with every earlier version of the function
+# (about 84 us each): on one function retraced N times that is quadratic, and watch would get slower the
+# longer the program runs, in exactly the programs it exists for. So JAX explains (its thread-local
+# setting, for that call only) the first EXPLAIN_FIRST traces of each jitted function object, and after
+# that only a call whose arguments look like those of an earlier compile of it (jitscope's own reason then
+# cannot name the cause: a cleared cache, a config or context change), at most EXPLAIN_UNNAMED times per
+# function. Every other recompile is explained by jitscope's own reason (analyze/reasons.py), whose cost
+# is flat.
+EXPLAIN_FIRST = 3
+EXPLAIN_UNNAMED = 5
+_explain_policy = [False]  # on while a subscriber asked for explanations and the user did not turn it on
+_traces: dict[int, int] = {}  # function_serial -> traces of that function object so far
+_unnamed: dict[int, int] = {}  # function_serial -> explanations given past EXPLAIN_FIRST
+_compiled_keys: dict[int, set] = {}  # function_serial -> argument keys (_arguments_key) of its traces
+
+
+def _arguments_key(call: _Call) -> Any:
+    """What jit keys a call on, roughly and cheaply: the tree, and each leaf's type, shape, dtype and weak
+    type (a hashable non-array leaf, a static value, by value). Only to guess whether an earlier trace had
+    the same arguments; a wrong guess costs one explanation more or less, never a wrong reason."""
+    import jax
+
+    leaves, tree = jax.tree_util.tree_flatten((call.args, call.kwargs))
+    out: list[Any] = [tree]
+    for x in leaves:
+        shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+        if shape is not None and dtype is not None:
+            out.append((type(x).__name__, tuple(shape), str(dtype), bool(getattr(x, "weak_type", False))))
+        else:
+            try:
+                hash(x)
+                out.append((type(x).__name__, x))
+            except Exception:  # noqa: BLE001 - unhashable: jit refuses it as static; traced: its type
+                out.append((type(x).__name__,))
+    return tuple(out)
+
+
+def _explain_for(call: _Call) -> bool:
+    if not _explain_policy[0]:
+        return False
+    try:
+        call.serial = serial = function_serial(call.fun)
+        if _traces.get(serial, 0) < EXPLAIN_FIRST:
+            return True
+        if _unnamed.get(serial, 0) >= EXPLAIN_UNNAMED or serial not in _compiled_keys:
+            return False
+        if _arguments_key(call) in _compiled_keys[serial]:
+            with _lock:
+                _unnamed[serial] = _unnamed.get(serial, 0) + 1
+            return True
+    except Exception:  # noqa: BLE001 - an exotic callable or argument: no explanation, never a failure
+        return False
+    return False
+
+
+def _count_trace(call: _Call) -> None:
+    if call.serial is not None:
+        try:
+            key = _arguments_key(call)
+        except Exception:  # noqa: BLE001 - see _explain_for
+            key = None
+        with _lock:
+            _traces[call.serial] = _traces.get(call.serial, 0) + 1
+            if key is not None:
+                _compiled_keys.setdefault(call.serial, set()).add(key)
+
+
 # --- hook callbacks (the jit slow path) -------------------------------------
 
-def _on_enter(fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict) -> _Call:
-    call = _Call(fun, sn, sna, args, kwargs)
+def _on_enter(fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict, jit_info: Any = None) -> _Call:
+    call = _Call(fun, sn, sna, args, kwargs, jit_info)
     _state.calls.append(call)
     _state.last_call = None
     for p in probes:
@@ -195,6 +273,43 @@ def _on_exit(call: _Call) -> None:
         # name may collide with the user's. Keeping such a call would also keep its tracers alive past
         # their trace, which ``jax.checking_leaks()`` reports as a leak in the user's program.
         _state.last_call = call
+        if _subscribers and _has_tracers(call):
+            _note_untraced_call(call)
+
+
+def _has_tracers(call: _Call) -> bool:
+    import jax
+
+    try:
+        return any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((call.args, call.kwargs)))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _note_untraced_call(call: _Call) -> None:
+    """A jitted call under an eager transformation (``vmap``/``grad`` of a jitted function) whose trace
+    JAX ran without its monitoring event (JAX times only traces with no outer transformation): the
+    batched or backward program it leads to may compile after other calls, as a program built from
+    the function (``programs.py``). Kept until such a program compiles (``_remember_untraced``), so
+    that program is named as the user wrote it, with its static values; a new call of a user's function
+    starts its roles' numbering anew. Nothing else is computed here: under an eager ``grad`` every call
+    of a jitted function takes this path."""
+    try:
+        if sig.is_user_function(call.fun):
+            _state.untraced = call
+            _state.role_counts.clear()
+    except Exception:  # noqa: BLE001 - never break the user's program
+        pass
+
+
+def _remember_untraced() -> None:
+    """Note the kept untraced call's function as its own call would (``programs.remember``), once."""
+    call, _state.untraced = _state.untraced, None
+    if call is not None:
+        try:
+            _record_from_call(call, "", traced=False)
+        except Exception:  # noqa: BLE001
+            pass
 
 
 def _traced_arguments(call: _Call) -> bool:
@@ -213,32 +328,45 @@ def _traced_arguments(call: _Call) -> bool:
 def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     fun, args, kwargs = call.fun, call.args, call.kwargs
     static_argnums, static_argnames = tuple(call.static_argnums or ()), tuple(call.static_argnames or ())
-    lib = library_call(fun, args, kwargs) or _pmap_call(fun, args, kwargs)  # equinox.filter_jit, pmap
+    lib = library_call(fun, args, kwargs)  # equinox.filter_jit
+    if lib is None and (pm := _pmap_call(fun, args, kwargs)) is not None:  # pmap, and filter_pmap through it
+        lib = library_call(pm.fun, pm.args, pm.kwargs) or pm
     if lib is not None:
         fun, args, kwargs, static_argnums, static_argnames = lib.fun, lib.args, lib.kwargs, (), ()
+    inside = sig.wrapped_user_function(fun) if lib is None else None  # jax.jit(checkify.checkify(f))
+    if inside is not None:
+        lib = LibraryCall(inside[0], args, kwargs, arrays_only=False, identity=fun)
+        fun = inside[0]
     raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
                      user=sig.is_user_function(fun), traced=traced)
+    if lib is not None and lib.wrapper != "jax.jit":
+        raw.wrapper = lib.wrapper
     if raw.user:
-        raw.function_id = function_serial(fun)  # the object jit caches on: a partial, a wrapper
+        # The object jit caches on: a partial, a wrapper; under a filtered wrapper, the function's identity part.
+        raw.function_id = function_serial(fun if lib is None or lib.identity is None else lib.identity)
         raw.definition = sig.definition_site(fun)
         raw.module = sig.function_module(fun)
         try:
             raw.bindings = sig.function_bindings(fun)
         except Exception:  # an exotic closure must not break the user's program
             raw.bindings = None
-        raw.call_site = sig.user_call_site()
+        raw.call_site, raw.library_site = sig.call_sites()
         try:
+            options = lib.options if lib is not None and lib.arrays_only else compat.jit_options(call.jit_info)
             raw.signature = sig.call_signature(fun, static_argnums, static_argnames, args, kwargs,
-                                               arrays_only=lib is not None and lib.arrays_only)
+                                               arrays_only=lib is not None and lib.arrays_only,
+                                               bound=lib.bound if lib is not None else None, options=options)
         except Exception:  # an exotic argument must not break the user's program
             raw.signature = None
         raw.explanation = call.explanation
         # Later programs JAX builds from this jaxpr (grad's backward) name the function jax.jit got:
         # equinox's wrapper for a filter_jit call, which stands for the user's function here.
         for jitted in {id(fun): fun, id(call.fun): call.fun}.values():
-            programs.remember(jitted, raw.function, raw.function_id, raw.definition, raw.bindings)
+            programs.remember(jitted, raw.function, raw.function_id, raw.definition, raw.bindings, raw.signature)
         try:
             raw.transform = sig.transform_kind(call.args, call.kwargs)
+            if inside is not None:  # jit of JAX's wrapper: a program of its own beside jit(f)
+                raw.transform = "+".join(t for t in (inside[1], raw.transform) if t)
             raw.transformed = raw.transform is not None
         except Exception:
             pass
@@ -247,7 +375,7 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
 
 def _pmap_call(fun: Any, args: tuple, kwargs: dict) -> LibraryCall | None:
     found = compat.pmap_user_call(fun, args, kwargs)
-    return None if found is None else LibraryCall(found[0], found[1], found[2], arrays_only=False)
+    return None if found is None else LibraryCall(found[0], found[1], found[2], arrays_only=False, wrapper="jax.pmap")
 
 
 def _same_module(lowered: str, name: str) -> bool:
@@ -257,7 +385,18 @@ def _same_module(lowered: str, name: str) -> bool:
 
 def _on_lowered(module_name: str, closed_jaxpr: Any) -> None:
     if _subscribers:
+        _state.lowering.append((module_name, _state.program))
         _state.program = (module_name, closed_jaxpr)
+
+
+def _on_lowering_end(module_name: str) -> None:
+    lowering = _state.lowering
+    if lowering and lowering[-1][0] == module_name:
+        _, outer = lowering.pop()
+        if outer is not None and _state.program is None:
+            # this lowering ran inside another's (and its event consumed the program): the outer
+            # lowering's program is the one its event will look for
+            _state.program = outer
 
 
 def _on_module(module_name: str, module: Any) -> None:
@@ -268,15 +407,35 @@ def _on_module(module_name: str, module: Any) -> None:
 def _open_record(raw: RawCompile) -> None:
     prev = _state.open
     if prev is not None:
-        _emit(prev)
+        if "compile" not in prev.phases and any(_same_module(m, prev.module_name) for m, _ in _state.lowering):
+            _state.suspended.append(prev)  # JAX compiles something else while it lowers prev: resumed after
+        else:
+            _emit(prev)
     _state.open = raw
     with _lock:
         _open_records[id(raw)] = raw
 
 
+def _resume(name: str, phase: str) -> RawCompile | None:
+    """The suspended record this lowering/compile event is for (a trace that ran during its lowering,
+    with no compile of its own, may be the open record now: it is done, and emitted)."""
+    for i in range(len(_state.suspended) - 1, -1, -1):
+        r = _state.suspended[i]
+        if r.module_name == name and phase not in r.phases:
+            del _state.suspended[i]
+            prev, _state.open = _state.open, None
+            if prev is not None:
+                _emit(prev)
+            _state.open = r
+            return r
+    return None
+
+
 def _emit(raw: RawCompile) -> None:
     if _state.open is raw:
-        _state.open = None
+        _state.open = _state.suspended.pop() if _state.suspended else None
+    else:
+        _state.suspended = [r for r in _state.suspended if r is not raw]
     with _lock:
         if _open_records.pop(id(raw), None) is None:
             return
@@ -294,6 +453,7 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         if call is not None and call.pending is None:
             raw = _record_from_call(call, name, traced=True)
             call.pending = raw
+            _count_trace(call)
         else:
             raw = RawCompile(function=name, module_name=f"jit({name})", user=False, traced=True)
         raw.phases["trace"] = end - start
@@ -309,17 +469,25 @@ def _on_span(event: str, start: float, end: float, **kw: Any) -> None:
         # ``eval_shape``): this lowering/compile is that call's, not a still-open trace-only record's.
         new_for_last = last_matches and raw is not last.pending  # type: ignore[union-attr]
         if raw is None or raw.module_name != name or phase in raw.phases or new_for_last:
-            if last_matches:
-                raw = _record_from_call(last, name[4:-1], traced=False)  # type: ignore[arg-type]
-                last.pending = raw  # type: ignore[union-attr]
+            resumed = _resume(name, phase)  # already the open record again
+            if resumed is not None:
+                raw = resumed
             else:
-                raw = RawCompile(function=name, module_name=name, user=False)
-            _open_record(raw)
+                if last_matches:
+                    raw = _record_from_call(last, name[4:-1], traced=False)  # type: ignore[arg-type]
+                    last.pending = raw  # type: ignore[union-attr]
+                else:
+                    raw = RawCompile(function=name, module_name=name, user=False)
+                _open_record(raw)
         program, _state.program = _state.program, None
         module, _state.mlir_module = _state.mlir_module, None
         if not raw.user and program is not None and _same_module(program[0], name):
             # No user call traced it: JAX built it from the user's code (a backward program, eager cond).
-            programs.attribute(raw, program[1], _state.role_counts)
+            _remember_untraced()
+            try:
+                programs.attribute(raw, program[1], _state.role_counts)
+            except Exception:  # noqa: BLE001 - an unexpected program: it stays JAX's, never a crash
+                pass
         elif raw.user and not raw.transform_derived:
             _state.role_counts.clear()
             if raw.transform == "trace":  # traced under checkpoint's trace, compiled by its remat rule
@@ -356,17 +524,71 @@ def _on_duration(event: str, seconds: float, **kw: Any) -> None:
             s.on_cache_saving(seconds)
 
 
+# JAX's explanation names the function it is about: "never seen function:\n    f id=140... defined at
+# /p/prog.py:12" or "  for f defined at /p/prog.py:12" (partial_eval.explain; pjit's in 0.6-0.8).
+_EXPLAINED = re.compile(r"(?:never seen function:\s+(?P<new>\S.*?) id=\d+|\n\s*for (?P<seen>\S.*?))"
+                        r"(?: defined at (?P<file>.+?):(?P<line>\d+))?\s*$", re.MULTILINE)
+
+
+def _explained_function(text: str) -> tuple[str, str | None, int | None] | None:
+    """(name, file, first line) of the function a ``jax_explain_cache_misses`` text is about."""
+    m = _EXPLAINED.search(text)
+    if m is None:
+        return None
+    line = m.group("line")
+    return (m.group("new") or m.group("seen") or "").strip(), m.group("file"), int(line) if line else None
+
+
+def _call_is(call: _Call, named: tuple[str, str | None, int | None]) -> bool:
+    """Whether an explanation about ``named`` is about this call's function: the function jax.jit got,
+    or the user's function a library's wrapper (equinox, pmap, checkify) carries for it."""
+    name, file, line = named
+    candidates = [call.fun]
+    try:
+        lib = library_call(call.fun, call.args, call.kwargs) or _pmap_call(call.fun, call.args, call.kwargs)
+        if lib is not None:
+            candidates.append(lib.fun)
+        inside = sig.wrapped_user_function(call.fun)
+        if inside is not None:
+            candidates.append(inside[0])
+    except Exception:  # noqa: BLE001 - an exotic call: compare with what jax.jit got only
+        pass
+    for fun in candidates:
+        f = sig.unwrap_function(fun)
+        code = getattr(f, "__code__", None)
+        if file is not None and code is not None:
+            if code.co_filename == file and code.co_firstlineno == line:
+                return True
+        elif getattr(f, "__name__", None) == name:
+            return True
+    return False
+
+
 class _ExplainHandler(logging.Handler):
+    """Keeps JAX's explanation with the call it is about.
+
+    JAX logs one for every trace it caches, not only jit's own: a ``checkpoint``, ``shard_map`` or
+    ``checkify`` body traced inside a jitted function logs about that body while the jitted call is
+    the innermost one on this thread. The text names its function; it goes to the innermost call of
+    that function on the stack, and nowhere when none is (a body's text is not its caller's)."""
+
     def emit(self, record: logging.LogRecord) -> None:
-        call = _state.calls[-1] if _state.calls else None
-        if call is not None:
-            try:
-                call.explanation = record.getMessage()
-                # JAX 0.6-0.8 log it after the trace, when this call's record already exists.
-                if call.pending is not None and not call.pending.explanation:
-                    call.pending.explanation = call.explanation
-            except Exception:
-                pass
+        if not _state.calls:
+            return
+        try:
+            text = record.getMessage()
+            named = _explained_function(text)
+            for call in reversed(_state.calls):
+                if named is None or _call_is(call, named):
+                    break
+            else:
+                return
+            call.explanation = text
+            # JAX 0.6-0.8 log it after the trace, when this call's record already exists.
+            if call.pending is not None and not call.pending.explanation:
+                call.pending.explanation = call.explanation
+        except Exception:
+            pass
 
 
 _explain_handler = _ExplainHandler(level=logging.WARNING)
@@ -391,8 +613,9 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         _subscribers.append(sub)
         if len(_subscribers) > 1:
             return
-        _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result))
-        _uninstall.append(compat.install_stage_hook(_on_lowered, None, on_module=_on_module))
+        _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result, _explain_for))
+        _uninstall.append(compat.install_stage_hook(_on_lowered, None, on_module=_on_module,
+                                                    on_lowering_end=_on_lowering_end))
         for name, cb in (("register_event_time_span_listener", _on_span),
                          ("register_event_listener", _on_event),
                          ("register_event_duration_secs_listener", _on_duration)):
@@ -415,7 +638,10 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
                     _explain_saved.append((noisy, noisy.propagate))
                     noisy.propagate = False
                     noisy.addHandler(_null_handler)  # else logging's lastResort prints to stderr
-                jax.config.update("jax_explain_cache_misses", True)
+                _traces.clear()  # "the first few" of this watch
+                _unnamed.clear()
+                _compiled_keys.clear()
+                _explain_policy[0] = True  # per call, for the first few traces of each function (_explain_for)
         # After the explain setup (it changes the same loggers); undone before it, from _uninstall.
         _uninstall.append(persistent_cache.install())
 
@@ -429,7 +655,6 @@ def active_subscribers() -> list[Subscriber]:
 def unsubscribe(sub: Subscriber) -> None:
     """Stop delivering to ``sub``: first emits every still-pending record, then, for the last
     subscriber, removes the hooks and restores ``jax_explain_cache_misses``."""
-    import jax
 
     with _lock:
         pending = list(_open_records.values())
@@ -453,9 +678,11 @@ def unsubscribe(sub: Subscriber) -> None:
             for noisy_logger, noisy_propagate in noisy:
                 noisy_logger.propagate = noisy_propagate
                 noisy_logger.removeHandler(_null_handler)
-            if not was_on:
-                jax.config.update("jax_explain_cache_misses", False)
+            _explain_policy[0] = False
         _state.open = None
+        _state.suspended = []
+        _state.lowering = []
+        _state.untraced = None
         _state.last_call = None
         _state.program = None
         _state.mlir_module = None

@@ -71,7 +71,8 @@ def _note(kind: str, fields: dict[str, str]) -> None:
         _key_lines(bool(_config("jax_compilation_cache_dir")))
         p.options.append(f"num_replicas={fields['replicas']} num_partitions={fields['partitions']}")
     elif kind == "xla_cache_dir":
-        p.options.append(f"XLA {fields['what']} cache {fields['path']}")
+        if compat.xla_cache_in_key(fields["what"]):  # else not part of the key (0.12's autotuning cache)
+            p.options.append(f"XLA {fields['what']} cache {fields['path']}")
     elif kind == "component":
         if fields["name"] == "computation" and p.components:
             p.components, p.flags = {}, []  # a second key for one compile (PGLE): the last one counts

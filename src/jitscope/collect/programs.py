@@ -18,7 +18,9 @@ function it was built from (name, definition, ``function_id`` and bindings as th
 compiles have them, when watch saw it called), with ``transform`` naming its role (``backward``,
 ``remat``, ``vmap``, ``derived``; ``#2``, ``#3`` for further programs of the same role since that
 function's last compile from a call, e.g. the two backward programs of ``grad(checkpoint(jit(f)))``),
-its signature the program's input types. An eager control-flow program is attributed to the
+its signature the program's input types plus the static values and jit options of the latest call of
+that function watch saw (the forward call it derives from, unless the program calls the function again
+before pulling a ``vjp`` back): a backward program compiled again for a new static value names it. An eager control-flow program is attributed to the
 primitive the user called (``function`` = ``cond``, ``while`` or ``scan``; JAX lowers ``switch``
 to ``cond`` and ``fori_loop`` to ``scan`` or ``while``), defined at its first user body, with the
 user's body functions in ``bindings`` and the user's line as call site.
@@ -38,10 +40,14 @@ from . import watch_signature as sig
 # (qualified name, function_id, definition, bindings). Filled by the engine for user calls.
 _KNOWN_LIMIT = 4096
 known_functions: dict[tuple[str, str, int], tuple[str, int | None, Location | None, str | None]] = {}
+# The same key -> the static values and jit options of that function's latest call (``ArgSignature.static``,
+# ``.options``): a derived program inherits them, so that a backward program compiled again because a
+# static argument changed says so instead of "same signature".
+known_static: dict[tuple[str, str, int], tuple[dict[str, str], dict[str, str]]] = {}
 
 
 def remember(fun: Any, function: str, function_id: int | None, definition: Location | None,
-             bindings: str | None) -> None:
+             bindings: str | None, signature: ArgSignature | None = None) -> None:
     """Note a user's jitted function as JAX's debug info will name it (``__name__``, file, first line)."""
     f = sig.unwrap_function(fun)
     code = getattr(f, "__code__", None)
@@ -49,8 +55,11 @@ def remember(fun: Any, function: str, function_id: int | None, definition: Locat
         return
     key = (str(getattr(f, "__name__", "")), code.co_filename, code.co_firstlineno)
     if key not in known_functions and len(known_functions) >= _KNOWN_LIMIT:
+        known_static.pop(next(iter(known_functions)), None)
         known_functions.pop(next(iter(known_functions)))
     known_functions[key] = (function, function_id, definition, bindings)
+    if signature is not None:
+        known_static[key] = (dict(signature.static), dict(signature.options))
 
 
 def _signature(avals: tuple) -> ArgSignature | None:
@@ -67,11 +76,11 @@ def attribute(raw: Any, closed_jaxpr: Any, role_counts: dict[tuple, int]) -> boo
     """Make ``raw`` (an internal record of this program) the user's record when the program is built
     from the user's code; ``role_counts`` numbers derived programs per function and role. Returns
     whether it did."""
-    src = compat.program_source(closed_jaxpr)
+    src = compat.program_source(closed_jaxpr, known=known_functions.__contains__)
     if src is None:
         return False
     raw.user = True
-    raw.call_site = sig.user_call_site(sys._getframe(1))
+    raw.call_site, raw.library_site = sig.call_sites(sys._getframe(1))
     raw.signature = _signature(src.in_avals)
     if src.primitive is not None:
         raw.function = src.primitive
@@ -83,6 +92,9 @@ def attribute(raw: Any, closed_jaxpr: Any, role_counts: dict[tuple, int]) -> boo
     function, function_id, definition, bindings = known_functions.get(
         key, (src.function, None, Location(src.file, src.line, function=src.function), None))
     raw.function, raw.function_id, raw.definition, raw.bindings = function, function_id, definition, bindings
+    if raw.signature is not None and key in known_static:
+        static, options = known_static[key]
+        raw.signature = dataclasses.replace(raw.signature, static=dict(static), options=dict(options))
     role = compat.derived_program_role(sys._getframe(1))
     n = role_counts.get((key, role), 0) + 1
     role_counts[(key, role)] = n

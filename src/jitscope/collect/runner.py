@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib.util
 import os
 import runpy
 import signal
@@ -34,7 +35,9 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from types import TracebackType
+from typing import Any
 
+from .._jaxcompat import add_program_path
 from ..errors import UsageError
 
 EXIT_INTERRUPTED = 130
@@ -75,25 +78,115 @@ def _trim(tb: TracebackType | None) -> TracebackType | None:
 
 @contextlib.contextmanager
 def _unwind_on_termination() -> Iterator[None]:
-    """SIGTERM / SIGHUP raise ``Terminated`` while the program runs (only where nobody set a handler)."""
+    """SIGTERM / SIGHUP raise ``Terminated`` while the program runs (only where nobody set a handler), and
+    Ctrl-C raises ``KeyboardInterrupt`` as Python's own handler does (only where the program kept it).
+
+    Never inside XLA's backend compile: XLA checks for Python signals while it compiles, and an exception
+    raised there returns from the compile call while XLA goes on compiling in its own threads over objects
+    the unwinding frees; the process then died of a segfault after the compile (exit 139). During a compile
+    the exception is kept and raised the moment the compile returns (``_jaxcompat.CompileGuard``), with one
+    line saying so; a second signal during the same compile raises at once.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    installed = {}
+    pending: list[BaseException] = []
+
+    def after_compile() -> None:
+        if pending:
+            raise pending.pop()
+
+    guard, unguard = _compile_guard(after_compile)
+
+    raised: list[tuple[BaseException, int]] = []  # the exception last raised by a handler, and its signal
+
+    def deliver(exc: BaseException, name: str, signum: int) -> None:
+        if guard is not None and guard.compiling() and not pending:
+            pending.append(exc)
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                print(f"jitscope: {name} during an XLA compile: the program stops when the compile ends (interrupting "
+                      "XLA's compile crashes the process); send it again to stop now", file=sys.__stderr__, flush=True)
+            return
+        pending.clear()
+        raised[:] = [(exc, signum)]
+        raise exc
 
     def handler(signum: int, frame: object) -> None:
-        raise Terminated(signum)
+        deliver(Terminated(signum), signal.Signals(signum).name, signum)
 
+    def int_handler(signum: int, frame: object) -> None:
+        deliver(KeyboardInterrupt(), "Ctrl-C", signum)
+
+    # A handler runs wherever the main thread is, also inside a garbage-collector callback (JAX's
+    # ``_xla_gc_callback``) or a ``__del__``, where Python ignores exceptions ("Exception ignored in ...") and
+    # the program went on as if nothing happened (a SIGTERM or Ctrl-C lost: exit 0). Such an exception is
+    # raised again at the next line of the frame the callback interrupted (a one-shot trace function).
+    previous_hook = sys.unraisablehook
+
+    def unraisable(u: Any) -> None:
+        if raised and u.exc_value is raised[0][0]:
+            exc, signum = raised.pop()
+            _raise_at_next_line(exc, signum, raised)
+            return
+        previous_hook(u)
+
+    sys.unraisablehook = unraisable
+
+    installed: dict[int, object] = {}
     for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
             signal.signal(sig, handler)
             installed[sig] = signal.SIG_DFL
+    if guard is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, int_handler)
+        installed[signal.SIGINT] = signal.default_int_handler
     try:
         yield
     finally:
         for sig, old in installed.items():
-            if signal.getsignal(sig) is handler:  # the program may have installed its own since
-                signal.signal(sig, old)
+            if signal.getsignal(sig) in (handler, int_handler):  # the program may have installed its own since
+                signal.signal(sig, old)  # type: ignore[arg-type]
+        if sys.unraisablehook is unraisable:
+            sys.unraisablehook = previous_hook
+        unguard()
+
+
+def _raise_at_next_line(exc: BaseException, signum: int, raised: list[tuple[BaseException, int]]) -> None:
+    """Raise ``exc`` in the frame that was running when a callback swallowed it (the unraisable hook's caller),
+    at its next line or return. Where a tracer or profiler of the program's own is set, or no such frame
+    exists, the signal is sent again instead, a moment later, from another thread."""
+    try:
+        frame = sys._getframe(2)  # 0: here, 1: the unraisable hook, 2: the frame the callback interrupted
+    except ValueError:
+        frame = None
+    if frame is None or sys.gettrace() is not None:
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        return
+
+    def local(f: Any, event: str, arg: Any) -> Any:
+        if event in ("line", "return"):
+            sys.settrace(None)
+            f.f_trace = None
+            raised[:] = [(exc, signum)]  # swallowed again (another callback): raised again, the same way
+            raise exc
+        return local
+
+    frame.f_trace = local
+    frame.f_trace_lines = True
+    sys.settrace(lambda f, event, arg: None)  # tracing on (only this frame has a local tracer)
+
+
+def _compile_guard(after: Callable[[], None]) -> tuple[object | None, Callable[[], None]]:
+    """``_jaxcompat.install_compile_guard`` when JAX is imported (watch imported it before the program runs);
+    ``(None, no-op)`` otherwise."""
+    if "jax" not in sys.modules:
+        return None, lambda: None
+    try:
+        from .. import _jaxcompat
+
+        return _jaxcompat.install_compile_guard(after)
+    except Exception:  # noqa: BLE001 - without the guard, signals interrupt as before
+        return None, lambda: None
 
 
 @contextlib.contextmanager
@@ -171,13 +264,13 @@ def _exit_code(e: SystemExit) -> int:
 def check_target(target: str, module: bool) -> str:
     """Validate the program before any watching starts; returns the script path or module name."""
     if module:
-        import importlib.util
+        from .._pycode import find_spec_writing_nothing
 
         # ``python -m`` searches the current directory first; so does the run (run_program).
         saved = sys.path[:]
         sys.path.insert(0, os.getcwd())
         try:
-            spec = importlib.util.find_spec(target)
+            spec = find_spec_writing_nothing(target)
         except (ImportError, ValueError) as e:
             raise UsageError(f"no module named '{target}' ({e})") from None
         finally:
@@ -221,16 +314,32 @@ def run_program(target: str, args: list[str], module: bool = False,
     return code
 
 
+def _module_file(name: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return getattr(spec, "origin", None)
+
+
+def _note_program(path: str | None) -> None:
+    """The program's own files are never a library's, even inside site-packages (call sites: docs/watch.md)."""
+    if path:
+        add_program_path(path)
+
+
 def _run_body(target: str, args: list[str], module: bool, failure: list[BaseException] | None) -> int:
     try:
         if module:
             sys.path.insert(0, os.getcwd())
             sys.argv = [target, *args]  # runpy replaces argv[0] with the module's file
+            _note_program(_module_file(target))
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         else:
             path = os.path.abspath(target)
             sys.path.insert(0, os.path.dirname(path))
             sys.argv = [target, *args]
+            _note_program(path)
             runpy.run_path(path, run_name="__main__")
         return 0
     except SystemExit as e:

@@ -40,7 +40,7 @@ from .._jaxcompat import (
     TRACE_EVENT,
     executing_code,
     install_fastpath_hook,
-    is_user_file,
+    is_program_file,
     unregister_listener,
 )
 from .._serde import Record
@@ -92,8 +92,7 @@ def _user_stack(frame: Any) -> list[str]:
             continue
         generated = code.co_filename == "<string>" and code.co_name in _GENERATED  # a dataclass's __init__
         # installed packages (pytest, a GC callback of hypothesis that ran mid-compile) are not the user's line
-        installed = any(f"{os.sep}{d}{os.sep}" in path for d in ("site-packages", "dist-packages"))
-        if is_user_file(code.co_filename) and not generated and not installed:
+        if is_program_file(code.co_filename) and not generated:
             name = code.co_filename if code.co_filename.startswith("<") else os.path.relpath(code.co_filename)
             out.append(f"{name}:{frame.f_lineno} in {code.co_name}")
         frame = frame.f_back

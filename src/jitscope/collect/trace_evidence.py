@@ -111,7 +111,7 @@ def _unwrap(fun: Any) -> types.FunctionType | None:
         elif isinstance(fun, types.MethodType):
             fun = fun.__func__
         elif isinstance(fun, types.FunctionType):
-            if compat.is_program_file(fun.__code__.co_filename):
+            if _program_file(fun.__code__.co_filename):
                 return fun
             inner = getattr(fun, "__wrapped__", None)
             if inner is None:
@@ -125,6 +125,11 @@ def _unwrap(fun: Any) -> types.FunctionType | None:
         else:
             return None
     return fun if isinstance(fun, types.FunctionType) else None
+
+
+def _program_file(filename: str) -> bool:
+    """A real source file of the program's own (``<string>``, ``<stdin>``, notebook cells: no file lint can read)."""
+    return not filename.startswith("<") and compat.is_program_file(filename)
 
 
 def _cell_callable(cell: Any) -> bool:
@@ -182,7 +187,7 @@ class _Engine:
             transform, caching = _transform(traced_for)
             fn = _unwrap(fun)
             entry = None
-            if fn is not None and compat.is_program_file(fn.__code__.co_filename):
+            if fn is not None and _program_file(fn.__code__.co_filename):
                 info = self.code_info(fn.__code__, fn.__globals__)
                 entry = (info.qualname, info.file, info.line)
             quiet_key = None
@@ -267,7 +272,7 @@ class _Engine:
         """sys.monitoring PY_START (3.12+)."""
         flag = self.files.get(code.co_filename)
         if flag is None:
-            flag = self.files[code.co_filename] = compat.is_program_file(code.co_filename)
+            flag = self.files[code.co_filename] = _program_file(code.co_filename)
         if not flag:
             return sys.monitoring.DISABLE  # type: ignore[attr-defined]
         if threading.get_ident() in self.watching_threads:
@@ -281,7 +286,7 @@ class _Engine:
         code = frame.f_code
         flag = self.files.get(code.co_filename)
         if flag is None:
-            flag = self.files[code.co_filename] = compat.is_program_file(code.co_filename)
+            flag = self.files[code.co_filename] = _program_file(code.co_filename)
         if flag:
             self.saw(frame, code)
 

@@ -9,6 +9,15 @@ on-disk compilation cache switched off so no compile is a disk read):
 2. the first call (trace + compile + run), counting XLA backend compiles via ``jax.monitoring``;
 3. the steady state with ``clock.measure`` (blocking on every output leaf).
 
+Comparing several variants fairly (``jitscope compare``) takes three more pieces, used by
+``_compare.run_compare``: ``measure_variant(warm=True)`` calls the variant once, untimed, before its
+caches are cleared and anything is timed (the process-wide first-use costs that
+``jax.clear_caches()`` does not undo would otherwise be charged to whichever variant happens to be
+measured first: two identical functions then differ by 20% or more in their "cold" first call);
+``cold_call`` times one more first call from cleared caches; ``steady_round`` takes one round of
+steady samples, so that rounds of all variants can be interleaved in rotating order and share the
+machine's drift.
+
 Nothing here decides anything; ``analyze/compare.py`` does the arithmetic.
 """
 
@@ -27,8 +36,9 @@ from .._progress import stage
 from .._serde import Record
 from ..model import Timing
 from ._errors import error_line
-from .clock import measure, persistent_cache_disabled, time_once
-from .lowering import time_stages
+from .clock import block, measure, persistent_cache_disabled, time_once
+from .jit_equivalent import jit_equivalent, same_wrapper, wrapper_of
+from .lowering import jit_fresh, time_stages
 
 # Enough for a stable median of a microsecond call; keeps a saved result small.
 MAX_SAMPLES = 2000
@@ -39,8 +49,9 @@ MAX_SAMPLES = 2000
 class VariantResult(Record):
     """One variant as measured.
 
-    ``first_call`` is one call from a cold cache (trace + lower + compile + run for jitted code;
-    eager code compiles each primitive on first use). ``steady`` is the per-call time once warm.
+    ``first_call`` holds calls from a cold cache (trace + lower + compile + run for jitted code;
+    eager code compiles each primitive on first use): one, or up to three when they are cheap
+    (``compare`` repeats them in rotating order). ``steady`` is the per-call time once warm.
     ``phases`` holds the ahead-of-time ``trace``/``lower``/``compile`` seconds of a jitted variant.
     ``compiles_first_call`` / ``compile_seconds_first_call`` count the XLA backend compiles seen
     (via ``jax.monitoring``) during the first call; ``compiles_per_call`` is the average number of
@@ -59,6 +70,12 @@ class VariantResult(Record):
     compile_seconds_first_call: float | None = None
     compiles_per_call: float | None = None
     speedup: float | None = None  # reference steady median / this steady median
+    # The steady medians of this variant and the reference cannot be told apart (intervals overlap or
+    # under 10% apart): the table says "within noise" rather than a speedup. None for the reference.
+    speedup_within_noise: bool | None = None
+    # The steady median of each interleaved round, in order (compare; empty when measured in one pass):
+    # round r of every variant ran in the same pass, so verdicts compare variants round by round.
+    steady_rounds: list[float] = field(default_factory=list)
     output: str = ""  # short description of the output pytree, e.g. "f32[1000]"
     error: str | None = None
     error_stage: str | None = None
@@ -111,8 +128,9 @@ class Variant:
 
 
 def is_jit_object(fn: Any) -> bool:
-    """True for ``jax.jit``-wrapped callables (they offer the AOT ``trace``/``lower`` stages)."""
-    return fn is not None and hasattr(fn, "lower") and hasattr(fn, "trace")
+    """True for ``jax.jit``-wrapped callables (they offer the AOT ``trace``/``lower`` stages) and the
+    library jit wrappers jitscope knows (``equinox.filter_jit``, ``flax.nnx.jit``)."""
+    return fn is not None and ((hasattr(fn, "lower") and hasattr(fn, "trace")) or bool(wrapper_of(fn)))
 
 
 def plain_function(fn: Any) -> Any:
@@ -133,9 +151,13 @@ def static_args_of(fn: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 def jit_like(fn: Any, static_argnames: tuple[str, ...] | list[str] = ()) -> Any:
     """``jax.jit`` of ``fn``'s plain function, keeping the static arguments of ``fn`` when it is
-    already a jit object (its ``static_argnums`` and ``static_argnames``), plus ``static_argnames``."""
+    already a jit object (its ``static_argnums`` and ``static_argnames``), plus ``static_argnames``; a
+    library wrapper (``equinox.filter_jit``, ``flax.nnx.jit``) is rebuilt as the same wrapper."""
     import jax
 
+    rewrapped = same_wrapper(fn, plain_function(fn), tuple(static_argnames))
+    if rewrapped is not None:  # equinox.filter_jit / flax.nnx.jit: their own static rules
+        return rewrapped
     nums, names = static_args_of(fn)
     names = tuple(dict.fromkeys((*names, *static_argnames)))
     return jax.jit(plain_function(fn), static_argnums=nums or None, static_argnames=names or None)
@@ -184,21 +206,37 @@ def jax_settings(config: dict[str, Any]) -> Iterator[None]:
             jax.config.update(name, old)
 
 
+# The compile-effort flags ``--effort`` measures, with the settings each gives and where JAX has it (read from
+# each release's jax/_src/config.py): feature-detected on the installed JAX, never by its version.
+EFFORT_FLAGS: tuple[tuple[str, tuple[tuple[str, Any], ...], str], ...] = (
+    ("jax_optimization_level", tuple((f"opt {lv}", lv) for lv in ("O0", "O1", "O2", "O3")),
+     "in JAX 0.8 - 0.12, not in 0.6"),
+    ("jax_exec_time_optimization_effort", (("effort -1", -1.0), ("effort +1", 1.0)),
+     "in JAX 0.6 - 0.10, removed in 0.11"),
+)
+
+
 def effort_settings() -> list[tuple[str, dict[str, Any]]]:
     """The compile-effort settings the installed JAX has, as (label, ``jax.config`` settings).
 
     ``jax_optimization_level`` (XLA's optimisation level, O0-O3) and
     ``jax_exec_time_optimization_effort`` (-1: compile faster, +1: optimise the program harder),
-    each where this JAX defines it (feature-detected; older releases have neither).
+    each where this JAX defines it (``EFFORT_FLAGS``; feature-detected).
     """
     import jax
 
-    out: list[tuple[str, dict[str, Any]]] = []
-    if hasattr(jax.config, "jax_optimization_level"):
-        out += [(f"opt {level}", {"jax_optimization_level": level}) for level in ("O0", "O1", "O2", "O3")]
-    if hasattr(jax.config, "jax_exec_time_optimization_effort"):
-        out += [(f"effort {e:+g}", {"jax_exec_time_optimization_effort": e}) for e in (-1.0, 1.0)]
-    return out
+    return [(label, {flag: value}) for flag, settings, _ in EFFORT_FLAGS if hasattr(jax.config, flag)
+            for label, value in settings]
+
+
+def effort_flags_missing() -> list[str]:
+    """One line per compile-effort flag of ``EFFORT_FLAGS`` the installed JAX does not have (so ``--effort``
+    measures no variant of it), saying which variants are left out and which releases have the flag."""
+    import jax
+
+    return [f"JAX {jax.__version__} has no {flag} ({where}): "
+            f"{', '.join(f'jit [{label}]' for label, _ in settings)} left out"
+            for flag, settings, where in EFFORT_FLAGS if not hasattr(jax.config, flag)]
 
 
 def effort_variants(fn: Any, static_argnames: tuple[str, ...] | list[str] = ()) -> list[Variant]:
@@ -320,6 +358,9 @@ def aot_phases(fn: Any, args: tuple, kwargs: dict, keep: dict[str, Any] | None =
     ``compiled`` objects (for an analysis of the program that was timed)."""
     import jax
 
+    if not (hasattr(fn, "trace") and hasattr(fn, "lower")):  # equinox.filter_jit: its jax.jit equivalent
+        eq = jit_equivalent(fn, args, kwargs)
+        fn, args, kwargs = jit_fresh(eq.fun, eq.static_argnames, eq.static_argnums), eq.args, eq.kwargs
     jax.clear_caches()
     with persistent_cache_disabled():
         ts = time_stages(fn, args, kwargs)
@@ -342,12 +383,44 @@ def describe_output(out: Any) -> str:
     return parts[0] if len(parts) == 1 else f"({', '.join(parts)})"
 
 
+def cold_call(variant: Variant, args: tuple, kwargs: dict) -> float:
+    """Seconds of one more first call from cleared caches (trace + compile + run for jitted code)."""
+    import jax
+
+    fn = variant.fn
+    if fn is None:
+        raise ValueError(f"variant {variant.name} has no function")
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
+        jax.clear_caches()
+        return time_once(lambda: fn(*args, **kwargs))[0]
+
+
+def steady_round(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float, min_samples: int,
+                 max_samples: int) -> tuple[list[float], int]:
+    """One round of steady-state samples, and the backend compiles seen during the timed calls.
+
+    One untimed call goes first: the round before may have been another variant's, whose cold calls
+    cleared JAX's caches (eager ops compile again once) and whose data evicted the CPU caches.
+    """
+    fn = variant.fn
+    if fn is None:
+        raise ValueError(f"variant {variant.name} has no function")
+    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
+        block(fn(*args, **kwargs))
+        with CompileCounter() as cc:
+            t = measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
+                        max_samples=max_samples, warmup=0)
+    return t.samples, cc.count
+
+
 def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float = 0.5,
-                    min_samples: int = 5, phases: bool = True,
-                    keep: dict[str, Any] | None = None) -> tuple[VariantResult, Any]:
+                    min_samples: int = 5, max_samples: int = MAX_SAMPLES, phases: bool = True,
+                    warm: bool = False, keep: dict[str, Any] | None = None) -> tuple[VariantResult, Any]:
     """Measure one variant from a cold cache; return its record and its first output (None on error).
 
     With ``phases``, ``keep`` receives the ``lowered`` and ``compiled`` program of a jitted variant.
+    With ``warm``, one untimed call goes first (its errors are left to the timed calls to record).
+    ``compiles_per_call`` counts the backend compiles of the timed steady calls only.
 
     The persistent compilation cache is off for the whole measurement (``persistent_cache_disabled``):
     otherwise the AOT compile would write the executable to disk and the "first call" would load it.
@@ -361,6 +434,12 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
     fn = variant.fn
     stage(f"measuring {variant.name}")
     with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
+        if warm:
+            try:
+                block(fn(*args, **kwargs))
+            except Exception:  # noqa: BLE001 - the timed first call below records it
+                pass
+            jax.clear_caches()
         if phases and res.jitted and is_jit_object(fn):
             try:
                 res.phases = aot_phases(fn, args, kwargs, keep)
@@ -381,28 +460,13 @@ def measure_variant(variant: Variant, args: tuple, kwargs: dict, *, budget_s: fl
         if variant.inner_calls is not None and variant.inner_calls[0] == 0:
             res.notes.append("the rebound inner function was never called: this variant equals its un-rebound twin")
         try:
-            warmup = 1 if first_s < 0.05 else 0  # the first call already warmed a slow variant
+            if first_s < 0.05:  # the first call already warmed a slow variant
+                block(fn(*args, **kwargs))
             with CompileCounter() as cc:
                 res.steady = measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
-                                     max_samples=max(MAX_SAMPLES, min_samples), warmup=warmup)
-            res.compiles_per_call = cc.count / (len(res.steady.samples) + warmup)
+                                     max_samples=max(max_samples, min_samples), warmup=0)
+            res.compiles_per_call = cc.count / len(res.steady.samples)
         except Exception as e:
             res.error, res.error_stage = error_line(e), "steady"
             return res, out
     return res, out
-
-
-def replicate_steady(variant: Variant, args: tuple, kwargs: dict, *, budget_s: float,
-                     min_samples: int = 5) -> Timing:
-    """Measure a variant's steady state once more, later and in another order than the first time.
-
-    Samples from one pass share that moment's machine state (load, clocks, caches); a second pass
-    shows how much the median drifts between passes, which a single pass cannot. The first call
-    (which may recompile: each measurement starts from cleared caches) is a warm-up, not timed.
-    """
-    fn = variant.fn
-    if fn is None:
-        raise ValueError(f"variant {variant.name} has no function")
-    with rebind(variant.bindings), jax_settings(variant.config), persistent_cache_disabled():
-        return measure(lambda: fn(*args, **kwargs), budget_s=budget_s, min_samples=min_samples,
-                       max_samples=max(MAX_SAMPLES, min_samples), warmup=1)

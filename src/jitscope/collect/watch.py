@@ -14,14 +14,17 @@ it the moment the compile finishes, yet a collector imports no analyzer. The com
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import IO, Any
+from typing import Any
 
+from .._files import SoftFile, open_exclusive, process_token
+from .._version import __version__
 from ..errors import UsageError
 from ..model import CompileEvent, Reason
 from . import monitoring
@@ -37,10 +40,11 @@ Classifier = Callable[[CompileEvent], Reason]
 ProcessHook = Callable[[int, int], None]  # (process_index, process_count), once, in a multi-process job
 
 
-def pid_path(path: str | os.PathLike[str], pid: int) -> str:
-    """``events.jsonl`` -> ``events.<pid>.jsonl``: where a forked child writes what it records."""
+def pid_path(path: str | os.PathLike[str], token: str | None = None) -> str:
+    """``events.jsonl`` -> ``events.<pid>-<host>-<random>.jsonl``: where a forked child writes what it
+    records (``_files.process_token``: no two processes share it, whatever their pids)."""
     root, ext = os.path.splitext(os.fspath(path))
-    return f"{root}.{pid}{ext}"
+    return f"{root}.{token or process_token()}{ext}"
 
 
 _RUNNING: weakref.WeakSet[WatchCollector] = weakref.WeakSet()
@@ -62,12 +66,19 @@ class WatchCollector:
 
     ``listeners`` are called with each finished ``CompileEvent`` (reason filled in), on the
     compiling thread; a listener that raises makes that jitted call raise (``no_recompile``
-    relies on this). ``events_path``: JSONL, one event per line, flushed per event.
+    relies on this). ``events_path``: JSONL, one event per line, flushed per event. ``exclusive``: the
+    events file is a per-process name in a shared directory (``JITSCOPE=watch``): created with
+    ``O_EXCL | O_NOFOLLOW``, never through a link or over a file (a forked child's file always is).
+    ``lazy``: it is created at the first compile; a failure then is said once (``SoftFile``), never raised.
     """
 
     def __init__(self, events_path: str | os.PathLike[str] | None = None, explain: bool = True,
                  listeners: list[Listener] | None = None, classify: Classifier | None = None,
-                 observe: Observer | None = None, on_process: ProcessHook | None = None) -> None:
+                 observe: Observer | None = None, on_process: ProcessHook | None = None,
+                 exclusive: bool = False, lazy: bool = False) -> None:
+        self.exclusive = exclusive
+        self.lazy = lazy  # the events file is created at the first compile (nothing for a process that has none)
+        self._unopened = False
         self.events: list[CompileEvent] = []
         # Traces and lowerings of user functions that produced no backend compile (``eval_shape``,
         # ``make_jaxpr``, ``.lower()``, a trace that raised): (kind, event). Shown, never counted.
@@ -80,7 +91,7 @@ class WatchCollector:
         self.cache_seconds_saved = 0.0
         self.explain = explain
         self._events_path = events_path
-        self._file: IO[str] | None = None
+        self._file: SoftFile | None = None  # a failing write is said once, never raised into the program
         self._lock = threading.RLock()
         self._classify = classify
         self._observe = observe  # runtime findings (the command passes the analyzer in, as with classify)
@@ -99,15 +110,23 @@ class WatchCollector:
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> WatchCollector:
         """Begin recording (installs JAX's hooks if this is the first active collector)."""
-        if self._events_path is not None:
+        if not self._started_once:
+            self._t0 = monitoring.now()  # event timestamps stay relative to the first start
+        if self._events_path is not None and self.lazy and not self._started_once:
+            self._unopened = True
+        elif self._events_path is not None:
             mode = "a" if self._started_once else "w"
             try:
                 os.makedirs(os.path.dirname(os.path.abspath(self._events_path)), exist_ok=True)
-                self._file = open(self._events_path, mode, encoding="utf-8")  # noqa: SIM115
+                if self.exclusive and not self._started_once:
+                    f = open_exclusive(self._events_path)
+                else:
+                    f = open(self._events_path, mode, encoding="utf-8")  # noqa: SIM115
+                self._file = SoftFile(f, os.fspath(self._events_path))
             except OSError as e:
                 raise UsageError(f"cannot write events file {self._events_path}: {e.strerror}") from None
-        if not self._started_once:
-            self._t0 = monitoring.now()  # event timestamps stay relative to the first start
+            if mode == "w":
+                self._file.write(self._header())
         self._started_once = True
         self._t0_perf = time.perf_counter()
         self._t1_perf = None
@@ -116,6 +135,24 @@ class WatchCollector:
         _RUNNING.add(self)
         return self
 
+    def _open_lazily(self) -> None:
+        """Create the events file now, at the first compile (``lazy``); a failure is said once."""
+        self._unopened = False
+        path = os.fspath(self._events_path)  # type: ignore[arg-type]
+        soft = SoftFile(None, path)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            soft.file = open_exclusive(path) if self.exclusive else open(path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as e:
+            soft.fail(e)
+        self._file = soft
+        soft.write(self._header())
+
+    def _header(self) -> str:
+        """The events file's first line: which run this is. A run that compiled nothing is this one line, so
+        an empty file is never a run (a crash before watching started, a lost file)."""
+        return json.dumps({"type": "run", "jitscope": __version__, "pid": self.pid, "started_at": self._t0}) + "\n"
+
     def _forked_child(self) -> None:
         pid = os.getpid()
         self.events = []
@@ -123,14 +160,16 @@ class WatchCollector:
         self._program_bytes = 0
         self.forked_from = self.pid
         self.pid = pid
-        if self._file is not None and self._events_path is not None:
+        if self._events_path is not None and self._unopened:
+            self._events_path = pid_path(self._events_path)  # created at the child's first compile
+            self.exclusive = True
+        elif self._file is not None and self._events_path is not None:
+            self._file.close()  # the child's copy of the descriptor; flushed per event, so nothing pending
+            self._events_path = pid_path(self._events_path)
+            self.exclusive = True  # a name of this process only: never through a link, never over a file
             try:
-                self._file.close()  # the child's copy of the descriptor; flushed per event, so nothing pending
-            except OSError:
-                pass
-            self._events_path = pid_path(self._events_path, pid)
-            try:
-                self._file = open(self._events_path, "w", encoding="utf-8")  # noqa: SIM115
+                self._file = SoftFile(open_exclusive(self._events_path), self._events_path)
+                self._file.write(self._header())
             except OSError:
                 self._file = None
 
@@ -167,16 +206,21 @@ class WatchCollector:
         self._events_path = new_path
         if old_file is None:
             return  # not recording now: the next start() opens the new name
+        f = None
         try:
-            f = open(new_path, "w", encoding="utf-8")  # noqa: SIM115
+            f = open_exclusive(new_path) if self.exclusive else open(new_path, "w", encoding="utf-8")  # noqa: SIM115
+            f.write(self._header())
             for e in self.events:
                 f.write(json.dumps(e.to_dict(), allow_nan=False) + "\n")
             f.flush()
         except OSError:
+            if f is not None:
+                with contextlib.suppress(OSError):
+                    f.close()
             return  # keep writing where we were: losing events is worse than a shared name
-        self._file = f
+        self._file = SoftFile(f, new_path)
+        old_file.close()
         try:
-            old_file.close()
             os.unlink(old_path)  # type: ignore[arg-type]  # every process removes the shared name; one wins
         except OSError:
             pass
@@ -242,6 +286,7 @@ class WatchCollector:
             kind = raw.kind
             event = CompileEvent(
                 function=raw.function, definition=raw.definition, call_site=raw.call_site,
+                library_site=raw.library_site, wrapper=raw.wrapper,
                 signature=raw.signature, phases=dict(raw.phases), cache_hit=raw.cache_hit,
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
                 function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings, module=raw.module,
@@ -263,11 +308,13 @@ class WatchCollector:
             if self._classify is not None:
                 event.reason = self._classify(event)
             self.events.append(event)
-            if self._file is not None:
+            if self._unopened:
+                self._open_lazily()
+            if self._file is not None:  # a full disk, EIO, a closed pipe: said once, never raised here
+                text = json.dumps(event.to_dict(), allow_nan=False) + "\n"
                 if program is not None:
-                    self._file.write(json.dumps({"type": "program", **program.to_dict()}, allow_nan=False) + "\n")
-                self._file.write(json.dumps(event.to_dict(), allow_nan=False) + "\n")
-                self._file.flush()
+                    text = json.dumps({"type": "program", **program.to_dict()}, allow_nan=False) + "\n" + text
+                self._file.write(text)
             listeners = list(self.listeners)
         if self._observe is not None:
             self._observe(raw, event, kind)
@@ -303,7 +350,7 @@ def read_events(path: str | os.PathLike[str]) -> list[CompileEvent]:
                 data: Any = json.loads(line)
             except json.JSONDecodeError:
                 break
-            if data.get("type") == "program":  # a program's normalised text (read_programs)
+            if "type" in data:  # the run's header, a program's normalised text (read_programs): not compiles
                 continue
             out.append(CompileEvent.from_dict(data))
     return out

@@ -19,6 +19,7 @@ Without ``--dump`` nothing is profiled, so watch's overhead is unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _jaxcompat as compat
+from .._files import say_once
 from .._serde import Record
 from ..errors import UsageError
 from ..model import CompileEvent, Location
@@ -103,6 +105,7 @@ class DumpWriter:
         self._lock = threading.Lock()
         self._uninstall: Any = None
         self._pid = os.getpid()
+        self._said = False
 
     def start(self) -> DumpWriter:
         around = None
@@ -131,9 +134,16 @@ class DumpWriter:
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(self.index.to_dict(), f, indent=1)
                 f.write("\n")
-        except OSError:
-            pass  # checked writable before the run; a disk filled since must not hide the summary
+        except OSError as e:  # checked writable before the run; a disk filled since must not hide the summary
+            self._refused("index.json", e)
         return self.index
+
+    def _refused(self, fname: str, e: OSError) -> None:
+        """Say once per dump (the first file refused) that the dump is incomplete."""
+        if not self._said:
+            self._said = True
+            say_once(f"jitscope: --dump {self.index.directory}: cannot write {fname}: {e.strerror or e}; the dump "
+                     "is incomplete from there on (index.json lists what was written, when it could be written)")
 
     def _on_lowered(self, module_name: str, jaxpr: Any) -> None:
         self._latest.jaxprs[_key(module_name)] = jaxpr
@@ -184,10 +194,15 @@ class DumpWriter:
             entry.files["passes"] = f"{stem}.passes.json"
 
     def _write(self, fname: str, text: str) -> bool:
-        """Write one file of the dump; False when the disk refused (the run goes on without it)."""
+        """Write one file of the dump; False when the disk refused (the run goes on without it, and says so
+        once: a dump cut short by a full disk is never silent)."""
+        path = os.path.join(self.index.directory, fname)
         try:
-            with open(os.path.join(self.index.directory, fname), "w", encoding="utf-8") as f:
+            with open(path, "w", encoding="utf-8") as f:
                 f.write(text if text.endswith("\n") else text + "\n")
-        except OSError:
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # never a half-written stage file
+            self._refused(fname, e)
             return False
         return True

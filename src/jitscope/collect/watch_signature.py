@@ -10,30 +10,49 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
-from types import FrameType
+from types import FrameType, ModuleType
 from typing import Any
 
-from .._jaxcompat import is_user_file
+from .._jaxcompat import is_library_file, is_user_file
 from ..model import IDENTITY_MARK, ArgSignature, LeafSpec, Location
 from .wrappers import is_wrapper_frame
 
 
-def user_call_site(frame: FrameType | None = None) -> Location | None:
-    """The innermost frame of the current stack that is in user code, past a library's jit plumbing
-    (``equinox.filter_jit``, ``flax.nnx.jit``) when the user's own frame is further out."""
+def call_sites(frame: FrameType | None = None) -> tuple[Location | None, Location | None]:
+    """(the program's call site, the library's) for the current stack.
+
+    The program's call site is the innermost frame of the program's own code (``is_program_file``: not
+    JAX, not jitscope, not an installed library or the standard library), past a library's jit plumbing
+    (``equinox.filter_jit``, ``flax.nnx.jit``). The library's is the innermost frame of an installed
+    library between it and JAX (where numpyro's ``svi.py`` or diffrax's ``_integrate.py`` jitted), or
+    None when the program called JAX itself. With no program frame on the stack (a library compiling
+    at import), the call site is the innermost library frame and the second item None.
+    """
     f = frame or sys._getframe(1)
-    fallback = None
+    library: Location | None = None
+    wrapper: Location | None = None
     while f is not None:
         code = f.f_code
         if is_user_file(code.co_filename):
             here = Location(code.co_filename, f.f_lineno or code.co_firstlineno,
                             function=getattr(code, "co_qualname", code.co_name))
-            if not is_wrapper_frame(f):
-                return here
-            fallback = fallback or here
+            if is_library_file(code.co_filename):
+                library = library or here
+            elif is_wrapper_frame(f):
+                wrapper = wrapper or here
+            else:
+                return here, library
         f = f.f_back
-    return fallback
+    if wrapper is not None:
+        return wrapper, library
+    return library, None
+
+
+def user_call_site(frame: FrameType | None = None) -> Location | None:
+    """The innermost frame of the current stack in the program's own code (``call_sites``)."""
+    return call_sites(frame or sys._getframe(1))[0]
 
 
 def unwrap_function(fun: Any) -> Any:
@@ -83,10 +102,37 @@ def is_user_function(fun: Any) -> bool:
     return not (mod.startswith("jax.") or mod.startswith("jaxlib") or mod == "jax")
 
 
+def wrapped_user_function(fun: Any, depth: int = 3) -> tuple[Any, str] | None:
+    """For a function defined inside JAX that wraps a user's function (``checkify.checkify(f)`` closes
+    over ``f``; ``jax.jit`` then compiles a program built from the user's code), ``(f, wrapper)`` where
+    ``wrapper`` names JAX's transformation by its module (``checkify``); None for JAX's own routines,
+    whose user callables, if any, are arguments (``jnp.piecewise``), not what the function closes over."""
+    f = unwrap_function(fun)
+    code = getattr(f, "__code__", None)
+    if code is None or is_user_function(fun):
+        return None
+    wrapper = os.path.basename(code.co_filename).removesuffix(".py").lstrip("_")
+    for cell in getattr(f, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if not callable(value) or isinstance(value, type):
+            continue
+        if is_user_function(value):
+            return value, wrapper
+        if depth > 1 and (inner := wrapped_user_function(value, depth - 1)) is not None:
+            return inner[0], wrapper
+    return None
+
+
 def static_repr(value: Any) -> str:
     """How a static argument is shown; objects hashed by identity say so (the analyzer reads it)."""
     t = type(value)
-    if t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__:
+    # Hashing by identity matters only where two objects can be "the same" to the user: None, Ellipsis,
+    # a class or a module is one object, so its identity is its value (``n: None -> 2`` is a value change).
+    singleton = value is None or value is Ellipsis or value is NotImplemented or isinstance(value, (type, ModuleType))
+    if t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__ and not singleton:
         return f"<{t.__qualname__} object at {hex(id(value))}, {IDENTITY_MARK}>"
     try:
         r = repr(value)
@@ -132,11 +178,14 @@ def transform_kind(args: tuple, kwargs: dict[str, Any]) -> str | None:
 
 
 def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
-                   args: tuple, kwargs: dict[str, Any], arrays_only: bool = False) -> ArgSignature:
+                   args: tuple, kwargs: dict[str, Any], arrays_only: bool = False,
+                   bound: tuple[str, Any] | None = None, options: dict[str, str] | None = None) -> ArgSignature:
     """The signature jit keys its cache on, with argument names for paths (``x``, ``params['w']``).
 
     ``arrays_only``: only array leaves are traced, any other leaf is a static value named by its
-    path (``equinox.filter_jit``: ``lr: 0.1``).
+    path (``equinox.filter_jit``: ``lr: 0.1``). ``bound``: the function's own pytree part, keyed on
+    like an argument (``("self", module)``: ``self.act: 'tanh'``). ``options``: the jit options that
+    key the cache besides the arguments (``donate_argnums``), kept as given.
     """
     import jax
     import numpy as np
@@ -147,10 +196,17 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
     leaves: list[LeafSpec] = []
     static: dict[str, str] = {}
     trees: list[str] = []
+    nodes: dict[str, str] | None = {}
 
     def add(name: str, value: Any) -> None:
         flat, tree = jax.tree_util.tree_flatten_with_path(value)
-        trees.append(f"{name}: {tree}")
+        trees.append(f"{name}: {' '.join(str(tree).split())}")  # one line per argument (flax prints several)
+        if nodes is not None:
+            found = tree_nodes(name, value)
+            if found is None:
+                nodes.clear()
+                return
+            nodes.update(found)
         for path, leaf in flat:
             if arrays_only and not isinstance(leaf, (jax.Array, np.ndarray, np.generic)):
                 if leaf is not None:
@@ -158,6 +214,8 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
                 continue
             leaves.append(LeafSpec.of(name + jax.tree_util.keystr(path), leaf))
 
+    if bound is not None:
+        add(*bound)
     for i, a in enumerate(args):
         if i in static_pos:
             static[names[i]] = static_repr(a)
@@ -168,7 +226,52 @@ def call_signature(fun: Any, static_argnums: tuple[int, ...], static_argnames: t
             static[k] = static_repr(v)
         else:
             add(k, v)
-    return ArgSignature(tuple(leaves), static, "\n".join(trees), keywords=tuple(kwargs))
+    return ArgSignature(tuple(leaves), static, "\n".join(trees), keywords=tuple(kwargs), options=dict(options or {}),
+                        nodes=nodes or {})
+
+
+MAX_TREE_NODES = 512  # beyond, a signature keeps only its treedef text (cost on the compile path)
+_MAX_NODE_TEXT = 2000
+
+
+def _node_data_text(aux: Any) -> str:
+    text = " ".join(repr(aux).split())
+    if len(text) > _MAX_NODE_TEXT:  # keep a digest so that a difference past the cut still shows
+        import hashlib
+
+        text = text[:_MAX_NODE_TEXT] + "...#" + hashlib.sha1(text.encode()).hexdigest()[:12]
+    return text
+
+
+def tree_nodes(name: str, value: Any, limit: int = MAX_TREE_NODES) -> dict[str, str] | None:
+    """The pytree nodes of an argument, by path (``model``, ``model.states[0]``), outermost first:
+    ``"dict[2] ['a', 'b']"``, the node's type, its number of children and its static data (a dict's
+    keys, a module's static fields, flax's graph definition). Compared node by node (``analyze.reasons``)
+    a structure change names the node that changed, however the treedef prints. None past ``limit``."""
+    import jax
+
+    out: dict[str, str] = {}
+    todo: list[tuple[str, Any]] = [(name, value)]
+    while todo:
+        path, v = todo.pop()
+
+        def one_level(c: Any, v: Any = v) -> bool:
+            return c is not v
+
+        data = jax.tree_util.tree_structure(v, is_leaf=one_level).node_data()
+        if data is None:
+            continue  # a leaf
+        typ, aux = data
+        if v is None:
+            out[path] = "None"
+            continue
+        flat, _ = jax.tree_util.tree_flatten_with_path(v, is_leaf=one_level)
+        text = f"{getattr(typ, '__qualname__', typ)}[{len(flat)}]"
+        out[path] = text if aux is None else f"{text} {_node_data_text(aux)}"
+        if len(out) > limit:
+            return None
+        todo.extend((path + jax.tree_util.keystr(k), c) for k, c in reversed(flat))
+    return out
 
 
 def _bound_value(value: Any) -> str:

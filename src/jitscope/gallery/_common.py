@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .._format import faster_by as faster_by
 from .._format import fmt_seconds
-from ..analyze.compare import MIN_EFFECT, BreakEven, median_interval
+from ..analyze.compare import BreakEven, Costs, apart
 from ..results.compare import CompareResult, VariantResult
 
 
@@ -52,20 +52,13 @@ def fastest(r: CompareResult, names: list[str] | None = None) -> VariantResult:
 
 
 def leaders(r: CompareResult, names: list[str] | None = None) -> list[str]:
-    """The fastest variant and every variant within noise of it, fastest first: its steady median's 95%
-    interval reaches the fastest one's (``analyze.compare.median_interval``), or its median is less
-    than ``MIN_EFFECT`` (10%) slower, the rule compare's verdicts use; or compare's own verdict, which
-    measures a close call a second time in reverse order, found the two within noise. A lesson names
-    them all instead of crowning a winner that a rerun could change."""
+    """The fastest variant and every variant within noise of it, fastest first, by the rule compare's
+    own verdicts use (``analyze.compare.apart``, per call): a lesson names them all instead of
+    crowning a winner that a rerun could change."""
     best = fastest(r, names)
-    _, best_high = median_interval(best.steady.samples)  # type: ignore[union-attr]
-    best_median = best.steady.median  # type: ignore[union-attr]
-    rec = r.recommendation
-    verdict_tie = rec.runner_up if rec is not None and rec.within_noise and rec.best == best.name else None
+    best_costs = Costs.of(best)
     tied = [v for v in r.variants if v.ok and v is not best and (names is None or v.name in names)
-            and (median_interval(v.steady.samples)[0] <= best_high  # type: ignore[union-attr]
-                 or v.steady.median < MIN_EFFECT * best_median  # type: ignore[union-attr,operator]
-                 or v.name == verdict_tie)]
+            and not apart(Costs.of(v), best_costs)]
     return [best.name] + [v.name for v in sorted(tied, key=lambda v: v.steady.median)]  # type: ignore[union-attr]
 
 

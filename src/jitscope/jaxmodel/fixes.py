@@ -32,4 +32,6 @@ def make_traced(arg: str, wrapper: str = "jax.jit") -> str:
         return f"pass {arg} as an array (jnp.asarray({arg})) so that {wrapper} traces it instead of keying on its value"
     if t is not None and t.static_options:
         return f"drop {arg} from {'/'.join(t.static_options)} so that it is traced"
+    if t is not None and t.compiles:  # a wrapper with no static option: the value must be an argument
+        return f"pass {arg} as an array argument (jnp.asarray({arg}))"
     return f"pass {arg} as an argument of the traced function instead of closing over it"

@@ -45,9 +45,12 @@ def find(path: str | None, root: str = ".") -> Path | None:
 
 def load(path: Path) -> TraceEvidence:
     """Read trace evidence from a ``trace-evidence`` file or a watch result that carries one."""
+    from .._files import read_text
+
+    text = read_text(path)  # a device, a directory, an oversized or non-UTF-8 file: one line
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
+        data = json.loads(text)
+    except ValueError as e:
         raise UsageError(f"{path}: cannot read trace evidence: {e}") from None
     if isinstance(data, dict) and data.get("kind") == "trace-evidence":
         body = data

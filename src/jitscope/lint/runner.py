@@ -9,10 +9,13 @@ program that has imported JAX (forking JAX's threads is unsafe).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -279,6 +282,29 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
                                                                evidence.for_file(tables, path)), classes)
 
 
+def _worker_ignores_sigint() -> None:
+    """A worker's first act: ignore SIGINT (the parent handles Ctrl-C and stops the workers), then take the
+    signal mask the parent forked it with off (a SIGINT pending since the fork is discarded, never raised:
+    a worker waiting for work used to die of it with a KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread while workers are forked (they inherit the mask); restored after, when a
+    SIGINT that came meanwhile is delivered to the parent."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...], diff: bool,
          assume_traced: bool, can_fork: bool, tables: dict | None = None) -> Iterator[FileOutcome]:
     import multiprocessing
@@ -287,18 +313,29 @@ def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...
         for p, enabled in items:
             yield lint_file(p, enabled, fix, diff, assume_traced, evidence.for_file(tables, p))
         return
-    chunks = _chunk(items, jobs * 4)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    # Small chunks (a few files each, at most 256 chunks): on Ctrl-C each worker finishes the chunk it holds
+    # (a worker killed while it sends a result leaves the pool's reader waiting for the rest of the
+    # message forever, and the interpreter's exit joins that reader: the hang CI saw).
+    chunks = _chunk(items, max(jobs * 4, min(len(items) // 4, 256)))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_worker_ignores_sigint)
     try:
-        futures = [pool.submit(_lint_chunk, c, fix, diff, assume_traced,
-                               {os.path.realpath(p): tables[os.path.realpath(p)] for p, _ in c
-                                if tables and os.path.realpath(p) in tables}) for c in chunks]
+        # The workers are forked by the first submit, with SIGINT blocked: a Ctrl-C (sent to the whole
+        # process group) that arrives before a worker's initializer ran stays pending and is discarded
+        # when the initializer ignores it; the parent gets it when the mask is restored, and stops them.
+        with _sigint_blocked():
+            futures = [pool.submit(_lint_chunk, c, fix, diff, assume_traced,
+                                   {os.path.realpath(p): tables[os.path.realpath(p)] for p, _ in c
+                                    if tables and os.path.realpath(p) in tables}) for c in chunks]
         for fut in futures:
             yield from fut.result()
     except BaseException:  # Ctrl-C, or the caller stopped early: leave no workers behind
         workers = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in workers:
-            proc.terminate()
+        try:  # queued chunks cancelled; running ones end (a worker ignores SIGINT) and the pool closes whole
+            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:  # a second Ctrl-C: stop the workers now
+            for proc in workers:
+                proc.terminate()
+            raise
         raise
     pool.shutdown()

@@ -7,6 +7,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from .arguments import arguments
+
 if TYPE_CHECKING:
     from ..analyze.divergence import Divergence
     from ..model import CompileEvent, Location
@@ -33,7 +35,7 @@ def compile_text(e: CompileEvent | None) -> str:
     """``prep(f32[5]) at prog.py:25 (defined prog.py:10), cache miss``; ``nothing (its compiles ended)``."""
     if e is None:
         return "nothing (its compiles had ended)"
-    sig = e.signature.short() if e.signature is not None else "?"
+    sig = arguments(e.signature) if e.signature is not None else "?"
     out = f"{e.function}({sig})"
     if e.transform:
         out += f" under {e.transform}"

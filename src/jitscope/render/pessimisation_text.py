@@ -58,8 +58,8 @@ def gain_text(g: FixGain, threshold: float = THRESHOLD) -> str:
                 f"{_x(g.flops_factor)} the flops: the fix did not stop the duplication, and the time "
                 "difference is not a gain")
     if g.gain is not None:
-        faster = (f"{g.gain:.1f}x faster" if g.gain >= 1.1 else f"{1 / g.gain:.1f}x slower" if g.gain <= 0.9
-                  else "within 10%, no gain")
+        faster = (f"{g.gain:.1f}x faster" if g.gain >= 1.1 else f"{1 / g.gain:.1f}x slower" if 0 < g.gain <= 0.9
+                  else "no time measured to compare" if g.gain <= 0 else "within 10%, no gain")
         s += f" against {fmt_seconds(g.baseline_s)}: {faster}"
     if g.flops_factor is not None:
         s += f"; its program does {_x(g.flops_factor)} the flops"

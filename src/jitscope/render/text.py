@@ -26,10 +26,11 @@ def recommendation_text(rec: Recommendation) -> str:
     if rec.within_noise:
         what = "per call" if rec.calls is None else f"for {rec.calls} call{'s' if rec.calls != 1 else ''}"
         (a0, a1), (b0, b1) = intervals
-        return (f"within noise {what}: {rec.best} ({fmt_seconds(rec.best_total_s)}, 95% interval "
+        return (f"within noise {what}: {rec.best} ({fmt_seconds(rec.best_total_s)}, interval "
                 f"{fmt_seconds(a0)}-{fmt_seconds(a1)}) and {rec.runner_up} ({fmt_seconds(rec.runner_up_total_s)}, "
-                f"{fmt_seconds(b0)}-{fmt_seconds(b1)}) cannot be told apart on this machine (intervals overlap "
-                "across two passes, or the difference is under 10%); neither is recommended over the other")
+                f"{fmt_seconds(b0)}-{fmt_seconds(b1)}) cannot be told apart on this machine (measured in interleaved rounds, "
+                "the interval of their difference includes zero, or they differ by under 10%); neither is "
+                "recommended over the other")
     if rec.calls is None:
         s = (f"steady state: {rec.best} is fastest per call ({fmt_seconds(rec.best_total_s)}), "
              f"{fmt_ratio(rec.ratio)} faster than {rec.runner_up} ({fmt_seconds(rec.runner_up_total_s)})")
@@ -50,6 +51,15 @@ def recommendation_text(rec: Recommendation) -> str:
     else:
         s += f"; {rec.best} wins from the first call"
     return s
+
+
+def speedup_cell(v: Any) -> str:
+    """The "vs reference" cell: the ratio, or "within noise" when the two cannot be told apart."""
+    if v.speedup is None:
+        return fmt_ratio(None)
+    if v.speedup_within_noise:
+        return f"{fmt_ratio(v.speedup)} (within noise)"
+    return fmt_ratio(v.speedup)
 
 
 def break_even_cell(name: str, reference: str | None, table: list[BreakEven]) -> str:
@@ -190,12 +200,20 @@ DIFF_STATUS = {"new": "new in B", "vanished": "gone in B", "more_compiles": "mor
 
 
 def diff_verdict(result: Any) -> str:
-    """``compiles: 4 -> 5 (+1); compile time: 1.2 s -> 1.5 s, slower`` for a DiffResult."""
+    """``5 compiles fewer (7 -> 2): an improvement; compile time: 3.9 s -> 1.1 s, faster`` for a DiffResult."""
     noise = f"{result.time_threshold:.0%} and {fmt_seconds(result.min_seconds)}"
     verdict = {"slower": "slower", "faster": "faster", "within_noise": f"within noise (threshold {noise})"}
-    return (f"compiles: {result.compiles_a} -> {result.compiles_b} ({result.compiles_b - result.compiles_a:+d}); "
-            f"compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
+    a, b = result.compiles_a, result.compiles_b
+    plural = "s" if abs(a - b) != 1 else ""
+    compiles = (f"{a - b} compile{plural} fewer ({a} -> {b}): an improvement" if b < a else
+                f"{b - a} compile{plural} more ({a} -> {b})" if b > a else f"compiles: {a} in both runs")
+    return (f"{compiles}; compile time: {fmt_seconds(result.seconds_a)} -> {fmt_seconds(result.seconds_b)}, "
             f"{verdict[result.time_change]}")
+
+
+def diff_function_name(d: Any) -> str:
+    """A diff row's function: ``step``, or ``step (was train.<locals>.step)`` when A knew it by another name."""
+    return f"{d.function} (was {d.function_a})" if d.function_a else d.function
 
 
 def warmup_line(w: Any) -> str:

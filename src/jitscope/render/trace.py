@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .arguments import arguments
+
 if TYPE_CHECKING:
     from ..results.watch import WatchResult
 
@@ -49,7 +51,7 @@ def trace_events(result: WatchResult) -> list[dict[str, Any]]:
                 "detail": r.detail if r else "",
                 "call_site": f"{e.call_site.file}:{e.call_site.line}" if e.call_site else None,
                 "defined_at": f"{e.definition.file}:{e.definition.line}" if e.definition else None,
-                "signature": e.signature.short() if e.signature else None,
+                "signature": arguments(e.signature) if e.signature else None,
                 "cache_hit": e.cache_hit,
             },
         })

@@ -9,15 +9,25 @@ comments, never compiled.
 Paths (the definition files and the ``sys.path`` roots their modules import from) are written
 relative to the script's own directory, so the script keeps working when the project is moved or
 checked out elsewhere with the script in the same place relative to it.
+
+Code from values, never from text (issue #23 item 1): a run is a file anyone can edit, so nothing read
+from it is pasted. The plan's values (``analyze/warmup_values.py``) become AST nodes, one emitter per
+node kind (``emits``: a new kind of argument is one more emitter); strings from the run reach the script
+only as string constants, comments and the docstring hold none of its text, and the finished text is
+compiled (and its two tables counted) before it is returned.
 """
 
 from __future__ import annotations
 
+import ast
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from .._version import __version__
-from ..analyze.warmup_plan import WarmupPlan
+from ..analyze.warmup_plan import WarmupCall, WarmupPlan
+from ..analyze.warmup_values import ArraySpec, Container, Literal, Node
 
 _RUNTIME = '''
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,6 +94,11 @@ def _jitted(mod, name):
     return next(iter(found.values()))
 
 
+def _printable(text):
+    """Text as the terminal may show it: control characters escaped, never interpreted."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
 def _prepare(entry):
     module, name, file, root, x64, specs, _signature = entry
     if x64 and not jax.config.jax_enable_x64:
@@ -108,7 +123,8 @@ def warmup(threads=THREADS, verbose=True):
     def say(outcome, entry, text):
         counts[outcome] += 1
         if verbose:
-            print(f"warmup: {outcome}: {entry[0]}.{entry[1]}({entry[6]}): {text}", file=sys.stderr)
+            print(f"warmup: {outcome}: {entry[0]}.{entry[1]}({_printable(entry[6])}): {_printable(text)}",
+                  file=sys.stderr)
 
     for entry in CALLS:
         try:
@@ -158,11 +174,20 @@ if __name__ == "__main__":
 
 
 def render(plan: WarmupPlan, script_path: str, *, threads: int = 1, source: str = "") -> str:
-    """The script's text; paths relative to the directory of ``script_path``; ``source`` names the run."""
+    """The script's text; paths relative to the directory of ``script_path``; ``source`` names the run.
+
+    Raises:
+        ValueError: the text does not compile or holds other tables than the plan's (a bug, never a run's
+            text: nothing of the run is pasted).
+    """
     here = os.path.dirname(os.path.abspath(script_path))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    calls = [_statement_text(_call_entry(c, here)) for c in plan.calls]
+    skipped = [_statement_text(_value(
+        (s.function, _rel_loc(s.where, here) if s.where else "", s.reason, list(s.signatures), s.compiles,
+         round(s.seconds, 6)))) for s in plan.skipped]
     lines = [
-        f'"""Warm-up script from {source or "a watch run"} (jitscope {__version__}, {stamp}).',
+        f'"""Warm-up script from a watch run (jitscope {__version__}, {stamp}; the run: SOURCE below).',
         "",
         f"Compiles {len(plan.calls)} (function, signature) pairs ahead of time with jax.ShapeDtypeStruct,",
         f"covering {plan.covered} of the run's {plan.compiles} compiles. `python warmup.py` compiles them (and fills",
@@ -182,30 +207,125 @@ def render(plan: WarmupPlan, script_path: str, *, threads: int = 1, source: str 
         "import jax.numpy as jnp",
         "",
         f"THREADS = {max(1, int(threads))}",
+        "SOURCE = " + _statement_text(_value(source or "")),
         "",
         "# (module, function, definition file, import root, needs x64, argument specs, signature as recorded)",
         "CALLS = [",
     ]
-    for c in plan.calls:
-        args = c.args[0] + "," if len(c.args) == 1 else ", ".join(c.args)
-        kwargs = ", ".join(f"{k!r}: {v}" for k, v in c.kwargs.items())
-        cost = f"{c.compiles} compile{'s' if c.compiles != 1 else ''}, {c.seconds:.3f} s in the run"
-        lines.append(f"    # {c.function}({c.signature}): {cost}")
-        lines.append(f"    ({c.module!r}, {c.function!r}, {_rel(c.file, here)!r}, {_rel(c.root, here)!r}, {c.x64}, "
-                     f"lambda: (({args}), {{{kwargs}}}), {c.signature!r}),")
+    for c, text in zip(plan.calls, calls):
+        lines.append(f"    # {int(c.compiles)} compile{'s' if c.compiles != 1 else ''}, {float(c.seconds):.3f} s in the run")
+        lines.append(f"    {text},")
     lines.append("]")
     lines.append("")
-    lines.append("# Not covered (listed, never guessed): compiles this script cannot redo, and why.")
-    if not plan.skipped:
-        lines.append("#   none")
-    for s in plan.skipped:
-        where = f" at {_rel_loc(s.where, here)}" if s.where else ""
-        n = f"{s.compiles} compile{'s' if s.compiles != 1 else ''}, {s.seconds:.3f} s"
-        lines.append(f"#   {s.function}{where} ({n}): {s.reason}")
-        for sig in s.signatures:
-            lines.append(f"#       {sig}")
-    lines.append("NOT_COVERED = " + repr([s.function for s in plan.skipped]))
-    return "\n".join(lines) + "\n" + _RUNTIME
+    lines.append("# Not covered (listed, never guessed): compiles this script cannot redo, and why:")
+    lines.append("# (function, definition, reason, signatures as recorded, compiles, seconds in the run)")
+    lines.append("NOT_COVERED = [")
+    lines += [f"    {text}," for text in skipped]
+    lines.append("]")
+    text = "\n".join(lines) + "\n" + _RUNTIME
+    _check(text, script_path, len(plan.calls), len(plan.skipped))
+    return text
+
+
+# -- values to code: one emitter per node kind ------------------------------------------------------------
+Emitter = Callable[[Any], ast.expr]
+_EMITTERS: dict[type, Emitter] = {}
+
+
+def emits(kind: type) -> Callable[[Emitter], Emitter]:
+    """Register the emitter of one node kind (``analyze/warmup_values.py``): node -> ``ast.expr``."""
+    def register(fn: Emitter) -> Emitter:
+        _EMITTERS[kind] = fn
+        return fn
+    return register
+
+
+def expression(node: Node) -> ast.expr:
+    """The AST of the expression that rebuilds ``node`` in the script."""
+    emit = _EMITTERS.get(type(node))
+    if emit is None:
+        raise TypeError(f"no warm-up emitter for {type(node).__name__}")
+    return emit(node)
+
+
+def expression_text(node: Node) -> str:
+    """The expression for ``node`` as text (``S((8,), 'float32')``), as the script holds it."""
+    return ast.unparse(expression(node))
+
+
+@emits(ArraySpec)
+def _array(spec: ArraySpec) -> ast.expr:
+    keywords = []
+    if spec.weak_type:
+        keywords.append(ast.keyword("weak_type", _value(True)))
+    if spec.device is not None:
+        keywords.append(ast.keyword("device", _value(int(spec.device))))
+        if spec.memory_kind:
+            keywords.append(ast.keyword("memory_kind", _value(str(spec.memory_kind))))
+    shape = tuple(int(d) for d in spec.shape)
+    return ast.Call(ast.Name("S", ast.Load()), [_value(shape), _value(str(spec.dtype))], keywords)
+
+
+@emits(Literal)
+def _literal(lit: Literal) -> ast.expr:
+    return _value(lit.value)
+
+
+@emits(Container)
+def _container(c: Container) -> ast.expr:
+    items = [expression(n) for n in c.items]
+    if c.kind == "dict":
+        return ast.Dict([_value(k) for k in c.keys], items)  # type: ignore[arg-type]
+    if c.kind == "list":
+        return ast.List(items, ast.Load())
+    if c.kind == "tuple":
+        return ast.Tuple(items, ast.Load())
+    raise TypeError(f"no warm-up emitter for a {c.kind!r} container")
+
+
+def _value(value: Any) -> ast.expr:
+    """A Python value of the literal types as an AST (strings as constants: their text is never code)."""
+    if value is None or type(value) in (bool, int, float, complex, str, bytes):
+        return ast.Constant(value)
+    if type(value) is tuple:
+        return ast.Tuple([_value(v) for v in value], ast.Load())
+    if type(value) is list:
+        return ast.List([_value(v) for v in value], ast.Load())
+    if type(value) is set:
+        if not value:
+            return ast.Call(ast.Name("set", ast.Load()), [], [])
+        return ast.Set([_value(v) for v in sorted(value, key=repr)])
+    if type(value) is dict:
+        return ast.Dict([_value(k) for k in value], [_value(v) for v in value.values()])
+    raise TypeError(f"not a literal value: {type(value).__name__}")
+
+
+def _call_entry(c: WarmupCall, here: str) -> ast.expr:
+    """``(module, function, file, root, x64, lambda: ((args,), {kwargs}), signature)`` of one call."""
+    specs = ast.Lambda(
+        ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        ast.Tuple([ast.Tuple([expression(a) for a in c.args], ast.Load()),
+                   ast.Dict([_value(str(k)) for k in c.kwargs], [expression(v) for v in c.kwargs.values()])],
+                  ast.Load()))
+    return ast.Tuple([_value(c.module), _value(c.function), _value(_rel(c.file, here)), _value(_rel(c.root, here)),
+                      _value(bool(c.x64)), specs, _value(c.signature)], ast.Load())
+
+
+def _statement_text(node: ast.expr) -> str:
+    return ast.unparse(ast.fix_missing_locations(ast.Expression(node)))
+
+
+def _check(text: str, script_path: str, calls: int, skipped: int) -> None:
+    """Compile the script, and count its two tables: nothing of a run can have added a statement or an entry."""
+    try:
+        compile(text, script_path, "exec", dont_inherit=True)
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError) as e:
+        raise ValueError(f"the warm-up script does not compile ({e}); this is a bug in jitscope") from None
+    tables = {t.id: len(node.value.elts) for node in tree.body if isinstance(node, ast.Assign)
+              for t in node.targets if isinstance(t, ast.Name) and isinstance(node.value, ast.List)}
+    if tables.get("CALLS") != calls or tables.get("NOT_COVERED") != skipped:
+        raise ValueError("the warm-up script's tables do not match its plan; this is a bug in jitscope")
 
 
 def _rel(path: str, here: str) -> str:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from .._files import read_text
 from .._serde import Record
 from ..errors import UsageError
 from ..schema.check import first_problem
@@ -90,12 +91,15 @@ def result_class(kind: str) -> type[Result]:
 
 
 def load_result(path: str | os.PathLike[str]) -> Result:
-    """Read a saved result of any kind."""
+    """Read a saved result of any kind (a regular file or a pipe, ``_files.read_text``)."""
+    return result_from_text(path, read_text(path))
+
+
+def result_from_text(path: str | os.PathLike[str], text: str) -> Result:
+    """The saved result of any kind whose JSON text is ``text`` (read from ``path``, named in errors)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
         raise UsageError(f"{path}: not a jitscope JSON result ({' '.join(str(e).split())})") from None
     except RecursionError:
         raise UsageError(f"{path}: not a jitscope JSON result (nested too deeply)") from None

@@ -32,10 +32,17 @@ class DiffResult(Result):
     min_seconds: float = 0.05  # and the absolute one
     fail_on: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)  # breached --fail-on conditions, one line each
+    # how functions were matched where a run lacks what identifies them (module names, program fingerprints)
+    notes: list[str] = field(default_factory=list)
     programs: list[ProgramChange] = field(default_factory=list)  # B's programs A never had, how they differ
     duplicates: list[RuntimeFinding] = field(default_factory=list)  # run B's duplicate compiles (JW403/JW404)
     # persistent-cache misses in B whose compile in A hit or was written, and the key component that changed
     cache_misses: list[CacheMissCause] = field(default_factory=list)
+
+    @property
+    def fewer_compiles(self) -> int:
+        """Compiles B saved against A (negative: B compiled more)."""
+        return self.compiles_a - self.compiles_b
 
     @property
     def changed(self) -> list[FunctionDelta]:

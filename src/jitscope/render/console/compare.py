@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_ratio
-from ..text import break_even_cell, numerics_lines, recommendation_text
+from ..arguments import arguments
+from ..text import break_even_cell, numerics_lines, recommendation_text, speedup_cell
 from . import fmt_seconds
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def variants_table(result: CompareResult, title: str | None = None) -> Table:
         else:
             steady = f"[red]failed: {escape(v.error)}[/red]"
         table.add_row(escape(v.name), fmt_seconds(v.first_call.median if v.first_call else None), _phases(v),
-                      steady, _range(v), fmt_ratio(v.speedup), compiles,
+                      steady, _range(v), speedup_cell(v), compiles,
                       break_even_cell(v.name, result.reference, result.break_even))
     return table
 
@@ -68,7 +68,7 @@ def render(result: CompareResult, console: Console) -> None:
 
     sig = ""
     if result.signature and result.signature.leaves:
-        sig = " on " + ", ".join(leaf.short() for leaf in result.signature.leaves)
+        sig = " on " + arguments(result.signature)
     title = (result.title or "jitscope compare") + sig
     console.print(variants_table(result, escape(title)))
     for v in result.variants:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..text import DIFF_STATUS, diff_verdict
+from ..text import DIFF_STATUS, diff_function_name, diff_verdict
 from . import diff_programs, fmt_seconds
 
 if TYPE_CHECKING:
@@ -23,6 +23,8 @@ def render(result: DiffResult, console: Console) -> None:
 
     console.print(f"[bold]jitscope diff[/bold]: {escape(result.run_b)} (B) against {escape(result.run_a)} (A)")
     console.print(escape(diff_verdict(result)))
+    for note in result.notes:
+        console.print(f"[dim]note: {escape(note)}[/dim]")
     changed = result.changed
     if not changed:
         console.print(f"no function changed: {len(result.functions)} functions compiled the same number of times, "
@@ -36,7 +38,7 @@ def render(result: DiffResult, console: Console) -> None:
             causes = d.first_new or (", ".join(d.new_causes))
             if d.vanished_causes:
                 causes += ("; " if causes else "") + "gone: " + ", ".join(d.vanished_causes)
-            t.add_row(escape(d.function), escape(where), _STATUS[d.status], f"{d.compiles_a} -> {d.compiles_b}",
+            t.add_row(escape(diff_function_name(d)), escape(where), _STATUS[d.status], f"{d.compiles_a} -> {d.compiles_b}",
                       f"{fmt_seconds(d.seconds_a)} -> {fmt_seconds(d.seconds_b)}", escape(causes))
         console.print(t)
     diff_programs.render(result, console)

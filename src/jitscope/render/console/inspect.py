@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 _TIMING_ORDER = ("trace", "lower", "compile", "first_run", "steady_run", "eager_run")
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+MAX_FINDINGS = 10  # and bloat patterns: the summary stays short; every one is in --json
 
 
 _num = fmt_count
@@ -25,7 +26,12 @@ def render(result: InspectResult, console: Console) -> None:
     """Print the sections of an inspect result: timings, jaxpr, bloat, HLO, cost, findings."""
     from rich.table import Table
 
-    console.print(f"[bold]jitscope inspect[/bold] {esc(result.target)}({esc(result.signature.short() if result.signature else '')})")
+    from ..arguments import arguments, folded_leaves_note
+
+    console.print(f"[bold]jitscope inspect[/bold] {esc(result.target)}({esc(arguments(result.signature))})",
+                  soft_wrap=True)
+    if note := folded_leaves_note(result.signature):
+        console.print(f"  [dim]({esc(note)})[/dim]")
     if result.status != "ok":
         _render_trace_error(result, console)
         return
@@ -40,7 +46,7 @@ def render(result: InspectResult, console: Console) -> None:
         _render_jaxpr(result, console)
     if result.bloat:
         console.print("[bold]graph bloat[/bold] (repeated equation patterns):")
-        for r in result.bloat:
+        for r in result.bloat[:MAX_FINDINGS]:
             where = f"{r.location.file.rsplit('/', 1)[-1]}:{r.location.line}" if r.location else "?"
             body = f" in {r.body} body" if r.body else ""
             console.print(esc(f"  {where}{body}: {r.construct} {r.repeats} x {r.pattern_size} equations = "
@@ -48,6 +54,8 @@ def render(result: InspectResult, console: Console) -> None:
                           soft_wrap=True)
             if r.source:
                 console.print(f"      {esc(r.source)}", soft_wrap=True)
+        if len(result.bloat) > MAX_FINDINGS:
+            console.print(f"  ... and {len(result.bloat) - MAX_FINDINGS} more patterns (all in --json / --html)")
     if result.line_costs:
         from .line_cost import render_line_costs
 
@@ -88,7 +96,10 @@ def _render_jaxpr(result: InspectResult, console: Console) -> None:
     if j.nested:
         bodies = ", ".join(f"{b.path} ({b.equations} eqns{f' x{b.uses}' if b.uses > 1 else ''})" for b in j.nested[:6])
         console.print(f"  nested bodies: {esc(bodies)}")
-    console.print(esc(f"  inputs: {', '.join(j.inputs) or '-'}; outputs: {', '.join(j.outputs) or '-'}"))
+    from ..arguments import jaxpr_inputs
+
+    outputs = ", ".join(j.outputs[:8]) + (f", +{len(j.outputs) - 8} more" if len(j.outputs) > 8 else "")
+    console.print(esc(f"  inputs: {jaxpr_inputs(j, result.signature) or '-'}; outputs: {outputs or '-'}"))
     console.print(f"  constants: {j.constants} ({fmt_bytes(j.constant_bytes)})")
     for c in j.captured:
         if c.in_jaxpr or c.kind == "scalar":
@@ -145,12 +156,14 @@ def _render_findings(result: InspectResult, console: Console) -> None:
         console.print("findings: none")
         return
     console.print(f"[bold]findings[/bold] ({len(result.findings)}):")
-    for f in result.findings:
+    for f in result.findings[:MAX_FINDINGS]:
         style = _SEVERITY_STYLE.get(f.severity, "")
         console.print(f"  [{style}]{f.severity}[/{style}] {f.code}: {esc(f.message)}", soft_wrap=True)
         if f.fix:
             console.print(esc(f"      fix: {f.fix.title}" + (f" -> {f.fix.replacement}" if f.fix.replacement else "")),
                           soft_wrap=True)
+    if len(result.findings) > MAX_FINDINGS:
+        console.print(f"  ... and {len(result.findings) - MAX_FINDINGS} more findings (all in --json / --html)")
 
 
 def _render_trace_error(result: InspectResult, console: Console) -> None:

@@ -18,7 +18,7 @@ BAR = 10
 
 
 def _bar(share: float) -> str:
-    full = share * BAR
+    full = max(0.0, min(1.0, share)) * BAR  # a share from a file may be anything the schema allows
     return "█" * int(full) + ("▌" if full - int(full) >= 0.5 else "")
 
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ...results.merge import MergeResult
 
 MAX_ROWS = 12  # compiles shown per process around the divergence; --json has all
+MAX_SKIPPED_SHOWN = 10  # skipped files named one per line; the rest counted
 
 
 def render(result: MergeResult, console: Console) -> None:
@@ -54,5 +55,8 @@ def render(result: MergeResult, console: Console) -> None:
             mark = f" ({marks[pos]} divergence)" if pos in marks else ""
             s.add_row(f"{pos + 1}{mark}", *map(escape, cells))
         console.print(s)
-    for line in result.skipped:
+    for line in result.skipped[:MAX_SKIPPED_SHOWN]:
         console.print(f"[dim]skipped {escape(line)}[/dim]")
+    if len(result.skipped) > MAX_SKIPPED_SHOWN:  # a directory of unrelated files: a count, not a page each
+        more = len(result.skipped) - MAX_SKIPPED_SHOWN
+        console.print(f"[dim]skipped {more:,} more file{'s' if more != 1 else ''} (--json lists every one)[/dim]")

@@ -133,7 +133,8 @@ def render(result: WatchResult, console: Console) -> None:
             cat = r.category if r else "?"
             detail = (r.detail if r else "")
             if len(events) == 1:
-                head = f"  #{first.index} {first.function} at {_where(first.call_site, short=crowded)}: {cat} "
+                via = f" (via {_where(first.library_site, short=True)})" if first.library_site else ""
+                head = f"  #{first.index} {first.function} at {_where(first.call_site, short=crowded)}{via}: {cat} "
                 tail = f" ({fmt_seconds(first.total_seconds)})"
             else:
                 sites = list(dict.fromkeys(_where(e.call_site, short=True) for e in events))

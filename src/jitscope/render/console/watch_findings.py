@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from ...model import Location
     from ...results.watch import WatchResult
 
-MAX_GROUPS = 20
-MAX_LINES = 5
+# The block stays a screen long however many findings a run has; every one is in --json / --html.
+MAX_GROUPS = 8
+MAX_LINES = 2
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
@@ -63,6 +64,6 @@ def render(result: WatchResult, console: Console) -> None:
                 titles.add(fix.title)
                 console.print(f"       fix: {fix.title}. {fix.description}", markup=False)
         if len(shown) > MAX_LINES:
-            console.print(f"     ... and {len(shown) - MAX_LINES} more lines")
+            console.print(f"     ... and {len(shown) - MAX_LINES} more lines (all in --json)")
     if len(groups) > MAX_GROUPS:
-        console.print(f"  ... and {len(groups) - MAX_GROUPS} more groups (see --json / --html)")
+        console.print(f"  ... and {len(groups) - MAX_GROUPS} more groups (all in --json / --html)")

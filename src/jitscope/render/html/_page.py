@@ -31,6 +31,8 @@ pre{background:var(--soft);border:1px solid var(--line);padding:8px;overflow:aut
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;background:var(--soft);border:1px solid var(--line)}
 .sev-error{color:var(--bad);font-weight:600}.sev-warning{color:#b36b00;font-weight:600}.sev-info{color:var(--muted)}
 footer{padding:16px 32px;color:var(--muted);font-size:12px;border-top:1px solid var(--line)}
+table{display:block;max-width:100%;overflow-x:auto}td{overflow-wrap:break-word;max-width:640px}td pre{white-space:pre-wrap;margin:0}
+details{margin:6px 0}details>summary{cursor:pointer;color:var(--accent);font-size:13px}details[open]>summary{margin-bottom:4px}
 """
 
 
@@ -69,6 +71,11 @@ class Raw:
     """Pre-built HTML to put in a table cell unescaped."""
 
     html: str
+
+
+def details(summary: str, body: str) -> str:
+    """``body`` (trusted HTML) folded under a one-line ``summary`` (text) the reader clicks to open."""
+    return f"<details><summary>{esc(summary)}</summary>{body}</details>"
 
 
 def lesson(text: str, tone: str = "") -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_ratio, fmt_seconds
-from ..text import break_even_cell, numerics_lines, recommendation_text
+from ..._format import fmt_seconds
+from ..arguments import arguments
+from ..text import break_even_cell, numerics_lines, recommendation_text, speedup_cell
 from ._page import Section, esc, lesson, pre, table
 from .svg import bar_chart
 
@@ -24,7 +25,7 @@ def compare_body(result: CompareResult) -> str:
             f"{v.compiles_first_call} / {'-' if v.compiles_per_call is None else f'{v.compiles_per_call:.3g}'}")
         rows.append((v.name, fmt_seconds(v.first_call.median if v.first_call else None), phases,
                      fmt_seconds(v.steady.median if v.steady else None) if v.error is None else f"failed: {v.error}",
-                     spread, fmt_ratio(v.speedup), compiles,
+                     spread, speedup_cell(v), compiles,
                      break_even_cell(v.name, result.reference, result.break_even)))
     ref = result.reference or "reference"
     html = table(["variant", "first call", "trace / lower / compile", "steady median", "min – max", f"vs {ref}",
@@ -70,5 +71,5 @@ def compare_body(result: CompareResult) -> str:
 def sections(result: CompareResult) -> list[Section]:
     sig = ""
     if result.signature and result.signature.leaves:
-        sig = " on " + ", ".join(leaf.short() for leaf in result.signature.leaves)
+        sig = " on " + arguments(result.signature)
     return [Section((result.title or "Compare") + sig, compare_body(result))]

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ..text import DIFF_STATUS, diff_verdict
+from ..text import DIFF_STATUS, diff_function_name, diff_verdict
 from ._page import Section, esc, lesson, table
 
 if TYPE_CHECKING:
@@ -24,12 +24,15 @@ def sections(result: DiffResult) -> list[Section]:
         ("A", result.run_a, result.program_a or "-", result.compiles_a, fmt_seconds(result.seconds_a)),
         ("B", result.run_b, result.program_b or "-", result.compiles_b, fmt_seconds(result.seconds_b))],
         numeric=(3, 4))
-    body = lesson(diff_verdict(result), "warn" if result.time_change == "slower" else "")
+    worse = result.time_change == "slower" or result.compiles_b > result.compiles_a
+    body = lesson(diff_verdict(result), "warn" if worse else "ok" if result.compiles_b < result.compiles_a else "")
+    body += "".join(f'<p class="muted">Note: {esc(n)}.</p>' for n in result.notes)
     if result.fail_on:
         conditions = ",".join(result.fail_on)
         if result.violations:
             body += lesson(f"--fail-on {conditions}: {len(result.violations)} breach"
-                           f"{'es' if len(result.violations) != 1 else ''}: " + "; ".join(result.violations), "warn")
+                           f"{'es' if len(result.violations) != 1 else ''}:", "warn")
+            body += "<ul>" + "".join(f"<li>{esc(v)}</li>" for v in result.violations) + "</ul>"
         else:
             body += lesson(f"--fail-on {conditions}: passed", "ok")
     out = [Section("Summary", body + runs)]
@@ -41,7 +44,7 @@ def sections(result: DiffResult) -> list[Section]:
             causes = d.first_new or ", ".join(d.new_causes)
             if d.vanished_causes:
                 causes += ("; " if causes else "") + "gone: " + ", ".join(d.vanished_causes)
-            rows.append((d.function, _where(d.definition), DIFF_STATUS[d.status], f"{d.compiles_a} -> {d.compiles_b}",
+            rows.append((diff_function_name(d), _where(d.definition), DIFF_STATUS[d.status], f"{d.compiles_a} -> {d.compiles_b}",
                          f"{fmt_seconds(d.seconds_a)} -> {fmt_seconds(d.seconds_b)}", causes or "-"))
         body = table(["function", "defined", "change", "compiles A -> B", "seconds A -> B", "new causes"], rows)
         same = len(result.functions) - len(changed)

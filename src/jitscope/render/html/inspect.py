@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_number, fmt_seconds
+from ..arguments import arguments, folded_leaves_note, jaxpr_inputs, leaf_list
 from ._findings import findings_table
-from ._page import Section, esc, lesson, pre, table
+from ._page import Section, details, esc, lesson, pre, table
 from .svg import bar_chart
 
 if TYPE_CHECKING:
     from ...results.inspect import InspectResult
 
 STAGES = ("trace", "lower", "compile", "first_run", "steady_run", "eager_run")
+SHOWN_ROWS = 8  # rows of a long listing shown open; the rest are folded under it
 
 
 def _num(v: float | None) -> str:
@@ -20,9 +22,11 @@ def _num(v: float | None) -> str:
 
 
 def sections(result: InspectResult) -> list[Section]:
-    sig = result.signature.short() if result.signature else ""
     out: list[Section] = []
-    head = f"<p><code>{esc(result.target)}({esc(sig)})</code></p>"
+    head = f"<p><code>{esc(result.target)}({esc(arguments(result.signature))})</code></p>"
+    if folded_leaves_note(result.signature):
+        leaves = leaf_list(result.signature)
+        head += details(f"all {len(leaves)} leaves of the arguments", pre("\n".join(leaves)))
     if result.status != "ok":
         out.append(Section("Inspect", head + lesson("Tracing failed; the findings below explain where and how to "
                                                     "fix it.", "warn") + findings_table(result.findings)))
@@ -41,15 +45,19 @@ def sections(result: InspectResult) -> list[Section]:
     j = result.jaxpr
     if j is not None:
         prims = sorted(j.by_primitive.items(), key=lambda kv: -kv[1])
+        outputs = ", ".join(j.outputs[:SHOWN_ROWS]) + (f", +{len(j.outputs) - SHOWN_ROWS} more"
+                                                       if len(j.outputs) > SHOWN_ROWS else "")
         body = (f"<p>{j.equations:,} equations ({j.top_level_equations:,} at top level); inputs "
-                f"{esc(', '.join(j.inputs))}; outputs {esc(', '.join(j.outputs))}; {j.constants} constants "
-                f"({j.constant_bytes:,} bytes).</p>")
+                f"<code>{esc(jaxpr_inputs(j, result.signature))}</code>; outputs {esc(outputs)}; {j.constants} "
+                f"constants ({j.constant_bytes:,} bytes).</p>")
         body += bar_chart([p for p, _ in prims[:12]], [float(c) for _, c in prims[:12]], unit="",
                           title="Equations by primitive")
         if j.nested:
-            body += "<h3>Nested bodies</h3>" + table(["primitive", "path", "equations", "uses"],
-                                                     [(n.primitive, n.path, n.equations, n.uses) for n in j.nested],
-                                                     numeric=(2, 3))
+            same: dict[tuple, int] = {}  # equal bodies (the 5 relu's of 5 layers) in one row, their uses added
+            for n in j.nested:
+                same[(n.primitive, n.path, n.equations)] = same.get((n.primitive, n.path, n.equations), 0) + n.uses
+            body += _folded_table(f"Nested bodies ({len(j.nested)})", ["primitive", "path", "equations", "uses"],
+                                  [(*k, uses) for k, uses in same.items()], numeric=(2, 3))
         if j.captured:
             body += "<h3>Captured values (frozen at trace time)</h3>" + table(
                 ["name", "from", "type", "value", "bytes", "read at"],
@@ -84,13 +92,17 @@ def sections(result: InspectResult) -> list[Section]:
                       [(_num(h.flops), _num(h.bytes_accessed), _num(h.transcendentals),
                         _num(h.arithmetic_intensity))], numeric=(0, 1, 2, 3))
         if h.memory:
-            body += table(list(h.memory), [[f"{v:,}" for v in h.memory.values()]], numeric=range(len(h.memory)))
+            from ..._format import fmt_bytes
+
+            used = [(k.replace("_size", "").replace("_", " "), v) for k, v in h.memory.items() if v]
+            body += (f"<p>Memory: {esc(', '.join(f'{k} {fmt_bytes(v)}' for k, v in used) or 'none reported')}.</p>"
+                     + details("every size XLA reports (bytes)", table(
+                         ["kind", "bytes"], [(k, f"{v:,}") for k, v in h.memory.items()], numeric=(1,))))
         if h.fusions:
-            body += f"<h3>{h.fusion_count} fusions</h3>" + table(
-                ["fusion", "kind", "ops", "output", "holds"],
-                [(f.name, f.kind, f.ops, f.output, ", ".join(f"{k} ×{v}" for k, v in
-                                                             sorted(f.by_op.items(), key=lambda kv: -kv[1])[:8]))
-                 for f in h.fusions[:100]], numeric=(2,))
+            body += _folded_table(f"{h.fusion_count} fusions", ["fusion", "kind", "ops", "output", "holds"],
+                                  [(f.name, f.kind, f.ops, f.output, ", ".join(
+                                      f"{k} ×{v}" for k, v in sorted(f.by_op.items(), key=lambda kv: -kv[1])[:8]))
+                                   for f in h.fusions[:100]], numeric=(2,))
         out.append(Section("Compiled program", body))
 
     if result.shard_layout is not None or result.collectives is not None:
@@ -115,6 +127,14 @@ def sections(result: InspectResult) -> list[Section]:
     return out
 
 
+def _folded_table(title: str, headers: list[str], rows: list, numeric: tuple[int, ...] = ()) -> str:  # type: ignore[type-arg]
+    """``<h3>title</h3>`` and a table of the first rows, the rest folded under it."""
+    html = f"<h3>{esc(title)}</h3>" + table(headers, rows[:SHOWN_ROWS], numeric=numeric)
+    if len(rows) > SHOWN_ROWS:
+        html += details(f"{len(rows) - SHOWN_ROWS} more", table(headers, rows[SHOWN_ROWS:], numeric=numeric))
+    return html
+
+
 def _passes_body(result: InspectResult, top: int = 25) -> str:
     """The backend compile pass by pass: a sentence, a bar chart of the top passes, tables."""
     from ..text import parallel_summary, passes_summary
@@ -127,18 +147,19 @@ def _passes_body(result: InspectResult, top: int = 25) -> str:
     shown = p.top(top)
     body += bar_chart([q.name for q in shown[:12]], [q.seconds for q in shown[:12]],
                       title="Top XLA passes (self seconds)")
-    body += table(["pass", "seconds", "share", "runs", "pipeline"],
-                  [(q.name, fmt_seconds(q.seconds), f"{q.share:.1%}", q.count, q.pipeline) for q in shown],
-                  numeric=(1, 2, 3))
+    passes = table(["pass", "seconds", "share", "runs", "pipeline"],
+                   [(q.name, fmt_seconds(q.seconds), f"{q.share:.1%}", q.count, q.pipeline) for q in shown],
+                   numeric=(1, 2, 3))
     if len(p.passes) > top:
         rest = p.passes[top:]
-        body += f"<p>{len(rest)} more passes: {esc(fmt_seconds(sum(q.seconds for q in rest)))} together.</p>"
-    body += "<h3>Pipelines</h3>" + table(["pipeline or step", "seconds", "share"],
-                                          [(q.name, fmt_seconds(q.seconds), f"{q.share:.1%}") for q in p.pipelines],
-                                          numeric=(1, 2))
+        passes += f"<p>{len(rest)} more passes: {esc(fmt_seconds(sum(q.seconds for q in rest)))} together.</p>"
+    body += details(f"the top {len(shown)} passes with their runs and pipelines", passes)
+    body += details(f"{len(p.pipelines)} pipelines and steps", table(
+        ["pipeline or step", "seconds", "share"], [(q.name, fmt_seconds(q.seconds), f"{q.share:.1%}")
+                                                   for q in p.pipelines], numeric=(1, 2)))
     parallel = parallel_summary(p)
     if parallel:
-        body += "<h3>Parallel compiler threads</h3>" + lesson(parallel) + table(
+        body += lesson(parallel) + details("passes on parallel compiler threads", table(
             ["pass", "CPU seconds", "runs"], [(q.name, fmt_seconds(q.seconds), q.count) for q in p.parallel_passes],
-            numeric=(1, 2))
+            numeric=(1, 2)))
     return body

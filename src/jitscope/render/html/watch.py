@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..._format import fmt_seconds
 from ..text import cache_write_line, stall_lines, warmup_line
 from . import watch_findings
-from ._page import Raw, Section, esc, lesson, pre, table
+from ._page import Raw, Section, details, esc, lesson, pre, table
 from .svg import bar_chart, timeline
 
 if TYPE_CHECKING:
@@ -70,11 +70,7 @@ def sections(result: WatchResult) -> list[Section]:
                                             title="Each compile (trace + lower + compile) during the run")))
 
     if rec:
-        rrows = [(e.index, e.function, _where(e.call_site), e.reason.category.replace("_", " ") if e.reason else "?",
-                  e.reason.detail if e.reason else "", fmt_seconds(e.total_seconds)) for e in rec[:MAX_ROWS]]
-        more = f"<p class=\"muted\">... and {len(rec) - MAX_ROWS} more in the JSON.</p>" if len(rec) > MAX_ROWS else ""
-        out.append(Section("Recompiles", table(["#", "function", "called at", "reason", "detail", "seconds"],
-                                               rrows, numeric=(0, 5)) + more))
+        out.append(Section("Recompiles", _recompiles(rec)))
     if result.fixes:
         frows = [(i, fx.title, fmt_seconds(fx.saving_seconds), fx.saving_compiles or 0, _where(fx.location),
                   Raw(esc(fx.description) + (pre(fx.replacement) if fx.replacement else "")))
@@ -112,6 +108,33 @@ def sections(result: WatchResult) -> list[Section]:
                        f"{c.rerun_cacheable_compiles} compiles, saving about {fmt_seconds(c.rerun_saving_seconds)}."
                        + (f" {esc(writes)}" if writes else "") + "</p>"))
     return out
+
+
+def _cut(text: str, limit: int = 300) -> str:
+    """A long detail (every leaf of a model that changed shape) cut short; the folded table has it whole."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _recompiles(rec: list) -> str:  # type: ignore[type-arg]
+    """One row per (function, definition, cause): how many, the seconds, where called, the first one's
+    detail; every recompile in order folded under the table."""
+    groups: dict[tuple, list] = {}  # type: ignore[type-arg]
+    for e in rec:
+        groups.setdefault((e.function, _where(e.definition), e.reason.category if e.reason else "?"), []).append(e)
+    rows = []
+    for (function, _defined, cause), events in groups.items():
+        sites = list(dict.fromkeys(_where(e.call_site) for e in events))
+        first = events[0]
+        rows.append((function, cause.replace("_", " "), len(events), fmt_seconds(sum(e.total_seconds for e in events)),
+                     ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else ""),
+                     f"#{first.index}: {_cut(first.reason.detail)}" if first.reason and first.reason.detail
+                     else f"#{first.index}"))
+    html = table(["function", "cause", "recompiles", "seconds", "called at", "first of them"], rows, numeric=(2, 3))
+    each = [(e.index, e.function, _where(e.call_site), e.reason.category.replace("_", " ") if e.reason else "?",
+             e.reason.detail if e.reason else "", fmt_seconds(e.total_seconds)) for e in rec[:MAX_ROWS]]
+    more = f"<p class=\"muted\">... and {len(rec) - MAX_ROWS} more in the JSON.</p>" if len(rec) > MAX_ROWS else ""
+    return html + details(f"each of the {len(rec)} recompiles, in order", table(
+        ["#", "function", "called at", "reason", "detail", "seconds"], each, numeric=(0, 5)) + more)
 
 
 def _dump_section(result: WatchResult) -> Section:

@@ -1,5 +1,6 @@
-"""HTML sections for watch's runtime findings: one section per code (JWxxx), groups by function worst
-first, each line with its source snippet and fix. Records: ``analyze/runtime_findings.py``."""
+"""HTML sections for watch's runtime findings: one section per code (JWxxx), one row per function
+(worst first) with its first finding, that finding's source snippet and the fix once; the group's
+other findings folded under the first. Records: ``analyze/runtime_findings.py``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ._page import Raw, Section, esc, table
+from ._page import Raw, Section, details, esc, table
 
 if TYPE_CHECKING:
     from ...analyze.runtime_findings import RuntimeFinding
@@ -49,20 +50,27 @@ def sections(result: WatchResult) -> list[Section]:
         by_code.setdefault(g.code, []).append(g)
     for code in sorted(by_code):
         info = CODES.get(code)
-        title = titles[code]
         body = f"<p>{esc(info.summary)}</p>" if info else ""
-        lines = []
-        for g in by_code[code]:
-            seen: set[tuple] = set()
-            for f in g.findings:
-                key = (_where(f), f.message)
-                if key in seen:
-                    continue
-                seen.add(key)
-                fix = f"{f.fix.title}. {f.fix.description}" if f.fix else ""
-                lines.append((g.function, _where(f), f.message, _snippet(f), fix))
-        more = (f'<p class="muted">... and {len(lines) - MAX_ROWS} more in the JSON.</p>'
-                if len(lines) > MAX_ROWS else "")
-        body += table(["function", "where", "what", "source", "fix"], lines[:MAX_ROWS]) + more
-        out.append(Section(title, body))
+        rows = [_group_row(g) for g in by_code[code][:MAX_ROWS]]
+        more = (f'<p class="muted">... and {len(by_code[code]) - MAX_ROWS} more in the JSON.</p>'
+                if len(by_code[code]) > MAX_ROWS else "")
+        body += table(["function", "where", "count", "seconds", "first of them", "fix"], rows, numeric=(2, 3)) + more
+        out.append(Section(titles[code], body))
     return out
+
+
+def _group_row(g) -> tuple:  # type: ignore[no-untyped-def]
+    """One (function, code) group: where, how many, the first finding with its source, the fix once; the
+    group's other findings folded under the first."""
+    unique: dict[tuple, RuntimeFinding] = {}
+    for f in g.findings:
+        unique.setdefault((_where(f), f.message), f)
+    first, *others = unique.values()
+    sites = list(dict.fromkeys(_where(f) for f in g.findings))
+    where = ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
+    what = esc(first.message) + _snippet(first).html
+    if others:
+        what += details(f"{len(others)} more like it", "<ul>" + "".join(
+            f"<li>{esc(_where(f))}: {esc(f.message)}</li>" for f in others[:MAX_ROWS]) + "</ul>")
+    fix = Raw(f"<b>{esc(first.fix.title)}</b>. {esc(first.fix.description)}" if first.fix else "")
+    return (g.function, where, g.count, fmt_seconds(g.seconds) if g.seconds > 0 else "-", Raw(what), fix)
