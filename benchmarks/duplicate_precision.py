@@ -9,7 +9,9 @@ test suites (JW403/JW404)"). Three subcommands:
 * ``reanalyse RUN.json OUT.json``: the current tree's analyzer over the run's saved events (before/after
   a fix, on the same compiles). Needs ``PYTHONPATH=src``.
 * ``verdicts RUN.json [FINDINGS.json]``: real / defensible / wrong by the rules the hand review settled on
-  (each rule is one class of findings read by hand in the library's code; see RESULTS.md).
+  (each rule is one class of findings read by hand in the library's code; see RESULTS.md), and issue #24's
+  scope rules read from the events: a pair across tests, across jit options, inside a library, or "create
+  it once" for objects called at two lines is wrong. Misses are counted within one test and jit options.
 """
 
 from __future__ import annotations
@@ -75,13 +77,14 @@ def check(run_path: str, dump: str) -> None:
     misses = []
     for e in data["events"]:
         d = e.get("definition") or {}
-        key = (e["function"], d.get("file"), d.get("line"), e.get("transform"))
+        key = (e["function"], d.get("file"), d.get("line"), e.get("transform"), e.get("test"), e.get("jit_options"))
         h = _hlo(dump, e["index"])
         if h is None:
             continue
         twin = next((o for o in seen[key] if _hlo(dump, o) == h), None)
         if twin is not None and e["index"] not in reported:
-            misses.append((e["index"], twin, e["function"]))
+            library = _installed(e.get("definition")) and _installed(e.get("call_site"))
+            misses.append((e["index"], twin, e["function"], "a library's own (not advice)" if library else "MISSED"))
         seen[key].append(e["index"])
     print("unreported pairs with equal optimised HLO:", len(misses))
     for m in misses:
@@ -101,9 +104,27 @@ def reanalyse(run_path: str, out_path: str) -> None:
               open(out_path, "w"), indent=1)
 
 
+def _installed(loc: dict | None) -> bool:
+    return bool(loc) and ("/site-packages/" in loc["file"] or "/dist-packages/" in loc["file"])
+
+
+def _site(e: dict) -> tuple | None:
+    c = e.get("call_site")
+    return (c["file"], c["line"]) if c else None
+
+
 def _verdict(f: dict, events: list[dict]) -> tuple[str, str]:
     k = f["details"]["key_difference"]
     e, old = events[f["compile_index"]], events[f["details"]["earlier_index"]]
+    # Issue #24's rules, read from the events alone: advice only where one change merges the two compiles.
+    if e.get("test") != old.get("test"):
+        return "wrong", "paired across two tests (or parametrizations)"
+    if (e.get("jit_options") or "") != (old.get("jit_options") or ""):
+        return "wrong", "paired two jit objects with other options"
+    if _installed(e.get("definition")) and _installed(e.get("call_site")):
+        return "wrong", "a library's own compiles (defined and called in site-packages)"
+    if f["code"] == "JW403" and k.startswith("a new function object") and _site(e) != _site(old):
+        return "wrong", "'create it once' for objects called at two lines"
     if f["code"] == "JW404":
         if f["function"] == "safe_norm":  # optax numerics_test: ord of jnp.linalg.norm, static by its API
             return "defensible", "JW404: norm's ord, which cannot be traced"

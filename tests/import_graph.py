@@ -19,7 +19,8 @@ that entry points reach the stages only through a command function):
     2 stages     collect/, analyze/, lint/, schema/     (never each other)
     1 model      model, jaxmodel/ (what JAX and each wrapper family do; pure data)
   0.5 files      _files (reading inputs and opening outputs safely; raises errors.UsageError)
-    0 ground     errors, _jaxcompat, _serde, _format, _version, _pycode, _progress
+    0 ground     errors, _jaxcompat, _serde, _format, _version, _pycode, _progress, _warmup_runtime (stdlib + jax:
+                 copied into every warm-up script)
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 ROOT = "jitscope"
 
-GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode", "_progress"}
+GROUND = {"errors", "_jaxcompat", "_serde", "_format", "_version", "_pycode", "_progress", "_warmup_runtime"}
 COMMANDS = {"_watch", "_inspect", "_compare", "_scale", "_lint", "_lint_noqa", "_command_support", "_doctor", "_diff", "_warmup", "_merge"}
 DEMO = {"_demo", "gallery"}
 ENTRY = {"__main__", "cli", "pytest_plugin", "ipython", "_autowatch", "_autowatch_hook"}

@@ -106,3 +106,14 @@ def test_only_the_compat_package_imports_private_jax():
 def test_the_private_import_check_sees_every_spelling():
     text = "import jax._src.core\nfrom jax._src import pjit\nfrom jax import _src\nimport jax\nfrom jax import numpy\n"
     assert [n for _, n in _private_jax_imports(ast.parse(text))] == ["jax._src.core", "jax._src", "jax._src"]
+
+
+def test_importing_jitscope_does_not_import_jax():
+    """``import jitscope`` (and the pytest plugin, the startup hook) must not import JAX: JITSCOPE=watch attaches
+    when the program imports JAX, and a module of jitscope importing it first is a circular import there."""
+    import subprocess
+    import sys
+
+    code = "import sys, jitscope, jitscope._watch, jitscope._autowatch; print('jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import pytest
 
 import jitscope
+from jitscope.jaxmodel import fixes
 from jitscope.render import render
 from jitscope.results import load_result
 from jitscope.schema import validate
@@ -128,7 +129,7 @@ def test_print_and_append_in_jit_are_named(fixtures_on_path):
     src = FIXTURES / "inspect_seed002.py"
     assert effects["print"].location.line == line_of(src, "print(x)  # side-effect")
     assert effects["container"].location.line == line_of(src, "global_list.append(x)")
-    assert "jax.debug.print" in effects["print"].fix.title
+    assert effects["print"].fix.title == fixes.TRACE_PRINT.title  # one voice with lint and watch
     assert "Traced" in res.trace_output or "Tracer" in res.trace_output  # what print showed while tracing
     assert len(s.global_list) > before  # the appends really happened (once per trace)
 

@@ -40,13 +40,19 @@ def test_recompile_forbidden():
 
 def test_unmarked():
     jax.jit(lambda x: x - 1)(jnp.ones(3))
+
+
+def test_weak_type():
+    f = jax.jit(lambda x, y: x * y)
+    f(2.0, jnp.ones(3))
+    f(jnp.float32(2.0), jnp.ones(3))
 '''
 
 
 def test_marker_fails_tests_over_budget(pytester):
     pytester.makepyfile(test_budget=TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=2)
+    result.assert_outcomes(passed=3, failed=2)
     result.stdout.re_match_lines([
         r"jitscope: compile budget exceeded: 2 compiles, budget is 1",
         r"  #0 double at .*test_budget.py:2\d compiled \(first_compile",
@@ -59,7 +65,7 @@ def test_marker_fails_tests_over_budget(pytester):
 def test_option_prints_each_tests_compile_summary(pytester):
     pytester.makepyfile(test_budget=TESTS)
     result = pytester.runpytest_subprocess("--jitscope", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=2)
+    result.assert_outcomes(passed=3, failed=2)
     out = result.stdout.str()
     assert "jitscope: compiles per test" in out
     result.stdout.re_match_lines([
@@ -67,6 +73,9 @@ def test_option_prints_each_tests_compile_summary(pytester):
         r" +recompile: double at .*test_budget.py:\d+ compiled \(shape_change: x: f32\[3\] -> f32\[4\]\)",
         r" +1 compiles +[\d.]+ ms  test_budget.py::test_unmarked",
     ])
+    # each test's runtime findings, paired within the test: the weak-type duplicate of test_within_jit only
+    result.stdout.re_match_lines([r" +JW403 test_weak_type.<locals>.<lambda> at test_budget.py:\d+: compile #1 .*weak type"])
+    assert out.count("JW403") == 1
 
 
 def test_bad_marker_arguments_are_a_usage_error(pytester):

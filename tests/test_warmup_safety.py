@@ -90,12 +90,11 @@ def test_an_honest_run_with_multi_line_reprs_gives_a_script_that_parses_and_runs
     assert r.returncode == 0, r.stderr
     text = (d / "warm.py").read_text()
     compile(text, "warm.py", "exec")
-    # the multi-line config object is listed as not rebuildable; the literal dict is rebuilt as a value
-    assert "static argument cfg cannot be rebuilt" in r.stdout
-    assert "1 ahead-of-time compiles covering 1 of 3" in r.stdout, r.stdout
+    # the config object (a frozen dataclass: compared by value) is rebuilt from its fields, whatever its repr
+    assert "3 ahead-of-time compiles covering 3 of 3" in r.stdout, r.stdout
     p = _python(d, "warm.py")
     assert p.returncode == 0, p.stderr
-    assert "warmup: compiled 1 of 1" in p.stderr
+    assert "warmup: compiled 3 of 3" in p.stderr
 
 
 def _strings(obj, path=()):
@@ -136,6 +135,16 @@ def _crafted(d: Path) -> list[tuple[str, list[str]]]:
                 _put(bad, path, payload)
                 out.append((f"line {n} {'/'.join(map(str, path))} payload {k}",
                             lines[:n] + [json.dumps(bad)] + lines[n + 1:]))
+        rebuild = data.get("rebuild")
+        if isinstance(rebuild, str):  # the record is one JSON text: each string inside it, too
+            inner = json.loads(rebuild)
+            for path, _ in _strings(inner):
+                for k, payload in enumerate(PAYLOADS):
+                    bad_inner = copy.deepcopy(inner)
+                    _put(bad_inner, path, payload)
+                    bad = dict(data, rebuild=json.dumps(bad_inner))
+                    out.append((f"line {n} rebuild {'/'.join(map(str, path))} payload {k}",
+                                lines[:n] + [json.dumps(bad)] + lines[n + 1:]))
         for key in _static_keys(data):
             bad = copy.deepcopy(data)
             static = bad["signature"]["static"]
@@ -209,12 +218,86 @@ def test_a_crafted_run_through_the_cli_never_runs_its_code(honest, tmp_path):
 ])
 def test_a_static_value_is_rebuilt_only_from_a_round_trippable_literal(text, ok):
     from jitscope.analyze.warmup_values import NotRebuildable, literal_value
-    from jitscope.render.warmup_script import expression_text
+    from jitscope.render.warmup_script import literal_text
 
     if not ok:
         with pytest.raises(NotRebuildable):
             literal_value(text)
         return
-    lit = literal_value(text)
-    code = expression_text(lit)
-    assert "\n" not in code and ast.literal_eval(code) == lit.value
+    value = literal_value(text)
+    code = literal_text(value)
+    assert "\n" not in code and ast.literal_eval(code) == value
+
+
+# -- what a crafted record can make the warm-up do at run time: read names, build value objects, compile --------
+SENTRY = '''
+import os
+
+
+class Closer:                               # a __del__ over its own state: what pickle exploits
+    def __init__(self, path):
+        self.path = path
+
+    def __eq__(self, other):
+        return isinstance(other, Closer) and other.path == self.path
+
+    def __hash__(self):
+        return hash(self.path)
+
+    def __del__(self):
+        if getattr(self, "path", None):
+            open(self.path, "w").close()
+
+
+class Handle:                               # compared by identity
+    def __init__(self, path):
+        self.path = path
+'''
+
+
+def _crafted_entry(d: Path, module: str, path: tuple, args: tuple, context=None) -> dict:
+    return {"module": module, "path": path, "function": "f", "file": str(d / "x.py"), "root": str(d),
+            "x64": False, "signature": "", "args": args, "kwargs": {}, "context": context}
+
+
+@pytest.mark.parametrize("case", ["jitted_is_os_system", "object_with_del", "object_by_identity", "context",
+                                  "builtin_called"])
+def test_a_crafted_record_never_makes_the_runtime_call_what_it_names(tmp_path, monkeypatch, case):
+    """The runtime reads names and builds value objects; it never calls what a record names (a path that is not
+    a jitted function is skipped; a class with a ``__del__`` or compared by identity is refused; a context
+    that is not jitscope's is refused), so nothing of the record's choosing runs."""
+    from jitscope import _warmup_runtime as runtime
+
+    (tmp_path / "sentry_mod.py").write_text(SENTRY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mark = tmp_path / MARK
+    arg = ("literal", str(mark))
+    entry = {
+        "jitted_is_os_system": _crafted_entry(tmp_path, "os", ("system",), (arg,)),
+        "object_with_del": _crafted_entry(tmp_path, "jax", ("jit",), (
+            ("object", ("ref", "sentry_mod", "Closer", 0), (("path", arg),)),)),
+        "object_by_identity": _crafted_entry(tmp_path, "jax", ("jit",), (
+            ("object", ("ref", "sentry_mod", "Handle", 0), (("path", arg),)),)),
+        "context": _crafted_entry(tmp_path, "sentry_mod", ("Closer", "__init__"), (),
+                                  context="builtins.exec"),
+        "builtin_called": _crafted_entry(tmp_path, "builtins", ("exec",), (arg,)),
+    }[case]
+    counts = runtime.warmup(calls=[entry], threads=1, verbose=False, contexts=())
+    assert counts["compiled"] == 0 and counts["skipped"] + counts["failed"] == 1
+    import gc
+
+    gc.collect()
+    assert not mark.exists()
+
+
+def test_the_plan_refuses_a_context_jitscope_does_not_know(tmp_path):
+    import dataclasses
+
+    from jitscope.analyze.warmup_plan import plan
+    from jitscope.model import CompileEvent
+
+    record = {"module": "m", "path": ["a", "b"], "file": str(tmp_path / "m.py"), "args": [], "kwargs": {},
+              "context": "os.system"}
+    e = dataclasses.replace(CompileEvent("f"), rebuild=json.dumps(record))
+    (skipped,) = plan([e]).skipped
+    assert "not one jitscope knows" in skipped.reason

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from jitscope.collect.watch import read_events, read_programs
+from jitscope.jaxmodel import fixes
 
 PROGRAM = '''
 import jax
@@ -135,6 +136,15 @@ def twice_keyed(x):
 
 twice_keyed(2.0)                                                     # weakly typed, uncommitted
 twice_keyed(jax.device_put(jnp.float32(2.0), jax.devices()[0]))      # strong and committed: two differences
+
+
+@jax.jit
+def unread(x, step):
+    return x * 2.0
+
+
+unread(jnp.ones(2), jnp.ones(3))
+unread(jnp.ones(2), jnp.ones(4))      # step is never read (equinox test_jit): one program, a new cache key
 '''
 
 
@@ -192,10 +202,11 @@ def test_constant_only_difference_names_both_values(run):
 def test_rebuilt_function_and_ignored_static_value(run):
     (f,) = _findings(run, "JW403", "<lambda>")
     assert f["details"]["key_difference"] == "a new function object (equal bindings: the same function rebuilt)"
-    assert f["fix"]["title"] == "create the jitted function once and reuse it"
+    assert f["fix"]["title"] == fixes.CREATE_ONCE.title  # the catalogue's, as lint's JS203/JS204
     (g,) = _findings(run, "JW403", "ignores")
     assert g["details"]["key_difference"] == "static value"
     assert g["details"]["differences"] == ["verbose: False -> True"]
+    assert g["fix"]["title"] == "drop the argument from static_argnums/static_argnames so that it is traced"
 
 
 def test_look_alikes_stay_quiet(run):
@@ -305,3 +316,10 @@ def test_every_difference_is_named(run):
     assert f["details"]["key_difference"] == "weak type and sharding"
     assert any("~f32[] -> f32[]" in d for d in f["details"]["differences"])
     assert any("uncommitted -> " in d for d in f["details"]["differences"])
+
+
+def test_a_shape_change_of_an_unread_argument_is_named(run):
+    (f,) = _findings(run, "JW403", "unread")
+    assert f["details"]["key_difference"] == "the shape of an argument the program does not read"
+    assert f["details"]["differences"] == ["step: f32[3] -> f32[4]"]
+    assert f["fix"]["title"] == "drop the argument the program does not read, or pass it with one shape"

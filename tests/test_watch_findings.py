@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import jax.numpy as jnp
 import pytest
 
 import jitscope
+from jitscope.jaxmodel import fixes
 from jitscope.results import load_result
 from jitscope.schema import validate
 
@@ -64,11 +66,15 @@ def test_every_finding_with_code_function_and_line(program_run):
     assert p.returncode == 0, p.stderr
     result = load_result(paths["json"])
     found = _found(result.findings)
-    # Every expected finding is reported at its line; nothing else, apart from a slow compile (the
-    # threshold is lowered so that every compile is one).
+    # Every expected finding is reported at its line; nothing else. The slow-compile threshold is lowered
+    # to almost nothing, yet JW402 comes only for the one program of 200+ equations whose cost has a
+    # cause shown (its unrolled loop): a small program is never a slow compile.
     assert _expected() <= found, sorted(_expected() - found)
     assert {f for f in found if f[0] != "JW402"} == {f for f in _expected() if f[0] != "JW402"}
-    assert {f.function for f in result.findings if f.code == "JW402"} == {e.function for e in result.events}
+    assert {f.function for f in result.findings if f.code == "JW402"} == {"unrolled"}
+    # each finding states what it rests on, and how sure it is (runtime_codes: "Evidence and confidence")
+    assert all(f.evidence and f.confidence in ("certain", "likely") for f in result.findings), \
+        [(f.code, f.evidence, f.confidence) for f in result.findings if not f.evidence or not f.confidence]
 
 
 def test_failed_trace_caught_by_the_program(program_run):
@@ -88,7 +94,7 @@ def test_side_effects_once_per_trace(program_run):
     assert set(effects) == {"print", "logging", "stream", "container", "global", "nonlocal"}
     # noisy ran three times but traced once: one finding per effect, each counted once in that trace.
     assert all(f.details["count_per_trace"] == 1 for f in effects.values())
-    assert effects["print"].fix.title == "use jax.debug.print"
+    assert effects["print"].fix.title == fixes.TRACE_PRINT.title  # one voice: jaxmodel/fixes.py
     assert effects["container"].details["detail"] == "history.append"
     assert effects["global"].details["detail"] == "calls"
 
@@ -105,8 +111,12 @@ def test_captured_stale_bloat_and_slow_compile_details(program_run):
     assert bloat.message.startswith(f"line {bloat.location.line}: Python loop x 1,000 = ")
     assert "fori_loop" in bloat.fix.title
     slow = [f for f in result.findings if f.code == "JW402" and f.function == "unrolled"][0]
-    assert slow.details["cause"] == "bloat" and "Python loop x 1,000" in slow.message
+    assert slow.details["cause"] == "unrolled" and "Python loop x 1,000" in slow.message
     assert slow.details["threshold_s"] == 0.000001
+    # judged on the backend compile's CPU time, with the measurement stated
+    assert slow.details["cpu_seconds"] > 0 and slow.details["equations"] >= 1000
+    assert "of process CPU time" in slow.evidence and slow.confidence == "likely"
+    assert slow.location == bloat.location and slow.fix == bloat.fix
 
 
 def test_json_schema_trace_html_and_summary(program_run):
@@ -131,12 +141,38 @@ def test_json_schema_trace_html_and_summary(program_run):
 
 def test_look_alikes_trigger_nothing(cli, tmp_path):
     out = tmp_path / "clean.json"
-    p = cli("watch", "--json", str(out), "--slow-compile", "600", str(CLEAN))
+    p = cli("watch", "--json", str(out), "--slow-compile", "0.000001", str(CLEAN))
     assert p.returncode == 0, p.stderr
     result = load_result(out)
     assert len(result.events) >= 5  # the look-alikes did compile (and padded recompiled for n=5)
     assert result.findings == []
     assert "Runtime findings" not in p.stderr
+
+
+def test_findings_do_not_depend_on_machine_load(cli, tmp_path):
+    """The clean programs give the same findings (none) idle and with every core busy: JW402 is judged on
+    the backend compile's CPU time, which other processes' load leaves alone (its wall time doubles)."""
+    import subprocess
+    import sys
+
+    def run(name: str) -> tuple:
+        out = tmp_path / f"{name}.json"
+        p = cli("watch", "--json", str(out), "--slow-compile", "0.000001", str(CLEAN))
+        assert p.returncode == 0, p.stderr
+        result = load_result(out)
+        layered = [e for e in result.events if e.function == "layered"]
+        assert len(layered) == 1 and layered[0].compile_cpu_seconds is not None
+        return sorted((f.code, f.function, f.location.line if f.location else 0) for f in result.findings)
+
+    idle = run("idle")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        loaded = run("loaded")
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+    assert idle == loaded == []
 
 
 def test_no_findings_flag(cli, tmp_path):
@@ -149,26 +185,39 @@ def test_no_findings_flag(cli, tmp_path):
 # -- in-process: jitscope.watch ------------------------------------------------------------------
 
 FACTOR = jnp.full((64,), 3.0)
-events_log: dict[str, int] = {}
+EFFECTS = FIXTURES / "watch_effects.py"
 
 
-def _helper(x):
-    print("helper sees", x)  # helper-print
-    return x + 1
+@pytest.fixture
+def effects(fixtures_on_path):
+    import watch_effects
+
+    return watch_effects
 
 
-def test_effects_in_a_same_module_helper_and_logging_module_function():
+def test_effects_in_a_same_module_helper_and_logging_module_function(effects):
+    with jitscope.watch(slow_compile=600) as w:
+        effects.outer(jnp.float32(1.0))
+    found = _found(w.result().findings, "JW201")
+    assert (("JW201", "outer", _line("helper-print", EFFECTS)) in found
+            and ("JW201", "outer", _line("logging-call", EFFECTS)) in found), found
+
+
+def test_effects_written_in_a_test_file_are_deliberate():
+    """A trace counter or a print in a test file's jitted function is the test's point: no JW201, as lint's
+    JS401/JS402 skip test files (one rule: jaxmodel/deliberate.py)."""
+    traces = 0
+
     @jax.jit
-    def outer(x):
-        logging.getLogger(__name__).warning("tracing")  # logging-call
-        events_log["k"] = 1
-        return _helper(x) * 2
+    def counted(x):
+        nonlocal traces
+        traces += 1
+        print("tracing", x)
+        return x + 1
 
     with jitscope.watch(slow_compile=600) as w:
-        outer(jnp.float32(1.0))
-    found = _found(w.result().findings, "JW201")
-    fn = "test_effects_in_a_same_module_helper_and_logging_module_function.<locals>.outer"
-    assert (("JW201", fn, _line("helper-print")) in found and ("JW201", fn, _line("logging-call")) in found), found
+        counted(1.0)
+    assert traces == 1 and [f.code for f in w.result().findings] == []
 
 
 def test_closure_capture_and_rebinding_a_closure():
@@ -204,12 +253,8 @@ def test_global_read_only_in_jitted_helper_is_not_stale_until_rebound():
     assert w.result().findings[0].location.line == _line("factor-read")
 
 
-def test_analyses_run_only_on_traces_never_on_cache_hits():
-    @jax.jit
-    def f(x):
-        print("trace")
-        return x + 1
-
+def test_analyses_run_only_on_traces_never_on_cache_hits(effects):
+    f = effects.plus_one
     session = jitscope.watch(slow_compile=600)
     seen = []
     analyzer = session._session.analyzer
@@ -271,40 +316,22 @@ def test_every_runtime_code_has_a_page_and_docs_are_in_sync(cli):
         "jitscope: unknown runtime finding code 'JW999' (see `jitscope rules --runtime`)"
 
 
-def test_each_closure_is_watched_on_its_own_cells():
-    def make_counter():
-        total = 0
-
-        @jax.jit
-        def bump(x):
-            nonlocal total
-            total = total + 1  # nonlocal-store
-            return x + 1
-
-        return bump
-
-    first, second = make_counter(), make_counter()  # one code object, two closures
+def test_each_closure_is_watched_on_its_own_cells(effects):
+    first, second = effects.make_counter(), effects.make_counter()  # one code object, two closures
     with jitscope.watch(slow_compile=600) as w:
         first(1.0)
         second(1.0)
-    effects = [f for f in w.result().findings if f.code == "JW201"]
-    assert [(f.details["kind"], f.location.line) for f in effects] == [("nonlocal", _line("nonlocal-store"))] * 2
+    found = [f for f in w.result().findings if f.code == "JW201"]
+    assert [(f.details["kind"], f.location.line) for f in found] == [("nonlocal", _line("nonlocal-store", EFFECTS))] * 2
 
 
-def test_stand_ins_print_through_and_are_removed_after_each_trace(capsys):
+def test_stand_ins_print_through_and_are_removed_after_each_trace(capsys, effects):
     import builtins
     import sys
 
     root = logging.getLogger()
     before = (builtins.print, sys.stdout, sys.stderr, list(root.handlers))
-
-    @jax.jit
-    def chatty(x):
-        print("p-out")  # chatty-print
-        sys.stdout.write("w-out\n")  # chatty-write
-        if x > 0:  # chatty-branch
-            return x
-        return -x
+    chatty = effects.chatty
 
     with jitscope.watch(slow_compile=600) as w:
         with pytest.raises(jax.errors.TracerBoolConversionError):
@@ -314,5 +341,5 @@ def test_stand_ins_print_through_and_are_removed_after_each_trace(capsys):
     out = capsys.readouterr().out
     assert "p-out\n" in out and "w-out\n" in out
     found = {(f.code, f.details.get("kind"), f.location.line) for f in w.result().findings}
-    assert found == {("JW201", "print", _line("chatty-print")), ("JW201", "stream", _line("chatty-write")),
-                     ("JW101", None, _line("chatty-branch"))}
+    assert found == {("JW201", "print", _line("chatty-print", EFFECTS)),
+                     ("JW201", "stream", _line("chatty-write", EFFECTS)), ("JW101", None, _line("chatty-branch", EFFECTS))}

@@ -8,6 +8,7 @@ all record through ``WatchSession``; they only parse options, render, and choose
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
 import threading
@@ -23,17 +24,20 @@ from .analyze.divergence import Divergence, compare_sequences, unmatched_program
 from .analyze.duplicates import DuplicateTracker
 from .analyze.reasons import ReasonHistory
 from .analyze.runtime_findings import SLOW_COMPILE_SECONDS, RuntimeAnalyzer
+from .analyze.slow_compile import name_slow_passes
+from .analyze.taxonomy_findings import TaxonomyAnalyzer
 from .analyze.tracer_errors import explain_program_error
 from .collect import dispatch, monitoring
 from .collect.distributed import PeerChannel, PeerWatch
 from .collect.distributed import process_path as process_path
 from .collect.runner import check_target as check_target
 from .collect.runner import run_program
+from .collect.runtime_signals import RuntimeSignals
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
+from .collect.test_scope import running_test as running_test
 from .collect.trace_evidence import TraceEvidenceCollector
 from .collect.trace_probe import TraceProbe
-from .collect.warmup_run import WarmupRun
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
 from .collect.watch_dump import DumpWriter
@@ -59,7 +63,7 @@ class WatchSession:
         max_compiles / fail_on_recompile: budgets, reported in the result's ``violations``.
         program: what was watched, for the result.
         findings: analyse each trace and compile for runtime findings (JWxxx, ``result.findings``).
-        slow_compile: seconds over which a compile is reported as slow (JW402).
+        slow_compile: CPU seconds of a backend compile over which it may be reported as slow (JW402).
         stall_after: report a trace, lowering or compile still running after this many seconds, and
             again each time its running time doubles (``result.stalls``; ``on_stall`` gets each one as
             it happens, on the watchdog's thread). None: no watchdog.
@@ -100,6 +104,11 @@ class WatchSession:
         self.analyzer = RuntimeAnalyzer(slow_compile) if findings else None
         self._probe = TraceProbe() if findings else None
         self._dispatch = dispatch.DispatchProbe() if findings else None  # JW501: calls off the fast path
+        # The taxonomy's other classes (docs/pitfalls.md): JAX's errors and warnings at the program's lines,
+        # host reads, PRNG keys, trace contexts (JW102-JW104, JW405-JW408, JW502-JW504, JW601-JW604).
+        self._signals = RuntimeSignals() if findings else None
+        self.taxonomy = TaxonomyAnalyzer() if findings else None
+        taxonomy = self.taxonomy
         self.history = ReasonHistory()
         if seed_from_active:
             for sub in monitoring.active_subscribers():
@@ -110,6 +119,7 @@ class WatchSession:
 
         def observe(raw: Any, event: CompileEvent, kind: str) -> None:
             analyzer.observe(event, kind, raw.live)  # type: ignore[union-attr]
+            taxonomy.observe(event, kind, raw.live)  # type: ignore[union-attr]
             if kind == "compile":  # JW403/JW404: this program (or all but its constants) compiled before
                 try:
                     entry = raw.live.get("program")
@@ -161,6 +171,8 @@ class WatchSession:
             self._probe.install()
         if self._dispatch is not None and self.collector.running:
             self._dispatch.install()
+        if self._signals is not None and self.collector.running:
+            self._signals.install()
         if self.watchdog is not None and not self.watchdog.available:
             self.watchdog.t0 = self.collector.started_at
             self.watchdog.start()
@@ -177,6 +189,8 @@ class WatchSession:
                 self._dispatch.uninstall()
             if self.evidence is not None:
                 self.evidence.stop()
+            if self._signals is not None:
+                self._signals.uninstall()
             if self.watchdog is not None:
                 self.watchdog.stop()
             if self._peer_watch is not None:
@@ -297,6 +311,10 @@ class WatchSession:
         if self._dispatch is not None:
             found += off_fast_path(list(self._dispatch.functions.values()), dispatch.fast_call_seconds,
                                    self._dispatch.t0 or 0.0)
+        if self.taxonomy is not None:
+            c = self.collector
+            found += self.taxonomy.finish(self._signals, self.events, t0=c.started_at or 0.0,
+                                          wall_seconds=c.wall_seconds, cache_dir=c.cache_info[1])
         return sorted(found, key=lambda f: f.timestamp)
 
 
@@ -348,12 +366,18 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                            trace_evidence=trace_evidence)
     cwd = os.getcwd()
     failure: list[BaseException] = []
-    warm = _run_warmup(os.fspath(warmup), session, explain) if warmup is not None else None
+    check = None
+    if warmup is not None:
+        from .collect.warmup_check import WarmupCheck
+
+        check = WarmupCheck(os.fspath(warmup), WatchSession(explain=explain, findings=False, program=os.fspath(warmup)))
+        check.before(session)
     if writer is not None:
         writer.start()
     session.start()
     try:
-        code = run_program(target, args, module=module, failure=failure)
+        code = run_program(target, args, module=module, failure=failure,
+                           at_main_guard=check.at_main_guard(session) if check is not None else None)
     finally:
         session.stop()
         dump_index = writer.stop() if writer is not None else None
@@ -364,15 +388,10 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     session.compare_peers()
     result = session.result(argv=[target, *args], exit_code=code)
     result.dump = dump_index
-    if warm is not None:
-        result.warmup = warm
-        warm.missed = len(result.events)
-        warm.missed_functions = [
-            f"{fs.function} ({os.path.basename(fs.definition.file)}:{fs.definition.line}) x{fs.compiles}"
-            if fs.definition else f"{fs.function} x{fs.compiles}" for fs in result.functions]
-        if warm.missed:
-            result.violations.append(f"warm-up {warm.script} missed {warm.missed} compile"
-                                     f"{'s' if warm.missed != 1 else ''}: {', '.join(warm.missed_functions)}")
+    if dump_index is not None:
+        name_slow_passes(result.findings, _dumped_passes(dump_index))
+    if check is not None:
+        check.finish(result)
     if failure:
         result.crash = explain_program_error(failure[0])
     return result
@@ -390,26 +409,6 @@ def _procs(ps: list[int]) -> str:
     return f"process {ps[0]}" if len(ps) == 1 else "processes " + ", ".join(map(str, ps))
 
 
-def _run_warmup(script: str, session: WatchSession, explain: bool) -> WarmupRun:
-    """Run the warm-up script in this process under its own recording; seed ``session``'s reasons with its
-    compiles, so a compile it missed is explained against what it did compile (``x: f32[8] -> f32[16]``)."""
-    cwd = os.getcwd()
-    pre = WatchSession(explain=explain, findings=False, program=script)
-    pre.start()
-    try:
-        code = run_program(script, [])
-    finally:
-        pre.stop()
-        try:
-            os.chdir(cwd)
-        except OSError:
-            pass
-    events = pre.events
-    session.history.seed(events)
-    return WarmupRun(script=script, exit_code=code, compiles=len(events),
-                     seconds=float(sum(e.total_seconds for e in events)))
-
-
 def _slowest_compile_command(events: list[CompileEvent]) -> Any:
     """The ``jitscope inspect`` call that explains the slowest compile (None when none can be written exactly)."""
     from .analyze.inspect_command import for_slowest_compile
@@ -418,6 +417,22 @@ def _slowest_compile_command(events: list[CompileEvent]) -> Any:
         return for_slowest_compile(events, os.getcwd())
     except Exception:  # noqa: BLE001 - a hint must never cost the user their summary
         return None
+
+
+def _dumped_passes(dump_index: Any) -> Callable[[int], dict | None]:
+    """``watch --dump``: a compile's ``passes.json`` by compile index (None where not written)."""
+    files = {c.index: c.files.get("passes") for c in dump_index.compiles}
+
+    def passes_of(index: int) -> dict | None:
+        name = files.get(index)
+        if not name:
+            return None
+        try:
+            with open(os.path.join(dump_index.directory, name), encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+    return passes_of
 
 
 def _passes_record(trace: Any) -> dict[str, Any] | None:
@@ -446,6 +461,13 @@ def runtime_catalog(code: str | None = None, markdown: bool = False) -> str:
 def duplicate_line(finding: Any) -> str:
     """The ``--live`` line for a duplicate compile (JW403/JW404) as it happens."""
     return f"jitscope: {finding.code} {finding.function}: {finding.message}"
+
+
+def finding_line(finding: Any) -> str:
+    """One runtime finding on one line, with its place (``pytest --jitscope``'s per-test summary)."""
+    loc = finding.location
+    where = f" at {os.path.basename(loc.file)}:{loc.line}" if loc is not None else ""
+    return f"{finding.code} {finding.function}{where}: {finding.message}"
 
 
 def live_line(event: CompileEvent) -> str | None:
@@ -495,7 +517,7 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
         findings: report runtime findings (failed traces, trace-time side effects, captured
             constants, unrolled loops, slow compiles, calls off the C++ dispatch fast path) in
             ``result().findings``; see docs/runtime-findings.md.
-        slow_compile: seconds over which a compile is reported as slow (JW402).
+        slow_compile: CPU seconds of a backend compile over which it may be reported as slow (JW402).
         trace_evidence: record which of your functions ran under a JAX trace, and which parameters
             were tracers (``result().trace_evidence``, read by ``jitscope lint --evidence``). A path
             also writes it there (a trace-evidence file) when the block ends. Off by default.

@@ -48,6 +48,19 @@ class Location(Record):
         return f"{self.file}:{self.line}{col}{fn}"
 
 
+def installed_package_file(path: str) -> bool:
+    """True for a file of an installed package (under ``site-packages``/``dist-packages``, or the
+    interpreter's ``purelib``/``platlib``): a library's code, not the user's."""
+    import os
+    import sysconfig
+
+    parts = path.split(os.sep)
+    if "site-packages" in parts or "dist-packages" in parts:
+        return True
+    paths = sysconfig.get_paths()
+    return any(root and path.startswith(root + os.sep) for root in (paths.get("purelib"), paths.get("platlib")))
+
+
 @dataclass(frozen=True)
 class LeafSpec(Record):
     """One array leaf of an argument pytree: where it sits, its shape, dtype and weak type."""
@@ -366,9 +379,26 @@ class CompileEvent(Record):
     # ``jax.jit`` (``equinox.filter_jit``, ``equinox.filter_pmap``, ``jax.pmap``): fixes name only its options.
     wrapper: str | None = None
 
+    # watch: the jit call as values a warm-up rebuilds (``collect/warmup_record.py``: the jitted object's module
+    # and attribute path, each argument's tree structure, array specs and static values; or ``why`` not), as
+    # one compact JSON text (a model's structure is thousands of nested lists: indented, it would be most of
+    # the file). None where not recorded (other commands, files older than the field).
+    rebuild: str | None = None
+
+    # watch: the process CPU seconds of the backend compile (XLA compiles on worker threads, so the calling
+    # thread's CPU time misses it). Other processes' load does not inflate it, unlike the phases' wall time:
+    # JW402 judges on it. None where not measured.
+    compile_cpu_seconds: float | None = None
+    # watch: the jit options of the jitted object that compiled, where not the defaults
+    # (``donate_argnums=(0,)``, ``keep_unused=True``): two objects with other options are two functions.
+    jit_options: str | None = None
+    # watch under pytest: the node id of the test that was running (parametrization included). Duplicate
+    # compiles and fixes are paired only within one test. None outside pytest.
+    test: str | None = None
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        for key in ("library_site", "wrapper"):
+        for key in ("library_site", "wrapper", "rebuild"):
             if out.get(key) is None:
                 out.pop(key, None)  # optional: absent where the program called jax.jit itself
         return out

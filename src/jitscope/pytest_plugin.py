@@ -4,7 +4,7 @@ Registered through the ``pytest11`` entry point, so it is active wherever jitsco
 installed; it imports nothing heavy (no JAX) until a test asks for it.
 
 * ``pytest --jitscope``: watch every test and print, at the end of the session, each
-  test's compiles, compile seconds and recompiles with their reasons.
+  test's compiles, compile seconds, recompiles with their reasons, and runtime findings (JWxxx).
 * ``@pytest.mark.jitscope(max_compiles=N, fail_on_recompile=False)``: watch this test and
   fail it if its body compiles the user's jitted functions more than N times (or recompiles
   any of them). The failure message lists every compile with its reason and call site.
@@ -24,6 +24,7 @@ not warm for the marked test.)
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -76,12 +77,25 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """Stamp each compile of the test's setup, call and teardown with its node id (``CompileEvent.test``):
+    under ``jitscope watch -m pytest`` duplicates and fixes are paired within one test only."""
+    if "jitscope._watch" not in sys.modules and not item.config.getoption("jitscope") \
+            and item.get_closest_marker("jitscope") is None:
+        return (yield)  # no watch can be running in this process: nothing to stamp, nothing imported
+    from ._watch import running_test
+
+    with running_test(item.nodeid):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     marker = item.get_closest_marker("jitscope")
     if marker is None and not item.config.getoption("jitscope"):
         return (yield)
     max_compiles, fail_on_recompile = _budget(marker)
-    from ._watch import WatchSession, describe
+    from ._watch import WatchSession, describe, finding_line
 
     session = WatchSession(max_compiles=max_compiles, fail_on_recompile=fail_on_recompile,
                            program=item.nodeid).start()
@@ -94,6 +108,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
             "compiles": len(watched.events),
             "seconds": watched.compile_seconds,
             "recompiles": [describe(e) for e in watched.recompiles],
+            "findings": [finding_line(f) for f in watched.findings],
         })))
     if watched.violations:
         lines = [f"jitscope: compile budget exceeded: {'; '.join(watched.violations[:1])}"]
@@ -119,4 +134,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         tr.write_line(f"{row['compiles']:4d} compiles {row['seconds'] * 1e3:9.1f} ms  {nodeid}")
         for line in row["recompiles"][:10]:
             tr.write_line(f"       recompile: {line}")
+        for line in row.get("findings", [])[:10]:  # the test's runtime findings (JWxxx), paired within the test
+            tr.write_line(f"       {line}")
     _ROWS.clear()

@@ -60,6 +60,7 @@ from .source import exception_user_frames as exception_user_frames
 from .source import is_library_file as is_library_file
 from .source import is_program_file as is_program_file
 from .source import is_user_file as is_user_file
+from .source import jit_options_text as jit_options_text
 from .source import jit_shardings as jit_shardings
 from .source import unwrap_jit as unwrap_jit
 from .tracing import install_trace_hook as install_trace_hook

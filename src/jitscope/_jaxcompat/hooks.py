@@ -29,13 +29,15 @@ EXPLAIN_NOISY_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 _PJIT_HOOK = "_infer_params"
 
 
-def install_jit_call_hook(on_enter, on_exit, on_result=None, explain_for=None):  # type: ignore[no-untyped-def]
+def install_jit_call_hook(on_enter, on_exit, on_result=None, explain_for=None, with_info=True):  # type: ignore[no-untyped-def]
     """Call ``on_enter(fun, static_argnums, static_argnames, args, kwargs, jit_info) -> token`` before and
     ``on_exit(token)`` after every slow-path jit call; returns a function that uninstalls it.
     ``on_result(token, out)``, when given, sees what the call returned (``jaxpr_of_call_result``).
     ``explain_for(token) -> bool``, when given: True runs this call with ``jax_explain_cache_misses`` on
     for this thread only (JAX's thread-local config context), so a tracing-cache miss in it is explained;
     the global setting is left as it is. On a JAX without that context, never (the text is then absent).
+    ``with_info``: kept for callers that ask for it; ``jit_info`` is always passed (read it only through
+    ``jit_options``/``jit_options_text``).
 
     Hooks stack: uninstalling restores whatever was installed before. ``fun`` is the function
     the user passed to ``jax.jit`` (possibly a ``functools.partial``); ``jit_info`` is read only
@@ -170,7 +172,7 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
             executable = compile0(backend, computation, *args, **kwargs)
         else:
             executable = around_compile(name or "", lambda: compile0(backend, computation, *args, **kwargs))
-        if name is not None:
+        if name is not None and on_compiled is not None:
             try:
                 on_compiled(name, computation, executable)
             except Exception:
@@ -178,7 +180,7 @@ def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=N
         return executable
 
     mlir.lower_jaxpr_to_module = lower_jaxpr_to_module
-    if on_compiled is not None:  # the capture engine needs only the lowering
+    if on_compiled is not None or around_compile is not None:  # else the lowering only
         compiler.compile_or_get_cached = compile_or_get_cached
 
     def uninstall() -> None:

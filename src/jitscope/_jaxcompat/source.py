@@ -205,6 +205,47 @@ def unwrap_jit(fn: object) -> tuple[object, tuple[int, ...], tuple[str, ...]] | 
             tuple(getattr(info, "static_argnames", ()) or ()))
 
 
+_OPTION_SKIP = ("fun_sourceinfo", "fun_signature", "user_specified_in_shardings")
+_DEFAULT_OPTIONS: list[dict[str, str]] = []
+
+
+def _option_texts(info: object) -> dict[str, str] | None:
+    fields = getattr(type(info), "_fields", None)  # a NamedTuple on JAX 0.6 - 0.10
+    if fields is None:
+        return None
+    return {f: repr(getattr(info, f)) for f in fields if f not in _OPTION_SKIP}
+
+
+def jit_options_text(info: object) -> str | None:
+    """The options a jit object was made with where they differ from ``jax.jit(f)``'s, as text
+    (``donate_argnums=(0,), donate_argnames=('x',)``); ``""`` for the defaults; None when unreadable.
+
+    Two jit objects of one function with other options (donation, static arguments, shardings,
+    ``keep_unused``, ``inline``, the device or backend, compiler options) are two functions, each with
+    its own cache. Checked on JAX 0.10.2: ``PjitInfo`` is a NamedTuple; the defaults are read from a
+    plain ``jax.jit`` object, so a field a newer JAX adds is compared without being named here.
+    """
+    try:
+        texts = _option_texts(info)
+        if texts is None:
+            return None
+        if not _DEFAULT_OPTIONS:
+            import jax
+
+            default = _option_texts(getattr(jax.jit(_identity), "_jit_info", None))
+            if default is None:
+                return None
+            _DEFAULT_OPTIONS.append(default)
+        default = _DEFAULT_OPTIONS[0]
+        return ", ".join(f"{k}={v}" for k, v in texts.items() if default.get(k) != v)
+    except Exception:  # noqa: BLE001 - options only sharpen advice: unreadable ones say nothing
+        return None
+
+
+def _identity(x: object) -> object:
+    return x
+
+
 def jit_shardings(fn: object) -> dict[str, object]:
     """The ``in_shardings`` / ``out_shardings`` a ``jax.jit`` object was given, as ``jax.jit`` keyword
     arguments (absent when not given or not readable), so a re-jit of its function keeps them.

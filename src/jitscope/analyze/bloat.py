@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._serde import Record
+from ..jaxmodel import fixes
 from ..model import Fix, Location
 from .bloat_source import BUILTIN_REDUCTIONS, _enclosing_loop, _nested_loops, _reduction_text, _tree
 
@@ -165,12 +166,12 @@ def _fix(kind: str, builtin: str, carried: bool, node: ast.AST | None, filename:
                    f"{pattern_size} equations per element ({run_eqns} in all); {repl} is a single reduction."
                    + suggestion, safety="advice", replacement=text or None, location=location)
     if kind == "comprehension" or (kind == "python_loop" and not carried):
-        return Fix("use jax.vmap (or vectorised jnp operations)",
+        return Fix(fixes.VECTORISE.title,
                    f"the {'comprehension' if kind == 'comprehension' else 'loop'} repeats independent work; "
                    f"jax.vmap traces the body once ({pattern_size} equations instead of {run_eqns}).",
                    location=location)
     if kind == "python_loop":
-        return Fix("use lax.fori_loop (or lax.scan to keep per-step outputs)",
+        return Fix(fixes.ROLL_LOOP.title,
                    f"the Python loop is unrolled: each iteration adds {pattern_size} equations ({run_eqns} in all) "
                    "and compile time grows with the trip count; lax.fori_loop/lax.scan trace the body once.",
                    location=location)

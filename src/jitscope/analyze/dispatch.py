@@ -28,7 +28,7 @@ from typing import Any
 
 from .._format import fmt_seconds
 from ..model import Fix, Location
-from .runtime_findings import RuntimeFinding
+from .runtime_record import RuntimeFinding
 
 DISPATCH_MIN_CALLS = 10
 
@@ -133,5 +133,9 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
             f"{rec.calls:,} calls of {rec.function} went through JAX's Python dispatch path with no trace or "
             f"compile: {fmt_seconds(per)} each (median){against}{lost_text}; cause: {phrase}",
             "warning", rec.call_site, fix, compile_index=None, timestamp=max(rec.first_time - t0, 0.0),
-            seconds=lost or 0.0, source=_source(rec.call_site), details=details))
+            seconds=lost or 0.0, source=_source(rec.call_site), details=details,
+            evidence=f"{rec.calls:,} calls counted at JAX's Python dispatch path, none of them tracing or compiling; "
+                     f"median {fmt_seconds(per)} per call" + (f" against {fmt_seconds(fast)} for a reference fast "
+                                                             "call on this machine" if fast is not None else ""),
+            confidence="certain" if cause not in ("", "no_executable", "unknown") else "likely"))
     return out

@@ -8,7 +8,10 @@ fingerprint -> object with ``constants``: a list of short values, ``"0.01 : f32"
 function runs live (``DuplicateTracker.observe``, called by the runtime analyzer at each compile) and
 over a saved run (``duplicate_findings``, for ``jitscope diff``).
 
-"Same function" is ``reasons.function_key`` (name and definition) under the same transformation.
+"Same function" is ``reasons.function_key`` (name and definition) under the same transformation, and
+compiles are paired only where one user action could merge them (``advice_scope.py``): within one
+test under pytest, one jitted object or one call site, the same jit options, and never a compile that
+a library both defines and calls.
 
 * JW403 duplicate-compile: the fingerprint equals an earlier compile's. JAX's jit cache key holds more
   than the program: the finding names what differed in it, from the two calls' signatures (weak type,
@@ -33,13 +36,17 @@ that XLA's output is byte-identical), and a program compiled again can be a deli
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from .._format import fmt_seconds
+from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix
+from .advice_scope import library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
-from .runtime_findings import RuntimeFinding, _source
+from .runtime_record import RuntimeFinding
+from .runtime_record import source_line as _source
 
 __all__ = ["DuplicateTracker", "constant_changes", "duplicate_findings"]
 
@@ -60,16 +67,22 @@ _KEY_FIXES = {  # signature_diffs category -> (what differed, fix title, why)
                         "object; one device_put (or none) for every call gives one cache entry."),
     "pytree_change": ("pytree container", "pass the same container type every time",
                       "Jit keys its cache on the pytree structure (a tuple vs a list, a dict's keys)."),
-    "static_value_change": ("static value", "drop the argument from static_argnames/static_argnums",
-                            "The static value does not change the compiled program, yet each value is a new "
-                            "cache entry."),
+    "static_value_change": ("static value", fixes.static_value_ignored("the argument").title,  # jax.jit's words:
+                            fixes.static_value_ignored("the argument").why),  # _wrapper_fix rephrases for others
     "static_unhashable": ("static value", "pass a hashable static value that compares equal",
                           "An object hashed by identity is a new cache entry each time."),
-    "dtype_change": ("dtype", "pass the argument with one dtype every time", ""),
+    # The same program for two shapes (or dtypes) of an argument: jit prunes arguments the program does not
+    # read (keep_unused=False), so the argument is unread, yet jit keys its cache on its shape and dtype.
+    "shape_change": ("the shape of an argument the program does not read",
+                     "drop the argument the program does not read, or pass it with one shape",
+                     "The two programs are the same, so the program does not read this argument (jit leaves "
+                     "unread arguments out of the program); jit still keys its cache on its shape."),
+    "dtype_change": ("the dtype of an argument the program does not read",
+                     "drop the argument the program does not read, or pass it with one dtype",
+                     "The two programs are the same, so the program does not read this argument (jit leaves "
+                     "unread arguments out of the program); jit still keys its cache on its dtype."),
 }
-_NEW_OBJECT = ("a new function object", "create the jitted function once and reuse it",
-               "Jit caches by function identity: a jax.jit(...) or a closure built again (in a loop, per call) "
-               "compiles again even when its code and bindings are the same.")
+_NEW_OBJECT = ("a new function object", fixes.CREATE_ONCE.title, fixes.CREATE_ONCE.why)
 _CLEARED = ("nothing (same function, same signature)", "keep JAX's cache: avoid jax.clear_caches() and "
             "keep the jitted function alive", "The program was compiled before in this run and its "
             "cache entry was gone: cleared, evicted, or a config or context change.")
@@ -135,6 +148,11 @@ def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, l
     return out
 
 
+def _wrapper(event: CompileEvent) -> str:
+    # ``CompileEvent.wrapper`` (equinox.filter_jit, ...) where the capture engine records it; jax.jit otherwise.
+    return getattr(event, "wrapper", None) or "jax.jit"
+
+
 def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str, list[str]]:
     """(what differed in jit's cache key, fix title, why, details) for two compiles of one function.
 
@@ -152,8 +170,21 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
         return what, title, why, [line for c in causes for line in c[3]]
     if causes:
         what = " and ".join(dict.fromkeys(c[0] for c in causes))
-        return what, causes[0][1], causes[0][2], [line for c in causes for line in c[3]]
+        title = causes[0][1]
+        if title == _KEY_FIXES["static_value_change"][1]:  # phrased for the wrapper that compiled (no option it lacks)
+            title = fixes.static_value_ignored("the argument", _wrapper(new)).title
+        return what, title, causes[0][2], [line for c in causes for line in c[3]]
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
+
+
+def _library_static(old: CompileEvent, new: CompileEvent, any_cause: bool = False) -> bool:
+    """A library's function recompiled for a static value (ignored by the program, or, ``any_cause``, baked
+    into it as a constant): which arguments are static is the library's choice, nothing to change at the
+    user's call (``advice_scope``)."""
+    if not library_defined(new) or old.signature is None or new.signature is None:
+        return False
+    static = [c[1] == _KEY_FIXES["static_value_change"][1] for c in _causes(old.signature, new.signature)]
+    return bool(static) and (any(static) if any_cause else all(static))
 
 
 def _other_placement(old: CompileEvent, new: CompileEvent) -> bool:
@@ -166,36 +197,46 @@ def _other_placement(old: CompileEvent, new: CompileEvent) -> bool:
                and before[leaf.path] != leaf.sharding for leaf in new.signature.leaves)
 
 
+RECENT = 16  # earlier compiles of one program (or one constants-blind program) a new compile is paired with
+
+
 class DuplicateTracker:
     """Compiles seen so far, by function: reports each new one that repeats or nearly repeats a program."""
 
     def __init__(self) -> None:
-        # The most recent earlier compile of each (function, transformation) per program fingerprint and per
-        # constants-blind fingerprint: a lookup, not a scan, so the 2,000th compile costs what the 100th does.
-        self._by_program: dict[tuple, tuple[CompileEvent, list[str] | None]] = {}
-        self._by_blind: dict[tuple, tuple[CompileEvent, list[str] | None]] = {}
+        # The RECENT most recent earlier compiles of each (function, advice scope) per program fingerprint and
+        # per constants-blind fingerprint: a lookup, not a scan, so the 2,000th compile costs what the 100th does.
+        self._by_program: dict[tuple, deque[tuple[CompileEvent, list[str] | None]]] = {}
+        self._by_blind: dict[tuple, deque[tuple[CompileEvent, list[str] | None]]] = {}
         self._lock = threading.Lock()
 
     def observe(self, event: CompileEvent, constants: list[str] | None) -> RuntimeFinding | None:
         """The JW403/JW404 finding for ``event`` (a finished compile) against the earlier ones, or None
         (the most recent earlier compile of the same program, else of the same program but its constants).
         ``constants``: its program's literal constants (short values), None when unknown."""
-        if event.fingerprint is None:
+        if event.fingerprint is None or library_internal(event):
             return None
-        key = (function_key(event), event.transform)
+        key = (function_key(event), *scope_key(event))
         blind = event.constants_blind_fingerprint
         with self._lock:
-            same = self._by_program.get((*key, event.fingerprint))
-            near = self._by_blind.get((*key, blind)) if blind is not None else None
-            self._by_program[(*key, event.fingerprint)] = (event, constants)
+            same = list(self._by_program.get((*key, event.fingerprint), ()))
+            near = list(self._by_blind.get((*key, blind), ())) if blind is not None else []
+            self._by_program.setdefault((*key, event.fingerprint), deque(maxlen=RECENT)).append((event, constants))
             if blind is not None:
-                self._by_blind[(*key, blind)] = (event, constants)
-        if same is not None:
-            old = same[0]
-            return None if _other_placement(old, event) else _identical(old, event)
-        if near is not None:
-            old, old_constants = near
-            return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
+                self._by_blind.setdefault((*key, blind), deque(maxlen=RECENT)).append((event, constants))
+        # The same program: "create it once" or "pass one type" merges only one object's compiles, or two
+        # objects' made at one call site (a jit rebuilt in a loop).
+        for old, _ in reversed(same):
+            if mergeable(old, event):
+                if _other_placement(old, event) or _library_static(old, event):
+                    return None
+                return _identical(old, event)
+        # Constants only: the fix is in the definition (the value as an argument), wherever it is called.
+        for old, old_constants in reversed(near):
+            if old.fingerprint != event.fingerprint:
+                if _library_static(old, event, any_cause=True):
+                    return None  # the constants are the library's static option, baked in by its choice
+                return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
         return None
 
 
@@ -215,7 +256,10 @@ def _identical(old: CompileEvent, event: CompileEvent) -> RuntimeFinding:
         source=_source(loc),
         details={"kind": "identical", "earlier_index": old.index, "key_difference": what,
                  "differences": details, "fingerprint": event.fingerprint,
-                 "wasted_seconds": event.total_seconds}, **_base(old, event))
+                 "wasted_seconds": event.total_seconds},
+        evidence=f"the normalised StableHLO of compiles #{old.index} and #{event.index} have one digest "
+                 f"({event.fingerprint}); the cache key difference is read from the two calls' recorded "
+                 "signatures and function objects", confidence="likely", **_base(old, event))
 
 
 def _constants_only(old: CompileEvent, event: CompileEvent, a: list[str] | None,
@@ -241,7 +285,11 @@ def _constants_only(old: CompileEvent, event: CompileEvent, a: list[str] | None,
         source=_source(loc), details={"kind": "constants", "earlier_index": old.index, "key_difference": what,
                  "differences": details, "constants": [{"a": x, "b": y} for x, y in changes],
                  "constants_blind_fingerprint": event.constants_blind_fingerprint,
-                 "wasted_seconds": event.total_seconds}, **_base(old, event))
+                 "wasted_seconds": event.total_seconds},
+        evidence=f"the normalised StableHLO of compiles #{old.index} and #{event.index} have one digest with every "
+                 f"constant blanked ({event.constants_blind_fingerprint}) and differ with them"
+                 + (f" in {len(changes)} constant{'s' if len(changes) != 1 else ''}" if changes else ""),
+        confidence="likely", **_base(old, event))
 
 
 def duplicate_findings(events: Sequence[CompileEvent],

@@ -15,6 +15,9 @@ Two limits, both on the side of saying less:
   globals read, arrays by type): a loop or a helper that re-jits per call. Separate call sites
   that each jit the function (one per test), or one site building a different ``partial``
   per test parameter, are left alone: "create it once" there changes what the program means.
+* Only compiles one user action can merge are grouped (``advice_scope.py``): the groups are per test
+  under pytest (the caller groups by ``key``), and two jit objects with other options (donation,
+  static arguments, shardings) are two functions.
 * A static argument stays in the key when it cannot be traced: its values are not all
   numbers (a string mode, a tuple, a callable), or it sets a shape (``expected_statics``).
 """
@@ -22,9 +25,10 @@ Two limits, both on the side of saying less:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..model import CompileEvent, is_identity_hashed
+from .advice_scope import jit_options
 from .reasons import function_key
 
 CATEGORIES = ("new_function_object", "static_value_change", "static_unhashable", "shape_change",
@@ -111,11 +115,11 @@ class _Keys:
         first: dict[tuple, int] = {}
         for i, e in enumerate(self.events):
             k = self.key(e, fixes)
-            ids: list[tuple] = [("object", e.function_id, k)]
+            ids: list[tuple] = [("object", e.function_id, jit_options(e), k)]
             if "new_function_object" in fixes and e.call_site is not None:
                 # Same site, same bindings: the same function rebuilt. Different bindings (one partial per
                 # test parameter) are different functions; "create it once" would not merge them.
-                ids.append(("site", e.call_site.file, e.call_site.line, e.bindings, k))
+                ids.append(("site", e.call_site.file, e.call_site.line, e.bindings, jit_options(e), k))
             for ident in ids:
                 j = first.setdefault(ident, i)
                 if j != i:
@@ -136,18 +140,17 @@ class _Keys:
         return [e for i, e in enumerate(self.events) if i in gone]
 
 
-def by_function(events: Sequence[CompileEvent], expected: dict[tuple, set[str]] | None = None
-                ) -> dict[tuple[str, str, int], _Keys]:
-    """One key normaliser per function; ``expected`` maps a function key to static names that set
-    a shape (never traceable)."""
-    groups: dict[tuple[str, str, int], list[CompileEvent]] = defaultdict(list)
+def by_function(events: Sequence[CompileEvent], expected: dict[tuple, set[str]] | None = None,
+                key: Callable[[CompileEvent], tuple] = function_key) -> dict[tuple, _Keys]:
+    """One key normaliser per function (``key``: how events are grouped, ``function_key`` by default);
+    ``expected`` maps a group's key to static names that set a shape (never traceable)."""
+    groups: dict[tuple, list[CompileEvent]] = defaultdict(list)
     for e in events:
-        groups[function_key(e)].append(e)
+        groups[key(e)].append(e)
     return {k: _Keys(evs, numeric_statics(evs) - (expected or {}).get(k, set())) for k, evs in groups.items()}
 
 
-def total_removed(keys: dict[tuple[str, str, int], _Keys], fixes: dict[tuple[str, str, int], set[str]]
-                  ) -> list[CompileEvent]:
+def total_removed(keys: dict[tuple, _Keys], fixes: dict[tuple, set[str]]) -> list[CompileEvent]:
     """The compiles removed with every fix in ``fixes`` (function key -> categories) applied at once."""
     out: list[CompileEvent] = []
     for k, cats in fixes.items():

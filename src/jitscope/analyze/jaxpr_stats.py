@@ -129,6 +129,10 @@ def jaxpr_stats(closed_jaxpr: Any, arg_paths: list[str] | None = None) -> JaxprS
 # --- captured globals and closures -----------------------------------------------------
 
 def _is_data(value: Any) -> bool:
+    import jax
+
+    if isinstance(value, jax.core.Tracer):
+        return False  # a value of a trace (a global the traced function itself assigned), never a constant
     if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
                           types.MethodType, str, bytes)) or value is None or callable(value):
         return False

@@ -23,12 +23,16 @@ class RuntimeCode:
     why: str
     example: str
     fix: str
+    # What the finding rests on (stated in each finding's ``evidence``) and how sure it is: "certain"
+    # (observed), "likely" (inferred from measurements); when the evidence is weaker, the finding says less.
+    evidence: str = ""
 
 
-SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Evidence and confidence")
 
-GROUPS = {"JW1": "Failed traces", "JW2": "Trace-time side effects", "JW3": "Captured constants",
-          "JW4": "Program size and compile time", "JW5": "Dispatch"}
+GROUPS = {"JW1": "Errors JAX raised (failed traces, errors at the call)", "JW2": "Trace-time side effects",
+          "JW3": "Captured constants", "JW4": "Program size, compile time and recompiles",
+          "JW5": "Dispatch and host round trips", "JW6": "PRNG keys, dtypes and donation"}
 
 CODES: dict[str, RuntimeCode] = {c.code: c for c in (
     RuntimeCode(
@@ -42,7 +46,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "that retries) silently runs the slow path on every call, and pays a failed trace each time.",
         "```python\n@jax.jit\ndef f(x):\n    if x > 0:          # JW101: Python branch on a traced value\n"
         "        return x\n    return -x\n\ntry:\n    f(1.0)\nexcept Exception:\n    pass\n```",
-        "```python\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n```"),
+        "```python\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n```",
+        "**certain**: JAX raised the error inside the trace (its class and message are in ``details``); the "
+        "line is the deepest frame of the user's code in the exception's traceback."),
     RuntimeCode(
         "JW201", "trace-side-effect", "warning",
         "Python side effects that ran while JAX traced: print, logging, stdout/stderr writes, global or "
@@ -56,20 +62,29 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "counter stops counting, the list holds tracers instead of values.",
         "```python\nhistory = []\n\n@jax.jit\ndef step(x):\n    print('step', x)        # JW201: prints a "
         "tracer, once\n    history.append(x)       # JW201: stores a tracer, once\n    return x * 2\n```",
-        "```python\n@jax.jit\ndef step(x):\n    jax.debug.print('step {}', x)   # runs on every call\n"
-        "    return x * 2\n\ny = step(x)\nhistory.append(y)                    # outside jit\n```"),
+        "```python\n@jax.jit\ndef step(x):\n    return x * 2\n\ny = step(x)\nprint('step', y)          "
+        "# outside jit: the value, on every call\nhistory.append(y)\n```\n\n``jax.debug.print`` inside the "
+        "step also prints on every call, but it is a host callback: every call of the step then takes JAX's "
+        "slow Python dispatch path (JW501). Use it for debugging, not in a hot step.",
+        "**certain**: the effect ran during this trace (jitscope's stand-ins for ``print``, the streams, "
+        "``logging`` and outer containers saw it, with the line that ran it); the count is per trace. A trace "
+        "that compiled nothing (``eval_shape``) is reported too: the effect ran there as well."),
     RuntimeCode(
         "JW301", "captured-constant", "warning",
         "An array from a global or closure was baked into the compiled program as a constant.",
         "Reports arrays the traced function read from a module global or a closure cell and that JAX "
-        "embedded in the program as constants, with their shape and size.",
+        "embedded in the program as constants, with their shape and size. Only for traces that were "
+        "compiled: ``jax.eval_shape``, ``jax.make_jaxpr`` and ``.lower()`` alone compile nothing, so nothing "
+        "is baked in. Severity ``warning`` from 1 MB, ``info`` below.",
         "A captured array is copied into every compiled program that uses it: large constants inflate "
         "compile time, executable size and device memory, and the program keeps the value it saw at "
         "trace time (JW302 when the global changes later).",
         "```python\nW = jnp.ones((1000, 1000))\n\n@jax.jit\ndef f(x):\n    return x @ W        # JW301: W is "
         "a 4 MB constant inside the program\n```",
         "```python\n@jax.jit\ndef f(x, W):\n    return x @ W\n\nf(x, W)               # W is an argument: "
-        "read on every call\n```"),
+        "read on every call\n```",
+        "**certain**: the array is among the constants of the jaxpr that was compiled, and it is the object "
+        "(or, for NumPy arrays JAX copies, the value) the global or closure cell held at trace time."),
     RuntimeCode(
         "JW302", "stale-captured-constant", "warning",
         "A global or closure value baked into a compiled program changed afterwards; the program still "
@@ -81,7 +96,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "silently stale.",
         "```python\nW = jnp.ones(3)\n\n@jax.jit\ndef f(x):\n    return x * W\n\nf(x)\nW = jnp.zeros(3)      "
         "# JW302: f still multiplies by ones\nf(x)\n```",
-        "```python\n@jax.jit\ndef f(x, W):\n    return x * W\n```"),
+        "```python\n@jax.jit\ndef f(x, W):\n    return x * W\n```",
+        "**certain**: the global or cell holds another object than the one captured by a compiled trace "
+        "(scalars: an unequal value). Only captures of traces that compiled are checked."),
     RuntimeCode(
         "JW401", "graph-bloat", "warning",
         "A Python loop, comprehension or builtin reduction unrolled into many copies of the same "
@@ -89,25 +106,38 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "Runs the bloat detector ``jitscope inspect`` uses (linear in the program's size) on each traced "
         "program and reports the source line whose repeats dominate it: \"line 14: Python loop x 300 = "
         "1,800 equations, 60% of the program\". Reported when a run has at least 32 repeats and 200 "
-        "equations.",
+        "equations, only for traces that were compiled, and only for lines of the user's code (a loop inside "
+        "an installed package is not the user's to roll).",
         "Tracing unrolls Python loops: compile time and memory grow with the trip count, and the "
         "compiler sees hundreds of copies where one loop body would do.",
         "```python\n@jax.jit\ndef f(x):\n    for i in range(1000):     # JW401: 1000 copies of the body\n"
         "        x = jnp.sin(x) + i\n    return x\n```",
         "```python\n@jax.jit\ndef f(x):\n    return lax.fori_loop(0, 1000, lambda i, x: jnp.sin(x) + i, x)\n"
-        "```"),
+        "```",
+        "**certain** for the count: the repeats are equations of the compiled jaxpr with the same primitives "
+        "at the same source line; the construct (loop, comprehension) is read from the line's code."),
     RuntimeCode(
         "JW402", "slow-compile", "warning",
-        "A trace + lower + compile took longer than the threshold (default 1 s, ``--slow-compile``), with "
-        "the likely cause.",
-        "Reports each compile of a user function whose trace, lowering and backend compile together took "
-        "longer than the threshold, and names the likely cause from the same analysis: an unrolled loop "
-        "(JW401), large captured constants (JW301), or the program's size in equations.",
+        "A backend compile that was slow for its program's size (CPU time, never wall time), with a cause "
+        "shown by evidence.",
+        "Judges each compile of a user function on the process CPU seconds of its backend compile (XLA "
+        "compiles on worker threads; other processes' load inflates wall time, not this), against what "
+        "programs of its size take on this machine (``analyze/compile_cost.py``). Reported only when the "
+        "program has at least 200 equations, the compile took at least ``--slow-compile`` CPU seconds (default "
+        "1), and its cost has a cause shown by evidence: unrolled loops of the user's code hold at least half "
+        "the equations (JW401's lines), or the program's constants account for at least half the CPU time "
+        "(JW301's names), or the CPU seconds per equation are over three times the top of the band normal "
+        "programs take on this machine (the band calibrated by the run's own compiles), in which case the "
+        "cause is not named. A program that is merely big gets no finding: nothing in it says what to change.",
         "A slow compile is paid at start-up and again at every recompile; it is often caused by "
         "something cheap to change (a Python loop, a baked-in array).",
         "```python\nBIG = jnp.ones((4096, 4096))\n\n@jax.jit\ndef f(x):\n    for _ in range(500):\n"
         "        x = x @ BIG               # JW402: compile takes seconds (and JW401, JW301)\n    return x\n```",
-        "```python\n@jax.jit\ndef f(x, big):\n    return lax.fori_loop(0, 500, lambda i, x: x @ big, x)\n```"),
+        "```python\n@jax.jit\ndef f(x, big):\n    return lax.fori_loop(0, 500, lambda i, x: x @ big, x)\n```",
+        "**likely**: the CPU seconds and the equations are measured (``evidence`` states both, and the band); "
+        "the cause is inferred from the share of the program it holds (the compile is not timed line by line). "
+        "Without a cause shown there is no finding, or, when the compile is far outside the band, a finding "
+        "that says the cause is unknown."),
     RuntimeCode(
         "JW403", "duplicate-compile", "warning",
         "A function compiled again into a program it already had: jit's cache key changed, the program did not.",
@@ -121,13 +151,20 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "program ignores, a new function object with equal bindings (the same ``jax.jit(lambda)`` or closure "
         "built again), an eager ``lax.cond``/``while_loop``/``scan`` whose bodies are closures traced again at "
         "each call, or nothing (the cache was cleared); every difference found is named. Programs printed "
-        "longer than 4,000,000 characters are not fingerprinted.",
+        "longer than 4,000,000 characters are not fingerprinted. Compiles are paired only where one change "
+        "of the user's code merges them: within one test under pytest (parametrizations are separate tests), "
+        "one jitted object, or two objects of one function called at one line (a jit rebuilt in a loop); "
+        "never two jit objects with other options (``donate_argnums``, ``static_argnums``, shardings, "
+        "``keep_unused``, backend: two functions), never compiles a library both defines and calls.",
         "jit looks up its cache by function object and argument signature, not by program: each new key "
         "traces, lowers and compiles again, and gets the same executable. Nothing in JAX says so; the run just "
         "compiles more often than it has programs.",
         "```python\n@jax.jit\ndef f(x, y):\n    return jnp.sin(x) * y\n\nf(1.0, y)                # x is a weakly "
         "typed Python scalar\nf(jnp.float32(1.0), y)   # JW403: the same program, compiled again\n```",
-        "```python\nf(jnp.float32(1.0), y)   # one type for x on every call: one compile\n```"),
+        "```python\nf(jnp.float32(1.0), y)   # one type for x on every call: one compile\n```",
+        "**likely**: the two programs' normalised StableHLO texts have equal digests (not a proof that XLA's "
+        "output is byte-identical; ``benchmarks/duplicate_precision.py`` checks the optimised HLO), and the "
+        "difference in jit's cache key is read from the two calls' recorded signatures and function objects."),
     RuntimeCode(
         "JW404", "constant-recompile", "warning",
         "A function compiled again into a program that differs from an earlier one only in literal constants "
@@ -135,7 +172,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "Compares the compiles of a function with their constants' values blanked out (same normalisation as "
         "JW403): equal programs whose constants differ mean a Python number reached the program as a constant "
         "(a closure or global read at trace time, a static argument, a rebuilt ``jax.jit``). Names the values "
-        "(\"0.1 vs 0.01 baked in as a constant\") and the seconds the extra compile took.",
+        "(\"0.1 vs 0.01 baked in as a constant\") and the seconds the extra compile took. Paired within one "
+        "test under pytest and with the same jit options, like JW403, but across call sites: the fix is in "
+        "the definition.",
         "Every value compiles a new program: a hyperparameter sweep, a schedule or a temperature changed per "
         "call compiles each time (and never hits the persistent cache: the key covers the program). As a traced "
         "argument the value is read at run time and one program serves all of them.",
@@ -143,7 +182,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "constant in the program\n    return step\n\nfor lr in (0.1, 0.01):\n    make_step(lr)(w, g)     # JW404: "
         "0.1 vs 0.01\n```",
         "```python\n@jax.jit\ndef step(w, g, lr):\n    return w - lr * g\n\nfor lr in (0.1, 0.01):\n    step(w, g, "
-        "lr)             # one compile\n# optax: optax.inject_hyperparams(optax.adam)(learning_rate=lr)\n```"),
+        "lr)             # one compile\n# optax: optax.inject_hyperparams(optax.adam)(learning_rate=lr)\n```",
+        "**likely**: the two programs' normalised texts are equal with every constant blanked and differ with "
+        "them; the differing values are listed."),
     RuntimeCode(
         "JW501", "off-fast-path", "warning",
         "Calls that never reach JAX's fast C++ dispatch path, with no trace or compile to show for it.",
@@ -166,8 +207,21 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "```python\n@jax.jit\ndef step(x):\n    jax.debug.callback(log, x)   # every call takes the "
         "Python path\n    return x + 1\n\nfor _ in range(10_000):\n    x = step(x)                 # JW501\n```",
         "```python\n@jax.jit\ndef step(x):\n    return x + 1\n\nfor i in range(10_000):\n    x = step(x)\n"
-        "    if i % 1000 == 0:\n        log(x)                   # outside jit, every N steps\n```"),
+        "    if i % 1000 == 0:\n        log(x)                   # outside jit, every N steps\n```",
+        "**certain** that the calls took the Python path (counted at JAX's dispatch), **likely** for the "
+        "time lost (medians of timed calls against a reference fast call on the same machine); the cause is "
+        "the check JAX failed, or \"unknown\"."),
 )}
+
+
+def _with_taxonomy(codes: dict[str, RuntimeCode]) -> dict[str, RuntimeCode]:
+    """The codes above and the taxonomy's (``runtime_codes_taxonomy.py``, docs/pitfalls.md), in code order."""
+    from .runtime_codes_taxonomy import TAXONOMY_CODES
+
+    return dict(sorted({**codes, **{t[0]: RuntimeCode(*t) for t in TAXONOMY_CODES}}.items()))
+
+
+CODES = _with_taxonomy(CODES)
 
 
 def table() -> str:
@@ -179,7 +233,7 @@ def table() -> str:
 
 
 def _sections(c: RuntimeCode) -> dict[str, str]:
-    return dict(zip(SECTIONS, (c.what, c.why, c.example, c.fix), strict=True))
+    return dict(zip(SECTIONS, (c.what, c.why, c.example, c.fix, c.evidence), strict=True))
 
 
 def page_text(code: str) -> str | None:
@@ -189,7 +243,8 @@ def page_text(code: str) -> str | None:
         return None
     out = [f"{c.code} {c.name} ({c.severity}, runtime: jitscope watch)", "", c.summary]
     for title, text in _sections(c).items():
-        out += ["", f"## {title}", "", text]
+        if text:
+            out += ["", f"## {title}", "", text]
     return "\n".join(out) + "\n"
 
 
@@ -213,5 +268,6 @@ def markdown() -> str:
             out += ["", f"## {group}xx: {GROUPS.get(group, '')}"]
         out += ["", f"### {c.code}", "", f"**{c.name}** · {c.severity}", "", c.summary]
         for title, text in _sections(c).items():
-            out += ["", f"#### {title}", "", text]
+            if text:
+                out += ["", f"#### {title}", "", text]
     return "\n".join(out) + "\n"

@@ -5,11 +5,13 @@ gets the ``CompileEvent`` and what the probe saw (``collect.trace_probe``: the f
 the exception, the side effects) and reuses inspect's analyses:
 
 * JW101: a failed trace, explained by ``tracer_errors.explain`` at the user's line;
-* JW201: trace-time side effects (print, logging, stream writes, global/nonlocal, outer containers);
+* JW201: trace-time side effects (print, logging, stream writes, global/nonlocal, outer containers), except
+  where the effect is the point (``jaxmodel/deliberate.py``: test files, names about tracing; as lint);
 * JW301 / JW302: arrays captured from globals and closures (``jaxpr_stats.captured_values``), and
   captured values rebound later (checked at each later trace and at the end);
 * JW401: unrolled loops (``bloat.detect_bloat``, linear in the program's size);
-* JW402: a compile over the ``slow_compile`` threshold, with its likely cause from the above.
+* JW402: a compile slow for its size, judged on its CPU time (``compile_cost.py``), with its cause from
+  the above or none.
 
 JW403/JW404 (duplicate compiles) come from ``analyze/duplicates.py``, which the command feeds each compile
 and which hands its findings back through ``add``.
@@ -24,86 +26,26 @@ program: every analysis is guarded, and a failure costs that finding only.
 from __future__ import annotations
 
 import functools
-import linecache
 import threading
 import types
 import weakref
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .._format import fmt_bytes
-from .._serde import Record
-from ..model import CompileEvent, Fix, Location
+from ..jaxmodel import fixes
+from ..jaxmodel.deliberate import effect_expected
+from ..model import CompileEvent, Fix, Location, installed_package_file
+from .runtime_record import LARGE_CONSTANT_BYTES as LARGE_CONSTANT_BYTES
+from .runtime_record import FindingGroup as FindingGroup
+from .runtime_record import RuntimeFinding as RuntimeFinding
+from .runtime_record import group_findings as group_findings
+from .runtime_record import source_line as _source
 
 BLOAT_MIN_REPEATS = 32  # a loop of a few steps is normal; these are the ones that cost compile time
 BLOAT_MIN_EQUATIONS = 200
-SLOW_COMPILE_SECONDS = 1.0
-LARGE_CONSTANT_BYTES = 1 << 20  # captured constants this large are the likely cause of a slow compile
-_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
-
-
-@dataclass
-class RuntimeFinding(Record):
-    """One thing watch saw jit do to the running program, with a stable code (``runtime_codes.CODES``)."""
-
-    code: str  # "JW101", ...
-    function: str  # the jitted function being traced or compiled
-    message: str
-    severity: str = "warning"
-    location: Location | None = None  # the user's line
-    fix: Fix | None = None
-    compile_index: int | None = None  # the CompileEvent's index; None for a trace that compiled nothing
-    timestamp: float = 0.0  # seconds since the watch started, at the trace's start
-    seconds: float = 0.0  # trace + lower + compile seconds of the event it was seen in (JW5xx: seconds lost)
-    source: str = ""  # the source line at ``location``
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class FindingGroup:
-    """Findings of one (function, code): how many, the seconds of the compiles they came from."""
-
-    function: str
-    code: str
-    severity: str
-    count: int
-    seconds: float
-    findings: list[RuntimeFinding]
-
-    @property
-    def first(self) -> RuntimeFinding:
-        return self.findings[0]
-
-    @property
-    def locations(self) -> list[Location]:
-        """Distinct user lines, in order of first appearance."""
-        seen: dict[tuple[str, int], Location] = {}
-        for f in self.findings:
-            if f.location is not None:
-                seen.setdefault((f.location.file, f.location.line), f.location)
-        return list(seen.values())
-
-
-def group_findings(findings: list[RuntimeFinding]) -> list[FindingGroup]:
-    """Grouped by (function, code), worst first: errors, then most seconds, then most findings."""
-    groups: dict[tuple[str, str], FindingGroup] = {}
-    for f in findings:
-        g = groups.get((f.function, f.code))
-        if g is None:
-            g = groups[(f.function, f.code)] = FindingGroup(f.function, f.code, f.severity, 0, 0.0, [])
-        g.count += 1
-        g.findings.append(f)
-        if _SEVERITY_RANK.get(f.severity, 3) < _SEVERITY_RANK.get(g.severity, 3):
-            g.severity = f.severity
-    for g in groups.values():  # one compile can carry several findings of a code: count its seconds once
-        g.seconds = sum({(f.compile_index, f.timestamp): f.seconds for f in g.findings}.values())
-    return sorted(groups.values(), key=lambda g: (_SEVERITY_RANK.get(g.severity, 3), -g.seconds, -g.count,
-                                                 g.function, g.code))
-
-
-def _source(loc: Location | None) -> str:
-    return linecache.getline(loc.file, loc.line).strip() if loc else ""
+SLOW_COMPILE_SECONDS = 1.0  # CPU seconds of a backend compile (JW402: compile_cost.py)
 
 
 def _function_of(fun: Any) -> types.FunctionType | None:
@@ -114,20 +56,9 @@ def _function_of(fun: Any) -> types.FunctionType | None:
     return fun if isinstance(fun, types.FunctionType) else None
 
 
-_EFFECTS = {  # kind -> (what ran, fix title, why)
-    "print": ("print()", "use jax.debug.print",
-              "print() runs only while JAX traces (it shows tracers, not values); jax.debug.print('x = {}', x) "
-              "prints on every call."),
-    "stream": ("{detail}()", "use jax.debug.print, or write outside the jitted function",
-               "the write runs only while tracing, never when the compiled program runs."),
-    "logging": ("{detail}", "log outside the jitted function, or use jax.debug.callback",
-                "logging calls run only while tracing; the compiled function never logs."),
-    "container": ("mutation of {detail}", "return the values instead of mutating outer state",
-                  "the mutation happens once per trace, not per call, and stores tracers."),
-    "global": ("assignment to global '{detail}'", "return the value instead of assigning a global",
-               "the assignment runs only while tracing; later calls of the compiled function skip it."),
-    "nonlocal": ("assignment to nonlocal '{detail}'", "return the value instead of assigning a nonlocal",
-                 "the assignment runs only while tracing; later calls of the compiled function skip it."),
+_EFFECTS = {  # kind -> what ran (the fix is the catalogue's: jaxmodel/fixes.effect)
+    "print": "print()", "stream": "{detail}()", "logging": "{detail}", "container": "mutation of {detail}",
+    "global": "assignment to global '{detail}'", "nonlocal": "assignment to nonlocal '{detail}'",
 }
 
 
@@ -175,7 +106,10 @@ class RuntimeAnalyzer:
     """Turns watched traces and compiles into ``RuntimeFinding``s (thread-safe; never raises)."""
 
     def __init__(self, slow_compile: float = SLOW_COMPILE_SECONDS) -> None:
-        self.slow_compile = slow_compile
+        from .compile_cost import CompileCostModel
+
+        self.slow_compile = slow_compile  # CPU seconds of the backend compile (JW402)
+        self.cost = CompileCostModel()
         self.findings: list[RuntimeFinding] = []
         self.failures = 0  # analyses that raised (a jitscope bug or an exotic program); never the user's problem
         self._captures: list[_Capture] = []
@@ -230,11 +164,11 @@ class RuntimeAnalyzer:
                 f"{c.source} '{c.name}' ({c.type}) was baked into {c.function}'s compiled program"
                 f"{where} and has changed since; calls still use the old value until jit retraces",
                 "warning", c.location,
-                Fix(f"pass '{c.name}' as an argument",
-                    "jit reads globals and closures once, at trace time; an argument is read on every call.",
-                    location=c.location),
+                Fix(*_advice(fixes.pass_as_argument(c.name, stale=True)), location=c.location),
                 compile_index=c.compile_index, timestamp=timestamp, source=_source(c.location),
-                details={"name": c.name, "source": c.source, "type": c.type, "value_at_trace": c.value})
+                details={"name": c.name, "source": c.source, "type": c.type, "value_at_trace": c.value},
+                evidence=f"the {c.source} '{c.name}' holds another object than the {c.type} ({c.value}) a compiled "
+                         "trace read", confidence="certain")
             with self._lock:
                 self.findings.append(f)
 
@@ -250,15 +184,38 @@ class RuntimeAnalyzer:
         jaxpr, fn = live.get("jaxpr"), _function_of(live.get("fun"))
         bloat: list = []
         captured: list = []
-        if jaxpr is not None:
+        # JW301/JW302/JW401 are about a compiled program (its constants, its size): a trace that compiled
+        # nothing (``eval_shape``, ``make_jaxpr``, ``.lower()`` alone, a failed trace) has none.
+        if jaxpr is not None and kind == "compile":
             if fn is not None:
                 captured = self._captured(event, fn, jaxpr, base)
                 out += captured
             bloat = _bloat(event, fn, jaxpr, base)
             out += bloat
-        if kind == "compile" and event.total_seconds >= self.slow_compile:
-            out.append(_slow(event, jaxpr, bloat, captured, self.slow_compile, base))
+        if kind == "compile" and jaxpr is not None:
+            slow = self._slow(event, jaxpr, bloat, captured, base)
+            if slow is not None:
+                out.append(slow)
         return out
+
+    def _slow(self, event: CompileEvent, jaxpr: Any, bloat: list[RuntimeFinding], captured: list[RuntimeFinding],
+              base: dict) -> RuntimeFinding | None:
+        """JW402 from the compile's CPU time and the run's cost model (``compile_cost.py``)."""
+        from .compile_cost import ProgramSize
+        from .slow_compile import constant_bytes
+
+        size = ProgramSize(_equations(jaxpr), constant_bytes(jaxpr),
+                           sum(b.details["equations"] for b in bloat),
+                           [b.location.line for b in bloat if b.location is not None])
+        cpu = event.compile_cpu_seconds
+        verdict = self.cost.verdict(size, cpu, self.slow_compile)
+        if cpu is not None:
+            self.cost.observe(size.equations, cpu)
+        if verdict is None:
+            return None
+        from .slow_compile import slow_compile_finding
+
+        return slow_compile_finding(event, verdict, bloat, captured, self.slow_compile, base)
 
     def _captured(self, event: CompileEvent, fn: types.FunctionType, jaxpr: Any,
                   base: dict[str, Any]) -> list[RuntimeFinding]:
@@ -276,11 +233,11 @@ class RuntimeAnalyzer:
                 "JW301", event.function,
                 f"{c.source} '{c.name}' ({c.type}, {fmt_bytes(c.bytes)}) is baked into {event.function}'s "
                 f"compiled program as a constant", severity, c.location,
-                Fix(f"pass '{c.name}' as an argument",
-                    "a captured array is copied into the program: it grows compile time and memory, and "
-                    "the program keeps the value it saw at trace time.", location=c.location),
+                Fix(*_advice(fixes.pass_as_argument(c.name)), location=c.location),
                 source=_source(c.location),
-                details={"name": c.name, "source": c.source, "type": c.type, "bytes": c.bytes}, **base))
+                details={"name": c.name, "source": c.source, "type": c.type, "bytes": c.bytes},
+                evidence=f"a constant of the compiled program ({c.type}, {fmt_bytes(c.bytes)}) is the array the "
+                         f"{c.source} '{c.name}' held at trace time", confidence="certain", **base))
         return out
 
     def _remember(self, event: CompileEvent, c: Any, holder: Any, index: int | None) -> None:
@@ -301,6 +258,10 @@ class RuntimeAnalyzer:
         with self._lock:
             self._captures.append(_Capture(event.function, c.name, c.source, holder, ref, weak, c.location, c.type,
                                            c.value, index))
+
+
+def _advice(a: fixes.Advice) -> tuple[str, str]:
+    return a.title, a.why
 
 
 def _cell(fn: types.FunctionType, name: str) -> Any:
@@ -326,22 +287,28 @@ def _failed_trace(event: CompileEvent, error: BaseException, kind: str, base: di
     return [RuntimeFinding("JW101", event.function, f"trace of {event.function} failed: {f.message}", "error",
                            f.location, f.fix, source=_source(f.location),
                            details={"error": type(error).__name__, "class": f.name,
-                                    "jax_message": f.details.get("jax_message", ""), "trace_kind": kind}, **base)]
+                                    "jax_message": f.details.get("jax_message", ""), "trace_kind": kind},
+                           evidence=f"JAX raised {type(error).__name__} while tracing {event.function}",
+                           confidence="certain", **base)]
 
 
 def _effects(event: CompileEvent, effects: list, base: dict) -> list[RuntimeFinding]:
     counts = Counter((e.kind, e.file, e.line, e.function, e.detail) for e in effects)
     out = []
     for (kind, file, line, function, detail), n in counts.items():
-        what, title, why = _EFFECTS.get(kind, ("{detail}", "move it out of the jitted function", ""))
-        what = what.format(detail=detail)
+        if effect_expected(file, (detail if kind in ("global", "nonlocal") else "", function, event.function)):
+            continue  # a test's trace counter, a function named for tracing: the effect is the point (as lint)
+        what = _EFFECTS.get(kind, "{detail}").format(detail=detail)
+        advice = fixes.effect(kind)
         loc = Location(file, line, function=function or None) if file and line else None
         times = f"{n} time{'s' if n != 1 else ''}"
         out.append(RuntimeFinding(
             "JW201", event.function,
             f"{what} ran while tracing {event.function} ({times} in this trace); it runs once per trace, "
-            "not per call", "warning", loc, Fix(title, why, location=loc), source=_source(loc),
-            details={"kind": kind, "detail": detail, "count_per_trace": n}, **base))
+            "not per call", "warning", loc, Fix(advice.title, advice.why, location=loc), source=_source(loc),
+            details={"kind": kind, "detail": detail, "count_per_trace": n},
+            evidence=f"{what} ran {times} during this trace" + (f", at line {line}" if line else ""),
+            confidence="certain", **base))
     return out
 
 
@@ -353,6 +320,8 @@ def _bloat(event: CompileEvent, fn: Any, jaxpr: Any, base: dict) -> list[Runtime
                         min_repeats=BLOAT_MIN_REPEATS, min_equations=BLOAT_MIN_EQUATIONS)
     out = []
     for r in runs:
+        if r.location is not None and installed_package_file(r.location.file):
+            continue  # a library's own loop: nothing the user can roll
         line = f"line {r.location.line}: " if r.location else ""
         construct = {"python_loop": "Python loop", "comprehension": "comprehension",
                      "builtin_reduction": "builtin reduction"}.get(r.kind, "repeated pattern")
@@ -361,7 +330,9 @@ def _bloat(event: CompileEvent, fn: Any, jaxpr: Any, base: dict) -> list[Runtime
             f"{line}{construct} x {r.repeats:,} = {r.equations:,} equations, {r.share:.0%} of {event.function}'s "
             "program", "warning", r.location, r.fix, source=_source(r.location) or r.source,
             details={"kind": r.kind, "repeats": r.repeats, "pattern_size": r.pattern_size,
-                     "equations": r.equations, "share": r.share, "construct": r.construct}, **base))
+                     "equations": r.equations, "share": r.share, "construct": r.construct},
+            evidence=f"{r.repeats:,} repeats of the same {r.pattern_size} equations from one source line in the "
+                     f"compiled program ({r.equations:,} equations, {r.share:.0%})", confidence="certain", **base))
     return out
 
 
@@ -369,34 +340,3 @@ def _equations(jaxpr: Any) -> int:
     from .jaxpr_stats import walk_bodies
 
     return sum(len(jx.eqns) * uses for _, jx, uses in walk_bodies(jaxpr.jaxpr))
-
-
-def _slow(event: CompileEvent, jaxpr: Any, bloat: list[RuntimeFinding], captured: list[RuntimeFinding],
-          threshold: float, base: dict) -> RuntimeFinding:
-    big = [c for c in captured if c.details.get("bytes", 0) >= LARGE_CONSTANT_BYTES]
-    loc = event.definition
-    fix = None
-    if bloat:
-        b = bloat[0]
-        cause, kind, loc, fix = f"unrolled code, {b.message}", "bloat", b.location or loc, b.fix
-    elif big:
-        total = sum(c.details["bytes"] for c in big)
-        names = ", ".join(f"'{c.details['name']}'" for c in big[:3])
-        cause, kind, loc, fix = f"{fmt_bytes(total)} of captured constants ({names})", "constants", \
-            big[0].location or loc, big[0].fix
-    elif jaxpr is not None:
-        cause, kind = f"program size ({_equations(jaxpr):,} equations)", "size"
-    else:
-        cause, kind = "unknown (this compile reused an earlier trace)", "unknown"
-    phases = ", ".join(f"{k} {v:.2f} s" for k, v in event.phases.items())
-    details: dict[str, Any] = {"cause": kind, "threshold_s": threshold, "phases": dict(event.phases)}
-    if jaxpr is not None:
-        details["equations"] = _equations(jaxpr)
-    return RuntimeFinding(
-        "JW402", event.function,
-        f"compile #{event.index} of {event.function} took {event.total_seconds:.2f} s ({phases}), over the "
-        f"{threshold:g} s threshold; likely cause: {cause}", "warning", loc,
-        fix or Fix("shrink the traced program", "Compile time grows with the number of equations: replace "
-                   "unrolled Python loops with lax.fori_loop/lax.scan and pass large arrays as arguments.",
-                   location=loc),
-        source=_source(loc), details=details, **base)

@@ -10,19 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..jaxmodel import fixes
 from ..model import Finding, Fix, Location
 from .jaxpr_stats import CapturedValue
-
-_ADVICE = {
-    "print": ("use jax.debug.print", "print() runs only while JAX traces (it shows tracers, not values) and never "
-              "when the compiled function runs; jax.debug.print('x = {}', x) prints on every call."),
-    "logging": ("log outside the jitted function, or use jax.debug.callback",
-                "logging calls run only while tracing; the compiled function never logs."),
-    "container": ("return the values instead of mutating outer state",
-                  "the mutation happens once per trace, not per call, and stores tracers (leaked tracers)."),
-    "global": ("return the value instead of assigning a global",
-               "the assignment runs only while tracing; later calls of the compiled function skip it."),
-}
 
 
 def side_effect_findings(events: list) -> list[Finding]:
@@ -31,13 +21,13 @@ def side_effect_findings(events: list) -> list[Finding]:
     findings = []
     for (kind, file, line, function, detail), n in counts.items():
         loc = Location(file, line, function=function or None) if file and line else None
-        title, why = _ADVICE[kind]
+        advice = fixes.effect(kind)
         what = {"print": "print()", "logging": detail, "container": f"mutation of {detail}",
                 "global": f"assignment to global '{detail}'"}[kind]
         where = f" at {file}:{line}" if loc else ""
         message = f"{what}{where} runs only while tracing ({n} time{'s' if n != 1 else ''} per trace, 0 per call)"
         findings.append(Finding("trace-side-effect", message, "warning", loc, name=kind,
-                                fix=Fix(title, why, "advice", location=loc),
+                                fix=Fix(advice.title, advice.why, "advice", location=loc),
                                 details={"kind": kind, "detail": detail, "count_per_trace": n}))
     return findings
 
@@ -54,9 +44,8 @@ def captured_findings(captured: list[CapturedValue]) -> list[Finding]:
         baked = "as a constant" if c.in_jaxpr else "as a Python value"
         message = (f"{c.source} '{c.name}' ({c.type} {c.value}{size}) is baked into the compiled function "
                    f"{baked}{where}; changing it later has no effect until jit retraces")
-        fix = Fix(f"pass '{c.name}' as an argument", "jit reads globals and closures once, at trace time: a changed "
-                  "global keeps its old value until something, e.g. a new input shape, forces a retrace. An argument is read on every call; "
-                  "use static_argnames if it must stay a Python value.", "advice", location=c.location)
+        advice = fixes.pass_as_argument(c.name, stale=True)
+        fix = Fix(advice.title, advice.why, "advice", location=c.location)
         severity = "warning" if c.source == "global" and c.in_jaxpr else "info"
         findings.append(Finding(code, message, severity, c.location, name=c.name, fix=fix,
                                 details={"kind": c.kind, "type": c.type, "value": c.value, "bytes": c.bytes,

@@ -5,7 +5,8 @@ code ``tracer-error`` (a JAX tracer error) or ``trace-failed`` (any other except
 function is not traceable as written). The location is the deepest frame of the user's code
 in the traceback (``_jaxcompat.exception_user_frames``); the argument the value depends on is
 read from JAX's message ("depends on the value of the argument x"); the advice is chosen by
-error class and refined by the source line (a ``print`` gets ``jax.debug.print``).
+error class and refined by the source line (a ``print`` gets the catalogue's print advice,
+``jaxmodel/fixes.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import linecache
 import re
 from typing import Any
 
+from ..jaxmodel import fixes
 from ..model import Finding, Fix, Location
 from .fix_source import add_static
 
@@ -28,13 +30,12 @@ ADVICE: dict[str, tuple[str, str, str]] = {
         "branch with jnp.where / lax.cond, or make {arg} static",
         "Under jit {arg} is an abstract tracer, so Python cannot decide the branch. For a data-dependent "
         "choice use jnp.where(cond, a, b) or lax.cond(cond, f_true, f_false, ...) (lax.while_loop for loops); "
-        "if {arg} is a configuration value, mark it static: jax.jit(f, static_argnames=('{arg}',)).",
+        "if {arg} is a configuration value, {static}.",
     ),
     "TracerIntegerConversionError": (
         "a traced value used as a Python int (range(), list index, int())",
         "make {arg} static, or use lax.fori_loop / lax.dynamic_slice / jnp.take",
-        "Python needs a concrete integer here. If {arg} sets a size or trip count, mark it static: "
-        "jax.jit(f, static_argnames=('{arg}',)); to index with a traced value use jnp.take or "
+        "Python needs a concrete integer here. If {arg} sets a size or trip count, {static}; to index with a traced value use jnp.take or "
         "lax.dynamic_slice; to loop a traced number of times use lax.fori_loop.",
     ),
     "TracerArrayConversionError": (
@@ -54,9 +55,8 @@ ADVICE: dict[str, tuple[str, str, str]] = {
     "ConcretizationTypeError": (
         "a concrete Python value was needed from a traced value",
         "make {arg} static, or keep the value as an array",
-        "If {arg} decides a shape or a Python-level choice, mark it static: "
-        "jax.jit(f, static_argnames=('{arg}',)). To convert a dtype use x.astype(...); to see a value "
-        "while it runs use jax.debug.print.",
+        "If {arg} decides a shape or a Python-level choice, {static}. To convert a dtype use x.astype(...); "
+        "to see a value, return it and print it outside the jitted function.",
     ),
     "UnexpectedTracerError": (
         "a tracer leaked out of its trace (stored in a global, a closure or an object)",
@@ -72,8 +72,8 @@ ADVICE: dict[str, tuple[str, str, str]] = {
     "ShapeFromTracer": (
         "a shape built from a traced value",
         "make {arg} static",
-        "Array shapes must be known when tracing. Mark the size argument static: "
-        "jax.jit(f, static_argnames=('{arg}',)), or compute the shape from x.shape.",
+        "Array shapes must be known when tracing. For the size argument, {static}, or "
+        "compute the shape from x.shape.",
     ),
 }
 
@@ -160,16 +160,15 @@ def explain(exc: BaseException, static_params: list[str] | None = None,
             if old in title:
                 title = title.replace(old, new)
                 break
-        sentences = [s for s in re.split(r"(?<=[.;]) ", advice) if "static_argnames" not in s]
+        sentences = [s for s in re.split(r"(?<=[.;]) ", advice) if "{static}" not in s]
         advice = " ".join(sentences) + " " + _NOT_STATIC
     argname = arg or "the argument"
-    advice = advice.format(arg=argname)
+    advice = advice.format(arg=argname, static=fixes.make_static(argname))
     title = title.format(arg=argname)
     if re.search(r"\bprint\s*\(", source) and cls in ("ConcretizationTypeError", "TracerArrayConversionError",
                                                       "TracerBoolConversionError"):
-        title = "use jax.debug.print to see traced values"
-        advice = ("print() and f-strings need concrete values; jax.debug.print('x = {}', x) prints the runtime "
-                  "value from inside the compiled function. " + advice)
+        title, why = fixes.PRINT_TRACED_VALUE.title, fixes.PRINT_TRACED_VALUE.why
+        advice = f"{why} {advice}"
     builtin = _BUILTIN_RE.search(source)
     if builtin and cls == "TracerBoolConversionError":
         name = builtin.group(1)

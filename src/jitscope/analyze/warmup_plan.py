@@ -1,85 +1,83 @@
-"""Which compiles of a watch run a warm-up script can redo ahead of time, and how (issue #15 item 5).
+"""Which compiles of a watch run a warm-up can redo ahead of time, and how (issues #15 item 5, #26 item 1).
 
-``jitscope warmup RUN.json`` turns each observed (function, signature, static values) into one
-``fn.lower(*specs, **specs).compile()`` call: arrays as ``jax.ShapeDtypeStruct`` (shape, dtype, weak
-type, the device of a committed array), pytrees of builtin containers rebuilt from the recorded tree
-structure, static values as the literals they were, each argument passed positionally or by keyword
-as the program passed it (jit keys its cache on that too). An ahead-of-time compile fills the same
-in-process caches an ordinary call uses (measured on JAX 0.6.2, 0.8.3 and 0.10.2: the later call of
-the jitted function with real arguments compiles nothing), provided every one of those matches.
+``jitscope warmup RUN.json`` turns each observed jit call into one entry of the warm-up: the jitted object
+the program called, by module and attribute path (``__main__.train_step._cached``: equinox's inner
+``jax.jit``), and its arguments exactly as JAX saw them, as values (custom pytrees through their node types
+and aux data, arrays as ``jax.ShapeDtypeStruct`` specs, static values as literals, value objects or objects
+read by name). The watch recorded each call that way while the call's objects were alive, and rebuilt it
+there to check that it comes back equal (``collect/warmup_record.py``); a call that did not carries ``why``.
+An ahead-of-time ``fn.lower(*args, **kwargs).compile()`` of such an entry, run in the program's process,
+fills the in-memory caches the program's own call then hits (docs/warmup.md, measured).
 
-It never guesses. A function that cannot be imported by name (a lambda, a closure, a method, a
-function defined in the script run as ``__main__``, a run recorded without the function's module),
-and a signature that cannot be written exactly (a custom pytree node, an object as static value, a
-``functools.partial``, a program compiled under ``grad``/``vmap``, a sharding other than one device,
-an opaque leaf) is listed in ``skipped`` with the reason, and left out of the script.
-
-Argument order comes from the function's ``def`` (``inspect_command.module_params``: the same reading
-``jitscope inspect`` lines use). Arguments are values, never text (``warmup_values.py``): array specs,
-checked literals and containers of them; every name that will reach code is checked to be an identifier.
-The renderer writes them as code from an AST.
+It never guesses: every compile that has no exact entry is listed in ``skipped`` with the reason (the
+recorder's ``why``; a compile under ``grad``/``vmap``; a run recorded before calls were recorded as values),
+and left out. A run is a file anyone can edit, so every record is read again here
+(``warmup_values.from_record``): what reaches the script is checked Python literals only.
 """
 
 from __future__ import annotations
 
-import ast
-import io
 import os
-import re
-import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._serde import Record
-from ..model import DTYPE_SHORT, ArgSignature, CompileEvent, LeafSpec, is_identity_hashed
-from .inspect_command import Params, module_params
+from ..jaxmodel.known import call_contexts
+from ..model import CompileEvent
 from .pytree_summary import summarise
-from .warmup_values import ArraySpec, Container, Literal, Node, NotRebuildable, dotted_name, identifier, literal_value
+from .warmup_values import NotRebuildable, dotted_name, from_record, identifier
 
 _X64 = {"float64", "int64", "uint64", "complex128"}
-# model.sharding_text's ``SingleDeviceSharding(cpu:1)``, and JAX's own str() that older runs recorded
-_SINGLE_DEVICE = re.compile(r"SingleDeviceSharding\((?:device=\w+\(id=(\d+)\)|\w+:(\d+))(?:, memory_kind=(\w+))?\)")
 
 
 @dataclass
-class WarmupCall(Record):
-    """One ahead-of-time compile of the script: ``module.function.lower(*args, **kwargs).compile()``.
+class WarmupCall:
+    """One ahead-of-time compile: ``module.path.lower(*args, **kwargs).compile()``.
 
-    ``args``/``kwargs`` are values (``warmup_values.Node``: ``ArraySpec``, ``Literal``, ``Container``),
-    never code; ``module`` is a dotted name and ``function`` and every keyword an identifier (checked).
-    ``file`` is the definition file and ``root`` the ``sys.path`` entry the module imports from.
-    ``compiles``/``seconds``: what this signature cost in the recorded run.
+    ``args``/``kwargs`` are value records in the runtime's tuple form (``_warmup_runtime.rebuild``), made of
+    literals only; ``module`` is a dotted name and every part of ``path`` and every keyword an identifier
+    (checked). ``function`` is the user's function as watch named it (shown, never looked up). ``file`` is
+    the module's file and ``root`` the ``sys.path`` entry it imports from (the script's directory for a
+    program's ``__main__``). ``compiles``/``seconds``: what this call cost in the recorded run.
     """
 
     module: str
+    path: list[str]
     function: str
     file: str
     root: str
-    args: list[Any] = field(default_factory=list)  # Node
-    kwargs: dict[str, Any] = field(default_factory=dict)  # keyword -> Node
+    args: list[Any] = field(default_factory=list)
+    kwargs: dict[str, Any] = field(default_factory=dict)
     signature: str = ""
     x64: bool = False  # a 64-bit argument: the program ran with jax_enable_x64
     compiles: int = 1
     seconds: float = 0.0
+    # the library context manager the inner jit call runs in, entered with the wrapper object at path[:-1]
+    # (``jaxmodel`` CallContext: nnx.jit's ``update_context``); None for most
+    context: str | None = None
+
+    @property
+    def main(self) -> bool:
+        """Defined in the program run as ``__main__`` (warmed in the program's process, at its main guard)."""
+        return self.module == "__main__"
 
 
 @dataclass
-class SkippedCompile(Record):
+class SkippedCompile:
     """A function (or one of its signatures) the script does not warm up, and why."""
 
     function: str
     reason: str
     module: str | None = None
     where: str = ""  # the definition, file:line
-    signatures: list[str] = field(default_factory=list)  # as recorded, one per distinct signature
+    signatures: list[str] = field(default_factory=list)  # summarised, one per distinct signature
     compiles: int = 1
     seconds: float = 0.0
 
 
 @dataclass
-class WarmupPlan(Record):
-    """What a warm-up script compiles (``calls``) and what it lists as not covered (``skipped``)."""
+class WarmupPlan:
+    """What a warm-up compiles (``calls``) and what it lists as not covered (``skipped``)."""
 
     calls: list[WarmupCall] = field(default_factory=list)
     skipped: list[SkippedCompile] = field(default_factory=list)
@@ -87,8 +85,19 @@ class WarmupPlan(Record):
 
     @property
     def covered(self) -> int:
-        """Compiles of the run whose signature the script compiles ahead of time."""
+        """Compiles of the run whose call the warm-up compiles ahead of time."""
         return sum(c.compiles for c in self.calls)
+
+    @property
+    def functions(self) -> tuple[int, int]:
+        """(functions with at least one entry, functions the run compiled), by definition site."""
+        seen = {_function_key(c.function, c.file, c.module) for c in self.calls}
+        left = {_function_key(s.function, s.where.rpartition(":")[0], s.module) for s in self.skipped}
+        return len(seen), len(seen | left)
+
+
+def _function_key(function: str, file: str, module: str | None) -> tuple:
+    return (function, os.path.abspath(file) if file else "", module or "")
 
 
 class _NotExact(Exception):
@@ -96,14 +105,14 @@ class _NotExact(Exception):
 
 
 def plan(events: Sequence[CompileEvent]) -> WarmupPlan:
-    """The warm-up plan for a run's compile events: one call per distinct (function, call), the rest skipped."""
+    """The warm-up plan for a run's compile events: one call per distinct jit call, the rest skipped."""
     calls: dict[tuple, WarmupCall] = {}
     skipped: dict[tuple, SkippedCompile] = {}
     for e in events:
         where = f"{e.definition.file}:{e.definition.line}" if e.definition else ""
         sig = summarise(e.signature)  # pytrees by structure, as every report shows a call
         try:
-            call = _call_for(e)
+            call = _call_for(e, sig)
         except _NotExact as why:
             key = (e.function, where, str(why))
             if key in skipped:
@@ -116,7 +125,7 @@ def plan(events: Sequence[CompileEvent]) -> WarmupPlan:
                 skipped[key] = SkippedCompile(e.function, str(why), e.module, where, [sig] if sig else [], 1,
                                               e.total_seconds)
             continue
-        key = (call.module, call.function, repr(call.args), repr(sorted(call.kwargs.items())))
+        key = (call.module, tuple(call.path), repr(call.args), repr(sorted(call.kwargs.items())))
         if key in calls:
             calls[key].compiles += 1  # the run compiled this call again (a cleared or evicted cache)
             calls[key].seconds += e.total_seconds
@@ -125,42 +134,66 @@ def plan(events: Sequence[CompileEvent]) -> WarmupPlan:
     return WarmupPlan(list(calls.values()), list(skipped.values()), len(events))
 
 
-def _call_for(e: CompileEvent) -> WarmupCall:
-    name, module = e.function, e.module
-    if "<lambda>" in name:
-        raise _NotExact("a lambda: it has no name to import")
-    if "<locals>" in name:
-        raise _NotExact("defined inside a function (a closure): it has no module-level name to import")
-    if "." in name and all(p.isidentifier() for p in name.split(".")):
-        raise _NotExact("a method or class attribute: the warm-up imports module-level functions only")
+def _call_for(e: CompileEvent, sig: str) -> WarmupCall:
     if e.transform:
         raise _NotExact(f"compiled under {_short(e.transform)}: that is another program than the function's own call")
-    if e.bindings and "partial(" in e.bindings:
-        raise _NotExact("a functools.partial: its bound arguments are not in the signature")
-    if module is None:
-        raise _NotExact("the run does not record the function's module (recorded by an older jitscope)")
-    if module == "__main__":
-        raise _NotExact("defined in the script run as __main__: importing that file would run the program "
-                        "again as another module, with other jitted objects; move the function into a module "
-                        "the script imports")
+    r = _record(e.rebuild)
+    if r.get("why"):
+        raise _NotExact(_short(str(r["why"]), 300))
     try:
-        name = identifier(name, "function name")
-        module = dotted_name(module)
+        module = dotted_name(r.get("module"))
+        path = r.get("path")
+        if not isinstance(path, list) or not 1 <= len(path) <= 4:
+            raise NotRebuildable("its attribute path is not a list of names")
+        path = [identifier(p, "attribute") for p in path]
+        args, kwargs = r.get("args"), r.get("kwargs")
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise NotRebuildable("its arguments are not recorded as a list and a dict")
+        args = [from_record(a) for a in args]
+        kwargs = {identifier(k, "keyword"): from_record(v) for k, v in kwargs.items()}
     except NotRebuildable as why:
-        raise _NotExact(str(why)) from None
-    file = e.definition.file if e.definition else ""
-    root = _import_root(file, module)
-    if root is None:
-        raise _NotExact(f"its file {_short(repr(file)) if file else '(unknown)'} is not where module {module} "
-                        "would be imported from")
-    params = module_params(file, name)
-    if params is None:
-        raise _NotExact(f"no module-level def {name} in {_short(repr(os.path.basename(file)))} "
-                        "(defined or rebound otherwise)")
-    if e.signature is None:
-        raise _NotExact("the argument signature was not recorded")
-    args, kwargs, x64 = _arguments(e.signature, params)
-    return WarmupCall(module, name, file, root, args, kwargs, summarise(e.signature), x64, 1, e.total_seconds)
+        raise _NotExact(f"its record cannot be read back: {why}") from None
+    context = r.get("context")
+    if context is not None and (context not in call_contexts() or len(path) < 2):
+        raise _NotExact(f"its call context {_short(repr(context))} is not one jitscope knows a wrapper to need")
+    file = r.get("file")
+    file = file if isinstance(file, str) and file.endswith(".py") else ""
+    if module == "__main__":
+        root = os.path.dirname(os.path.abspath(file)) if file else ""
+    else:
+        found = _import_root(file, module)
+        if found is None:
+            raise _NotExact(f"its file {_short(repr(file)) if file else '(unknown)'} is not where module {module} "
+                            "would be imported from")
+        root = found
+    x64 = any(_arrays_of(a, lambda spec: spec[2] in _X64) for a in [*args, *kwargs.values()])
+    return WarmupCall(module, path, e.function, file, root, args, kwargs, sig, x64, 1, e.total_seconds, context)
+
+
+def _record(text: str | None) -> dict[str, Any]:
+    """An event's rebuild record (JSON text), parsed; ``_NotExact`` when absent or not a JSON object."""
+    import json
+
+    if text is None:
+        raise _NotExact("the run does not record the call as values (recorded by an older jitscope): re-record it")
+    try:
+        r = json.loads(text) if isinstance(text, str) and len(text) <= 50_000_000 else None
+    except (ValueError, RecursionError):
+        r = None
+    if not isinstance(r, dict):
+        raise _NotExact("its rebuild record is not a JSON object")
+    return r
+
+
+def _arrays_of(record: Any, test: Any) -> bool:
+    """Whether any array record inside ``record`` passes ``test``."""
+    if isinstance(record, tuple) and record and record[0] == "array":
+        return bool(test(record))
+    if isinstance(record, tuple) and record and record[0] == "literal":
+        return False
+    if isinstance(record, tuple):
+        return any(_arrays_of(x, test) for x in record)
+    return False
 
 
 def _import_root(file: str, module: str) -> str | None:
@@ -178,115 +211,6 @@ def _import_root(file: str, module: str) -> str | None:
     return path
 
 
-def _arguments(signature: ArgSignature, params: Params) -> tuple[list[Node], dict[str, Node], bool]:
-    """``(positional values, keyword values, needs x64)`` that rebuild the call exactly."""
-    if signature.keywords is None:
-        raise _NotExact("the run does not record which arguments were passed by keyword (an older jitscope)")
-    trees = [line.split(": ", 1) for line in signature.treedef.splitlines() if ": " in line]
-    names = [name for name, _ in trees] + list(signature.static)
-    if any(not n.isidentifier() for n in names):
-        raise _NotExact("an argument passed through *args or a filtered (equinox) static leaf")
-    leaves = list(signature.leaves)
-    values: dict[str, Node] = {}
-    x64 = False
-    for name, tree in trees:
-        node, used = _tree_value(name, tree, leaves)
-        for leaf in leaves[:used]:
-            x64 = x64 or leaf.dtype in _X64
-        values[name] = node
-        leaves = leaves[used:]
-    if leaves:
-        raise _NotExact("the recorded leaves do not match the recorded tree structure")
-    for name, value in signature.static.items():
-        if is_identity_hashed(value):
-            raise _NotExact(f"static argument {name} is an object hashed by identity: no literal rebuilds it")
-        try:
-            values[name] = literal_value(value)
-        except NotRebuildable as why:
-            raise _NotExact(f"static argument {name} cannot be rebuilt: {why}") from None
-    keywords = set(signature.keywords)
-    passed = {n for n in values if n not in keywords}
-    positional = params.positional[:len(passed)]
-    if set(positional) != passed:
-        raise _NotExact("its positional arguments do not match the def's parameters (*args, or a changed def)")
-    if keywords & params.positional_only:
-        raise _NotExact("a positional-only parameter passed by keyword")
-    try:
-        kwargs = {identifier(n, "keyword"): values[n] for n in sorted(keywords & set(values))}
-    except NotRebuildable as why:
-        raise _NotExact(str(why)) from None
-    return [values[n] for n in positional], kwargs, x64
-
-
-def _tree_value(name: str, tree: str, leaves: list[LeafSpec]) -> tuple[Node, int]:
-    """One argument's pytree (``PyTreeDef({'b': *, 'w': *})``) as a node, and the number of leaves it used.
-
-    The recorded text is only parsed (``*`` marks a leaf; a tokenizer keeps a ``*`` inside a dict key's
-    string apart) and read node by node into values; nothing of it is kept as text."""
-    if not (tree.startswith("PyTreeDef(") and tree.endswith(")")):
-        raise _NotExact(f"argument {name}: tree structure {_short(repr(tree))} not understood")
-    inner = tree[len("PyTreeDef("):-1]
-    try:
-        toks = [(tokenize.NAME, "_LEAF_") if t.type == tokenize.OP and t.string == "*" else (t.type, t.string)
-                for t in tokenize.generate_tokens(io.StringIO(inner).readline)]
-        node = ast.parse(tokenize.untokenize(toks).strip(), mode="eval")
-    except (tokenize.TokenError, SyntaxError, ValueError, IndentationError, MemoryError, RecursionError):
-        raise _NotExact(f"argument {name}: a pytree with a custom node ({_short(repr(inner))})") from None
-    if not _builtin_tree(node.body):
-        raise _NotExact(f"argument {name}: a pytree with a custom node ({_short(repr(inner))}); only dicts, "
-                        "lists, tuples and None are rebuilt")
-    count = sum(isinstance(n, ast.Name) for n in ast.walk(node))
-    if count > len(leaves) or any(not (leaf.path == name or leaf.path.startswith((name + "[", name + ".")))
-                                  for leaf in leaves[:count]):
-        raise _NotExact(f"argument {name}: the recorded leaves do not match its tree structure")
-    it = iter(leaves[:count])
-
-    def value(n: ast.expr) -> Node:  # in field order: dict values and sequence items left to right
-        if isinstance(n, ast.Name):
-            return _leaf_spec(next(it))
-        if isinstance(n, ast.Constant):
-            return Literal(None)
-        if isinstance(n, ast.Dict):
-            return Container("dict", tuple(value(v) for v in n.values),
-                             tuple(k.value for k in n.keys))  # type: ignore[union-attr]
-        kind = "list" if isinstance(n, ast.List) else "tuple"
-        return Container(kind, tuple(value(e) for e in n.elts))  # type: ignore[attr-defined]
-
-    return value(node.body), count
-
-
-def _builtin_tree(node: ast.AST, depth: int = 0) -> bool:
-    if depth > 100:
-        return False
-    if isinstance(node, ast.Name):
-        return node.id == "_LEAF_"
-    if isinstance(node, ast.Constant):
-        return node.value is None
-    if isinstance(node, ast.Dict):
-        return all(isinstance(k, ast.Constant) and type(k.value) in (str, int) for k in node.keys) and \
-            all(_builtin_tree(v, depth + 1) for v in node.values)
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return all(_builtin_tree(e, depth + 1) for e in node.elts)
-    return False
-
-
-def _leaf_spec(leaf: LeafSpec) -> ArraySpec:
-    """One array leaf as an ``ArraySpec``; an opaque or extended-dtype leaf raises ``_NotExact``."""
-    if leaf.dtype not in DTYPE_SHORT:
-        raise _NotExact(f"argument {_short(repr(leaf.path))} is a {_short(repr(leaf.dtype))}, not an array of a "
-                        "standard dtype")
-    shape = tuple(leaf.shape)
-    if not all(type(d) is int and d >= 0 for d in shape):
-        raise _NotExact(f"argument {_short(repr(leaf.path))}: its recorded shape is not a list of sizes")
-    device = memory_kind = None
-    if leaf.sharding is not None:
-        m = _SINGLE_DEVICE.fullmatch(leaf.sharding)
-        if m is None:
-            raise _NotExact(f"argument {_short(repr(leaf.path))} is committed with sharding "
-                            f"{_short(repr(leaf.sharding))}: only one-device shardings are rebuilt")
-        device, memory_kind = int(m.group(1) or m.group(2)), m.group(3)
-    return ArraySpec(shape, leaf.dtype, bool(leaf.weak_type), device, memory_kind)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."

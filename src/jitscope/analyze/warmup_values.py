@@ -1,20 +1,13 @@
-"""The values a warm-up script rebuilds, as values: never as text copied from a run (issue #23 item 1).
+"""The values a warm-up script rebuilds, checked from a run: never text copied into code (issues #23, #26).
 
-A watch run is a file anyone can edit, and even an honest one holds text with newlines (a static
-config object's multi-line ``repr``). So nothing read from a run is pasted into generated code. The
-plan (``warmup_plan.py``) turns each recorded argument into one of the nodes below, after checking it;
-the renderer (``render/warmup_script.py``) turns each node into a Python AST node, one emitter per node
-kind, and only ``ast.unparse`` writes text:
-
-* ``ArraySpec``: one array leaf (``S(shape, dtype, weak_type=..., device=..., memory_kind=...)``);
-* ``Literal``: a static value, rebuilt from the Python value ``ast.literal_eval`` read from its recorded
-  text, kept only when that value is made of literal types and survives ``repr`` -> ``literal_eval``;
-* ``Container``: a tuple, list or dict of nodes (a pytree of builtin containers; ``None`` is a
-  ``Literal``).
-
-A new kind of argument (a custom pytree rebuilt through its treedef, issue #26) is a new node class here
-and one emitter registered in the renderer; names that reach code (modules, functions, parameters) go
-through ``identifier`` / ``dotted_name``, which refuse anything but Python identifiers.
+A watch run is a file anyone can edit. Each compile's ``rebuild`` record (``collect/warmup_record.py``)
+holds the jit call as value records (JSON lists). ``from_record`` reads one back into the tuple form the
+warm-up's runtime rebuilds (``_warmup_runtime.rebuild``, whose docstring lists the kinds), checking every
+field: kinds from a closed list, names that will be looked up (modules, qualified names, attributes,
+keywords) Python identifiers (``identifier`` / ``dotted_name``), dtypes from the known list, shapes lists of
+sizes, literals read with ``ast.literal_eval`` and kept only when they survive ``repr`` -> ``literal_eval``
+(``literal_value``), nesting and size bounded. What comes out is made of Python literals only, so the
+renderer writes it as a literal (``render/warmup_script.py``) and nothing of the run is ever code.
 """
 
 from __future__ import annotations
@@ -22,46 +15,20 @@ from __future__ import annotations
 import ast
 import keyword
 import math
-from dataclasses import dataclass, field
+import re
 from typing import Any
 
+from ..model import DTYPE_SHORT
+
 MAX_LITERAL_CHARS = 100_000  # a static value's recorded text; longer is not pasted into a script
+MAX_DEPTH = 150  # nesting of one record (the runtime refuses deeper than 200)
+MAX_VALUES = 50_000  # values in one call's records
+_KEY_DTYPE = re.compile(r"key:[A-Za-z_][A-Za-z0-9_]*")
 
 
 class NotRebuildable(ValueError):
     """A recorded value or name the script cannot rebuild exactly (the message says why, in one line)."""
 
-
-@dataclass(frozen=True)
-class ArraySpec:
-    """One array argument: ``jax.ShapeDtypeStruct(shape, dtype, weak_type, sharding)``; ``device`` is a
-    committed array's ``jax.devices()`` id (None: uncommitted)."""
-
-    shape: tuple[int, ...]
-    dtype: str
-    weak_type: bool = False
-    device: int | None = None
-    memory_kind: str | None = None
-
-
-@dataclass(frozen=True)
-class Literal:
-    """A static value, as the Python value itself (checked by ``literal_value``)."""
-
-    value: Any
-
-
-@dataclass(frozen=True)
-class Container:
-    """A pytree node of a builtin container: ``kind`` is ``tuple``, ``list`` or ``dict``; ``items`` are
-    nodes (for a dict, ``keys`` are its keys, each a str or int, in the recorded order)."""
-
-    kind: str
-    items: tuple[Any, ...] = ()
-    keys: tuple[str | int, ...] = field(default=())
-
-
-Node = ArraySpec | Literal | Container
 
 _ATOMS = (type(None), bool, int, float, complex, str, bytes)
 
@@ -83,7 +50,7 @@ def dotted_name(text: object, what: str = "module") -> str:
     return text
 
 
-def literal_value(text: str) -> Literal:
+def literal_value(text: str) -> Any:
     """The static value whose recorded text is ``text``, when it is a round-trippable literal.
 
     Raises:
@@ -104,7 +71,100 @@ def literal_value(text: str) -> Literal:
         raise NotRebuildable("its value does not survive repr and literal_eval") from None
     if not _same(value, again):
         raise NotRebuildable("its value does not survive repr and literal_eval")
-    return Literal(value)
+    return value
+
+
+def from_record(record: Any) -> tuple:
+    """A value record of a run (JSON form) as the runtime's tuple form, every field checked.
+
+    Raises:
+        NotRebuildable: a kind, name, dtype, shape or literal that is not what a recording writes.
+    """
+    return _Reader().value(record, 0)
+
+
+def tree_from_record(record: Any) -> tuple | None:
+    """A tree-structure record (``None`` for a leaf, else ``[type, aux, children]``), checked."""
+    return _Reader().tree(record, 0)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.left = MAX_VALUES
+
+    def value(self, r: Any, depth: int) -> tuple:
+        self.left -= 1
+        if depth > MAX_DEPTH or self.left < 0:
+            raise NotRebuildable("a rebuild record nested too deeply or too large")
+        if not isinstance(r, list) or not r or not isinstance(r[0], str):
+            raise NotRebuildable("a rebuild record that is not a value record")
+        kind, n = r[0], len(r)
+        if kind == "array" and n == 6:
+            return self.array(r)
+        if kind == "literal" and n == 2 and isinstance(r[1], str):
+            return ("literal", literal_value(r[1]))
+        if kind == "ref" and n == 4:
+            return self.ref(r)
+        if kind in ("tuple", "list", "frozenset") and n == 2 and isinstance(r[1], list):
+            return (kind, tuple(self.value(x, depth + 1) for x in r[1]))
+        if kind == "dict" and n == 2 and isinstance(r[1], list):
+            return ("dict", tuple(self.pair(p, depth) for p in r[1]))
+        if kind == "tree" and n == 3 and isinstance(r[2], list):
+            leaves = tuple(self.value(x, depth + 1) for x in r[2])
+            if any(leaf[0] != "array" for leaf in leaves):
+                raise NotRebuildable("a pytree record whose leaves are not arrays")
+            return ("tree", self.tree(r[1], depth + 1), leaves)
+        if kind == "treedef" and n == 2:
+            return ("treedef", self.tree(r[1], depth + 1))
+        if kind == "namedtuple" and n == 3 and isinstance(r[2], list):
+            return ("namedtuple", self.ref(r[1]), tuple(self.value(x, depth + 1) for x in r[2]))
+        if kind == "object" and n == 3 and isinstance(r[2], list):
+            attrs = []
+            for p in r[2]:
+                if not (isinstance(p, list) and len(p) == 2):
+                    raise NotRebuildable("an object record whose attributes are not (name, value) pairs")
+                attrs.append((identifier(p[0], "attribute"), self.value(p[1], depth + 1)))
+            return ("object", self.ref(r[1]), tuple(attrs))
+        raise NotRebuildable(f"a rebuild record of unknown kind {_shown(kind)}")
+
+    def pair(self, p: Any, depth: int) -> tuple:
+        if not (isinstance(p, list) and len(p) == 2):
+            raise NotRebuildable("a dict record whose items are not (key, value) pairs")
+        return (self.value(p[0], depth + 1), self.value(p[1], depth + 1))
+
+    def tree(self, t: Any, depth: int) -> tuple | None:
+        self.left -= 1
+        if depth > MAX_DEPTH or self.left < 0:
+            raise NotRebuildable("a tree-structure record nested too deeply or too large")
+        if t is None:
+            return None
+        if not (isinstance(t, list) and len(t) == 3 and isinstance(t[2], list)):
+            raise NotRebuildable("a tree-structure record that is not (type, aux, children)")
+        return (self.ref(t[0]), self.value(t[1], depth + 1), tuple(self.tree(c, depth + 1) for c in t[2]))
+
+    @staticmethod
+    def ref(r: Any) -> tuple:
+        if not (isinstance(r, list) and len(r) == 4 and r[0] == "ref"):
+            raise NotRebuildable("a reference record that is not ('ref', module, qualname, unwrap)")
+        _, module, qualname, unwrap = r
+        if type(unwrap) is not int or not 0 <= unwrap <= 8:
+            raise NotRebuildable("a reference record with a bad unwrap count")
+        return ("ref", dotted_name(module), dotted_name(qualname, "qualified name"), unwrap)
+
+    @staticmethod
+    def array(r: list) -> tuple:
+        _, shape, dtype, weak, device, memory_kind = r
+        if not (isinstance(shape, list) and len(shape) <= 64 and all(type(d) is int and d >= 0 for d in shape)):
+            raise NotRebuildable("an array record whose shape is not a list of sizes")
+        if not (isinstance(dtype, str) and (dtype in DTYPE_SHORT or _KEY_DTYPE.fullmatch(dtype))):
+            raise NotRebuildable(f"an array of dtype {_shown(dtype)}, not a standard dtype")
+        if type(weak) is not bool:
+            raise NotRebuildable("an array record whose weak type is not true or false")
+        if device is not None and not (type(device) is int and device >= 0):
+            raise NotRebuildable("an array record whose device is not a device id")
+        if memory_kind is not None:
+            identifier(memory_kind, "memory kind")
+        return ("array", tuple(shape), dtype, weak, device, memory_kind)
 
 
 def _literal_types(value: Any, depth: int = 0) -> bool:

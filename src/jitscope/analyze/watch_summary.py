@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .._serde import Record
+from ..jaxmodel import fixes
 from ..jaxmodel.fixes import make_traced
 from ..model import CompileEvent, Fix, Location
 from . import fix_savings, fix_source
+from .advice_scope import library_defined, library_internal
 from .reasons import function_key
 
 Key = tuple[str, str, int]
@@ -108,9 +110,8 @@ def _shape_fix(evs: list[CompileEvent], avoided: list[CompileEvent]) -> Fix:
 _ADVICE = {
     "new_function_object": (
         "Create the jitted `{f}` once and reuse it",
-        "jax.jit caches by function identity: `jax.jit(lambda ...)` or a closure built per call is a new object "
-        "each time. Hoist the jit out of the loop or enclosing function; pass changing values as arguments. "
-        "Counts repeats at one call site only."),
+        fixes.CREATE_ONCE.why[0].upper() + fixes.CREATE_ONCE.why[1:] + " Hoist the jit out of the loop or "
+        "enclosing function; pass changing values as arguments. Counts repeats at one call site only."),
     "static_value_change": (
         "Stop recompiling `{f}` for each static value ({args})",
         "Each new static value compiles a new program. To pass it traced, {traced}; Python control flow on it "
@@ -227,20 +228,30 @@ def _code_change(cat: str, hit: list[CompileEvent], traceable: list[str]) -> tup
     return None
 
 
+def _fix_key(e: CompileEvent) -> tuple:
+    """Fixes are planned per function within one test (``advice_scope``): compiles of two tests are never
+    merged by a fix."""
+    return (*function_key(e), e.test)
+
+
 def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
     """Concrete fixes per (function, reason), each priced by the compiles it alone removes; the total
-    with all of them applied; and the recompiles that are expected (a static argument setting a shape)."""
-    by_fn: dict[Key, list[CompileEvent]] = defaultdict(list)
+    with all of them applied; and the recompiles that are expected (a static argument setting a shape).
+
+    Only the user's compiles get fixes: a compile a library both defines and calls is the library's
+    (``advice_scope.library_internal``); under pytest each test is planned on its own."""
+    by_fn: dict[tuple, list[CompileEvent]] = defaultdict(list)
     for e in events:
-        by_fn[function_key(e)].append(e)
+        if not library_internal(e):
+            by_fn[_fix_key(e)].append(e)
     expected: list[ExpectedRecompiles] = []
-    untraceable: dict[Key, set[str]] = {}
+    untraceable: dict[tuple, set[str]] = {}
     for k, evs in by_fn.items():
         untraceable[k], exp = _expected(evs)
         expected += exp
-    keys = fix_savings.by_function(events, untraceable)
+    keys = fix_savings.by_function([e for evs in by_fn.values() for e in evs], untraceable, key=_fix_key)
     fixes: list[Fix] = []
-    applied: dict[Key, set[str]] = defaultdict(set)
+    applied: dict[tuple, set[str]] = defaultdict(set)
     for k, evs in by_fn.items():
         by_cat: dict[str, list[CompileEvent]] = defaultdict(list)
         for e in evs:
@@ -251,6 +262,8 @@ def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
             hit = by_cat.get(cat)
             if not hit:
                 continue
+            if cat == "static_value_change" and library_defined(evs[0]):
+                continue  # which arguments are static is the library's choice (advice_scope)
             avoided = keys[k].removed({cat})
             if not avoided:
                 continue  # nothing this fix alone removes: no fix
@@ -275,6 +288,8 @@ def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
             if change is not None:
                 fix.location, fix.replacement = change
             fixes.append(fix)
+    fixes = _merged(fixes)
+    expected = _merged_expected(expected)
     fixes.sort(key=lambda x: (-(x.saving_seconds or 0.0), -(x.saving_compiles or 0), x.title))
     removed = fix_savings.total_removed(keys, applied)
     total = FixesTotal(compiles=len(removed), seconds=float(sum(e.total_seconds for e in removed)),
@@ -282,6 +297,32 @@ def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
                        sum_of_fixes=sum(fx.saving_compiles or 0 for fx in fixes))
     expected.sort(key=lambda x: (-x.compiles, x.function, x.argument))
     return FixPlan(fixes, total, expected)
+
+
+def _merged(fixes: list[Fix]) -> list[Fix]:
+    """One fix per (title, place): the same change found in several tests is one change, its savings added."""
+    out: dict[tuple, Fix] = {}
+    for fx in fixes:
+        loc = fx.location
+        k = (fx.title, fx.replacement, (loc.file, loc.line) if loc else None)
+        if k not in out:
+            out[k] = fx
+            continue
+        kept = out[k]
+        kept.saving_seconds = (kept.saving_seconds or 0.0) + (fx.saving_seconds or 0.0)
+        kept.saving_compiles = (kept.saving_compiles or 0) + (fx.saving_compiles or 0)
+    return list(out.values())
+
+
+def _merged_expected(expected: list[ExpectedRecompiles]) -> list[ExpectedRecompiles]:
+    out: dict[tuple, ExpectedRecompiles] = {}
+    for x in expected:
+        k = (x.function, x.argument, x.why, x.location)
+        if k in out:
+            out[k].compiles += x.compiles
+        else:
+            out[k] = x
+    return list(out.values())
 
 
 def suggest_fixes(events: Sequence[CompileEvent]) -> list[Fix]:

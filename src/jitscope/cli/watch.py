@@ -36,8 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write each compile's jaxpr, StableHLO and optimised HLO into DIR, with index.json "
                         "(linked from the --html report)")
     p.add_argument("--slow-compile", type=seconds, default=1.0, metavar="SECONDS",
-                   help="report a compile that takes longer than this as slow, with its likely cause (JW402; "
-                        "default 1)")
+                   help="report a backend compile that takes more CPU seconds than this and is slow for its "
+                        "size, with its cause (JW402; default 1)")
     p.add_argument("--no-findings", action="store_true",
                    help="do not analyse traces for runtime findings (failed traces, trace-time side effects, "
                         "captured constants, unrolled loops, slow compiles: `jitscope rules --runtime`)")

@@ -284,18 +284,22 @@ def check_target(target: str, module: bool) -> str:
 
 
 def run_program(target: str, args: list[str], module: bool = False,
-                failure: list[BaseException] | None = None) -> int:
+                failure: list[BaseException] | None = None,
+                at_main_guard: Callable[[object], None] | None = None) -> int:
     """Run ``target`` (a script path, or a module name when ``module``) with ``args``; the exit code.
 
     An uncaught exception of the program is appended to ``failure`` (when given) so the caller
-    can explain it after the traceback was printed.
+    can explain it after the traceback was printed. ``at_main_guard``: called with the program's module
+    just before its first top-level ``if __name__ == "__main__":`` (``_warmup_runtime.run_as_main``: the
+    statements before it and the rest run one after the other in one namespace; never called for a
+    program without one); ``jitscope watch --warmup`` warms the program's own functions there.
     """
     check_target(target, module)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     saved_main = sys.modules.get("__main__")
     saved_out, saved_err = sys.stdout, sys.stderr
     with _unwind_on_termination(), _program_atexit() as handlers:
-        code = _run_body(target, args, module, failure)
+        code = _run_body(target, args, module, failure, at_main_guard)
         try:
             if code not in _TERMINATED_CODES:  # a process killed by a signal runs neither
                 _finish_like_python(handlers)
@@ -328,9 +332,15 @@ def _note_program(path: str | None) -> None:
         add_program_path(path)
 
 
-def _run_body(target: str, args: list[str], module: bool, failure: list[BaseException] | None) -> int:
+def _run_body(target: str, args: list[str], module: bool, failure: list[BaseException] | None,
+              at_main_guard: Callable[[object], None] | None = None) -> int:
     try:
-        if module:
+        if at_main_guard is not None:
+            from .._warmup_runtime import run_as_main
+
+            sys.path.insert(0, os.getcwd() if module else os.path.dirname(os.path.abspath(target)))
+            run_as_main(target, args, module=module, at_main_guard=at_main_guard)
+        elif module:
             sys.path.insert(0, os.getcwd())
             sys.argv = [target, *args]  # runpy replaces argv[0] with the module's file
             _note_program(_module_file(target))

@@ -39,6 +39,7 @@ from .._jaxcompat import is_user_file, jaxpr_of_call_result
 from .._pycode import code_objects, functions_reached
 from . import profiling
 from .trace_effects import _LOG_METHODS, _MUTATORS, EffectEvent
+from .user_function import user_function as _user_function
 
 _CONTAINERS = (list, dict, set)
 _STREAM_NAMES = {"stdout", "stderr"}
@@ -291,7 +292,10 @@ class TraceProbe:
     def enter(self, call: Any) -> None:
         if not self.effects or self._local.stack:
             return  # inside an instrumented trace already: the outer watcher sees the inner body
-        fn = _function_of(call.fun)
+        try:
+            fn = _user_function(call)
+        except Exception:  # noqa: BLE001 - an exotic wrapper: no effects, never a broken program
+            return
         if fn is None:
             return
         try:
@@ -333,7 +337,10 @@ class TraceProbe:
         raw = call.pending
         if raw is None or not raw.user:
             return  # no trace in this call (a Python-path cache hit), or JAX's own routine: nothing to report
-        raw.live["fun"] = call.fun
+        try:  # the user's function behind a library wrapper: its globals, closure and lines
+            raw.live["fun"] = (w.fn if w is not None else _user_function(call)) or call.fun
+        except Exception:  # noqa: BLE001
+            raw.live["fun"] = call.fun
         if exc is not None and raw.failed:
             raw.live["error"] = exc
         if w is not None:

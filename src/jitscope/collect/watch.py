@@ -31,6 +31,7 @@ from . import monitoring
 from .distributed import process_identity, process_path
 from .monitoring import RawCompile
 from .program_text import ProgramText, program_text
+from .test_scope import current_test
 
 MAX_PROGRAM_TEXT_BYTES = 8 << 20  # compressed program texts kept per run; beyond, fingerprints and constants only
 
@@ -291,7 +292,8 @@ class WatchCollector:
                 timestamp=min(starts.values()) if starts else 0.0, index=len(self.events),
                 function_id=raw.function_id, phase_starts=starts, bindings=raw.bindings, module=raw.module,
                 transform=raw.transform if raw.transformed else None, pid=self.pid,
-                persistent_cache=raw.persistent_cache,
+                persistent_cache=raw.persistent_cache, rebuild=raw.rebuild,
+                compile_cpu_seconds=raw.compile_cpu_seconds, jit_options=raw.jit_options, test=current_test(),
                 process_index=self.process[0] if self.process else None,
                 reason=Reason("other", "", raw.explanation) if raw.explanation else None)
             if raw.transformed and event.transform is None:

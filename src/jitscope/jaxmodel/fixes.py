@@ -1,15 +1,109 @@
 """The catalogue of fixes: one sentence per pitfall, phrased for the wrapper the user wrote.
 
 lint (``JSxxx``), watch (``JWxxx``) and inspect all phrase their fixes from here, so the same
-code gets the same advice from every command (issue #24 item 5). A fix names only options the
+pitfall gets the same advice from every command (issue #24 item 5). A fix names only options the
 user's wrapper has (``known.wrapper_options``) and only APIs that do not themselves cost
-what the fix removes: ``jax.debug.print`` is not offered for a trace-time ``print`` in a hot
-step, because a host callback takes the call off JAX's C++ fast path (JW501).
+what the fix removes: ``jax.debug.print`` is not offered as *the* fix for a trace-time ``print``,
+because a host callback takes every call of the step off JAX's C++ fast path (watch's JW501,
+5.7 against 2.4 ms per call measured in issue #24); it is named as the debugging tool it is.
+
+Each ``Advice`` has a ``title`` (imperative, lower case: it ends a lint message after ``"; "`` and
+is a watch/inspect ``Fix.title``) and a ``why`` (the mechanism, a ``Fix.description``).
+
+Where each pitfall is phrased (keep this list whole when adding a caller):
+
+===========================  =====================  ===============================  ==========================
+pitfall                      lint                   watch                            inspect
+===========================  =====================  ===============================  ==========================
+print at trace time          JS401                  JW201 (print, stream)            trace-side-effect
+logging at trace time        --                     JW201 (logging)                  trace-side-effect
+outer state mutated          JS403                  JW201 (container)                trace-side-effect
+global/nonlocal assigned     JS402                  JW201 (global, nonlocal)         trace-side-effect
+captured array (constant)    JS501                  JW301                            stale-global/captured-closure
+stale capture                JS502, JS503           JW302                            stale-global/captured-closure
+unrolled Python loop         JS202                  JW401 (bloat.py's fix)           graph-bloat (bloat.py)
+jit rebuilt (loop, per call) JS203, JS204           JW403, fix "create once"         --
+static value recompiles      --                     fix "stop recompiling", JW403    --
+value needed concrete        JS101, JS103 (hint)    JW101 (tracer_errors)            tracer errors (same)
+===========================  =====================  ===============================  ==========================
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .known import lookup
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One fix: ``title`` (what to do), ``why`` (the mechanism)."""
+
+    title: str
+    why: str
+
+
+_FAST_PATH = ("jax.debug.print (and jax.debug.callback) inside the function run on every call, but each is a host "
+              "callback: every call then leaves JAX's C++ fast dispatch path (watch's JW501), so keep them for "
+              "debugging, out of hot steps.")
+
+_OUTSIDE = "return the value and print or log it outside the jitted function (jax.debug.print only while debugging)"
+TRACE_PRINT = Advice(
+    _OUTSIDE, "print() runs only while JAX traces: once per compile, showing tracers, not values. " + _FAST_PATH)
+TRACE_STREAM = Advice(
+    "return the value and write it outside the jitted function",
+    "the write runs only while tracing, never when the compiled program runs. " + _FAST_PATH)
+TRACE_LOGGING = Advice(
+    _OUTSIDE, "logging calls run only while tracing; the compiled function never logs. " + _FAST_PATH)
+OUTER_MUTATION = Advice(
+    "return the values instead of mutating outer state",
+    "the mutation happens once per trace, not per call, and stores tracers (leaked tracers).")
+GLOBAL_ASSIGNMENT = Advice(
+    "return the value instead of assigning a global",
+    "the assignment runs only while tracing; later calls of the compiled function skip it.")
+NONLOCAL_ASSIGNMENT = Advice(
+    "return the value instead of assigning a nonlocal",
+    "the assignment runs only while tracing; later calls of the compiled function skip it.")
+# A print or f-string that needs a traced value's concrete value (a tracer error, JW101/inspect).
+PRINT_TRACED_VALUE = Advice(
+    "print the value outside the jitted function (return it), or use jax.debug.print while debugging",
+    "print() and f-strings need concrete values, which a traced value does not have. " + _FAST_PATH)
+CREATE_ONCE = Advice(
+    "create the jitted function once (outside the loop or the calling function) and reuse it",
+    "jit caches by function identity: a jax.jit(...) or a closure built again (in a loop, per call) is a new "
+    "function and compiles again, even when its code and bindings are the same.")
+ROLL_LOOP = Advice(
+    "use lax.fori_loop (or lax.scan to keep per-step outputs)",
+    "a Python loop is unrolled while tracing: each iteration adds its equations to the program and compile time "
+    "grows with the trip count; lax.fori_loop/lax.scan trace the body once.")
+VECTORISE = Advice(
+    "use jax.vmap (or vectorised jnp operations)",
+    "independent iterations are traced one by one; jax.vmap traces the body once.")
+
+
+def effect(kind: str) -> Advice:
+    """The fix for a trace-time side effect of ``kind`` (``collect.trace_effects``: ``print``, ``stream``,
+    ``logging``, ``container``, ``global``, ``nonlocal``)."""
+    return {"print": TRACE_PRINT, "stream": TRACE_STREAM, "logging": TRACE_LOGGING, "container": OUTER_MUTATION,
+            "global": GLOBAL_ASSIGNMENT, "nonlocal": NONLOCAL_ASSIGNMENT}.get(
+        kind, Advice("move it out of the jitted function", "it runs once per trace, not per call."))
+
+
+def pass_as_argument(name: str, stale: bool = False) -> Advice:
+    """The fix for an array captured from a global or closure (``stale``: it was rebound since)."""
+    if stale:
+        return Advice(f"pass '{name}' as an argument",
+                      "jit reads globals and closures once, at trace time: the compiled program keeps the old value "
+                      "until something else (a new input shape) forces a retrace. An argument is read on every call.")
+    return Advice(f"pass '{name}' as an argument",
+                  "a captured array is copied into the program as a constant: it grows compile time and memory, and "
+                  "the program keeps the value it saw at trace time. An argument is read on every call.")
+
+
+def builtin_reduction(builtin: str, repl: str) -> Advice:
+    """The fix for a builtin ``sum``/``max``/... over a traced array (unrolled one element at a time)."""
+    return Advice(f"use {repl}", f"builtin {builtin}() iterates the array element by element; {repl} is a single "
+                  "reduction.")
 
 
 def make_static(arg: str, wrapper: str = "jax.jit") -> str:
@@ -35,3 +129,98 @@ def make_traced(arg: str, wrapper: str = "jax.jit") -> str:
     if t is not None and t.compiles:  # a wrapper with no static option: the value must be an argument
         return f"pass {arg} as an array argument (jnp.asarray({arg}))"
     return f"pass {arg} as an argument of the traced function instead of closing over it"
+
+
+def static_value_ignored(arg: str, wrapper: str = "jax.jit") -> Advice:
+    """The fix for a static argument whose values compile the same program (a duplicate compile)."""
+    return Advice(make_traced(arg, wrapper), "the static value does not change the compiled program, yet each "
+                  "value is a new entry in jit's cache, traced and compiled again.")
+
+
+# --- watch's taxonomy findings (docs/pitfalls.md): errors JAX raised into the program, recompile patterns,
+# host round trips, PRNG keys, dtypes and donation. One entry per pitfall; watch phrases its fix from here.
+LEAKED_TRACER = Advice(
+    "return the value from the jitted function instead of storing it in a global, a closure or an object",
+    "a tracer is valid only inside the trace that made it; one kept in outer state (a global, self.x, a list) "
+    "raises UnexpectedTracerError wherever it is used later. jax.checking_leaks() names the line that leaked it.")
+INVALID_ARGUMENT = Advice(
+    "pass only arrays (and pytrees of arrays) as traced arguments; make the other values static or close "
+    "over them",
+    "jit abstracts each traced argument to a shape and dtype; a string, a function or an arbitrary object has "
+    "none. A hashable configuration value belongs in static_argnums/static_argnames (or a pytree's aux data).")
+DONATED_REUSE = Advice(
+    "rebind the donated argument to the result (x = f(x)) and never use the old array afterwards",
+    "donate_argnums hands the argument's buffer to the output: JAX deletes the array after the call, and any "
+    "later use raises. Donate only what you overwrite, or copy (jnp.copy) what you still need.")
+UNUSABLE_DONATION = Advice(
+    "donate only arguments that an output of the same shape and dtype can reuse, or drop donate_argnums",
+    "a donated buffer that matches no output cannot be reused: nothing is saved, and the array is still "
+    "deleted after the call.")
+PAD_SHAPES = Advice(
+    "pad (or bucket) the varying dimension to a few fixed sizes and mask the padding",
+    "jit compiles one program per input shape: every new batch size, sequence length or array length traces "
+    "and compiles again, and each executable stays cached.")
+CONFIG_ONCE = Advice(
+    "set the configuration (default device, x64, mesh, matmul precision) once, outside the loop",
+    "JAX adds its trace context (jax.default_device, jax_enable_x64 and the other context managers and flags "
+    "in it) to jit's cache key: a function called under another context compiles again, even with the same "
+    "arguments.")
+CACHE_GROWTH = Advice(
+    "remove the cause of the recompiles (new shapes, static values or function objects), or call "
+    "jax.clear_caches() between phases of a long-running program",
+    "each compile keeps its executable in jit's cache for as long as the function lives: a function compiled "
+    "again and again grows host (and device) memory with the number of programs.")
+PERSISTENT_THRESHOLD = Advice(
+    "lower jax_persistent_cache_min_compile_time_secs (e.g. to 0) so that these compiles are written",
+    "JAX writes a program to the persistent cache only when its compile took at least that long: programs below "
+    "it are compiled again by every run.")
+PERSISTENT_TOO_LATE = Advice(
+    "set jax_compilation_cache_dir before the first compile of the process (at start-up, or with the "
+    "JAX_COMPILATION_CACHE_DIR environment variable)",
+    "JAX sets its persistent cache up once, at the process's first compile; a directory configured later is "
+    "not used.")
+HOST_SYNC = Advice(
+    "keep per-step values on the device (accumulate them in the jitted step) and read them every N steps "
+    "or at the end",
+    "each host read (float(), .item(), bool(), np.asarray, print) waits for the computation that makes the "
+    "value and copies it: one read per iteration makes the host and the device take turns instead of "
+    "overlapping (JAX dispatches asynchronously).")
+CALLBACK_IN_LOOP = Advice(
+    "move the callback out of the loop body: collect the values in the loop's carry or outputs and make one "
+    "host call after the loop",
+    "a host callback (jax.pure_callback, io_callback, jax.debug.callback/print) inside lax.scan/fori_loop/"
+    "while_loop stops the compiled loop at every iteration for a round trip to Python.")
+JIT_THE_STEP = Advice(
+    "jit the function that makes these calls (one jax.jit over the whole step)",
+    "each jitted call or eager JAX operation pays its dispatch (microseconds of Python and C++) whatever its "
+    "size; one compiled step pays it once, and XLA can fuse the operations.")
+SPLIT_KEYS = Advice(
+    "split the key (jax.random.split) and use each subkey once",
+    "JAX's random functions are deterministic in their key: the same key gives the same numbers, so two draws "
+    "from one key are identical or correlated.")
+KEY_AS_ARGUMENT = Advice(
+    "pass the key as an argument (and split it for each call)",
+    "a key read from a global, a closure or a static attribute becomes a constant of the traced program: every "
+    "call (every loop iteration) draws the same numbers.")
+ENABLE_X64 = Advice(
+    "set jax.config.update('jax_enable_x64', True) at start-up (or JAX_ENABLE_X64=1) if 64-bit is needed; "
+    "otherwise request float32/int32",
+    "without jax_enable_x64 JAX computes in 32 bits: a requested float64/int64 silently becomes float32/int32.")
+PERSISTENT_KEY = Advice(
+    "make the differing key component stable between runs",
+    "JAX's persistent-cache key hashes the program, its compile options and the versions; a component that "
+    "changes from compile to compile (a nondeterministic lowering, a callback, a flag) gives a new key each "
+    "time, so no run finds the entry an earlier run wrote.")
+FUNCTIONAL_UPDATE = Advice(
+    "use x = x.at[idx].set(value) (or .add, .multiply, ...) and keep the result",
+    "JAX arrays are immutable values: x[idx] = v raises, and .at[idx].set(v) returns a new array (under jit "
+    "XLA updates in place when it can).")
+DEVICE_MEMORY = Advice(
+    "shrink what is live at once: smaller batches, jax.checkpoint (remat) on large intermediates, donate "
+    "buffers you overwrite, and free arrays you no longer need",
+    "the device (or host, on CPU) had no room for the allocation; XLA materialises intermediates and JAX's "
+    "allocator preallocates on GPUs (XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_MEM_FRACTION).")
+DEVICE_PUT_ONCE = Advice(
+    "put the array on the device once, before the loop (x = jax.device_put(x) or jnp.asarray(x)), and pass that",
+    "a NumPy argument is host memory: every call of a jitted function copies it to the device again, even "
+    "when it is the same array each time; a jax.Array already on the device is passed without a copy.")

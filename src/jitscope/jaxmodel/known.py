@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .families import ALL_FAMILIES
-from .transforms import Transform
+from .families import ALL_FAMILIES, CALL_CONTEXTS
+from .transforms import CallContext, Transform
 
 
 def registry() -> dict[str, Transform]:
@@ -72,3 +72,13 @@ DIFFERENTIATING = names(lambda t: t.differentiates)
 CUSTOM = names(lambda t: t.role == "custom")
 CONTEXTS = names(lambda t: t.role == "context")
 TRACE_ONLY = names(lambda t: t.trace_only)
+
+
+def call_context(wrapper: str, attribute: str) -> CallContext | None:
+    """The context a wrapper object (its class as ``module.qualname``) calls its jit attribute in, or None."""
+    return next((c for c in CALL_CONTEXTS if c.wrapper == wrapper and c.attribute == attribute), None)
+
+
+def call_contexts() -> tuple[str, ...]:
+    """Every known context manager factory (``module.qualname``): all a warm-up may enter."""
+    return tuple(dict.fromkeys(c.context for c in CALL_CONTEXTS))

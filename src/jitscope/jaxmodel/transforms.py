@@ -89,6 +89,18 @@ class Transform:
         return compose(caller, self.makes)
 
 
+@dataclass(frozen=True)
+class CallContext:
+    """A wrapper object whose inner ``jax.jit`` call runs inside one of its library's context managers, entered
+    with the wrapper object itself. A warm-up that lowers the inner jit directly (``jitscope warmup``: what JAX
+    keys its cache on is that call) must enter it too, or the library's traced function refuses to run."""
+
+    wrapper: str  # module.qualname of the wrapper object's class
+    attribute: str  # the wrapper's attribute holding the jax.jit object
+    context: str  # module.qualname of the context manager factory, called with the wrapper object
+    doc: str = ""  # the source this row rests on
+
+
 def compose(outer: ValueKind, inner: ValueKind) -> ValueKind:
     """The kind of value a function sees when ``inner`` is applied under ``outer``.
 

@@ -221,4 +221,7 @@ def warmup_line(w: Any) -> str:
     status = f", exit status {w.exit_code}" if w.exit_code not in (None, 0) else ""
     verdict = (f"the program then compiled {w.missed} more: missed by the warm-up" if w.missed
                else "the program then compiled nothing: the warm-up covered every compile")
-    return f"warm-up {w.script}: {w.compiles} compiles, {fmt_seconds(w.seconds)}{status}; {verdict}"
+    waited = getattr(w, "main_guard", None) is False and getattr(w, "main_entries", 0)
+    unguarded = (f" ({w.main_entries} entries of the program's own __main__ not warmed: it has no "
+                 "`if __name__ == \"__main__\":` to warm them at)") if waited else ""
+    return f"warm-up {w.script}: {w.compiles} compiles, {fmt_seconds(w.seconds)}{status}{unguarded}; {verdict}"

@@ -3,3 +3,4 @@
 from . import equinox, flax, jax_core
 
 ALL_FAMILIES = (jax_core.TRANSFORMS, equinox.TRANSFORMS, flax.TRANSFORMS)
+CALL_CONTEXTS = (*flax.CALL_CONTEXTS,)

@@ -7,7 +7,7 @@ Rngs) are split into a static graph definition and a traced state, so a change i
 
 from __future__ import annotations
 
-from ..transforms import Transform
+from ..transforms import CallContext, Transform
 
 _NNX = "https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/transforms.html"
 _LINEN = "https://flax.readthedocs.io/en/latest/api_reference/flax.linen/transformations.html"
@@ -23,4 +23,12 @@ TRANSFORMS = (
     Transform("flax.nnx.eval_shape", "flax", "abstract", python_runs="once_per_function", trace_only=True, doc=_NNX),
     Transform("flax.linen.jit", "flax", "abstract", compiles=True, python_runs="once_per_compile",
               static_options=("static_argnums",), donate_options=("donate_argnums",), doc=_LINEN),
+)
+
+# nnx.jit's JitWrapped calls ``self.jitted_fn`` inside ``graphlib.update_context(self)``; its JitFn merges the
+# graph back from that context (``extract.from_tree(..., ctxtag=self.ctxtag)``) and raises "No update context
+# found for tag" outside it (flax/nnx/transforms/compilation.py, flax 0.12).
+CALL_CONTEXTS = (
+    CallContext("flax.nnx.transforms.compilation.JitWrapped", "jitted_fn", "flax.nnx.graphlib.update_context",
+                doc="https://github.com/google/flax/blob/main/flax/nnx/transforms/compilation.py"),
 )

@@ -59,7 +59,7 @@ class PythonLoopUnrolled(Rule):
 
     code = "JS202"
     name = "python-loop-unrolled"
-    message = "Python loop over {what} is unrolled into the graph ({trips}); use lax.scan / lax.fori_loop"
+    message = "Python loop over {what} is unrolled into the graph ({trips}); use lax.fori_loop (or lax.scan to keep per-step outputs)"
     severity = "warning"
     requires = "staged"
     nodes = (ast.For, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -90,7 +90,7 @@ class PythonLoopUnrolled(Rule):
         if unknown:
             msg = (f"Python loop over {what} is unrolled into the graph, one copy of the body per element "
                    f"(trip count unknown statically; fine for a short list of arrays); "
-                   f"if it is an array, use lax.scan / lax.fori_loop")
+                   f"if it is an array, use lax.fori_loop (or lax.scan to keep per-step outputs)")
             ctx.report(self, span, msg, severity="info", what=what, trips="unknown")  # type: ignore[arg-type]
             return
         ctx.report(self, span, what=what, trips=trips)  # type: ignore[arg-type]

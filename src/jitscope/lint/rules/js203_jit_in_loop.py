@@ -44,7 +44,7 @@ class JitInLoop(Rule):
 
     code = "JS203"
     name = "jit-in-loop"
-    message = "`{wrapper}` of {what} inside a loop: a new function object each iteration recompiles every time; hoist it out of the loop"
+    message = "`{wrapper}` of {what} inside a loop: a new function object each iteration recompiles every time; create the jitted function once (outside the loop or the calling function) and reuse it"
     severity = "warning"
     nodes = (ast.Call,)
     calls = JIT_LIKE

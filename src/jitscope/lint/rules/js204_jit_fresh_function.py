@@ -55,7 +55,7 @@ class JitFreshFunction(Rule):
 
     code = "JS204"
     name = "jit-fresh-function"
-    message = "`{wrapper}` of {what} on every call of `{function}`: recompiles on every call; jit once at module level"
+    message = "`{wrapper}` of {what} on every call of `{function}`: recompiles on every call; create the jitted function once (outside the loop or the calling function) and reuse it"
     severity = "warning"
     nodes = (ast.Call,)
     calls = JIT_LIKE

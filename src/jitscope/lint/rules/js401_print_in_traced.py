@@ -42,17 +42,23 @@ class PrintInTraced(Rule):
     ```python
     @jax.jit
     def step(x):
-        jax.debug.print("x = {x}", x=x)   # runs on every call, prints values
         return x + 1
+
+    y = step(x)
+    print("y =", y)   # outside jit: runs on every call, prints values
     ```
+    ``jax.debug.print("x = {x}", x=x)`` inside the step also prints on every call, but it is a
+    host callback: every call then leaves JAX's fast dispatch path (``jitscope watch`` JW501).
+    Use it while debugging, not in a hot step.
 
     ## Fix safety
-    No fix is offered: ``jax.debug.print`` takes a format string, not print's arguments.
+    No fix is offered: where the value should be printed is the user's choice.
     """
 
     code = "JS401"
     name = "print-in-traced"
-    message = "`{fn}` inside traced function `{function}` runs only while tracing, not on every call; use jax.debug.print"
+    message = ("`{fn}` inside traced function `{function}` runs only while tracing, not on every call; return the value "
+               "and print or log it outside the jitted function (jax.debug.print only while debugging)")
     severity = "warning"
     requires = "staged"
     nodes = (ast.Call,)

@@ -48,7 +48,7 @@ class GlobalAssignmentInTraced(Rule):
 
     code = "JS402"
     name = "global-assignment-in-traced"
-    message = "assigns {scope} `{var}` inside traced function `{function}`: runs once at trace time, not on every call; return the value instead"
+    message = "assigns {scope} `{var}` inside traced function `{function}`: runs once at trace time, not on every call; return the value instead of assigning a {scope}"
     severity = "warning"
     requires = "staged"
     nodes = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)

@@ -59,7 +59,7 @@ class ContainerMutationInTraced(Rule):
 
     code = "JS403"
     name = "container-mutation-in-traced"
-    message = "`{expr}` mutates {owner} `{var}` inside traced function `{function}`: runs once at trace time and leaks tracers"
+    message = "`{expr}` mutates {owner} `{var}` inside traced function `{function}`: runs once at trace time and leaks tracers; return the values instead of mutating outer state"
     severity = "warning"
     requires = "staged"
     nodes = (ast.Call, ast.Assign, ast.AugAssign)

@@ -50,7 +50,7 @@ class GlobalArrayCapture(Rule):
 
     code = "JS501"
     name = "global-array-capture"
-    message = "module-level array `{var}` (line {line}) is baked into the compiled graph as a constant; pass it as an argument"
+    message = "module-level array `{var}` (line {line}) is baked into the compiled graph as a constant; pass '{var}' as an argument"
     severity = "warning"
     requires = "staged"
     nodes = (ast.Name,)

@@ -59,7 +59,7 @@ class StaleGlobalCapture(Rule):
 
     code = "JS502"
     name = "stale-global-capture"
-    message = "global `{var}` is {why}: jit freezes its value at trace time and later changes are ignored; pass it as an argument"
+    message = "global `{var}` is {why}: jit freezes its value at trace time and later changes are ignored; pass '{var}' as an argument"
     severity = "warning"
     requires = "staged"
     nodes = (ast.Name,)

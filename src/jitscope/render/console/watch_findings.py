@@ -55,10 +55,13 @@ def render(result: WatchResult, console: Console) -> None:
         for f in g.findings:  # one line per distinct (line, what): a retrace repeats the same finding
             shown.setdefault((_where(f.location), f.fix.title if f.fix else "", f.details.get("kind")), f)
         titles: set[str] = set()
-        for f in list(shown.values())[:MAX_LINES]:
+        for i, f in enumerate(list(shown.values())[:MAX_LINES]):
             console.print(f"     {_where(f.location)}: {f.message}", markup=False)  # type: ignore[attr-defined]
             if f.source:  # type: ignore[attr-defined]
                 console.print(f"       > {f.source}", markup=False)  # type: ignore[attr-defined]
+            if i == 0 and getattr(f, "evidence", ""):  # what was measured, once per group
+                sure = f" ({f.confidence})" if getattr(f, "confidence", None) else ""
+                console.print(f"       evidence{sure}: {f.evidence}", markup=False)
             fix = f.fix  # type: ignore[attr-defined]
             if fix is not None and fix.title not in titles:
                 titles.add(fix.title)

@@ -69,6 +69,10 @@ def _group_row(g) -> tuple:  # type: ignore[no-untyped-def]
     sites = list(dict.fromkeys(_where(f) for f in g.findings))
     where = ", ".join(sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
     what = esc(first.message) + _snippet(first).html
+    evidence = getattr(first, "evidence", "") or ""
+    if evidence:
+        confidence = getattr(first, "confidence", None)
+        what += f'<div class="muted">evidence: {esc(evidence)}{f" ({esc(confidence)})" if confidence else ""}</div>'
     if others:
         what += details(f"{len(others)} more like it", "<ul>" + "".join(
             f"<li>{esc(_where(f))}: {esc(f.message)}</li>" for f in others[:MAX_ROWS]) + "</ul>")

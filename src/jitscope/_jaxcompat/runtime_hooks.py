@@ -1,0 +1,240 @@
+"""Where JAX meets the running program outside jit's compile path: its exception boundary, host reads of
+arrays, PRNG key checks, and the trace context that is part of jit's cache key (watch's taxonomy findings,
+docs/pitfalls.md).
+
+Each hook is installed once for all its subscribers, feature-detected, and a JAX that moved it gets a
+no-op (the findings that need it are then not made), never a crash. Each costs nothing on the paths it
+does not touch: the boundary hook runs only when an exception leaves a JAX API, the host-read hook only
+when a ``jax.Array`` is copied to a NumPy value, the key hook only in ``jax.random`` calls (Python code
+that already costs microseconds). Checked on JAX 0.10.2 (and 0.8.3, 0.6.2 where noted).
+
+* ``install_boundary_hook(on_error)``: JAX's public APIs (every ``jax.jit`` call's slow path, ``jnp``
+  functions, transformations) are wrapped by ``traceback_util.api_boundary``, whose ``except`` clause calls
+  the module-level ``_filtering_mode()`` once per boundary an exception crosses, before re-raising it.
+  Wrapping that function sees the exception (``sys.exc_info()``) and the frame that called the API,
+  whether the program catches the exception later or not. ``x[i] = v`` on an array or tracer raises from
+  ``__setitem__`` without crossing a boundary; a wrapper reports it the same way. Not seen: errors JAX
+  raises from C++ before any of its Python runs (a non-hashable static argument of a jitted function).
+* ``install_host_read_hook(on_read)``: ``ArrayImpl._value`` is how every host read of a ``jax.Array``
+  (``float``, ``int``, ``bool``, ``.item()``, ``.tolist()``, ``np.asarray``, ``print``) gets its NumPy
+  value, waiting for the computation that produces it.
+* ``install_key_check_hook(on_key)``: every ``jax.random`` function checks its key with
+  ``jax._src.random.core._check_prng_key(name, key)`` (looked up as a module global at each call).
+* ``trace_context()``: ``(names, values)`` of JAX's trace context, the configuration jit adds to its cache
+  key (``jax_default_device``, ``jax_enable_x64``, the mesh, ...); None where JAX cannot name them.
+* ``staging_now()``: whether this thread is inside a jit-style trace (a ``DynamicJaxprTrace``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ._base import _say_missing
+
+_SUBSCRIBERS: dict[str, list[Callable[..., None]]] = {"boundary": [], "host_read": [], "key_check": []}
+_UNINSTALL: dict[str, Callable[[], None]] = {}
+
+
+def _subscribe(kind: str, callback: Callable[..., None], install: Callable[[], Callable[[], None] | None]
+               ) -> Callable[[], None]:
+    subs = _SUBSCRIBERS[kind]
+    if kind not in _UNINSTALL:
+        uninstall = install()
+        if uninstall is None:
+            return lambda: None
+        _UNINSTALL[kind] = uninstall
+    subs.append(callback)
+
+    def remove() -> None:
+        if callback in subs:
+            subs.remove(callback)
+        if not subs and kind in _UNINSTALL:
+            _UNINSTALL.pop(kind)()
+
+    return remove
+
+
+def _notify(kind: str, *args: Any) -> None:
+    for cb in list(_SUBSCRIBERS[kind]):
+        try:
+            cb(*args)
+        except Exception:  # noqa: BLE001 - a recorder must never change what the program sees
+            pass
+
+
+# --- JAX's exception boundary -------------------------------------------------------------------------
+def install_boundary_hook(on_error: Callable[[BaseException, Any], None]) -> Callable[[], None]:
+    """Call ``on_error(exc, caller_frame)`` for each exception leaving a JAX API boundary (innermost
+    boundary first; an exception crossing several is passed once per boundary, the same object). Returns
+    the uninstaller."""
+    return _subscribe("boundary", on_error, _install_boundary)
+
+
+def _install_boundary() -> Callable[[], None] | None:
+    try:
+        from jax._src import traceback_util
+
+        original = traceback_util._filtering_mode
+    except (ImportError, AttributeError) as e:
+        _say_missing("boundary_hook", e)
+        return None
+
+    def _filtering_mode():  # type: ignore[no-untyped-def]
+        exc = sys.exc_info()[1]
+        if exc is not None and _SUBSCRIBERS["boundary"]:
+            _notify("boundary", exc, sys._getframe(2))
+        return original()
+
+    traceback_util._filtering_mode = _filtering_mode
+    undo_setitem = _install_setitem()
+
+    def uninstall() -> None:
+        if traceback_util._filtering_mode is _filtering_mode:
+            traceback_util._filtering_mode = original
+        undo_setitem()
+
+    return uninstall
+
+
+def _install_setitem() -> Callable[[], None]:
+    """In-place item assignment (``x[i] = v``) raises from ``__setitem__`` without crossing an API boundary:
+    the boundary's subscribers see it from a wrapper that re-raises it unchanged (Refs, which support it,
+    pass straight through)."""
+    try:
+        from jax._src import array, core
+
+        classes = [c for c in (array.ArrayImpl, core.Tracer) if "__setitem__" in c.__dict__]
+    except (ImportError, AttributeError):
+        return lambda: None
+    saved = []
+    for cls in classes:
+        original = cls.__dict__["__setitem__"]
+
+        def __setitem__(self, idx, value, _original=original):  # type: ignore[no-untyped-def]
+            try:
+                return _original(self, idx, value)
+            except Exception as e:
+                if _SUBSCRIBERS["boundary"]:
+                    _notify("boundary", e, sys._getframe(1))
+                raise
+
+        try:
+            cls.__setitem__ = __setitem__
+        except (TypeError, AttributeError):
+            continue
+        saved.append((cls, original, __setitem__))
+
+    def undo() -> None:
+        for cls, original, wrapper in saved:
+            if cls.__dict__.get("__setitem__") is wrapper:
+                cls.__setitem__ = original
+
+    return undo
+
+
+# --- host reads of jax.Array --------------------------------------------------------------------------
+def install_host_read_hook(on_read: Callable[[Any, float, bool, Any], None]) -> Callable[[], None]:
+    """Call ``on_read(array, seconds, was_ready, caller_frame)`` after each host read of a ``jax.Array``
+    (``seconds``: how long the read took, waiting included; ``was_ready``: the value was computed before the
+    read began). Returns the uninstaller."""
+    return _subscribe("host_read", on_read, _install_host_read)
+
+
+def _install_host_read() -> Callable[[], None] | None:
+    try:
+        from jax._src import array
+
+        cls = array.ArrayImpl
+        original = cls.__dict__["_value"]
+        fget = original.fget
+    except (ImportError, AttributeError, KeyError) as e:
+        _say_missing("host_read_hook", e)
+        return None
+
+    def _value(self):  # type: ignore[no-untyped-def]
+        if not _SUBSCRIBERS["host_read"]:
+            return fget(self)
+        try:
+            ready = bool(self.is_ready())
+        except Exception:  # noqa: BLE001 - a deleted array: JAX raises its own error below
+            return fget(self)
+        t0 = time.perf_counter()
+        out = fget(self)
+        _notify("host_read", self, time.perf_counter() - t0, ready, sys._getframe(1))
+        return out
+
+    try:
+        cls._value = property(_value, doc=original.__doc__)
+    except (TypeError, AttributeError) as e:
+        _say_missing("host_read_hook", e)
+        return None
+
+    def uninstall() -> None:
+        if cls.__dict__.get("_value") is not original:
+            cls._value = original
+
+    return uninstall
+
+
+# --- jax.random key checks ----------------------------------------------------------------------------
+def install_key_check_hook(on_key: Callable[[str, Any, Any], None]) -> Callable[[], None]:
+    """Call ``on_key(api_name, key, caller_frame)`` each time a ``jax.random`` function checks its key
+    (``api_name``: ``"normal"``, ``"split"``, ``"fold_in"``, ...; ``caller_frame``: the frame that called
+    the ``jax.random`` function). Returns the uninstaller."""
+    return _subscribe("key_check", on_key, _install_key_check)
+
+
+def _install_key_check() -> Callable[[], None] | None:
+    try:
+        from jax._src.random import core as random_core
+    except ImportError:
+        try:
+            from jax._src import random as random_core  # type: ignore[no-redef]  # JAX 0.6-0.8
+        except ImportError as e:
+            _say_missing("key_check_hook", e)
+            return None
+    original = getattr(random_core, "_check_prng_key", None)
+    if original is None:
+        _say_missing("key_check_hook", AttributeError("_check_prng_key"))
+        return None
+
+    def _check_prng_key(name, key, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if _SUBSCRIBERS["key_check"]:
+            _notify("key_check", name, key, sys._getframe(2))
+        return original(name, key, *args, **kwargs)
+
+    random_core._check_prng_key = _check_prng_key
+
+    def uninstall() -> None:
+        if getattr(random_core, "_check_prng_key", None) is _check_prng_key:
+            random_core._check_prng_key = original
+
+    return uninstall
+
+
+# --- trace context and tracing state ------------------------------------------------------------------
+def trace_context() -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
+    """``(names, values)`` of the configuration JAX adds to jit's cache key; None where this JAX cannot name
+    them (``trace_context_names`` is newer than JAX 0.8)."""
+    try:
+        from jax._src import config
+
+        values = tuple(config.trace_context())
+        names = tuple(config.trace_context_names())
+    except Exception:  # noqa: BLE001 - NotImplementedError on an older jaxlib, anything exotic
+        return None
+    return (names, values) if len(names) == len(values) else None
+
+
+def staging_now() -> bool:
+    """True while this thread traces a function into a jaxpr (jit, ``make_jaxpr``, a ``lax`` body)."""
+    try:
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+
+        return isinstance(core.trace_ctx.trace, pe.DynamicJaxprTrace)
+    except Exception:  # noqa: BLE001 - a JAX without trace_ctx: say no (no baked-key finding)
+        return False

@@ -1,0 +1,66 @@
+"""What one user action can merge: the scope within which two compiles are paired as advice.
+
+A duplicate compile (JW403/JW404) or a fix ("create the jitted function once", "pass one type")
+is advice only when one change in the user's code would make the two compiles one:
+
+* Under pytest (``CompileEvent.test``, the node id, parametrization included), only compiles of one
+  test are paired. Two tests, or two parametrizations of one test, each build their own jitted
+  objects and arguments on purpose; JAX's caches outliving a test is no mistake of the test.
+* Elsewhere, compiles of one jitted *object* pair across the run (the weak type at line 10 and the
+  array at line 20 are one object's two cache entries: one call site changes). Two jitted *objects*
+  of one function with the same program pair only at one call site: a ``jax.jit(...)`` or a closure
+  rebuilt in a loop or per call, where "create it once" is one change; objects called from different
+  lines are the user's separate decisions. Programs that differ only in constants (JW404) pair across
+  call sites: the fix (the value as an argument) is one change in the definition.
+* Two jit objects with different options (``donate_argnums``, ``static_argnums``, shardings,
+  ``keep_unused``, ``inline``, device or backend: ``CompileEvent.jit_options``) are different
+  functions, never "the same function rebuilt".
+* A compile whose definition and call site are both in an installed package (a library's own
+  ``init``/``apply`` pair) is the library's: no advice to the user.
+* A function defined in an installed package (diffrax's ``diffeqsolve``) called by the user: fixes of
+  the call are the user's (one type, one container, one placement), fixes of the definition are not
+  (which arguments are static is the library's choice): a static value it ignores is no advice.
+"""
+
+from __future__ import annotations
+
+from ..model import CompileEvent, installed_package_file
+
+
+def jit_options(event: CompileEvent) -> str:
+    """The options of the jit object that compiled, as one comparable text ("" for the defaults).
+
+    The one reader of the recorded options here and in ``fix_savings``: where another record of them
+    is kept (``ArgSignature.options``), this is the line to change."""
+    return event.jit_options or ""
+
+
+def scope_key(event: CompileEvent) -> tuple:
+    """Compiles with different keys are never paired: the test, the jit options, the transformation."""
+    return (event.test, jit_options(event), event.transform)
+
+
+def library_internal(event: CompileEvent) -> bool:
+    """Defined and called inside installed packages: the library's compile, not the user's to fix. The jit
+    call's innermost frame is ``library_site`` when a library jitted on the program's behalf (``call_site`` is
+    then the program's own line), else ``call_site``."""
+    d, c = event.definition, event.library_site or event.call_site
+    return d is not None and c is not None and installed_package_file(d.file) and installed_package_file(c.file)
+
+
+def library_defined(event: CompileEvent) -> bool:
+    """The jitted function is defined in an installed package: its static arguments are the library's choice."""
+    return event.definition is not None and installed_package_file(event.definition.file)
+
+
+def same_call_site(a: CompileEvent, b: CompileEvent) -> bool:
+    return a.call_site is not None and b.call_site is not None and \
+        (a.call_site.file, a.call_site.line) == (b.call_site.file, b.call_site.line)
+
+
+def mergeable(old: CompileEvent, new: CompileEvent) -> bool:
+    """One user action could merge the two compiles (same scope assumed): one jitted object, or two
+    objects of one function at one call site."""
+    if old.function_id is None or new.function_id is None or old.function_id == new.function_id:
+        return True
+    return same_call_site(old, new)

@@ -1,0 +1,78 @@
+"""JW502: a line of the program that reads a new ``jax.Array`` value to the host over and over: a
+device-to-host round trip per loop iteration.
+
+From ``collect/host_reads.HostReadProbe``: per program line, the host reads (``float``, ``.item()``,
+``bool``, ``np.asarray``, ``print``) of ``jax.Array`` values made directly by the program, how many were of a
+new array (each iteration's result), how many had to wait for the computation, and their seconds. A line
+with at least ``MIN_FRESH_READS`` reads of new arrays is in a loop that stops for the device at every
+iteration: JAX dispatches asynchronously, and each read makes the host wait for the step just dispatched
+before it can dispatch the next (on an accelerator the device then idles while Python runs).
+
+Certain that the reads happened (counted); ``warning``. The cost it names is what the reads took here
+(waiting included); on a CPU with small programs it is small, and the finding says so rather than guessing
+what an accelerator would lose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._format import fmt_seconds
+from ..jaxmodel import fixes
+from ..model import Fix
+from .runtime_findings import RuntimeFinding, _source
+
+MIN_FRESH_READS = 50
+
+
+def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
+    """JW502 for each program line with at least ``MIN_FRESH_READS`` host reads of new arrays."""
+    out = []
+    for s in sites:
+        if s.fresh < MIN_FRESH_READS:
+            continue
+        loc = s.location
+        shapes = ", ".join(sorted(s.shapes or {}, key=lambda k: -(s.shapes or {})[k])[:3])
+        waited = f"{s.waited:,} waited for the device, " if s.waited else ""
+        out.append(RuntimeFinding(
+            "JW502", loc.function or "?",
+            f"line {loc.line} read {s.fresh:,} new jax.Array values to the host ({shapes}): a device-to-host "
+            f"round trip per iteration ({waited}{fmt_seconds(s.seconds)} in the reads)", "warning", loc,
+            Fix(fixes.HOST_SYNC.title, fixes.HOST_SYNC.why, location=loc), source=_source(loc),
+            details={"reads": s.reads, "fresh_reads": s.fresh, "waited": s.waited, "seconds": s.seconds,
+                     "shapes": dict(s.shapes or {}),
+                     "evidence": "host reads of jax.Array values (ArrayImpl._value) counted at this line"}))
+    return out
+
+
+WARN_BYTES = 64 * 1024  # below this a copy per call costs microseconds: said, as info
+
+
+def host_argument_findings(arguments: list[Any]) -> list[RuntimeFinding]:
+    """JW505 for each (function, call site) that sends the same NumPy arrays from inside a loop."""
+    from .._format import fmt_bytes
+
+    groups: dict[tuple[str, str, int], list[Any]] = {}
+    for a in arguments:
+        loc = a.location
+        groups.setdefault((a.function, loc.file if loc else "", loc.line if loc else 0), []).append(a)
+    out = []
+    for (function, _, _), items in groups.items():
+        seen: dict[str, Any] = {}
+        for a in items:
+            seen.setdefault(a.name, a)
+        total = sum(a.nbytes for a in seen.values())
+        loc = items[0].location
+        what = ", ".join(f"{a.name} ({a.spec})" for a in list(seen.values())[:4])
+        out.append(RuntimeFinding(
+            "JW505", function,
+            f"{function} is called from a loop at line {loc.line if loc else '?'} with the same NumPy array"
+            f"{'s' if len(seen) > 1 else ''} {what} each time: JAX copies {fmt_bytes(total)} host-to-device on "
+            "every call", "warning" if total >= WARN_BYTES else "info", loc,
+            Fix(fixes.DEVICE_PUT_ONCE.title, fixes.DEVICE_PUT_ONCE.why, location=loc), source=_source(loc),
+            details={"arguments": [{"name": a.name, "path": a.path, "spec": a.spec, "bytes": a.nbytes}
+                                   for a in seen.values()], "bytes": total, "confidence": "likely",
+                     "evidence": "the call that compiled got these NumPy arrays, bound to names the loop around "
+                                 "the call never assigns (the same objects on every iteration); each cached call "
+                                 "copies NumPy arguments in JAX's C++ dispatch"}))
+    return out

@@ -1,0 +1,130 @@
+"""Errors JAX raised into the program outside a trace, as runtime findings (JW102-JW106).
+
+The records come from ``collect/jax_signals.JaxErrorProbe`` (JAX's exception boundary): an exception
+JAX raised where the program called a JAX API, kept whether the program caught it or not. Three kinds are
+pitfalls of jit with one cause and one fix each, recognised by JAX's own error class and message:
+
+* JW102 ``leaked-tracer``: ``UnexpectedTracerError`` outside a trace: a tracer stored by a traced function
+  (a global, an attribute, a list) and used after its trace ended. JAX's message names the function whose
+  trace leaked it; the finding is at the line that used it.
+* JW103 ``invalid-jit-argument``: jit could not abstract an argument (a string, a function, an object):
+  ``Error interpreting argument to <f> as an abstract array`` (JAX 0.4.3x and later) or ``... is not a
+  valid JAX type``.
+* JW104 ``donated-array-reuse``: a deleted array used again: ``Array has been deleted`` (donated to a jitted
+  call with ``donate_argnums``, or deleted explicitly).
+* JW105 ``inplace-array-update``: ``x[idx] = v`` on a JAX array or tracer (``JAX arrays are immutable``).
+* JW106 ``device-out-of-memory``: an allocation failed (``RESOURCE_EXHAUSTED``), eagerly or in a jitted
+  call.
+
+Tracer errors raised inside a trace are JW101's (``runtime_findings``), and any other exception is the
+program's own business: only these classes are reported, all ``error`` (JAX raised them: certain).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+from .._format import fmt_bytes
+from ..jaxmodel import fixes
+from ..model import Fix, Location
+from .runtime_findings import RuntimeFinding, _source
+
+_LEAK_FN = re.compile(r"value leaked was (\S+) at (.+?):(\d+) traced for (\w+)")
+_BAD_ARG = re.compile(r"Error interpreting argument to <function (\S+) at 0x[0-9a-f]+> as an abstract array\. "
+                      r"The problematic value is of type <class '([^']+)'> and was passed to the function at "
+                      r"path ([^\s]+?)\.?\s")
+_BAD_ARG_OLD = re.compile(r"Argument '(.*?)' of type <class '([^']+)'> is not a valid JAX type")
+_DELETED = re.compile(r"Array has been deleted|buffer has been deleted or donated|has been donated")
+_IMMUTABLE = re.compile(r"JAX arrays are immutable|does not support item assignment")
+_OOM = re.compile(r"RESOURCE_EXHAUSTED|[Oo]ut of memory")
+_BYTES = re.compile(r"allocating (\d+) bytes")
+
+
+class ErrorRecord(Protocol):
+    """What this module needs of ``collect.jax_signals.JaxError``."""
+
+    error: str
+    bases: tuple[str, ...]
+    message: str
+    location: Location | None
+    time: float
+    in_trace: bool
+    count: int
+
+
+def error_findings(errors: list[Any], t0: float) -> list[RuntimeFinding]:
+    """JW102/JW103/JW104 for the errors that are one of those pitfalls; the rest are left alone."""
+    out = []
+    for e in errors:
+        try:
+            f = _finding(e, t0)
+        except Exception:  # noqa: BLE001 - an unexpected message costs that finding only
+            f = None
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def _times(n: int) -> str:
+    return "" if n == 1 else f" ({n} times)"
+
+
+def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
+    loc = e.location
+    base = {"location": loc, "source": _source(loc), "timestamp": max(0.0, e.time - t0)}
+    where = f"{loc.function or '?'} (line {loc.line})" if loc else "the program"
+    caught = "the program raised it"
+    if "UnexpectedTracerError" in e.bases and not e.in_trace:
+        m = _LEAK_FN.search(e.message)
+        fn, leak_site = (m.group(1), Location(m.group(2), int(m.group(3)), function=m.group(1))) if m else ("?", None)
+        return RuntimeFinding(
+            "JW102", fn if m else (loc.function if loc and loc.function else "?"),
+            f"a tracer leaked by the trace of {fn}{f' (line {leak_site.line})' if leak_site else ''} was used at "
+            f"{where} after its trace ended: JAX raised UnexpectedTracerError{_times(e.count)}", "error",
+            fix=Fix(fixes.LEAKED_TRACER.title, fixes.LEAKED_TRACER.why, location=leak_site or loc),
+            details={"error": e.error, "leaked_by": fn, "leak_site": leak_site.to_dict() if leak_site else None,
+                     "count": e.count, "evidence": f"JAX raised {e.error} at the program's call ({caught})"},
+            **base)
+    if "TypeError" in e.bases:
+        m = _BAD_ARG.search(e.message + " ")
+        old = None if m else _BAD_ARG_OLD.search(e.message)
+        if m or old:
+            fn = m.group(1) if m else (loc.function if loc and loc.function else "?")
+            typ = m.group(2) if m else old.group(2)  # type: ignore[union-attr]
+            path = m.group(3) if m else old.group(1)  # type: ignore[union-attr]
+            return RuntimeFinding(
+                "JW103", fn,
+                f"jit could not trace argument '{path}' of {fn}: a {typ} is not an array (called at {where})"
+                f"{_times(e.count)}", "error",
+                fix=Fix(fixes.INVALID_ARGUMENT.title, fixes.INVALID_ARGUMENT.why, location=loc),
+                details={"error": e.error, "argument": path, "type": typ, "count": e.count,
+                         "evidence": f"JAX raised {e.error} at the jit call boundary ({caught})"}, **base)
+    if _IMMUTABLE.search(e.message) and "TypeError" in e.bases:
+        return RuntimeFinding(
+            "JW105", loc.function if loc and loc.function else "?",
+            f"in-place item assignment (x[idx] = v) on a JAX array at {where}: JAX raised TypeError"
+            f"{_times(e.count)}", "error",
+            fix=Fix(fixes.FUNCTIONAL_UPDATE.title, fixes.FUNCTIONAL_UPDATE.why, location=loc),
+            details={"error": e.error, "count": e.count, "in_trace": e.in_trace,
+                     "evidence": f"JAX raised {e.error} from __setitem__ ({caught})"}, **base)
+    if _OOM.search(e.message) and "RuntimeError" in e.bases:
+        m = _BYTES.search(e.message)
+        size = f" ({fmt_bytes(int(m.group(1)))} requested)" if m else ""
+        return RuntimeFinding(
+            "JW106", loc.function if loc and loc.function else "?",
+            f"the device ran out of memory at {where}{size}: JAX raised {e.error}{_times(e.count)}", "error",
+            fix=Fix(fixes.DEVICE_MEMORY.title, fixes.DEVICE_MEMORY.why, location=loc),
+            details={"error": e.error, "count": e.count, "bytes": int(m.group(1)) if m else None,
+                     "evidence": f"JAX raised {e.error} (RESOURCE_EXHAUSTED) ({caught})"}, **base)
+    if _DELETED.search(e.message) and ("RuntimeError" in e.bases or "ValueError" in e.bases):
+        shape = re.search(r"shape=(\S+?)\.?$", e.message.splitlines()[0] if e.message else "")
+        what = f" ({shape.group(1)})" if shape else ""
+        return RuntimeFinding(
+            "JW104", loc.function if loc and loc.function else "?",
+            f"an array{what} was used at {where} after it was deleted: donated to a jitted call "
+            f"(donate_argnums) or deleted explicitly{_times(e.count)}", "error",
+            fix=Fix(fixes.DONATED_REUSE.title, fixes.DONATED_REUSE.why, location=loc),
+            details={"error": e.error, "count": e.count,
+                     "evidence": f"JAX raised {e.error} ('{e.message.splitlines()[0][:80]}') ({caught})"}, **base)
+    return None

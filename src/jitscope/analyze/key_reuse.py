@@ -1,0 +1,183 @@
+"""PRNG key pitfalls as runtime findings: JW601 (one key consumed twice) and JW602 (a key baked into a
+traced program).
+
+The records come from ``collect/key_use.KeyUseProbe``, which applies JAX's own key-reuse semantics (the
+sinks and sources of ``jax.experimental.key_reuse``: sampling and ``split`` consume a key, ``fold_in`` and
+``key_data`` do not) to the program's direct calls of ``jax.random`` functions:
+
+* JW601 ``prng-key-reuse``: the same key object consumed a second time (eagerly, or twice inside one
+  trace). Both draws see the same bits: what ``jax_debug_key_reuse`` reports as ``KeyReuseError``.
+* JW602 ``baked-prng-key``: a concrete key consumed while JAX staged a trace: the key came from a global, a
+  closure or a static value, and is a constant of the compiled program, so every call (every iteration of a
+  ``lax`` loop) draws the same numbers.
+
+Both are ``warning``: the reuse is certain, but an identical draw can be intended (a test comparing two
+runs); the finding says which lines drew from the key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..jaxmodel import fixes
+from ..model import Fix
+from .runtime_findings import RuntimeFinding, _source
+
+
+def key_findings(reuses: list[Any], baked: list[Any]) -> list[RuntimeFinding]:
+    """JW601 for each (first use, reuse) pair of lines, JW602 for each line that consumed a baked key."""
+    out = []
+    for r in reuses:
+        loc, first = r.second, r.first
+        fn = loc.function or "?"
+        same = first.file == loc.file and first.line == loc.line
+        earlier = "the same line" if same else f"line {first.line} ({r.first_api})"
+        inside = " inside one trace" if r.traced else ""
+        times = "" if r.count == 1 else f" ({r.count} times)"
+        out.append(RuntimeFinding(
+            "JW601", fn,
+            f"jax.random.{r.second_api} at line {loc.line} consumed a key already consumed at {earlier}{inside}: "
+            f"both draws use the same random bits{times}", "warning", loc,
+            Fix(fixes.SPLIT_KEYS.title, fixes.SPLIT_KEYS.why, location=loc), source=_source(loc),
+            details={"first": first.to_dict(), "first_api": r.first_api, "api": r.second_api, "traced": r.traced,
+                     "count": r.count, "evidence": "the same key object reached two consuming jax.random calls "
+                     "made by the program (JAX's key-reuse rules: sampling and split consume, fold_in does not)"}))
+    for b in baked:
+        loc = b.location
+        out.append(RuntimeFinding(
+            "JW602", loc.function or "?",
+            f"jax.random.{b.api} at line {loc.line} draws from a key that is a constant of the traced program (read "
+            "from a global, a closure or a static value): every call draws the same numbers", "warning", loc,
+            Fix(fixes.KEY_AS_ARGUMENT.title, fixes.KEY_AS_ARGUMENT.why, location=loc), source=_source(loc),
+            details={"api": b.api, "count": b.count,
+                     "evidence": "a concrete key (not a tracer) was consumed while JAX staged a trace"}))
+    return out
+
+
+# --- JW602 from the traced program: random bits drawn from a key no input reaches -------------------------
+_DRAWS = ("random_bits",)
+_ALIGNED = ("pjit", "jit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call", "checkpoint",
+            "remat", "custom_lin")
+
+
+_ARG, _LIT, _MIXED = "arg", "literal", "mixed"
+
+
+def _merge(origins: list[Any]) -> Any:
+    if _ARG in origins:
+        return _ARG
+    rest = {o for o in origins if o != _LIT}
+    if not rest:
+        return _LIT
+    return rest.pop() if len(rest) == 1 else _MIXED
+
+
+def constant_key_draws(closed_jaxpr: Any) -> list[tuple[Any, Any]]:
+    """``(equation, origin)`` for each ``random_bits`` of a traced program drawn from a key that depends on no
+    argument of the function, so that every call draws the same bits. ``origin`` says where the key came from:
+    ``("const",)`` a constant of the program (a key captured from a global, a closure or a static attribute),
+    ``("seed", value, equation)`` a key seeded inside the function from the literal ``value``; ``"literal"`` or
+    ``"mixed"`` otherwise. The equation is the outermost one (for a draw inside a nested call: JAX caches the
+    bodies of its own jitted routines, so their source lines may be another call's).
+
+    Dataflow from the arguments through the equations, into nested calls whose operands map one to one onto
+    their body's inputs; any other body (loops, conditionals) gets 'depends' for its inputs, so a key carried
+    through a loop is never reported, and a key that is constant inside it is."""
+    from .._jaxcompat import jaxprs_in_params
+
+    found: list[tuple[Any, Any]] = []
+
+    def visit(jx: Any, origin_in: list[Any], top: Any, const_origin: Any) -> list[Any]:
+        origin: dict[Any, Any] = dict(zip(jx.invars, origin_in, strict=False))
+        for v in getattr(jx, "constvars", ()):
+            origin[v] = const_origin
+
+        def o(v: Any) -> Any:
+            return _LIT if hasattr(v, "val") else origin.get(v, _LIT)  # a Literal is constant
+
+        for eqn in jx.eqns:
+            ins = [o(v) for v in eqn.invars]
+            name = eqn.primitive.name
+            here = top if top is not None else eqn
+            if name in _DRAWS and ins and ins[0] != _ARG:
+                found.append((here, ins[0]))
+            subs = [getattr(s, "jaxpr", s) for s in jaxprs_in_params(eqn.params)]
+            if name == "random_seed" and ins and ins[0] == _LIT:
+                seed = getattr(eqn.invars[0], "val", None)
+                outs = [("seed", _scalar(seed), here)] * len(eqn.outvars)
+            elif len(subs) == 1 and len(subs[0].invars) == len(ins):
+                outs = visit(subs[0], ins, here, _LIT)
+                if len(outs) != len(eqn.outvars):
+                    outs = [_merge(ins)] * len(eqn.outvars)
+            else:
+                for sub in subs:
+                    visit(sub, [_ARG] * len(sub.invars), here, _LIT)
+                outs = [_merge(ins)] * len(eqn.outvars)
+            for v, out in zip(eqn.outvars, outs, strict=False):
+                origin[v] = out
+        return [o(v) for v in jx.outvars]
+
+    jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
+    visit(jaxpr, [_ARG] * len(jaxpr.invars), None, ("const",))
+    return found
+
+
+def _scalar(value: Any) -> Any:
+    try:
+        return value.item() if hasattr(value, "item") else value
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _written_in_source(value: Any, loc: Any) -> bool:
+    """Whether the seed's value is written as a number on its source line (a deliberate fixed seed)."""
+    import linecache
+    import re
+
+    if value is None or loc is None:
+        return True  # cannot tell: say nothing
+    text = linecache.getline(loc.file, loc.line)
+    return str(value) in re.findall(r"-?\d+", text)
+
+
+def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str, Any]) -> list[RuntimeFinding]:
+    """JW602 for each line of a traced program that draws random numbers from a key no argument reaches: a
+    captured key, or one seeded inside the function from a value computed at trace time (a seed written as
+    a number on its line, or equal to a static argument's value, is a deliberate fixed seed: not reported)."""
+    from .._jaxcompat import StackCache
+    from ..model import Location
+
+    if closed_jaxpr is None:
+        return []
+    stacks = StackCache(getattr(fn, "__code__", None))
+
+    def where(eqn: Any) -> Location | None:
+        stack = stacks.stack(eqn)
+        return Location(stack[-1][0], stack[-1][2], function=stack[-1][1]) if stack else None
+
+    statics = {str(v) for v in (event.signature.static.values() if event.signature is not None else ())}
+    out: dict[tuple[str, int], RuntimeFinding] = {}
+    for eqn, origin in constant_key_draws(closed_jaxpr):
+        if origin == ("const",):
+            how, evidence = "a key captured from a global, a closure or a static value", "a constant of the program"
+        elif isinstance(origin, tuple) and origin[0] == "seed":
+            seed_at = where(origin[2])
+            if str(origin[1]) in statics or _written_in_source(origin[1], seed_at):
+                continue  # a fixed seed the program wrote (or passed as a static argument): deliberate
+            how = f"a key seeded from {origin[1]}, a value computed at trace time"
+            evidence = f"a random_seed of the literal {origin[1]}, which its source line does not write"
+        else:
+            continue
+        loc = where(eqn) or event.definition
+        key = (loc.file, loc.line) if loc else ("", 0)
+        if key in out:
+            continue
+        out[key] = RuntimeFinding(
+            "JW602", event.function,
+            f"{event.function} draws random numbers{f' at line {loc.line}' if loc else ''} from {how}: the key "
+            "is a constant of the compiled program, and every call draws the same numbers", "warning", loc,
+            Fix(fixes.KEY_AS_ARGUMENT.title, fixes.KEY_AS_ARGUMENT.why, location=loc), source=_source(loc),
+            details={"origin": "captured" if origin == ("const",) else "trace-time seed",
+                     "evidence": "dataflow of the traced program: the key of a random_bits equation depends on no "
+                                 f"argument of the function ({evidence})"}, **base)
+    return list(out.values())

@@ -1,0 +1,161 @@
+"""The pitfall taxonomy (docs/pitfalls.md) in code: each class, whether it is observable at run time, the
+watch codes (JWxxx) that report it and the lint rules (JSxxx) that see it, or why it is not observable.
+
+The 39 classes follow the eight stages of a jitted call (call boundary, cache lookup, tracing, lowering and
+compile, dispatch, execution, result consumption, multi-process); docs/pitfalls.md gives each one's
+definition, evidence, fix and the JAX documentation it comes from. ``tests/test_pitfalls_map.py`` checks that
+every class observable at run time names a code that exists, that every code names a class, and that
+docs/pitfalls.md lists the same mapping.
+
+``finding_classes(finding)`` tells which classes one watch finding (a ``RuntimeFinding`` or its JSON dict) is
+evidence of: one class where the code and its details say which, several where they cannot (a JW101
+``ConcretizationTypeError`` is any of the concrete-value classes). ``benchmarks/pitfall_recall.py`` scores
+recall with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PitfallClass:
+    """One class of the taxonomy and jitscope's coverage of it."""
+
+    name: str
+    stage: str  # S1 call boundary ... S8 multi-process
+    runtime: str  # "yes" | "partly" | "no": observable while the program runs
+    watch: tuple[str, ...]  # JW codes that report it
+    lint: tuple[str, ...]  # JS rules that see it statically
+    not_observed: str = ""  # what of it is not observable at run time, and why (required when runtime != "yes")
+
+
+_NOT_TRACED = ("a value JAX never sees (a Python branch, a host timer, a discarded result) leaves no event, "
+               "no exception and no program")
+
+CLASSES: tuple[PitfallClass, ...] = (
+    PitfallClass("traced-control-flow", "S3", "yes", ("JW101",), ("JS101", "JS102")),
+    PitfallClass("traced-to-python-scalar", "S3", "yes", ("JW101",), ("JS103",)),
+    PitfallClass("numpy-on-tracer", "S3", "yes", ("JW101",), ("JS104", "JS105")),
+    PitfallClass("traced-shape-or-static-param", "S3", "yes", ("JW101",), ("JS303",)),
+    PitfallClass("data-dependent-shape", "S3", "yes", ("JW101",), ("JS301", "JS302")),
+    PitfallClass("leaked-tracer", "S3", "yes", ("JW102", "JW101", "JW201"), ("JS402", "JS403")),
+    PitfallClass("invalid-jit-argument", "S1", "yes", ("JW103",), ()),
+    PitfallClass("unhashable-static-arg", "S1", "partly", (), ("JS602", "JS604"),
+                 "JAX's C++ dispatch hashes static arguments and raises the ValueError before any Python code of "
+                 "JAX runs, so a program that catches it leaves nothing to observe without a per-call trace "
+                 "hook; a program that dies of it gets the cause and fix as watch's crash explanation "
+                 "(result.crash, 'static-unhashable'), and lint sees literal lists/dicts and unhashable classes"),
+    PitfallClass("immutable-array-update", "S3", "partly", ("JW105",), ("JS601", "JS603"),
+                 "x[i] = v raises and is reported (JW105); a discarded x.at[i].set(v) raises nothing: "
+                 + _NOT_TRACED),
+    PitfallClass("trace-time-side-effect", "S3", "yes", ("JW201",), ("JS401", "JS402", "JS403")),
+    PitfallClass("stale-captured-value", "S3", "yes", ("JW302", "JW301", "JW602"), ("JS502", "JS503")),
+    PitfallClass("captured-large-constant", "S4", "yes", ("JW301", "JW402"), ("JS501",)),
+    PitfallClass("prng-key-reuse", "S3", "yes", ("JW601", "JW602", "JW101"), ()),
+    PitfallClass("recompile-shape-change", "S2", "yes", ("JW405",), ()),
+    PitfallClass("recompile-dtype-or-weak-type", "S2", "yes", ("JW403",), ()),
+    PitfallClass("recompile-static-arg-churn", "S2", "yes", ("JW403", "JW404"), ()),
+    PitfallClass("recompile-identity-hashed-static", "S2", "yes", ("JW403",), ("JS604",)),
+    PitfallClass("recompile-fresh-jit-object", "S2", "yes", ("JW403",), ("JS203", "JS204", "JS205", "JS206")),
+    PitfallClass("recompile-baked-constant", "S2", "yes", ("JW404",), ()),
+    PitfallClass("recompile-pytree-structure", "S2", "yes", ("JW403",), ()),
+    PitfallClass("recompile-sharding-or-placement", "S2", "yes", ("JW403",), ()),
+    PitfallClass("recompile-config-context", "S2", "yes", ("JW406", "JW403"), ()),
+    PitfallClass("recompile-cache-evicted", "S2", "yes", ("JW403",), ()),
+    PitfallClass("eager-control-flow-retrace", "S2", "yes", ("JW403",), ()),
+    PitfallClass("unrolled-python-loop", "S4", "yes", ("JW401", "JW402"), ("JS201", "JS202")),
+    PitfallClass("slow-compile", "S4", "yes", ("JW402",), ()),
+    PitfallClass("persistent-cache-miss", "S4", "yes", ("JW408",), ()),
+    PitfallClass("compile-cache-memory-growth", "S4", "yes", ("JW407",), ()),
+    PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501",), ()),
+    PitfallClass("dispatch-overhead", "S5", "yes", ("JW504",), ()),
+    PitfallClass("host-sync-in-loop", "S7", "yes", ("JW502", "JW503"), ("JS207",)),
+    PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505",), (),
+                 "the host-to-device copy of a NumPy argument happens in JAX's C++ dispatch with no Python hook on "
+                 "a cached call; watch sees the NumPy arrays a jitted call compiled for and whether the program "
+                 "still holds them at the end (the same array sent again), not each copy "
+                 "(JAX_TRANSFER_GUARD=log prints every one)"),
+    PitfallClass("async-timing-mistake", "S7", "partly", (), (),
+                 "a timed region is the program's own clock reads around a call: " + _NOT_TRACED
+                 + "; watch's own timings are never taken without block_until_ready"),
+    PitfallClass("donation-misuse", "S6", "yes", ("JW104", "JW604"), ()),
+    PitfallClass("device-memory-pressure", "S6", "partly", ("JW106",), (),
+                 "an allocation failure is reported (JW106); the memory held short of failing needs a device "
+                 "memory profile (jax.profiler.save_device_memory_profile), which watch does not take"),
+    PitfallClass("x64-dtype-truncation", "S3", "yes", ("JW603",), ()),
+    PitfallClass("jit-numerics-differ", "S6", "no", (), (),
+                 "a numeric difference exists only against a reference computation (an eager or higher-precision "
+                 "rerun), which would change what the program runs; `jitscope compare` measures it on request"),
+    PitfallClass("silent-runtime-error", "S6", "no", (), (),
+                 "a compiled program clamps indices and produces NaNs without raising; seeing it needs checkify or "
+                 "jax_debug_nans, which change the program"),
+    PitfallClass("multiprocess-divergence", "S8", "yes", (), (),
+                 "reported by watch's process comparison (docs/multiprocess.md: the divergence line on stderr and "
+                 "`jitscope merge`), not as a JW code: it needs every process's record"),
+)
+
+BY_NAME = {c.name: c for c in CLASSES}
+
+# JW101 by JAX's error class (details["error"]); ConcretizationTypeError is any of the concrete-value classes.
+_TRACER_ERROR_CLASSES = {
+    "TracerBoolConversionError": {"traced-control-flow"},
+    "TracerIntegerConversionError": {"traced-to-python-scalar"},
+    "TracerArrayConversionError": {"numpy-on-tracer"},
+    "NonConcreteBooleanIndexError": {"data-dependent-shape"},
+    "UnexpectedTracerError": {"leaked-tracer"},
+    "KeyReuseError": {"prng-key-reuse"},
+    "ShapeFromTracer": {"traced-shape-or-static-param"},
+    "ConcretizationTypeError": {"traced-control-flow", "traced-to-python-scalar", "traced-shape-or-static-param",
+                                "data-dependent-shape"},
+}
+# JW403 by what differed in jit's cache key (details["key_difference"], words of duplicates.py's phrasing).
+_KEY_DIFFERENCES = (
+    ("weak type", {"recompile-dtype-or-weak-type"}),
+    ("dtype", {"recompile-dtype-or-weak-type"}),
+    ("sharding", {"recompile-sharding-or-placement"}),
+    ("committed", {"recompile-sharding-or-placement"}),
+    ("pytree", {"recompile-pytree-structure"}),
+    ("keyword", {"recompile-pytree-structure"}),
+    ("left out", {"recompile-pytree-structure"}),
+    ("static", {"recompile-static-arg-churn", "recompile-identity-hashed-static"}),
+    ("function object", {"recompile-fresh-jit-object", "recompile-identity-hashed-static"}),
+    ("outside jit", {"eager-control-flow-retrace"}),
+    ("nothing", {"recompile-cache-evicted", "recompile-config-context"}),
+)
+
+
+def classes_of_code(code: str) -> set[str]:
+    """Every class a code can report (the taxonomy's mapping)."""
+    return {c.name for c in CLASSES if code in c.watch}
+
+
+def finding_classes(finding: Any) -> set[str]:
+    """The classes one watch finding is evidence of (a ``RuntimeFinding`` or its JSON dict)."""
+    get = finding.get if isinstance(finding, dict) else lambda k, d=None: getattr(finding, k, d)
+    code = str(get("code", ""))
+    details = get("details") or {}
+    if code == "JW101":
+        return set(_TRACER_ERROR_CLASSES.get(str(details.get("class") or ""), ())) or \
+            set(_TRACER_ERROR_CLASSES.get(str(details.get("error") or ""), ())) or classes_of_code(code)
+    if code == "JW201":
+        # A store into outer state holds a tracer of the trace: the side effect is also the leak.
+        kinds = {"global", "nonlocal", "container"}
+        return {"trace-time-side-effect", "leaked-tracer"} if details.get("kind") in kinds \
+            else {"trace-time-side-effect"}
+    if code == "JW403":
+        what = str(details.get("key_difference") or "").lower()
+        found: set[str] = set()
+        for words, classes in _KEY_DIFFERENCES:
+            if words in what:
+                found |= classes
+        return found or classes_of_code(code)
+    if code == "JW404":
+        return {"recompile-baked-constant", "recompile-static-arg-churn"}
+    if code == "JW402":
+        return {"slow-compile", "unrolled-python-loop"} if details.get("cause") == "bloat" else \
+            {"slow-compile", "captured-large-constant"} if details.get("cause") == "constants" else {"slow-compile"}
+    if code == "JW301":
+        return {"captured-large-constant", "stale-captured-value"}
+    return classes_of_code(code)

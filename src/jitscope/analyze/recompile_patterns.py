@@ -1,0 +1,184 @@
+"""Recompile patterns over a whole run: JW405 (one function compiled for many shapes), JW406 (recompiled
+because JAX's trace context changed) and JW407 (a function that never stops compiling).
+
+From the run's compile records (``CompileEvent``: each user compile with its argument signature, function
+object and timestamps) and, for JW406, the trace context each compile was traced under
+(``collect/jax_signals.TraceContextProbe``):
+
+* JW405 ``shape-recompiles``: compiles of one function object whose signatures have the same tree
+  structure, dtypes and static values and at least ``MIN_SHAPES`` different shape vectors: the shapes are
+  part of jit's cache key, each new one compiles (a varying batch, sequence or array length). Names the
+  arguments whose shapes varied and the shapes seen.
+* JW406 ``config-recompile``: a function object compiled again with the same signature under a different
+  trace context: which entries of it changed (``jax_default_device``, ``jax_enable_x64``, a mesh, ...). JAX
+  adds the trace context to jit's cache key, so that change alone explains the compile (JAX's own
+  ``jax_explain_cache_misses``, when on, says the same in its log).
+* JW407 ``compile-cache-growth``: one function compiled at least ``MIN_GROWTH`` times and still compiling in
+  the last quarter of the run: whatever the cause (reported by JW403-JW406 where known), the number of
+  programs grows with the run's length, and so do compile time and the memory of the cached executables.
+
+All three rest on what jit did (counted compiles, recorded signatures and context), so they are certain;
+``warning``: how much they cost depends on how long the program runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from .._format import fmt_seconds
+from ..jaxmodel import fixes
+from ..model import CompileEvent, Fix, Location
+from .runtime_findings import RuntimeFinding, _source
+
+MIN_SHAPES = 3  # two shapes (a train and an eval batch, a last partial batch) are often by design
+MIN_GROWTH = 16
+LATE_SHARE = 0.25
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+|0x[0-9a-fA-F]{6,}")  # "still compiling": a compile in the last quarter of the run
+
+
+def _group_key(e: CompileEvent) -> tuple:
+    d = e.definition
+    return (e.function, d.file if d else "", d.line if d else 0, e.transform or "")
+
+
+def _structure(e: CompileEvent) -> tuple | None:
+    s = e.signature
+    if s is None:
+        return None
+    return (s.treedef, tuple(sorted(s.static.items())), tuple((x.path, x.dtype, x.weak_type, len(x.shape))
+                                                                for x in s.leaves))
+
+
+def _site(events: list[CompileEvent]) -> Location | None:
+    sites = [e.call_site for e in events if e.call_site is not None]
+    if not sites:
+        return events[-1].definition
+    counts: dict[tuple[str, int], int] = defaultdict(int)
+    for s in sites:
+        counts[(s.file, s.line)] += 1
+    best = max(counts, key=lambda k: counts[k])
+    return next(s for s in sites if (s.file, s.line) == best)
+
+
+def shape_findings(events: list[CompileEvent]) -> list[RuntimeFinding]:
+    """JW405 for each function object compiled for at least ``MIN_SHAPES`` shape vectors of one structure
+    (one object: functions rebuilt per call compile anyway, whatever the shapes: JW403's business)."""
+    groups: dict[tuple, list[CompileEvent]] = defaultdict(list)
+    for e in events:
+        st = _structure(e)
+        if st is not None:
+            groups[(_group_key(e), e.function_id, st)].append(e)
+    out = []
+    for evs in groups.values():
+        shapes: dict[tuple, CompileEvent] = {}
+        for e in evs:
+            shapes.setdefault(tuple(x.shape for x in e.signature.leaves), e)  # type: ignore[union-attr]
+        if len(shapes) < MIN_SHAPES:
+            continue
+        firsts = list(shapes.values())
+        leaves = firsts[0].signature.leaves  # type: ignore[union-attr]
+        varying = [i for i in range(len(leaves)) if len({k[i] for k in shapes}) > 1]
+        names = [leaves[i].path or f"argument {i}" for i in varying]
+        seen = [_shape_text(k, varying) for k in list(shapes)[:4]]
+        more = f", ... ({len(shapes)} in all)" if len(shapes) > 4 else ""
+        extra = firsts[1:]
+        seconds = sum(e.total_seconds for e in extra)
+        loc = _site(extra)
+        last = evs[-1]
+        out.append(RuntimeFinding(
+            "JW405", last.function,
+            f"{last.function} compiled for {len(shapes)} shapes of {', '.join(names) or 'its arguments'} "
+            f"({'; '.join(seen)}{more}): {len(extra)} extra compiles, {fmt_seconds(seconds)}", "warning", loc,
+            Fix(fixes.PAD_SHAPES.title, fixes.PAD_SHAPES.why, location=loc), compile_index=last.index,
+            timestamp=extra[0].timestamp, seconds=seconds, source=_source(loc),
+            details={"shapes": len(shapes), "arguments": names, "compiles": len(evs), "extra_compiles": len(extra),
+                     "evidence": "compiles of one function whose signatures differ only in array shapes"}))
+    return out
+
+
+def _shape_text(shape_vector: tuple, varying: list[int]) -> str:
+    return ", ".join("(" + ",".join(map(str, shape_vector[i])) + ")" for i in varying)
+
+
+def growth_findings(events: list[CompileEvent], wall_seconds: float) -> list[RuntimeFinding]:
+    """JW407 for each function compiled at least ``MIN_GROWTH`` times and still compiling late in the run."""
+    groups: dict[tuple, list[CompileEvent]] = defaultdict(list)
+    for e in events:
+        groups[_group_key(e)[:3]].append(e)
+    out = []
+    for evs in groups.values():
+        if len(evs) < MIN_GROWTH:
+            continue
+        end = max(wall_seconds, evs[-1].timestamp)
+        if end > 0 and evs[-1].timestamp < end * (1 - LATE_SHARE):
+            continue  # compiled many programs early (a warm-up over a fixed set) and stopped
+        last = evs[-1]
+        seconds = sum(e.total_seconds for e in evs)
+        loc = _site(evs)
+        out.append(RuntimeFinding(
+            "JW407", last.function,
+            f"{last.function} compiled {len(evs)} times in this run and was still compiling at its end "
+            f"({fmt_seconds(seconds)} of compiles): the number of cached programs grows with the run's length",
+            "warning", loc, Fix(fixes.CACHE_GROWTH.title, fixes.CACHE_GROWTH.why, location=loc),
+            compile_index=last.index, timestamp=evs[0].timestamp, seconds=seconds, source=_source(loc),
+            details={"compiles": len(evs), "last_compile_s": last.timestamp, "run_s": end,
+                     "evidence": "the count of this function's compiles, and the time of its last"}))
+    return out
+
+
+class ContextTracker:
+    """JW406: remembers each function object's compiles (signature, trace context) as they happen."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, list[tuple[str, tuple[str, ...], tuple[Any, ...], int]]] = {}
+
+    def observe(self, event: CompileEvent, context: Any, base: dict[str, Any]) -> list[RuntimeFinding]:
+        if event.function_id is None or event.signature is None or not context:
+            return []
+        names, values = context
+        sig = event.signature.short() + "|" + event.signature.treedef
+        earlier = self._seen.setdefault(event.function_id, [])
+        found: list[RuntimeFinding] = []
+        same = [x for x in earlier if x[0] == sig and x[1] == names]
+        if same:
+            _, _, old, index = same[-1]
+            changed = [(n, a, b) for n, a, b in zip(names, old, values, strict=False) if not _equal(a, b)]
+            if changed:
+                found.append(self._finding(event, changed, index, base))
+        if len(earlier) < 64:
+            earlier.append((sig, names, values, event.index))
+        return found
+
+    @staticmethod
+    def _finding(event: CompileEvent, changed: list[tuple[str, Any, Any]], index: int,
+                 base: dict[str, Any]) -> RuntimeFinding:
+        what = "; ".join(f"{n}: {_short(a)} -> {_short(b)}" for n, a, b in changed[:4])
+        loc = event.call_site or event.definition
+        return RuntimeFinding(
+            "JW406", event.function,
+            f"compile #{event.index} of {event.function} has the same arguments as compile #{index} but JAX's "
+            f"trace context changed ({what}): the context is part of jit's cache key", "warning", loc,
+            Fix(fixes.CONFIG_ONCE.title, fixes.CONFIG_ONCE.why, location=loc), source=_source(loc),
+            details={"earlier_index": index, "changed": [{"name": n, "before": _short(a), "after": _short(b)}
+                                                         for n, a, b in changed],
+                     "evidence": "two compiles of one function object with equal signatures and different values "
+                                 "in JAX's trace context (config.trace_context())"}, **base)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Equal, or not different in any way the finding could name (equal text once addresses are blanked)."""
+    if a is b:
+        return True
+    try:
+        if bool(a == b):
+            return True
+    except Exception:  # noqa: BLE001 - an object without equality: compare how it prints
+        pass
+    return _ADDRESS.sub("", repr(a)) == _ADDRESS.sub("", repr(b))
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."

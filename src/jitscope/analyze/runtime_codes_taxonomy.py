@@ -1,0 +1,257 @@
+"""The runtime finding codes that complete the pitfall taxonomy (docs/pitfalls.md): JW102-JW104,
+JW405-JW408, JW502-JW504, JW601-JW604. Merged into ``runtime_codes.CODES`` in code order; kept in their own
+module so each page sits beside its siblings (and ``runtime_codes.py`` stays readable). Codes are stable
+and never reused.
+"""
+
+from __future__ import annotations
+
+
+def RuntimeCode(*fields: str) -> tuple[str, ...]:  # noqa: N802 - reads like the record runtime_codes builds from it
+    """One code's fields, in ``runtime_codes.RuntimeCode``'s order (code, name, severity, summary, what, why,
+    example, fix, evidence); kept as a tuple here so that this module imports nothing from runtime_codes."""
+    return fields
+
+
+_CERTAIN_RAISED = ("**certain**: JAX raised it (its class and message are in ``details``), at the line of the "
+                   "program that called the JAX API; seen at JAX's exception boundary whether the program caught "
+                   "it or not.")
+
+TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
+    RuntimeCode(
+        "JW102", "leaked-tracer", "error",
+        "A tracer leaked out of a trace (stored in a global, an attribute or a list) was used after the trace "
+        "ended: JAX raised UnexpectedTracerError (even one the program caught).",
+        "Reports each ``UnexpectedTracerError`` JAX raised outside a trace into the program's code, at the line "
+        "that used the leaked value, naming the function whose trace leaked it (from JAX's message). Inside a "
+        "trace the same error is a failed trace (JW101). A store of the tracer is also a trace-time side effect "
+        "(JW201, at the line that stored it).",
+        "Tracers are placeholders valid only while their function is traced. One kept in outer state outlives "
+        "its trace, and every later use fails, often far from the line that leaked it.",
+        "```python\nlast = None\n\n@jax.jit\ndef f(x):\n    global last\n    last = x           # the tracer leaks\n"
+        "    return x + 1\n\nf(1.0)\nlast + 1               # JW102: UnexpectedTracerError\n```",
+        "```python\n@jax.jit\ndef f(x):\n    return x + 1, x    # return what you need\n\ny, last = f(1.0)\n```",
+        _CERTAIN_RAISED),
+    RuntimeCode(
+        "JW103", "invalid-jit-argument", "error",
+        "jit could not trace an argument: a string, a function or another non-array value was passed where "
+        "jit expects an array (even when the program caught the TypeError).",
+        "Reports each ``TypeError`` JAX raised at a jitted call because an argument could not be abstracted to "
+        "an array (\"Error interpreting argument to f as an abstract array\"), with the argument's path and "
+        "type, at the program's call.",
+        "A jitted function's traced arguments must be arrays (or pytrees of arrays): anything else fails at the "
+        "call, and a program that catches the error silently takes another path.",
+        "```python\n@jax.jit\ndef f(x, mode):\n    return x * 2 if mode == 'double' else x\n\nf(x, 'double')         "
+        "# JW103: a str is not an array\n```",
+        "```python\n@functools.partial(jax.jit, static_argnames=('mode',))\ndef f(x, mode):\n    ...\n```",
+        _CERTAIN_RAISED),
+    RuntimeCode(
+        "JW104", "donated-array-reuse", "error",
+        "An array was used after it was deleted: donated to a jitted call (``donate_argnums``) or deleted; JAX "
+        "raised (even when the program caught it).",
+        "Reports each error JAX raised because an array it had deleted was used again (\"Array has been "
+        "deleted\"), at the program's line that used it.",
+        "Donation hands an argument's buffer to the call's outputs: JAX deletes the array after the call. A later "
+        "use (a second call with the same array, a metric read from it) raises.",
+        "```python\nstep = jax.jit(update, donate_argnums=0)\nnew = step(params, g)\nloss(params)           "
+        "# JW104: params was donated\n```",
+        "```python\nparams = step(params, g)   # rebind: the old buffer is gone\n```",
+        _CERTAIN_RAISED),
+    RuntimeCode(
+        "JW105", "inplace-array-update", "error",
+        "``x[idx] = v`` on a JAX array (or a traced value): JAX arrays are immutable, and JAX raised a "
+        "TypeError (even when the program caught it).",
+        "Reports each ``TypeError`` JAX raised from item assignment on an array or tracer, at the program's "
+        "line. (A discarded ``x.at[idx].set(v)`` raises nothing and leaves no trace at run time: lint's JS603 "
+        "sees it.)",
+        "Code written for NumPy mutates arrays in place; JAX arrays are values, and the assignment fails (a "
+        "program that catches the error and falls back to NumPy loses jit altogether).",
+        "```python\nx = jnp.zeros(3)\nx[0] = 1.0            # JW105\n```",
+        "```python\nx = x.at[0].set(1.0)\n```",
+        _CERTAIN_RAISED),
+    RuntimeCode(
+        "JW106", "device-out-of-memory", "error",
+        "An allocation on the device (the host, on CPU) failed: JAX raised ``RESOURCE_EXHAUSTED`` (even when "
+        "the program caught it and retried smaller).",
+        "Reports each out-of-memory error JAX raised into the program, at the program's line, with the size "
+        "requested when JAX's message gives it.",
+        "Device memory holds the live arrays, the compiled programs' intermediates and (on GPU) JAX's "
+        "preallocated pool; a program that runs out often only needs fewer live buffers at once.",
+        "```python\nh = forward(params, huge_batch)     # JW106: RESOURCE_EXHAUSTED\n```",
+        "```python\nforward = jax.checkpoint(forward)   # remat; or smaller batches, donation\n```",
+        _CERTAIN_RAISED),
+    RuntimeCode(
+        "JW405", "shape-recompiles", "warning",
+        "One jitted function compiled for three or more input shapes: every new shape traces and compiles "
+        "again.",
+        "Groups the compiles of each function (one definition) whose argument signatures have the same tree "
+        "structure, dtypes and static values, and reports one that compiled for at least 3 distinct shape "
+        "vectors: which arguments' shapes varied, the shapes seen, the extra compiles and their seconds.",
+        "Shapes are part of jit's cache key: a varying batch size, sequence length or array length compiles a "
+        "new program each time, and each executable stays in memory.",
+        "```python\nfor batch in batches:          # the last batch is smaller; lengths vary\n"
+        "    loss = step(params, batch)  # JW405: compiled for 3 shapes of batch\n```",
+        "```python\nbatch = pad_to(batch, 128)     # a few fixed sizes, with a mask\nloss = step(params, batch, "
+        "mask)\n```",
+        "**certain**: counted compiles of one function whose recorded signatures differ only in shapes."),
+    RuntimeCode(
+        "JW406", "config-recompile", "warning",
+        "A function compiled again with the same arguments because JAX's trace context changed "
+        "(``jax.default_device``, ``enable_x64``, a mesh, a flag).",
+        "Records JAX's trace context (``config.trace_context()``: the configuration jit adds to its cache key) "
+        "for each compile, and reports a compile of a function object whose signature equals an earlier "
+        "compile's while the context differs, naming the entries that changed and their values.",
+        "Configuration set inside a loop (a ``with jax.default_device(...)``, ``enable_x64`` around a call) "
+        "recompiles on every change, although nothing about the arguments changed; only "
+        "``jax_explain_cache_misses`` (when on) says that the tracing context differed.",
+        "```python\nfor d in range(steps):\n    with jax.default_device(cpu):   # JW406\n        y = f(x)\n```",
+        "```python\nwith jax.default_device(cpu):       # once, around the loop\n    for d in range(steps):\n"
+        "        y = f(x)\n```",
+        "**certain**: the two compiles' recorded signatures are equal and their trace contexts differ in the "
+        "named entries (JAX 0.9 and later name them; older JAX: not reported)."),
+    RuntimeCode(
+        "JW407", "compile-cache-growth", "warning",
+        "A function compiled 16 or more times and still compiling at the end of the run: the number of "
+        "programs (and their memory) grows with the run's length.",
+        "Counts the compiles of each function (one definition) and reports one with at least 16, whose last "
+        "compile came in the final quarter of the run, whatever the cause (JW403-JW406 name it where known).",
+        "Each compile costs its trace, lowering and compile time and keeps an executable cached: a long-running "
+        "program that keeps compiling slows down and grows its memory (host RAM on CPU, device memory for "
+        "constants).",
+        "```python\nfor i in range(1000):\n    y = f(jnp.zeros(i))     # JW407 (and JW405): a program per length\n```",
+        "```python\nfor i in range(1000):\n    y = f(pad(jnp.zeros(i), 1024), i)   # one shape, one program\n```",
+        "**certain**: the count and times of the function's recorded compiles."),
+    RuntimeCode(
+        "JW408", "persistent-cache-miss", "warning",
+        "A configured persistent compilation cache that will not spare the next run these compiles: below its "
+        "thresholds, a key that changes for the same program, or the cache not used.",
+        "With ``jax_compilation_cache_dir`` set, reports (1) compiles JAX did not write because they took less "
+        "than ``jax_persistent_cache_min_compile_time_secs`` (or are smaller than the minimum entry; ``info`` "
+        "when they add up to less than a second), (2) two compiles of the same program (equal fingerprints) "
+        "with different cache keys, naming the key components that changed, (3) a directory set but no compile "
+        "using the cache.",
+        "The persistent cache is the cure for start-up compile time; it silently does nothing for programs "
+        "below its thresholds or whose key is not stable, and every run pays the compiles again.",
+        "```python\njax.config.update('jax_compilation_cache_dir', '/tmp/jax-cache')\n"
+        "f(x)                  # JW408: 0.4 s compile, under the 1 s minimum: not written\n```",
+        "```python\njax.config.update('jax_compilation_cache_dir', '/tmp/jax-cache')\n"
+        "jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)\n```",
+        "**certain**: JAX's own reasons not to write (its persistent-cache log) and its keys per compile."),
+    RuntimeCode(
+        "JW502", "host-sync-in-loop", "warning",
+        "A line that read 50 or more new ``jax.Array`` values to the host (``float``, ``.item()``, ``bool``, "
+        "``np.asarray``, ``print``): a device-to-host round trip per loop iteration.",
+        "Counts host reads of ``jax.Array`` values per line of the program (reads a library makes on its behalf "
+        "are not counted), and reports a line with at least 50 reads of a different array than the read "
+        "before: one per iteration of a loop. Gives how many reads had to wait for the device and the seconds "
+        "spent in them.",
+        "JAX dispatches asynchronously: the host queues the next step while the device runs. A host read waits "
+        "for the value, so a read every iteration makes host and device take turns (on an accelerator the "
+        "device idles while Python runs).",
+        "```python\nfor step in range(n):\n    state, loss = train_step(state, batch)\n    if float(loss) < tol:   # "
+        "JW502: a round trip per step\n        break\n```",
+        "```python\nfor step in range(n):\n    state, loss = train_step(state, batch)\n    if step % 100 == 0 and "
+        "float(loss) < tol:\n        break\n```",
+        "**certain**: counted reads (``jax.Array._value``) at the line; the seconds are what they took here."),
+    RuntimeCode(
+        "JW503", "callback-in-loop", "warning",
+        "A host callback (``jax.pure_callback``, ``io_callback``, ``jax.debug.callback``/``print``) inside a "
+        "``lax.scan``/``fori_loop``/``while_loop`` body: one host round trip per iteration.",
+        "Reads each compiled program's jaxpr (already in hand at its trace) for callback equations inside a "
+        "loop body, and reports the callback's line, the loop's line and, for a ``scan``, the iterations per "
+        "call.",
+        "The compiled loop stops at every iteration, copies the operands to the host, runs Python and copies "
+        "the result back: on a CPU about 100 us per iteration against a few for a small body (issue #24 "
+        "measured ~600x on one program).",
+        "```python\ndef body(c, x):\n    y = jax.pure_callback(np_fn, spec, x)   # JW503\n    return c + y, y\n\n"
+        "jax.jit(lambda xs: lax.scan(body, 0.0, xs))(xs)\n```",
+        "```python\nys = jax.pure_callback(np_fn_batched, spec, xs, vmap_method='expand_dims')  # once\n```",
+        "**certain**: the callback equation is in the loop body of the compiled program."),
+    RuntimeCode(
+        "JW504", "dispatch-overhead", "warning",
+        "A loop whose time goes to dispatching many small JAX calls one at a time (tiny jitted functions, eager "
+        "``jnp`` operations): one ``jax.jit`` over the loop body would dispatch once per iteration.",
+        "Samples the watched thread's stack about a hundred times a second (a daemon thread; nothing runs on "
+        "the program's calls) and files each sample at the program's line. Reports a function of the program "
+        "when at least 30% of the run's samples (and 20) were at its lines calling JAX outside any compile, "
+        "those lines call at least two different JAX callables, and every jitted function of the program among "
+        "them compiled a small program (at most 64 equations on arrays of at most 100,000 elements; otherwise "
+        "the time is the work, not its dispatch). Names the lines, the callables and the share of the run.",
+        "Every jitted call and every eager JAX operation pays its dispatch (microseconds of Python and C++) "
+        "whatever its size; a step made of many small calls is bound by dispatch, not by compute. This is the "
+        "jit-scope question of jitscope's seeds, asked of the running program: jit the step, not its pieces "
+        "(``jitscope compare`` measures both).",
+        "```python\nfor i in range(n):\n    x = scale(x)       # three tiny jitted functions\n    x = shift(x)\n"
+        "    x = clip(x)        # JW504: 70% of the run dispatching them\n```",
+        "```python\n@jax.jit\ndef step(x):\n    return clip(shift(scale(x)))   # one dispatch per iteration\n```",
+        "**likely**: the share is measured from stack samples; that the time is dispatch (not work) is inferred "
+        "from the sizes of the programs called."),
+    RuntimeCode(
+        "JW505", "host-array-argument", "warning",
+        "A jitted function called from a loop with the same NumPy array each time: JAX copies it host-to-device "
+        "on every call.",
+        "At the call that compiled a user function, looks for NumPy array arguments bound to names of the "
+        "calling frame that the loop around the call never assigns (a module global, a local made before the "
+        "loop): the same host data on every iteration. Reports the arrays and their bytes (``info`` under "
+        "64 KiB).",
+        "A NumPy argument lives in host memory; each call of a jitted function copies it to the device again "
+        "(JAX caches programs, not transfers). A constant input re-sent every step costs a host-to-device copy "
+        "per step (``JAX_TRANSFER_GUARD=log`` prints each one).",
+        "```python\nX = np.random.rand(1000, 100).astype(np.float32)\nfor i in range(steps):\n"
+        "    w = step(w, X)          # JW505: X copied every call\n```",
+        "```python\nX = jax.device_put(X)       # once\nfor i in range(steps):\n    w = step(w, X)\n```",
+        "**likely**: the arrays and the loop are observed at the compiling call; that later calls pass the same "
+        "object is inferred from the loop never assigning the name (the copies themselves run in C++, unseen)."),
+    RuntimeCode(
+        "JW601", "prng-key-reuse", "warning",
+        "One PRNG key consumed twice (two samples, or a sample after a split): both draws use the same random "
+        "bits.",
+        "Watches the program's own ``jax.random`` calls and applies JAX's key-reuse rules (sampling and "
+        "``split`` consume a key, ``fold_in`` and ``key_data`` do not): a key object consumed a second time, "
+        "eagerly or within one trace, is reported with both lines.",
+        "JAX's random numbers are a function of the key: reusing a key gives identical or correlated numbers "
+        "(the same dropout mask, the same noise), silently. ``jax_debug_key_reuse`` would raise "
+        "``KeyReuseError``; watch leaves that flag alone (it changes what JAX does).",
+        "```python\nkey = jax.random.key(0)\na = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,))   "
+        "# JW601: b == a\n```",
+        "```python\nka, kb = jax.random.split(key)\na = jax.random.normal(ka, (3,))\nb = jax.random.normal(kb, "
+        "(3,))\n```",
+        "**certain** that the same key object was consumed twice by the program's calls; an identical draw can "
+        "be intended (a test comparing two runs)."),
+    RuntimeCode(
+        "JW602", "baked-prng-key", "warning",
+        "A jitted function (or a ``lax`` loop body) draws from a key read from a global, a closure or a static "
+        "value: the key is a constant of the program and every call draws the same numbers.",
+        "Reports each ``jax.random`` call of the program that consumed a concrete key (not a tracer) while JAX "
+        "staged a trace.",
+        "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
+        "'random' numbers, and no error says so.",
+        "```python\nKEY = jax.random.key(0)\n\n@jax.jit\ndef noisy(x):\n    return x + jax.random.normal(KEY, x.shape)"
+        "   # JW602\n```",
+        "```python\n@jax.jit\ndef noisy(x, key):\n    return x + jax.random.normal(key, x.shape)\n\nkey, sub = "
+        "jax.random.split(key)\nnoisy(x, sub)\n```",
+        "**certain**: a concrete key reached a consuming ``jax.random`` call during a trace."),
+    RuntimeCode(
+        "JW603", "x64-truncation", "warning",
+        "A 64-bit dtype was requested (``float64``, ``int64``) while ``jax_enable_x64`` is off: JAX silently "
+        "computes in 32 bits.",
+        "Reports JAX's own warning \"Explicitly requested dtype float64 ... will be truncated to dtype "
+        "float32\" at the program's line that asked (``jnp.ones(..., dtype=jnp.float64)``, "
+        "``jax.random.uniform(..., dtype=...)``, ``.astype``), with the API named.",
+        "The program asked for 64-bit precision and gets 32: results lose precision, and code that worked with "
+        "NumPy silently changes its numbers.",
+        "```python\nx = jnp.zeros(3, dtype=jnp.float64)   # JW603: float32\n```",
+        "```python\njax.config.update('jax_enable_x64', True)   # at start-up, if 64-bit is needed\n```",
+        "**certain**: JAX issued the warning (a warning filtered out by the program is not seen)."),
+    RuntimeCode(
+        "JW604", "unusable-donation", "warning",
+        "A jitted function donates arguments no output can reuse: the donation saves no memory, and the "
+        "arrays are deleted anyway.",
+        "Reports JAX's warning \"Some donated buffers were not usable\" with the buffers, for the donating "
+        "function, at the call that compiled it.",
+        "Donation pays only when an output has the donated buffer's shape and dtype; otherwise it only deletes "
+        "the caller's array, and the memory saving the program counts on does not happen.",
+        "```python\nf = jax.jit(lambda x: x.sum(), donate_argnums=0)   # JW604: no f32[3] output\n```",
+        "```python\nf = jax.jit(lambda x: x.sum())   # donate only what an output replaces\n```",
+        "**certain**: JAX issued the warning while lowering the function."),
+)

@@ -1,0 +1,117 @@
+"""Host reads of ``jax.Array`` values, per line of the program: the device-to-host round trips a loop makes.
+
+``float(loss)``, ``bool(x > 0)``, ``.item()``, ``np.asarray(y)``, ``print(y)``: each copies an array's value
+to the host and first waits for the computation that produces it (JAX dispatches asynchronously; a host
+read is where the program waits). ``_jaxcompat.install_host_read_hook`` reports each read; this keeps, per
+line of the program that asked (the first program frame above JAX's, reached through JAX's frames only),
+how many reads there were, how many were of a different array than the previous read at that line (a new
+result each time: one read per iteration of a loop), how many had to wait (the value was not computed yet
+when the read began) and the seconds the reads took. Reads that a library makes on the program's behalf
+(a logger formatting an array, a checkpoint writer) are the library's and not counted.
+
+Cost: only host reads pay, about a microsecond each for the frame walk (cached per file) on top of the
+copy; nothing else in the program is touched.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from .._jaxcompat.runtime_hooks import install_host_read_hook, staging_now
+from ..model import Location
+from .program_frames import location, program_caller
+
+MAX_SITES = 500
+
+
+@dataclass
+class HostReadSite:
+    """The host reads one line of the program made."""
+
+    location: Location
+    reads: int = 0
+    fresh: int = 0  # reads of a different array than the previous read at this line
+    waited: int = 0  # reads whose value was not computed yet when the read began
+    seconds: float = 0.0  # time spent in the reads, waiting included
+    shapes: dict[str, int] | None = None  # array shape/dtype (``f32[]``) -> reads
+
+
+class HostReadProbe:
+    """Counts host reads per program line while installed (thread-safe; never raises into the program)."""
+
+    def __init__(self) -> None:
+        self.sites: dict[tuple[str, int], HostReadSite] = {}
+        self._last: dict[tuple[str, int], Any] = {}  # site -> weakref to the array read last there
+        self._lock = threading.Lock()
+        self._uninstall: Any = None
+
+    def install(self) -> HostReadProbe:
+        self._uninstall = install_host_read_hook(self._on_read)
+        return self
+
+    def uninstall(self) -> None:
+        if self._uninstall is not None:
+            self._uninstall()
+            self._uninstall = None
+
+    def _on_read(self, array: Any, seconds: float, was_ready: bool, caller: FrameType) -> None:
+        if staging_now() or _in_jit_call():
+            return  # JAX reading a constant while it traces, lowers or compiles: not the program's round trip
+        frame = program_caller(caller)
+        if frame is None or _in_callback(caller, frame):
+            return
+        key = (frame.f_code.co_filename, frame.f_lineno)
+        with self._lock:
+            site = self.sites.get(key)
+            if site is None:
+                if len(self.sites) >= MAX_SITES:
+                    return
+                site = self.sites[key] = HostReadSite(location(frame), shapes={})
+            last = self._last.get(key)
+            fresh = last is None or last() is not array
+            try:
+                self._last[key] = weakref.ref(array)
+            except TypeError:
+                self._last.pop(key, None)
+            site.reads += 1
+            site.fresh += fresh
+            site.waited += not was_ready
+            site.seconds += seconds
+            spec = _spec(array)
+            if site.shapes is not None and (spec in site.shapes or len(site.shapes) < 8):
+                site.shapes[spec] = site.shapes.get(spec, 0) + 1
+
+
+_CALLBACK_FILES = ("callback.py", "debugging.py")
+
+
+def _in_callback(caller: FrameType, program: FrameType) -> bool:
+    """A read inside a host callback JAX runs during a call (jax.debug.print formatting its operands): JAX's
+    read, not the program's."""
+    f: FrameType | None = caller
+    while f is not None and f is not program:
+        if f.f_code.co_filename.endswith(_CALLBACK_FILES):
+            return True
+        f = f.f_back
+    return False
+
+
+def _in_jit_call() -> bool:
+    """True inside a jit call's slow path on this thread (its trace, lowering and compile)."""
+    from . import monitoring
+
+    return bool(getattr(monitoring._state, "calls", None))
+
+
+def _spec(array: Any) -> str:
+    try:
+        from ..model import DTYPE_SHORT
+
+        dt = str(array.dtype)
+        return f"{DTYPE_SHORT.get(dt, dt)}[{','.join(map(str, array.shape))}]"
+    except Exception:  # noqa: BLE001
+        return "?"

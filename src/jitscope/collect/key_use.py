@@ -1,0 +1,119 @@
+"""PRNG keys as the program uses them: one key consumed twice, and a key baked into a traced program.
+
+Every ``jax.random`` function checks its key first (``_jaxcompat.install_key_check_hook``). A call made
+directly by the program (its caller is a program frame) *consumes* the key unless it is one of JAX's
+non-consuming uses (``fold_in``, ``key_data``, ``key_impl``, ``clone``: the same split JAX's own key-reuse
+checker, ``jax.experimental.key_reuse``, makes between sinks and sources). Two records:
+
+* ``KeyReuse``: the same key object (a ``jax.Array``, or a tracer inside one trace) consumed a second time:
+  both draws see the same bits (identical or correlated numbers), which ``jax_debug_key_reuse`` would turn
+  into a ``KeyReuseError``; watch does not turn that flag on (it changes what JAX does and takes every call
+  off the fast path), it sees the reuse the checker would.
+* ``BakedKey``: a concrete key consumed while JAX stages a trace (a key from a global, a closure or a static
+  attribute, read by a jitted function or a ``lax`` loop body): the key is a constant of the compiled
+  program, so every call (every iteration) draws the same numbers.
+
+Keys are held by weak reference only. Cost: the ``jax.random`` call's Python path (microseconds) pays a
+frame check and a dictionary lookup; nothing else is touched.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from .._jaxcompat.runtime_hooks import install_key_check_hook, staging_now
+from ..model import Location
+from .program_frames import frame_kind, location
+
+NOT_CONSUMING = frozenset({"fold_in", "key_data", "key_impl", "clone"})
+MAX_RECORDS = 200
+
+
+@dataclass
+class KeyReuse:
+    """A key consumed again after an earlier consuming use."""
+
+    first: Location
+    second: Location
+    first_api: str
+    second_api: str
+    traced: bool  # the key was a tracer (both uses inside one trace)
+    count: int = 1
+
+
+@dataclass
+class BakedKey:
+    """A concrete key consumed while a trace was being staged: a constant of the traced program."""
+
+    location: Location
+    api: str
+    count: int = 1
+
+
+class KeyUseProbe:
+    """Records ``KeyReuse`` and ``BakedKey`` while installed (thread-safe; never raises into the program)."""
+
+    def __init__(self) -> None:
+        self.reuses: list[KeyReuse] = []
+        self.baked: list[BakedKey] = []
+        self._consumed: dict[int, tuple[Any, Location, str]] = {}  # id(key) -> (weakref, where, api)
+        self._reuse_index: dict[tuple, KeyReuse] = {}
+        self._baked_index: dict[tuple, BakedKey] = {}
+        self._lock = threading.Lock()
+        self._uninstall: Any = None
+
+    def install(self) -> KeyUseProbe:
+        self._uninstall = install_key_check_hook(self._on_key)
+        return self
+
+    def uninstall(self) -> None:
+        if self._uninstall is not None:
+            self._uninstall()
+            self._uninstall = None
+
+    def _on_key(self, api: str, key: Any, caller: FrameType) -> None:
+        if caller is None or frame_kind(caller.f_code.co_filename) != "program":
+            return  # JAX calling its own random functions, or a library: not the program's draw
+        if api in NOT_CONSUMING:
+            return
+        import jax
+
+        where = location(caller)
+        tracer = isinstance(key, jax.core.Tracer)
+        if not tracer and staging_now():
+            self._baked(where, api)
+        try:
+            ref = weakref.ref(key)
+        except TypeError:
+            return  # a NumPy array as key: each use converts it anew, identity says nothing
+        with self._lock:
+            known = self._consumed.get(id(key))
+            if known is not None and known[0]() is key:
+                self._reuse(known[1], where, known[2], api, tracer)
+                return
+            if len(self._consumed) > 4096:  # forget keys that died
+                self._consumed = {k: v for k, v in self._consumed.items() if v[0]() is not None}
+            self._consumed[id(key)] = (ref, where, api)
+
+    def _reuse(self, first: Location, second: Location, first_api: str, api: str, tracer: bool) -> None:
+        k = (first.file, first.line, second.file, second.line)
+        rec = self._reuse_index.get(k)
+        if rec is not None:
+            rec.count += 1
+        elif len(self.reuses) < MAX_RECORDS:
+            rec = self._reuse_index[k] = KeyReuse(first, second, first_api, api, tracer)
+            self.reuses.append(rec)
+
+    def _baked(self, where: Location, api: str) -> None:
+        k = (where.file, where.line)
+        with self._lock:
+            rec = self._baked_index.get(k)
+            if rec is not None:
+                rec.count += 1
+            elif len(self.baked) < MAX_RECORDS:
+                rec = self._baked_index[k] = BakedKey(where, api)
+                self.baked.append(rec)

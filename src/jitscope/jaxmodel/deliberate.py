@@ -1,0 +1,40 @@
+"""When a trace-time side effect is the point, not a mistake: lint (JS401-JS403) and watch (JW201) agree.
+
+A ``print``, a counter or a recorded value that runs once per trace is exactly what a test of tracing
+wants (``num_traces += 1`` and ``assert num_traces == 1``), and what a function traced to learn shapes
+or to count traces does on purpose. Such effects are not findings in either command:
+
+* in test files: ``test_*.py``, ``*_test.py``, ``conftest.py``, or a file under a ``tests``/``test``/
+  ``testing`` directory (a ``*fixtures*`` directory below it holds inputs, not tests);
+* where a name says it is about tracing: the variable, the function or a decorator contains
+  ``TRACE_WORDS`` (``n_traces``, ``count_traces``, ``@trace_only``).
+
+(lint's ``rules/_util.trace_time_effect_expected`` applies the same rule to source, with the wrappers
+that only trace as well; it keeps its own copy of these two facts until lint reads them from here.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+TRACE_WORDS = ("trace", "tracing", "jaxpr", "eval_shape", "compile")
+
+
+def is_test_file(path: str) -> bool:
+    """``test_*.py``, ``*_test.py``, ``conftest.py`` or a file under a ``tests``/``test``/``testing`` directory
+    (not below a ``*fixtures*`` directory there)."""
+    parts = path.replace("\\", "/").split("/")
+    base = parts[-1]
+    if base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
+        return True
+    dirs = parts[:-1]
+    at = next((i for i, p in enumerate(dirs) if p in ("tests", "test", "testing")), None)
+    return at is not None and not any("fixture" in p for p in dirs[at + 1:])
+
+
+def effect_expected(path: str | None, names: Iterable[str] = ()) -> bool:
+    """Is a trace-time effect at ``path`` (its file), touching or inside ``names`` (the variable, the
+    function), deliberate?"""
+    if path and is_test_file(path):
+        return True
+    return any(w in n.lower() for n in names if n for w in TRACE_WORDS)
