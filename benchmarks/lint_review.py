@@ -243,6 +243,41 @@ def summarize(findings: list[dict], libs: dict[str, dict], review: dict[tuple, d
     return "\n".join(lines) + "\n"
 
 
+def review_corpus(args: argparse.Namespace, out: Path) -> None:
+    """``--corpus``: lint each library's pkg/tests/examples folders of a prepared corpus, then summarize."""
+    corpus = args.corpus.resolve()
+    chosen = [s.strip() for s in args.libs.split(",") if s.strip()] if args.libs != ",".join(LIBRARIES) else []
+    findings: list[dict] = []
+    info: dict[str, dict] = {}
+    for lib_dir in sorted(p for p in corpus.iterdir() if p.is_dir()):
+        if chosen and lib_dir.name not in chosen:
+            continue
+        for part in ("pkg", "tests", "examples"):
+            folder = lib_dir / part
+            if not folder.is_dir():
+                continue
+            tag = lib_dir.name if part == "pkg" else f"{lib_dir.name}-{part}"
+            result, dt = lint_library(folder, args.jobs, out, tag=tag, src=args.src)
+            rows = _findings(tag, result, corpus)
+            findings += rows
+            info[tag] = {"version": "corpus", "install": part, "files": result.get("files_checked", 0),
+                         "lines": result.get("lines_checked", 0), "seconds": dt, "findings": len(rows)}
+            print(f"{tag}: {info[tag]['files']} files, {info[tag]['lines']} lines, {len(rows)} findings, {dt:.1f}s",
+                  flush=True)
+    findings.sort(key=_key)
+    (out / "findings.json").write_text(json.dumps(findings, indent=1))
+    review = load_review(args.review or out / "review.tsv")
+    with open(out / "unreviewed.tsv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, REVIEW_FIELDS, delimiter="\t", extrasaction="ignore")
+        w.writeheader()
+        for f in findings:
+            if _key(f) not in review:
+                w.writerow(dict(f, verdict="", reason=""))
+    summary = f"jitscope ({args.src}), corpus {corpus}\n\n" + summarize(findings, info, review)
+    (out / "summary.md").write_text(summary)
+    print(summary)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--venv", type=Path, default=Path("/work/bench/review-venv"))
@@ -257,10 +292,16 @@ def main() -> None:
     ap.add_argument("--sources", action="store_true",
                     help="also lint the tests/examples folders of each library's sdist")
     ap.add_argument("--review", type=Path, default=None, help="hand review TSV (default <out>/review.tsv)")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="lint a prepared corpus instead of a venv: CORPUS/<library>/{pkg,tests,examples} "
+                         "(e.g. /work/corpus/tuning/libs); --libs selects libraries, default all")
     args = ap.parse_args()
     out = args.out.resolve()
     if out == ROOT or ROOT in out.parents:
         raise SystemExit("jitscope: --out must lie outside the repository (the findings are never committed)")
+    if args.corpus is not None:
+        review_corpus(args, out)
+        return
     libs = [lib.strip() for lib in args.libs.split(",") if lib.strip()]
     if args.no_install:
         modes = json.loads((out / "install.json").read_text()) if (out / "install.json").exists() else {}

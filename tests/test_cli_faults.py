@@ -112,12 +112,17 @@ def world(tmp_path: Path) -> Path:
     (tmp_path / "run.p0.jsonl").write_text(json.dumps(header) + "\n" + json.dumps(event.to_dict()) + "\n")
     (tmp_path / "r.json").write_text((Path(__file__).resolve().parent / "gold" / "lint.json").read_text())
     (tmp_path / "out").mkdir()
+    from jitscope.model import TracedFunction, TracedParameter, TraceEvidence
+
+    TraceEvidence([TracedFunction("fmod", "f", str(tmp_path / "fmod.py"), 4, [TracedParameter("x", "abstract")],
+                                  entry="f", transform="jax.jit")]).save(tmp_path / "ev.json")
     return tmp_path
 
 
 def _sample(kind: str, w: Path) -> str:
     return {"module": f"{w}/fmod.py:f", "script": str(w / "prog.py"), "source": str(w / "prog.py"),
-            "config": str(w / "pyproject.toml"), "run": str(w / "run.p0.jsonl"), "result": str(w / "r.json")}[kind]
+            "config": str(w / "pyproject.toml"), "run": str(w / "run.p0.jsonl"), "result": str(w / "r.json"),
+            "evidence": str(w / "ev.json")}[kind]
 
 
 def _argv(cmd: str, w: Path, options: list[str] | None = None) -> list[str]:

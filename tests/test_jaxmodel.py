@@ -1,71 +1,291 @@
-"""The shared model of JAX's transforms, checked against real JAX (each row's ``makes``)."""
+"""The shared model of JAX's transforms, checked row by row against real JAX.
+
+Each row of ``jitscope.jaxmodel`` says what a transform makes of its function's arguments under an
+eager caller (``makes``: python / concrete / abstract), how often the function's Python body runs
+(``python_runs``) and which arguments it passes through untouched (``in_axes=None``,
+``nondiff_argnums``, ``argnums``). Every claim is tested here against the real transform on CPU:
+"concrete" means a Python ``if`` on the value works, "abstract" that it raises a concretization
+error. docs/lint.md "The tracing model" is the prose form of the same table.
+"""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
 
 from jitscope.jaxmodel import fixes, known, transforms
 
+try:
+    from jax import shard_map
+except ImportError:  # JAX < 0.7
+    from jax.experimental.shard_map import shard_map
 
-def _control_flow_works(apply) -> bool:
-    """Does Python control flow on the argument work under this transform? (concrete vs abstract)"""
+MESH = Mesh(np.array(jax.devices()[:1]), ("i",))
+CONCRETIZATION = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError)
 
-    def f(x):
-        if x.sum() > 0:  # bool() of the traced value
-            return x * 2.0
-        return x * 3.0
 
+def _branches(x):
+    if x.sum() > 0:  # bool() of the value: works on a concrete one, raises on an abstract one
+        return x * 2.0
+    return x * 3.0
+
+
+def _kind_seen(apply) -> str:
+    """'concrete' if Python control flow on the transformed function's argument works, else 'abstract'."""
     try:
-        apply(f, jnp.ones(3))
-    except (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError):
-        return False
-    return True
+        apply(_branches, jnp.ones(3))
+    except CONCRETIZATION:
+        return "abstract"
+    return "concrete"
 
 
 def _scalar(f):
     return lambda x: f(x).sum()
 
 
+def _shard_map(f, x):
+    return shard_map(f, mesh=MESH, in_specs=P(), out_specs=P())(x)
+
+
+# How each row's transform is applied from eager code to a function of one array.
 APPLY = {
     "jax.jit": lambda f, x: jax.jit(f)(x),
+    "jax.pmap": lambda f, x: jax.pmap(f)(x[None]),
     "jax.vmap": lambda f, x: jax.vmap(f)(x[:, None]),
     "jax.grad": lambda f, x: jax.grad(_scalar(f))(x),
     "jax.value_and_grad": lambda f, x: jax.value_and_grad(_scalar(f))(x),
     "jax.jacfwd": lambda f, x: jax.jacfwd(f)(x),
     "jax.jacrev": lambda f, x: jax.jacrev(f)(x),
+    "jax.hessian": lambda f, x: jax.hessian(_scalar(f))(x),
     "jax.jvp": lambda f, x: jax.jvp(f, (x,), (x,)),
     "jax.vjp": lambda f, x: jax.vjp(f, x),
     "jax.linearize": lambda f, x: jax.linearize(f, x),
     "jax.checkpoint": lambda f, x: jax.checkpoint(f)(x),
     "jax.eval_shape": lambda f, x: jax.eval_shape(f, x),
     "jax.make_jaxpr": lambda f, x: jax.make_jaxpr(f)(x),
+    "jax.shard_map": _shard_map,
     "jax.lax.scan": lambda f, x: jax.lax.scan(lambda c, _: (f(c), None), x, None, length=1),
     "jax.lax.fori_loop": lambda f, x: jax.lax.fori_loop(0, 1, lambda i, c: f(c), x),
-    "jax.lax.while_loop": lambda f, x: jax.lax.while_loop(lambda c: False, f, x) if f(x) is not None else None,
+    "jax.lax.while_loop": lambda f, x: jax.lax.while_loop(lambda c: False, f, x),
     "jax.lax.cond": lambda f, x: jax.lax.cond(True, f, f, x),
+    "jax.lax.switch": lambda f, x: jax.lax.switch(0, [f, f], x),
     "jax.lax.map": lambda f, x: jax.lax.map(f, x[:, None]),
+    "jax.lax.associative_scan": lambda f, x: jax.lax.associative_scan(lambda a, b: f(a) + b, x),
+    "jax.custom_jvp": lambda f, x: _custom_jvp(f)(x),
+    "jax.custom_vjp": lambda f, x: _custom_vjp(f)(x),
 }
 
 
-@pytest.mark.parametrize("name", sorted(APPLY))
+def _custom_jvp(f):
+    g = jax.custom_jvp(f)
+    g.defjvp(lambda p, t: (g(p[0]), t[0]))
+    return g
+
+
+def _custom_vjp(f):
+    g = jax.custom_vjp(f)
+    g.defvjp(lambda x: (g(x), None), lambda _, ct: (ct,))
+    return g
+
+
+def _equinox_apply():
+    eqx = pytest.importorskip("equinox")
+    return {
+        "equinox.filter_jit": lambda f, x: eqx.filter_jit(f)(x),
+        "equinox.filter_pmap": lambda f, x: eqx.filter_pmap(f)(x[None]),
+        "equinox.filter_vmap": lambda f, x: eqx.filter_vmap(f)(x[:, None]),
+        "equinox.filter_grad": lambda f, x: eqx.filter_grad(_scalar(f))(x),
+        "equinox.filter_value_and_grad": lambda f, x: eqx.filter_value_and_grad(_scalar(f))(x),
+        "equinox.filter_checkpoint": lambda f, x: eqx.filter_checkpoint(f)(x),
+        "equinox.filter_eval_shape": lambda f, x: eqx.filter_eval_shape(f, x),
+        "equinox.filter_make_jaxpr": lambda f, x: eqx.filter_make_jaxpr(f)(x),
+    }
+
+
+ROWS = sorted({t.qualname for t in known.registry().values() if t.role != "context"})
+JAX_ROWS = [q for q in ROWS if q.startswith("jax.")]
+EQX_ROWS = [q for q in ROWS if q.startswith("equinox.")]
+
+
+def _expected_kind(t: transforms.Transform) -> str:
+    return "concrete" if t.makes == "python" else t.makes  # a custom_* function runs on what it is given
+
+
+@pytest.mark.parametrize("name", JAX_ROWS)
 def test_makes_matches_real_jax(name):
     t = known.lookup(name)
-    assert t is not None
-    works = _control_flow_works(APPLY[name])
-    assert (t.makes == "concrete") == works, (name, t.makes, works)
+    assert _kind_seen(APPLY[name]) == _expected_kind(t), (name, t.makes)
+
+
+@pytest.mark.parametrize("name", EQX_ROWS)
+def test_equinox_rows_match_real_equinox(name):
+    apply = _equinox_apply()
+    assert _kind_seen(apply[name]) == _expected_kind(known.lookup(name)), name
+
+
+@pytest.mark.parametrize("name", JAX_ROWS)
+def test_under_jit_every_row_is_abstract(name):
+    """compose(abstract, makes) == abstract: inside jit nothing is concrete (jit(grad(f)), jit(shard_map(f)))."""
+    t = known.lookup(name)
+    assert t.makes_under("abstract") == "abstract"
+    if name in ("jax.pmap", "jax.eval_shape", "jax.make_jaxpr"):
+        return  # no value to return from jit (pmap under jit is legal but needs devices per axis)
+    apply = APPLY[name]
+    assert _kind_seen(lambda f, x: jax.jit(lambda y: _leaves_sum(apply(f, y)))(x)) == "abstract", name
+
+
+def _leaves_sum(out):
+    return sum(jnp.sum(jnp.asarray(leaf)) for leaf in jax.tree_util.tree_leaves(out))
+
+
+# Bodies of the control-flow rows take their own signatures; the same function object is passed each call.
+BODY_CALLS = {
+    "jax.lax.scan": lambda f, x: jax.lax.scan(f, x, None, length=1),
+    "jax.lax.fori_loop": lambda f, x: jax.lax.fori_loop(0, 1, f, x),
+    "jax.lax.while_loop": lambda f, x: jax.lax.while_loop(lambda c: False, f, x),
+    "jax.lax.map": lambda f, x: jax.lax.map(f, x[:, None]),
+    "jax.lax.associative_scan": lambda f, x: jax.lax.associative_scan(f, x),
+}
+
+
+def _runs(name: str) -> int:
+    """How many times the function's Python body runs over three calls with the same function object."""
+    count = [0]
+
+    def f(*args):
+        count[0] += 1
+        if name == "jax.lax.scan":
+            return args[0] * 2.0, None
+        if name == "jax.lax.associative_scan":
+            return args[0] + args[1]
+        return args[-1] * 2.0
+
+    apply = BODY_CALLS.get(name, APPLY[name])
+    for _ in range(3):
+        apply(f, jnp.ones(3))
+    return count[0]
+
+
+@pytest.mark.parametrize("name", [q for q in JAX_ROWS if q not in ("jax.custom_jvp", "jax.custom_vjp")])
+def test_python_runs_matches_real_jax(name):
+    t = known.lookup(name)
+    runs = _runs(name)
+    if t.python_runs == "each_call":
+        assert runs >= 3, (name, runs)
+    else:  # once per compile, or once per function object (the same object here): cached
+        assert runs == 1, (name, runs)
+
+
+def test_a_body_built_per_call_runs_every_call():
+    """'once_per_function': a lambda built anew per call of lax.fori_loop is traced again every call."""
+    count = [0]
+
+    def body(i, c):
+        count[0] += 1
+        return c * 2.0
+
+    for _ in range(3):
+        jax.lax.fori_loop(0, 2, lambda i, c: body(i, c), jnp.ones(3))
+    assert count[0] == 3
+
+
+def test_in_axes_none_passes_the_value_through():
+    """vmap's unmapped argument reaches the function as the caller passed it (concrete from eager code)."""
+    assert known.lookup("jax.vmap").axes_option == ("in_axes", 1)
+    jax.vmap(lambda x, y: _branches(y) + x, in_axes=(0, None))(jnp.ones(3), jnp.ones(3))  # no error
+    with pytest.raises(CONCRETIZATION):
+        jax.vmap(lambda x, y: _branches(y) + x, in_axes=(0, 0))(jnp.ones(3), jnp.ones(3))
+
+
+def test_grad_passes_non_argnums_through():
+    assert "jax.grad" in known.DIFFERENTIATING
+    jax.grad(lambda x, y: (_branches(y) * x).sum())(jnp.ones(3), jnp.ones(3))  # y untouched: concrete
+
+
+def test_nondiff_argnums_pass_the_callers_value_through():
+    """custom_jvp's nondiff argument is what the caller passed: a Python value stays Python, a tracer stays one."""
+    seen = []
+
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def f(n, x):
+        seen.append(type(n).__name__)
+        return x * n
+
+    f.defjvp(lambda n, p, t: (f(n, p[0]), t[0] * n))
+    assert known.lookup("jax.custom_jvp").nondiff_option == "nondiff_argnums"
+    jax.jit(lambda x: f(2.0, x))(jnp.ones(3))
+    jax.jit(lambda n, x: f(n, x))(2.0, jnp.ones(3))
+    assert seen[0] == "float" and "Tracer" in seen[1]
+
+
+def test_custom_rules_run_on_concrete_values_under_eager_grad():
+    kinds = {}
+
+    @jax.custom_vjp
+    def h(x):
+        return x * 2
+
+    def h_fwd(x):
+        kinds["fwd"] = bool(x.sum() > 0)  # raises if abstract
+        return h(x), x
+
+    def h_bwd(res, g):
+        kinds["bwd"] = bool(res.sum() > 0)
+        return (g * 2,)
+
+    h.defvjp(h_fwd, h_bwd)
+    jax.grad(lambda x: h(x).sum())(jnp.ones(3))
+    assert kinds == {"fwd": True, "bwd": True}
+
+
+def test_jnp_under_jit_makes_tracers_and_ensure_compile_time_eval_does_not():
+    def plain(x):
+        return x + (1.0 if jnp.zeros(3).sum() > -1 else 2.0)
+
+    def evaluated(x):
+        with jax.ensure_compile_time_eval():
+            z = jnp.zeros(3)
+            if z.sum() > -1:  # concrete inside the block
+                return x
+        return x
+
+    with pytest.raises(CONCRETIZATION):
+        jax.jit(plain)(jnp.ones(3))
+    jax.jit(evaluated)(jnp.ones(3))
+    assert "jax.ensure_compile_time_eval" in known.CONTEXTS
+
+
+def test_isinstance_tracer_tells_traced_from_eager():
+    assert jax.jit(lambda x: isinstance(x, jax.core.Tracer))(jnp.ones(3))
+    assert not isinstance(jnp.ones(3), jax.core.Tracer)
+
+
+def test_every_row_is_documented_and_tested():
+    for t in known.registry().values():
+        assert t.doc.startswith("https://"), t.qualname
+    tested = set(APPLY) | {q for q in ROWS if q.startswith(("equinox.", "flax."))}
+    assert set(ROWS) <= tested, set(ROWS) - tested
 
 
 def test_compose_abstract_wins():
     assert transforms.compose("abstract", "concrete") == "abstract"
     assert transforms.compose("concrete", "python") == "concrete"
     assert transforms.compose("python", "python") == "python"
-    # jit(grad(f)): grad under jit sees abstract values (real JAX agrees)
-    assert not _control_flow_works(lambda f, x: jax.jit(jax.grad(_scalar(f)))(x))
+
+
+def test_derived_sets():
+    assert "jax.jit" in known.COMPILING and "jax.vmap" not in known.COMPILING
+    assert known.BODIES["jax.lax.scan"] == ((0,), ("f",))
+    assert "jax.eval_shape" in known.TRACE_ONLY and "jax.custom_jvp" in known.CUSTOM
+    assert "jax.custom_jvp" not in known.WRAPPERS
 
 
 def test_fix_texts_use_the_wrappers_own_options():

@@ -40,6 +40,11 @@ FAILS = [
     ("JS303", "make", (3,)), ("JS303", "ramp", (X, 3)), ("JS303", "grid", (X[:3], 2)), ("JS303", "flat", (X, 2)),
     ("JS601", "reset_first", (X,)), ("JS601", "bump", (X, 0)), ("JS601", "build", (4,)),
     ("JS602", "main", (X.reshape(2, 3),)),
+    ("JS602_dataflow", "local_list", (X.reshape(2, 3),)), ("JS602_dataflow", "module_list", (X.reshape(2, 3),)),
+    ("JS602_dataflow", "numpy_axes", (X.reshape(2, 3),)), ("JS602_dataflow", "one_way_a_list", (X.reshape(2, 3), True)),
+    ("JS602_dataflow", "inline_jit", (X.reshape(2, 3),)), ("JS602_dataflow", "reducer_bound_jit", (X.reshape(2, 3),)),
+    ("JS602_dataflow", "reducer_decorated", (X.reshape(2, 3),)),
+    ("JS106", "run_solver", (S,)),  # while_loop rejects the int32 condition that `~False` makes
 ]
 # Look-alike negatives that must work.
 WORKS = [
@@ -62,6 +67,9 @@ WORKS = [
     ("JS202", "layers", (X[:2], [jnp.eye(2), jnp.eye(2)])), ("JS202", "comp_small", (X,)),
     ("JS202", "leaves_norm", ({"a": X, "b": S},)),
     ("JS602", "main_ok", (X.reshape(2, 3),)), ("JS602", "with_default", (X,)),
+    ("JS602_dataflow", "tuples_ok", (X.reshape(2, 3),)), ("JS602_dataflow", "one_way_a_list", (X.reshape(2, 3), False)),
+    ("JS602_dataflow", "reducer_fine", (X.reshape(2, 3),)),
+    ("JS106", "mask_ok", (X, X > 1)), ("JS106", "masks_ok", (X,)),
 ]
 
 

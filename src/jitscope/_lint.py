@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import UsageError
+from .lint import evidence as lint_evidence
 from .lint import runner
 from .lint.config import LintConfig, find_config, load_config
 from .lint.docs import rule_text, rules_markdown, rules_table
@@ -20,7 +21,8 @@ from .results.lint import LintResult
 def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", *,
          select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, fix: bool = False,
          unsafe_fixes: bool = False, diff: bool = False, jobs: int | None = None,
-         config: bool | str | os.PathLike[str] = True, keep_partial_on_interrupt: bool = False):
+         config: bool | str | os.PathLike[str] = True, keep_partial_on_interrupt: bool = False,
+         evidence: str | os.PathLike[str] | bool | None = None):
     """Lint Python files for jit pitfalls and return a ``LintResult``.
 
     Args:
@@ -38,6 +40,10 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
         keep_partial_on_interrupt: on Ctrl-C, stop and return what was linted so far
             (``result.interrupted``) instead of raising ``KeyboardInterrupt``. A file being
             fixed is written whole or not at all either way.
+        evidence: trace evidence of a run (``model.TraceEvidence``: a trace-evidence file, a watch
+            result carrying one, or a directory holding ``trace-evidence.json``); ``None`` reads
+            ``.jitscope/trace-evidence.json`` when a run left one there, ``False`` reads none.
+            Functions the run saw traced are linted as traced (docs/lint.md "Evidence from a run").
 
     Returns:
         LintResult with the findings (``model.Finding``), counts and fixes applied.
@@ -61,6 +67,8 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be at least 1 (got {jobs})")
     files = runner.collect_files(path_list)
+    evidence_file = None if evidence is False else lint_evidence.find(None if evidence in (None, True) else str(evidence))
+    tables = lint_evidence.index(lint_evidence.load(evidence_file), str(evidence_file)) if evidence_file else None
     if config is True:
         found = find_config(path_list[0])
         cfg = load_config(found) if found else LintConfig()
@@ -84,20 +92,22 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     safeties = ("safe", "unsafe") if unsafe_fixes else ("safe",)
     n_jobs = runner.clamp_jobs(jobs, len(items))
     result = LintResult(paths=path_list, select=base_select, ignore=base_ignore, config=cfg.path, jobs=n_jobs,
-                        env=Environment.capture(with_jax=False))
+                        env=Environment.capture(with_jax=False),
+                        evidence=str(evidence_file) if evidence_file else None)
     diffs = []
-    reached = False
+    by_file: dict[str, list] = {}
     try:
-        for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff):
-            if outcome.extra:  # findings in functions reached through the call graph from another file
-                result.findings.extend(outcome.findings)
-                reached = True
+        for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff,
+                                  tables=tables):
+            if outcome.replaces:  # linted again with calls from other files: every finding of the file, once
+                kept = [f for f in by_file.get(outcome.path, ()) if f.code == "JS002"]  # e.g. fixes not written
+                by_file[outcome.path] = kept + outcome.findings
                 continue
             if fix and not diff:
                 runner.write_outcome(outcome)  # a refused file keeps its findings plus one JS002 line why
             result.files_checked += 1
             result.lines_checked += outcome.lines
-            result.findings.extend(outcome.findings)
+            by_file.setdefault(outcome.path, []).extend(outcome.findings)
             if outcome.fixes_applied:
                 result.fixes_applied += outcome.fixes_applied
                 result.files_fixed.append(outcome.path)
@@ -108,11 +118,11 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             raise
         result.interrupted = True
     result.diff = "".join(diffs)
-    if reached:  # keep the report in file order: the call-graph findings join their files
-        order = {f: i for i, (f, _) in enumerate(items)}
-        result.findings.sort(key=lambda f: (order.get(f.location.file, -1) if f.location else -1,
-                                            f.location.line if f.location else 0,
-                                            (f.location.column or 0) if f.location else 0, f.code))
+    # File order whatever the workers' order; within a file, by position.
+    order = {f: i for i, (f, _) in enumerate(items)}
+    for path in sorted(by_file, key=lambda p: order.get(p, len(order))):
+        result.findings.extend(sorted(by_file[path], key=lambda f: (
+            f.location.line if f.location else 0, (f.location.column or 0) if f.location else 0, f.code)))
     for f in result.findings:
         if f.fix is not None and f.fix.replacement is not None:
             if f.fix.safety == "safe":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable
@@ -35,6 +36,7 @@ from .collect.runtime_signals import RuntimeSignals
 from .collect.stall import Stall, StallWatchdog
 from .collect.stall import stall_line as stall_line
 from .collect.test_scope import running_test as running_test
+from .collect.trace_evidence import TraceEvidenceCollector
 from .collect.trace_probe import TraceProbe
 from .collect.watch import WatchCollector
 from .collect.watch import pid_path as pid_path
@@ -73,6 +75,10 @@ class WatchSession:
             after this many seconds is named on stderr (the hang case). None: publish, never warn.
         compare_at_exit: compare the processes' compile sequences at interpreter exit (``JITSCOPE=watch``);
             ``watch_program`` compares when the program ends. Lines go to ``on_peer_line`` (stderr).
+        trace_evidence: record which of the program's functions ran while JAX traced, with what each
+            parameter was (``result.trace_evidence``: what ``jitscope lint --evidence`` reads;
+            collect/trace_evidence.py). Costs only while JAX traces; off by default. A JAX without the
+            trace hook: one ``jitscope: note:`` line on stderr and ``result.trace_evidence`` stays None.
         exclusive: ``events`` is a per-process name in a shared directory: created with ``O_EXCL |
             O_NOFOLLOW`` (``JITSCOPE=watch``).
         lazy_events: create ``events`` at the first compile, not at ``start`` (``JITSCOPE=watch``: a
@@ -87,7 +93,7 @@ class WatchSession:
                  peers: bool = False, peer_timeout: float | None = PEER_TIMEOUT, compare_at_exit: bool = False,
                  on_peer_line: Callable[[str], None] | None = None,
                  on_duplicate: Callable[[Any], None] | None = None, exclusive: bool = False,
-                 lazy_events: bool = False) -> None:
+                 lazy_events: bool = False, trace_evidence: bool = False) -> None:
         if max_compiles is not None and max_compiles < 0:
             raise UsageError(f"max_compiles must be >= 0, got {max_compiles}")
         if not slow_compile >= 0:
@@ -150,10 +156,17 @@ class WatchSession:
         self.max_compiles = max_compiles
         self.fail_on_recompile = fail_on_recompile
         self.program = program
+        self.evidence = TraceEvidenceCollector(program) if trace_evidence else None
+        if self.evidence is not None and (why := TraceEvidenceCollector.unavailable()) is not None:
+            # a JAX without the hook: say so once, record nothing (no half evidence that reads as complete)
+            print(f"jitscope: note: trace evidence not recorded: {why}", file=sys.stderr)
+            self.evidence = None
 
     def start(self) -> WatchSession:
         """Begin (or resume) recording."""
         self.collector.start()
+        if self.evidence is not None and self.collector.running:
+            self.evidence.start()
         if self._probe is not None and self.collector.running:
             self._probe.install()
         if self._dispatch is not None and self.collector.running:
@@ -174,6 +187,8 @@ class WatchSession:
                 self._probe.uninstall()
             if self._dispatch is not None:
                 self._dispatch.uninstall()
+            if self.evidence is not None:
+                self.evidence.stop()
             if self._signals is not None:
                 self._signals.uninstall()
             if self.watchdog is not None:
@@ -285,7 +300,8 @@ class WatchSession:
             programs=list(c.programs.values()), findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [],
             inspect_command=_slowest_compile_command(events),
             process_index=process[0] if process else None, process_count=process[1] if process else None,
-            started_at=c.started_at or None)
+            started_at=c.started_at or None,
+            trace_evidence=self.evidence.evidence() if self.evidence is not None else None)
 
     def _findings(self) -> list:
         if self.analyzer is None:
@@ -311,7 +327,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                   on_stall: Callable[[Stall], None] | None = None,
                   peer_timeout: float | None = PEER_TIMEOUT,
                   warmup: str | os.PathLike[str] | None = None,
-                  on_duplicate: Callable[[Any], None] | None = None) -> WatchResult:
+                  on_duplicate: Callable[[Any], None] | None = None,
+                  trace_evidence: bool = False) -> WatchResult:
     """Run a script (or ``-m`` module) as ``python`` would, under watch; its ``WatchResult``.
 
     The program's exit status is ``result.exit_code``; a program that died of a jit error (a
@@ -327,6 +344,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     ``warmup``: a warm-up script run first in this process, as ``python SCRIPT`` would run it, recorded
     apart (``result.warmup``); the result's events are then the compiles it missed, explained against the
     warm-up's own, and each miss is a budget violation (``jitscope watch --warmup``: exit 3).
+    ``trace_evidence``: record which of the program's functions ran under a JAX trace
+    (``result.trace_evidence``, ``jitscope watch --trace-evidence``), as for ``WatchSession``.
     In a ``jax.distributed`` job the processes' compile sequences are compared when the program ends
     (process 0 prints the divergence, docs/multiprocess.md); ``peer_timeout`` as for ``WatchSession``.
 
@@ -343,7 +362,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
                            fail_on_recompile=fail_on_recompile, listeners=listeners,
                            program=f"-m {target}" if module else target, findings=findings,
                            slow_compile=slow_compile, stall_after=stall_after, on_stall=on_stall,
-                           peers=True, peer_timeout=peer_timeout, on_duplicate=on_duplicate)
+                           peers=True, peer_timeout=peer_timeout, on_duplicate=on_duplicate,
+                           trace_evidence=trace_evidence)
     cwd = os.getcwd()
     failure: list[BaseException] = []
     check = None
@@ -498,15 +518,21 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
             constants, unrolled loops, slow compiles, calls off the C++ dispatch fast path) in
             ``result().findings``; see docs/runtime-findings.md.
         slow_compile: CPU seconds of a backend compile over which it may be reported as slow (JW402).
+        trace_evidence: record which of your functions ran under a JAX trace, and which parameters
+            were tracers (``result().trace_evidence``, read by ``jitscope lint --evidence``). A path
+            also writes it there (a trace-evidence file) when the block ends. Off by default.
     """
 
     def __init__(self, *, events: str | os.PathLike[str] | None = None, explain: bool = True,
                  print_summary: bool = False, max_compiles: int | None = None,
                  fail_on_recompile: bool = False, program: str = "", findings: bool = True,
-                 slow_compile: float = SLOW_COMPILE_SECONDS) -> None:
+                 slow_compile: float = SLOW_COMPILE_SECONDS,
+                 trace_evidence: bool | str | os.PathLike[str] = False) -> None:
+        self._evidence_path = None if isinstance(trace_evidence, bool) else os.path.abspath(trace_evidence)
         self._session = WatchSession(events=events, explain=explain, max_compiles=max_compiles,
                                      fail_on_recompile=fail_on_recompile, program=program or "<python block>",
-                                     findings=findings, slow_compile=slow_compile)
+                                     findings=findings, slow_compile=slow_compile,
+                                     trace_evidence=bool(trace_evidence) or self._evidence_path is not None)
         self.print_summary = print_summary
         self.max_compiles = max_compiles
         self.fail_on_recompile = fail_on_recompile
@@ -530,6 +556,8 @@ class watch:  # noqa: N801 - used like a function: ``with jitscope.watch() as w`
                 return
             self._session.stop()
             self._final = self._make_result()
+        if self._evidence_path is not None and self._final.trace_evidence is not None:
+            self._final.trace_evidence.save(self._evidence_path)
         if self.print_summary:
             from .render import show
 

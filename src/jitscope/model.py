@@ -480,3 +480,77 @@ class Environment(Record):
                 devices=[str(d) for d in jax.devices()],
             )
         return env
+
+
+# -- what a run saw JAX trace (written by watch, read by `jitscope lint --evidence`) ----------------------
+
+TraceKind = Literal["abstract", "concrete", "static"]
+# Where a run leaves its trace evidence when no path is given: `jitscope lint` reads it from there.
+EVIDENCE_DEFAULT_PATH = ".jitscope/trace-evidence.json"
+
+
+@dataclass(frozen=True)
+class TracedParameter(Record):
+    """One parameter of a traced function and what JAX made of it on one trace.
+
+    ``abstract``: a tracer without a value (jit, vmap, a scan body: Python control flow on it raises);
+    ``concrete``: a tracer that still carries its value (grad or jvp outside jit); ``static``: not a
+    tracer (a static argument, a Python value passed through, a closure's config).
+    """
+
+    name: str
+    kind: TraceKind
+
+
+@dataclass
+class TracedFunction(Record):
+    """A function of the user's code that ran while JAX traced it, as seen from one entry point.
+
+    ``module``/``qualname`` name it as Python does (``pkg.ops``, ``Trainer._step``,
+    ``make_step.<locals>.step``); ``file`` is its source file (absolute path) and ``line`` its code
+    object's first line (the first decorator's line for a decorated def, else the ``def`` line).
+    ``entry`` is the transformed function whose trace ran it (``step`` for ``jax.jit(step)``), at
+    ``entry_file``:``entry_line``, under ``transform`` (``jax.jit``, ``jax.vmap``, ... or ``""`` when
+    unknown). ``parameters`` says what each parameter was on that trace; ``traces`` counts the traces
+    that saw the function this way.
+    """
+
+    module: str
+    qualname: str
+    file: str
+    line: int
+    parameters: list[TracedParameter] = field(default_factory=list)
+    entry: str = ""
+    entry_file: str = ""
+    entry_line: int = 0
+    transform: str = ""
+    traces: int = 1
+
+
+@dataclass
+class TraceEvidence(Record):
+    """What a run observed JAX trace: every user function that ran under a trace, and how.
+
+    Written by watch (or any collector) to a file of its own (``save``: ``kind: "trace-evidence"``,
+    ``records.schema.json#/$defs/trace_evidence_file``) or inside a watch result (``trace_evidence``); read by
+    ``jitscope lint --evidence RUN``, which turns the model's guesses about those functions into
+    observations (docs/lint.md, "Evidence from a run").
+    """
+
+    functions: list[TracedFunction] = field(default_factory=list)
+    program: str = ""  # what ran (a script, a pytest node id), for messages
+    env: Environment | None = None
+
+    def file_text(self) -> str:
+        """The evidence as the text of a ``trace-evidence`` file (``format_version`` 1)."""
+        import json
+
+        return json.dumps({"format_version": 1, "kind": "trace-evidence", **self.to_dict()}, indent=1)
+
+    def save(self, path: str | Any) -> None:
+        """Write the evidence as a ``trace-evidence`` file (``format_version`` 1), creating its directory."""
+        from pathlib import Path
+
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(self.file_text(), encoding="utf-8")

@@ -78,9 +78,21 @@ def vmapped(x):
 def grad_first(x, n):
     if n > 1:
         x = x * n
+    if x > 0:  # eager grad: x is a concrete tracer, Python control flow works (jaxmodel row jax.grad)
+        return x
+    return x
+
+
+@grad
+def grad_under_jit(x):
     if x > 0:  # JS101
         return x
     return x
+
+
+@jax.jit
+def calls_grad(x):
+    return grad_under_jit(x)  # under jit, grad sees abstract values
 
 
 @jax.checkpoint

@@ -1,6 +1,7 @@
 """The only package allowed to import ``jax._src``. Everything version-sensitive lives here, one module
 per seam: ``hooks`` (jit calls, lowering, compile), ``dispatch`` (the C++ fast path, executing
-programs), ``programs`` (programs compiled outside the user's jit call), ``source`` (user files and
+programs), ``programs`` (programs compiled outside the user's jit call), ``tracing`` (where JAX runs Python under a
+trace, tracer kinds), ``source`` (user files and
 frames, jit options), ``cache`` (persistent-cache logs), ``distributed`` (process index, key-value
 store), ``capabilities`` (each hook feature-detected), ``_base`` (tested range, notices).
 
@@ -62,3 +63,7 @@ from .source import is_user_file as is_user_file
 from .source import jit_options_text as jit_options_text
 from .source import jit_shardings as jit_shardings
 from .source import unwrap_jit as unwrap_jit
+from .tracing import install_trace_hook as install_trace_hook
+from .tracing import trace_hook_missing as trace_hook_missing
+from .tracing import tracer_kind as tracer_kind
+from .tracing import tracing_now as tracing_now

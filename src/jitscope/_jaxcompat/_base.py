@@ -108,6 +108,8 @@ CAPABILITY_USES = {
     "distributed_kv": "watch in a jax.distributed job: compile sequences compared live across processes "
                       "(the coordination service's key-value store, jax._src.distributed.global_state.client)",
     "jit_call_hook": "watch: which function and arguments caused each compile (jax._src.pjit._infer_params)",
+    "trace_hook": "watch: trace evidence (which of the program's functions ran under a trace, with which "
+                  "arguments traced; jax._src.linear_util.WrappedFun.call_wrapped, jax._src.interpreters.ad.linearize)",
     "hide_frames": "watch/inspect: jitscope's own frame hidden from JAX call sites "
                    "(jax._src.source_info_util / traceback_util.register_exclusion)",
     "unwrap_jit": "compare/lint: options of a jax.jit object (its private _jit_info)",

@@ -12,7 +12,7 @@ from ._base import TESTED_MINORS, TESTED_RANGE
 
 def capabilities() -> dict[str, tuple[bool, str]]:
     """Which private hooks this JAX offers: ``{name: (available, why)}``; never raises."""
-    from . import cache, dispatch, distributed, hooks, source  # read at call time: tests rename the hooks
+    from . import cache, dispatch, distributed, hooks, source, tracing  # read at call time: tests rename the hooks
     out: dict[str, tuple[bool, str]] = {}
 
     def check(name: str, probe) -> None:  # type: ignore[no-untyped-def]
@@ -78,6 +78,7 @@ def capabilities() -> dict[str, tuple[bool, str]]:
         return None if callable(getattr(source_info_util, "is_user_filename", None)) else \
             "jax._src.source_info_util.is_user_filename is missing"
 
+    check("trace_hook", tracing.trace_hook_missing)
     check("cache_key_log", cache.cache_key_logging)
     check("monitoring", monitoring)
     check("user_frames", user_frames)

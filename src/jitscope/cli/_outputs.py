@@ -81,6 +81,7 @@ INPUT_KINDS = {
     "config": "a pyproject.toml",
     "run": "a saved watch run: a --json result or an --events file",
     "result": "a saved result of any command (--json)",
+    "evidence": "trace evidence of a run: a trace-evidence file, a watch result carrying one, or a directory holding one",
 }
 
 

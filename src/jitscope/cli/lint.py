@@ -47,6 +47,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="PYPROJECT", action=Input, what="the configuration", kind="config",
                    files=lambda value, args: [] if args.no_config else [value], help="read [tool.jitscope] from this file")
     p.add_argument("--no-config", action="store_true", help="ignore [tool.jitscope] in pyproject.toml")
+    p.add_argument("--evidence", metavar="RUN", action=Input, what="the trace evidence", kind="evidence",
+                   help="trace evidence of a run (a trace-evidence file, a watch result carrying one, or a "
+                        "directory holding trace-evidence.json): functions the run saw JAX trace are linted as "
+                        "traced, and findings say so. Default: .jitscope/trace-evidence.json when a run left one")
+    p.add_argument("--no-evidence", action="store_true", help="ignore trace evidence, even at the default location")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     p.add_argument("--exit-on", choices=("error", "warning", "info"), default="warning",
                    help="lowest severity that makes the run fail with exit 1 (default warning: info findings "
@@ -61,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.config and args.no_config:
         raise UsageError("--config and --no-config are mutually exclusive")
+    if args.evidence and args.no_evidence:
+        raise UsageError("--evidence and --no-evidence are mutually exclusive")
     if args.add_noqa and (args.fix or args.diff):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     if args.statistics and args.format not in ("text", "json"):
@@ -68,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config,
-                  keep_partial_on_interrupt=True)
+                  keep_partial_on_interrupt=True, evidence=False if args.no_evidence else args.evidence)
     if args.add_noqa and not result.interrupted:
         return _add_noqa(result)
     if args.diff:

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
+from ..model import EVIDENCE_DEFAULT_PATH
 from ._common import add_json_option, count, save_outputs, seconds, write_output
 from ._outputs import Input, Output, module_file
 
@@ -56,6 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="check a warm-up script: run SCRIPT first in the same process (as `python SCRIPT`), then "
                         "the program; every compile the program still makes is one the warm-up missed (listed, "
                         "exit 3). Write one with `jitscope warmup RUN.json -o SCRIPT`")
+    p.add_argument("--trace-evidence", nargs="?", const=None, default=None, metavar="PATH",
+                   action=_EvidenceOutput,
+                   help="record which of the program's own functions ran under a JAX trace (jit, vmap, grad, "
+                        "scan bodies, ...) and which parameters were tracers, and write it to PATH (default "
+                        f"{EVIDENCE_DEFAULT_PATH}, where `jitscope lint` looks for it). Costs only while JAX "
+                        "traces; off by default. `--trace-evidence train.py` (nothing after it) runs train.py")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at exit")
     p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE", action=Input,
                    what="the watched program", kind="module",
@@ -68,9 +75,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+class _EvidenceOutput(Output):
+    """``--trace-evidence [PATH]``: without PATH the default; the value it took is kept aside (``run`` gives
+    it back to the program when nothing followed it: ``--trace-evidence train.py``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        namespace.evidence_value = values
+        super().__call__(parser, namespace, EVIDENCE_DEFAULT_PATH if values is None else values, option_string)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.target and args.target[0] == "--":
         args.target = args.target[1:]
+    taken = getattr(args, "evidence_value", None)
+    if taken is not None and not args.target and not args.module:  # `watch --trace-evidence train.py`:
+        args.target = [taken]  # the optional PATH took the program; the evidence goes to the default
+        args.trace_evidence = os.path.abspath(EVIDENCE_DEFAULT_PATH)
     if args.module:
         target, prog_args, is_module = args.module[0], list(args.module[1:]), True
     elif args.target:
@@ -99,16 +120,17 @@ def run(args: argparse.Namespace) -> int:
                                findings=not args.no_findings, slow_compile=args.slow_compile,
                                stall_after=stall_after, on_stall=_print_stall, warmup=args.warmup,
                                on_duplicate=_print_duplicate if args.live else None,
+                               trace_evidence=args.trace_evidence is not None,
                                **({} if args.peer_timeout is None else {"peer_timeout": args.peer_timeout}))
     code = result.exit_code or 0
     if result.process_index is not None:  # a jax.distributed job: N processes were given these paths
         from .._watch import process_path
 
-        for name in ("json", "html", "trace"):
+        for name in ("json", "html", "trace", "trace_evidence"):
             if getattr(args, name):
                 setattr(args, name, process_path(getattr(args, name), result.process_index))
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
-        for name in ("json", "html", "trace", "events"):
+        for name in ("json", "html", "trace", "events", "trace_evidence"):
             if getattr(args, name):
                 setattr(args, name, pid_path(getattr(args, name)))
         _write_outputs(result, args, exclusive=True)
@@ -189,7 +211,7 @@ def _print_live(event) -> None:  # type: ignore[no-untyped-def]
 
 
 def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) -> None:  # type: ignore[no-untyped-def]
-    """--json, --html and --trace; a failure is printed (``jitscope: cannot write ...``), not raised,
+    """--json, --html, --trace and --trace-evidence; a failure is printed (``jitscope: cannot write ...``), not raised,
     so the summary and the program's exit code still come through. ``exclusive``: per-process names (a
     forked child's), each created new, never through a link or over a file."""
     from ..render import trace
@@ -199,9 +221,10 @@ def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) ->
         from ..render import render
 
         for name, text in (("json", lambda: result.to_json() + "\n"), ("html", lambda: render(result, "html")),
-                           ("trace", lambda: trace.render(result) + "\n")):
+                           ("trace", lambda: trace.render(result) + "\n"),
+                           ("trace_evidence", lambda: result.trace_evidence.file_text())):
             path = getattr(args, name)
-            if path:
+            if path and (name != "trace_evidence" or result.trace_evidence is not None):
                 try:
                     write_exclusive(path, text())
                 except OSError as e:
@@ -211,5 +234,7 @@ def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) ->
         save_outputs(result, args)
         if args.trace:
             write_output(args.trace, trace.render(result) + "\n")
+        if args.trace_evidence and result.trace_evidence is not None:  # None: this JAX has no trace hook
+            write_output(args.trace_evidence, result.trace_evidence.file_text())
     except JitscopeError as e:  # write_output and Result.save report an OSError this way
         print(f"jitscope: {e}", file=sys.stderr)

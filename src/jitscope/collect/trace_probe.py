@@ -17,8 +17,8 @@ nothing else), ``builtins.print``, ``sys.stdout``/``sys.stderr`` stand-ins and a
 record those calls (no per-call cost: they only fire on a print, write or log record; logging's
 last-resort output is kept). Only a function naming a mutating method of an outer list, dict or set
 gets a ``sys.setprofile`` watcher (C methods cannot be wrapped; Python 3.11 has no
-``sys.monitoring``); a profiler the program installed itself is left alone (those effects are then
-not seen). Global/nonlocal rebinding is a comparison of the few names the code stores, before and after.
+``sys.monitoring``), shared with the trace-evidence collector through ``profiling.py``; a profiler the
+program installed itself is left alone (those effects are then not seen). Global/nonlocal rebinding is a comparison of the few names the code stores, before and after.
 Not seen: log calls below the logger's level (they do nothing) and records of loggers that do not
 propagate to the root.
 """
@@ -37,6 +37,7 @@ from typing import Any
 
 from .._jaxcompat import is_user_file, jaxpr_of_call_result
 from .._pycode import code_objects, functions_reached
+from . import profiling
 from .trace_effects import _LOG_METHODS, _MUTATORS, EffectEvent
 from .user_function import user_function as _user_function
 
@@ -314,9 +315,10 @@ class TraceProbe:
         self._local.stack.append(w)
         w.outer, _active.watch = _active.watch, w
         _patch(plan.patches, +1)
-        if w.watched and sys.getprofile() is None:
-            w.old_profile = True
-            sys.setprofile(w.profiler)
+        if w.watched:
+            profiler = w.profiler
+            if profiling.add(profiler):
+                w.old_profile = profiler
 
     def result(self, call: Any, out: Any) -> None:
         raw = call.pending
@@ -328,8 +330,8 @@ class TraceProbe:
         w = stack[-1] if stack and stack[-1].call is call else None
         if w is not None:
             stack.pop()
-            if w.old_profile:
-                sys.setprofile(None)
+            if w.old_profile is not None:
+                profiling.remove(w.old_profile)
             _patch(w.plan.patches, -1)
             _active.watch = w.outer
         raw = call.pending

@@ -1,6 +1,16 @@
-"""Every transform jitscope knows, merged from the wrapper families, looked up by qualified name."""
+"""Every transform jitscope knows, merged from the wrapper families, looked up by qualified name.
+
+The sets below are derived from the family tables, so lint, watch and inspect share one list:
+``COMPILING`` (compiles and caches an executable per function: jit, pmap, filter_jit, nnx.jit),
+``WRAPPERS`` (returns a traced version of its first argument), ``BODIES`` (control-flow
+primitives: positions and keywords of the functions they trace), ``AXES`` (takes ``in_axes``),
+``DIFFERENTIATING`` (takes ``argnums``), ``CUSTOM`` (custom derivative decorators),
+``CONTEXTS`` (context managers that change what code inside them makes), ``TRACE_ONLY``.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from .families import ALL_FAMILIES, CALL_CONTEXTS
 from .transforms import CallContext, Transform
@@ -22,9 +32,25 @@ def registry() -> dict[str, Transform]:
 _REGISTRY: dict[str, Transform] | None = None
 
 
-def lookup(qualname: str) -> Transform | None:
+def lookup(qualname: str | None) -> Transform | None:
     """The transform a resolved qualified name refers to, or None."""
-    return registry().get(qualname)
+    return registry().get(qualname) if qualname else None
+
+
+def by_traced_for(name: str) -> Transform | None:
+    """The transform whose traces JAX names ``name`` (``DebugInfo.traced_for``), or None."""
+    global _TRACED_FOR
+    if _TRACED_FOR is None:
+        _TRACED_FOR = {n: t for fam in ALL_FAMILIES for t in fam for n in t.traced_for}
+    return _TRACED_FOR.get(name)
+
+
+_TRACED_FOR: dict[str, Transform] | None = None
+
+
+def names(pred: Callable[[Transform], bool]) -> frozenset[str]:
+    """Qualified names (aliases included) of the transforms for which ``pred`` holds."""
+    return frozenset(q for q, t in registry().items() if pred(t))
 
 
 def wrapper_options(qualname: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -35,6 +61,17 @@ def wrapper_options(qualname: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     t = lookup(qualname)
     return (t.static_options, t.donate_options) if t else ((), ())
+
+
+COMPILING = names(lambda t: t.compiles)
+WRAPPERS = names(lambda t: t.role == "wrapper")
+BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    q: (t.body_args, t.body_keywords) for q, t in registry().items() if t.role == "body"}
+AXES = names(lambda t: t.axes_option is not None)
+DIFFERENTIATING = names(lambda t: t.differentiates)
+CUSTOM = names(lambda t: t.role == "custom")
+CONTEXTS = names(lambda t: t.role == "context")
+TRACE_ONLY = names(lambda t: t.trace_only)
 
 
 def call_context(wrapper: str, attribute: str) -> CallContext | None:

@@ -24,6 +24,8 @@ import builtins
 import os
 from dataclasses import dataclass
 
+from ..jaxmodel import known
+from . import facts
 from .context import Context
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, StaticSpec, spec_from_call
@@ -62,6 +64,20 @@ class OutgoingCall:
     filter: bool = False
     wrapper: str = "<call graph>"
     via: str = ""
+    # The tracing model: positions (and keywords) whose value is abstract on every way the caller is
+    # reached; whether the caller is staged ("must"/"may"/""); the call sites merged into this record
+    # ((line, column) in the caller's file), which account for references to the callee.
+    must: tuple[int, ...] = ()
+    must_keywords: tuple[str, ...] = ()
+    staged: str = "must"
+    sites: frozenset[tuple[int, int]] = frozenset()
+    closed: bool | None = None  # False: callers beyond these (another module, a convention)
+    static_args: tuple[str, ...] = ()  # parameters known to receive Python values (custom rules' nondiff ones)
+    pytree_args: tuple[str, ...] = ()  # parameters that receive a Python container of traced values
+    unmapped_from: int | None = None  # vmap: positions from here on are unmapped (Python values pass through)
+    # positions (ints) and keywords (strs) given a value that is not the literal None: on this way, an
+    # `if p is None:` branch of the callee does not run
+    not_none: frozenset[int | str] = frozenset()
 
 
 @dataclass
@@ -71,9 +87,11 @@ class _Index:
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
     classes: dict[str, ast.ClassDef]
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]]
-    owner: dict[int, str]  # id(method def) -> class name
+    owner: dict[ast.AST, str]  # method def -> class name
     relative: dict[str, tuple[int, str]]  # name -> (level, "mod.name") of `from .mod import name`
-    rules: dict[str, list[str]]  # custom_jvp/custom_vjp function -> its derivative rules (`f.defjvp(f_jvp)`)
+    # custom_jvp/custom_vjp function -> its derivative rules with their role (`f.defjvp(f_jvp)`: "jvp";
+    # `f.defvjp(f_fwd, f_bwd)`: "fwd", "bwd")
+    rules: dict[str, list[tuple[str, str]]]
 
 
 def index(ctx: Context) -> _Index:
@@ -88,26 +106,29 @@ def _build_index(tree: ast.Module) -> _Index:
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     classes: dict[str, ast.ClassDef] = {}
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    owner: dict[int, str] = {}
+    owner: dict[ast.AST, str] = {}
     relative: dict[str, tuple[int, str]] = {}
-    rules: dict[str, list[str]] = {}
+    rules: dict[str, list[tuple[str, str]]] = {}
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
             for d in stmt.decorator_list:  # @f.defjvp
                 if isinstance(d, ast.Attribute) and d.attr in _RULE_SETTERS and isinstance(d.value, ast.Name):
-                    rules.setdefault(d.value.id, []).append(stmt.name)
+                    rules.setdefault(d.value.id, []).append((stmt.name, "jvp" if d.attr == "defjvp" else "rule"))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):  # f.defvjp(f_fwd, f_bwd)
             func = stmt.value.func
             if isinstance(func, ast.Attribute) and func.attr in _RULE_SETTERS and isinstance(func.value, ast.Name):
-                rules.setdefault(func.value.id, []).extend(a.id for a in stmt.value.args if isinstance(a, ast.Name))
+                roles = ("fwd", "bwd") if func.attr == "defvjp" else ("jvp",) if func.attr == "defjvp" else ()
+                rules.setdefault(func.value.id, []).extend(
+                    (a.id, roles[i] if i < len(roles) else "rule") for i, a in enumerate(stmt.value.args)
+                    if isinstance(a, ast.Name))
         elif isinstance(stmt, ast.ClassDef):
             classes[stmt.name] = stmt
             ms = methods[stmt.name] = {}
             for s in stmt.body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     ms[s.name] = s
-                    owner[id(s)] = stmt.name
+                    owner[s] = stmt.name
         elif isinstance(stmt, ast.ImportFrom) and stmt.level:
             for a in stmt.names:
                 if a.name != "*":
@@ -132,12 +153,18 @@ class CallEdges(Rule):
             return  # `jnp.sum(x)`, `sum(x)`: never a linted function (checked first: most calls are these)
         if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
             return  # `f(*args)`: which parameter gets what is unknown
-        pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a))
-        kws = tuple(k.arg for k in call.keywords if k.arg and ctx.is_traced(k.value))
+        pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a) or _pytree(ctx, a))
+        kws = tuple(k.arg for k in call.keywords if k.arg and (ctx.is_traced(k.value) or _pytree(ctx, k.value)))
         if not pos and not kws:
             return
+        must = tuple(i for i in pos if ctx.is_must(call.args[i]))
+        must_kws = tuple(k.arg for k in call.keywords if k.arg in kws and ctx.is_must(k.value))
         via = f"`{ctx.frame.name}` ({os.path.basename(ctx.filename)}:{call.lineno}) calls it"
-        _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via))
+        not_none = frozenset([i for i, a in enumerate(call.args) if not _none(a)] +
+                             [k.arg for k in call.keywords if k.arg and not _none(k.value)])
+        _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
+                                             staged=facts.staged(ctx), not_none=not_none,
+                                             sites=frozenset({(call.lineno, call.col_offset)})))
 
 
 class HandedToTransform(Rule):
@@ -156,9 +183,12 @@ class HandedToTransform(Rule):
         q = ctx.resolve(call.func)
         if q is None or not q.startswith(("jax.", "equinox.", "flax.")):
             return
+        t = known.lookup(q)
+        if t is not None and t.makes != "abstract" and not ctx.frames[-1].traced:
+            return  # jax.grad(ops.loss) in eager code: concrete values
         if q in TRACES:
             fns = call.args[:1]
-            spec = spec_from_call(ctx.info, call, q)
+            spec = spec_from_call(ctx.info, call, q, ctx.frame.node)
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
             fns = [call.args[i] for i in positions if i < len(call.args)]
@@ -173,7 +203,32 @@ class HandedToTransform(Rule):
                     _record(ctx, f, OutgoingCall("", traced=spec.traced_argnums if spec.traced_argnums else None,
                                                  static_positions=tuple(spec.argnums),
                                                  static_names=tuple(spec.argnames), filter=spec.filter,
-                                                 wrapper=q, via=via))
+                                                 wrapper=q, via=via, staged=_handed_staged(ctx, q), closed=False,
+                                                 unmapped_from=spec.unmapped_from, must=() if spec.must_names == frozenset()
+                                                 else ()))
+
+
+def _pytree(ctx: Context, node: ast.AST) -> bool:
+    """A name holding a container of traced leaves (`state`, `carry`): passing it passes tracers on."""
+    if type(node) is not ast.Name:
+        return False
+    f = ctx._local_frame(node.id)  # type: ignore[attr-defined]
+    return f is not None and node.id in f.pytrees  # type: ignore[attr-defined]
+
+
+def _none(node: ast.AST) -> bool:
+    return type(node) is ast.Constant and node.value is None  # type: ignore[attr-defined]
+
+
+def _handed_staged(ctx: Context, wrapper: str) -> str:
+    """Is a function handed to ``wrapper`` here traced into a cached jaxpr (jit, a scan body, or any
+    transform applied inside staged code)?"""
+    t = known.lookup(wrapper)
+    if t is not None and t.trace_only:
+        return ""
+    if t is not None and t.python_runs == "each_call":
+        return facts.staged(ctx) if ctx.frames[-1].traced else ""
+    return "must"
 
 
 def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
@@ -184,8 +239,9 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         if edge.traced is not None and not any(type(a) is ast.Starred for a in bound):
             pos = tuple(i for i, a in enumerate(bound) if ctx.is_traced(a)) + tuple(i + len(bound)
                                                                                   for i in edge.traced)
+            must = tuple(i for i, a in enumerate(bound) if ctx.is_must(a)) + tuple(i + len(bound) for i in edge.must)
             kws = edge.keywords + tuple(k.arg for k in func.keywords if k.arg and ctx.is_traced(k.value))  # type: ignore[attr-defined]
-            _record(ctx, func.args[0], _with(edge, traced=pos, keywords=kws))  # type: ignore[attr-defined]
+            _record(ctx, func.args[0], _with(edge, traced=pos, keywords=kws, must=must))  # type: ignore[attr-defined]
         return
     idx = index(ctx)
     local: list = ctx.__dict__.setdefault("_cg_local", [])
@@ -252,7 +308,7 @@ def _with(edge: OutgoingCall, **changes: object) -> OutgoingCall:
 def _enclosing_class(ctx: Context) -> str | None:
     idx = index(ctx)
     for f in ctx.frames[1:]:
-        owner = idx.owner.get(id(f.node))
+        owner = idx.owner.get(f.node)
         if owner is not None:
             return owner
     return None
@@ -269,6 +325,8 @@ def _method(ctx: Context, cls: str, name: str, edge: OutgoingCall, seen: set[str
         ctx.__dict__.setdefault("_cg_local", []).append((m, edge, True))
         return
     for b in idx.classes[cls].bases if cls in idx.classes else ():
+        if isinstance(b, ast.Subscript):
+            b = b.value  # a generic base (`Environment[EnvState, EnvParams]`) is its class
         if isinstance(b, ast.Name) and b.id in idx.classes:
             _method(ctx, b.id, name, edge, seen)
         elif isinstance(b, ast.Name) and b.id in idx.relative:

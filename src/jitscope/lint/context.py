@@ -14,7 +14,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ..jaxmodel import values
 from ..model import Finding, Fix, Location
+from . import facts, pytrees
+from .facts import NESTED as NESTED
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
 from .source import SourceIndex
@@ -30,7 +33,6 @@ STATIC_CALLS = frozenset({
     "jax.lax.axis_size", "jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes", "jax.typeof",
 })
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.", "jax.image.", "jax.ops.")
-NESTED = "<enclosing traced function>"
 # Methods that return Python objects or containers, not arrays, even on a traced receiver
 # (a traced parameter may be a dict or list pytree: `d.values()`, `xs.index(...)`).
 NOT_ARRAY_METHODS = frozenset({"item", "tolist", "__array__", "values", "keys", "items", "index", "count",
@@ -69,6 +71,17 @@ class Frame:
     nested_defs: set[str] = field(default_factory=set)
     loop_defs: set[str] = field(default_factory=set)  # functions defined inside a loop of this frame
     containers: set[str] = field(default_factory=set)  # names bound to a list/dict/set in this frame
+    # The tracing model (lint/facts.py): names that hold an abstract tracer on every way the function
+    # is reached (a subset of traced_names), and whether every way is known (None: not computed yet).
+    must: set[str] = field(default_factory=set)
+    closed: bool | None = None
+    pytrees: set[str] = field(default_factory=set)  # parameters that are Python containers of traced leaves
+    not_none: frozenset[str] = frozenset()  # parameters every known traced way passes a value other than None
+    # names unpacked from a container of traced leaves (`sigma, cache, key = carry`): each is a leaf or
+    # itself a container (a dict, None), so its truth value may be a Python one
+    elements: set[str] = field(default_factory=set)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)  # pytree names -> their class (lint/pytrees.py)
+    compile_time_eval: int = 0  # inside `with jax.ensure_compile_time_eval():` blocks (jnp on Python values is concrete)
 
 
 class Context:
@@ -85,6 +98,7 @@ class Context:
         self.source = SourceIndex(text)  # line offsets once per file: slicing stays linear
         self.parents: list[ast.AST] = []  # ancestors of the node being checked (innermost last)
         self.assume_traced = False  # stress mode: every function traced (robustness tests)
+        self.observed: dict | None = None  # evidence from a run for this file (lint/evidence.py), by first line
         self._resolved: dict[int, str | None] = {}
         # Nodes live as long as the tree, so their ids are stable keys for the whole lint of this file.
         self._segments: dict[int, str] = {}
@@ -98,7 +112,7 @@ class Context:
 
     def segment(self, node: ast.AST) -> str:
         """Exact source text of ``node`` (cached: a finding's message and its fix both quote it)."""
-        key = id(node)
+        key = node
         try:
             return self._segments[key]
         except KeyError:
@@ -111,11 +125,11 @@ class Context:
         Cached per (node, frame): a finding and its fix usually point at the same node.
         """
         frame = self.frames[-1]
-        hit = self._locations.get(id(node))
+        hit = self._locations.get(node)
         if hit is not None and hit[0] is frame:
             return hit[1]
         loc = self._location(node, frame)
-        self._locations[id(node)] = (frame, loc)
+        self._locations[node] = (frame, loc)
         return loc
 
     def _location(self, node: ast.AST, frame: Frame) -> Location:
@@ -145,7 +159,7 @@ class Context:
 
         Cached per node: several rules ask about the same call, and a node is visited in one frame only.
         """
-        key = id(node)
+        key = node
         try:
             return self._resolved[key]
         except KeyError:
@@ -159,7 +173,7 @@ class Context:
             base = base.value
         if isinstance(base, ast.Name) and len(self.frames) > 1 and self._local_frame(base.id) is not None:
             return None
-        q = self.info.callees.get(id(node), False)  # every callee was resolved once by the pre-pass
+        q = self.info.callees.get(node, False)  # every callee was resolved once by the pre-pass
         return self.info.resolve(node) if q is False else q
 
     def _local_frame(self, name: str) -> Frame | None:
@@ -199,9 +213,12 @@ class Context:
                 return False
             if node.attr in ("T", "mT", "real", "imag", "at"):  # type: ignore[attr-defined]
                 return self.is_traced(node.value)  # type: ignore[attr-defined]
-            return False
+            return pytrees.array_field(self, node)  # type: ignore[arg-type]  # `state.entities` of a traced pytree
         if t is ast.Subscript:
-            return self.is_traced(node.value)  # type: ignore[attr-defined]
+            v = node.value  # type: ignore[attr-defined]
+            if type(v) is ast.Name and v.id in self.frames[-1].pytrees:  # type: ignore[attr-defined]
+                return True  # an element of a container of traced arrays
+            return self.is_traced(v)
         if t is ast.BinOp:
             return self.is_traced(node.left) or self.is_traced(node.right)  # type: ignore[attr-defined]
         if t is ast.UnaryOp:
@@ -211,6 +228,8 @@ class Context:
                 return False
             if any(self._sentinel(c) for c in (node.left, *node.comparators)):  # type: ignore[attr-defined]
                 return False  # `state == sentinel`: an array compared with an object() is a Python False
+            if any(type(c) is ast.Constant and type(c.value) is str for c in (node.left, *node.comparators)):  # type: ignore[attr-defined]
+                return False  # `bc[0] == "periodic"`: working code compares strings, not arrays, with strings
             return self.is_traced(node.left) or any(self.is_traced(c) for c in node.comparators)  # type: ignore[attr-defined]
         if t is ast.BoolOp:
             return any(self.is_traced(v) for v in node.values)  # type: ignore[attr-defined]
@@ -222,6 +241,42 @@ class Context:
             return self.is_traced(node.value)  # type: ignore[attr-defined]
         if t is ast.Starred:
             return self.is_traced(node.value)  # type: ignore[attr-defined]
+        return False
+
+    def is_must(self, node: ast.AST | None) -> bool:
+        """Is ``node`` an abstract tracer on every way the current code is reached (a must fact)?
+
+        The same forward dataflow as ``is_traced``, over the names the model proved abstract
+        (``Frame.must``, in a frame whose every caller is known). ``jnp`` applied to Python values
+        alone is never a must fact: such code is often a function's eager path."""
+        if node is None:
+            return False
+        t = type(node)
+        if t is ast.Name:
+            f = self._local_frame(node.id)  # type: ignore[attr-defined]
+            return f is not None and node.id in f.must and facts.closed(self, f)  # type: ignore[attr-defined]
+        if t is ast.Attribute:
+            return node.attr in ("T", "mT", "real", "imag", "at") and self.is_must(node.value)  # type: ignore[attr-defined]
+        if t is ast.Subscript or t is ast.NamedExpr or t is ast.Starred:
+            return self.is_must(node.value)  # type: ignore[attr-defined]
+        if t is ast.BinOp:
+            return self.is_must(node.left) or self.is_must(node.right)  # type: ignore[attr-defined]
+        if t is ast.UnaryOp:
+            return self.is_must(node.operand)  # type: ignore[attr-defined]
+        if t is ast.Compare:
+            return self.is_traced(node) and any(self.is_must(c) for c in (node.left, *node.comparators))  # type: ignore[attr-defined]
+        if t is ast.BoolOp:
+            return self.is_must(node.values[0])  # type: ignore[attr-defined]  # its truth value is taken first
+        if t is ast.IfExp:
+            return self.is_must(node.body) and self.is_must(node.orelse)  # type: ignore[attr-defined]
+        if t is ast.Call:
+            if not self._call_traced(node):  # type: ignore[arg-type]
+                return False
+            func = node.func  # type: ignore[attr-defined]
+            args = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
+            if isinstance(func, ast.Attribute) and self.is_must(func.value):  # x.sum(); jnp.sum's `jnp` is no local
+                return True
+            return any(self.is_must(a) for a in args)
         return False
 
     def _sentinel(self, node: ast.AST) -> bool:
@@ -236,9 +291,12 @@ class Context:
         func = node.func
         q = self.resolve(func)
         if q is not None:
-            if q in STATIC_CALLS:
-                return False
+            if q in STATIC_CALLS or q in values.LIST_RETURNING:
+                return False  # a Python value (jnp.split gives a list of arrays: its length is static)
             if q.startswith(ARRAY_NAMESPACES) or q in ("jax.numpy", "jax.lax"):
+                if self.frames[-1].compile_time_eval:  # concrete unless computed from a tracer
+                    return any(self.is_traced(a) for a in node.args) or any(
+                        self.is_traced(k.value) for k in node.keywords)
                 return True
             if q in TRACED_BUILTINS:
                 return any(self.is_traced(a) for a in node.args)
@@ -268,38 +326,47 @@ class Context:
 
     # -- reporting -----------------------------------------------------------------------------
     def report(self, rule: Rule, node: ast.AST, message: str | None = None, *, fix: Fix | None = None,
-               severity: str | None = None, confidence: str | None = None, **details: object) -> None:
+               severity: str | None = None, confidence: str | None = None, subject: ast.AST | None = None,
+               **details: object) -> None:
         """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``;
         ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count), and
         ``confidence`` the rule's (``"certain"`` for an error rule, else ``"likely"``); a claim weakened
-        to a warning is ``"likely"`` unless said otherwise."""
+        to a warning is ``"likely"`` unless said otherwise.
+
+        In traced code the tracing model judges the claim (``lint/facts.py``): an ``error`` whose
+        premise (``subject``, default ``node``, is an abstract tracer; the body is staged) holds only on
+        some way the code is reached becomes a ``warning``, and a finding whose premise holds on no way
+        is dropped. The finding says how the code came to be traced."""
+        sev = severity or rule.severity
+        note = how = ""
+        if rule.traced_only and self.frames[-1].traced:
+            verdict = facts.judge(self, rule, node if subject is None else subject, sev)
+            if verdict is None:
+                return
+            if verdict[0] != sev:
+                sev, confidence, note = verdict
+            how, show = facts.established(self)
+            if not show:
+                how = ""
+            seen = next((f.spec.observed for f in reversed(self.frames) if f.spec is not None and f.spec.observed), "")
+            if seen and seen != how:
+                note = f"{seen}; {note}" if note else seen
         loc = self.location(node)
         text = message or rule.message.format(**details)
-        sev = severity or rule.severity
         if confidence is None:
             confidence = rule.confidence if sev == rule.severity else ("certain" if sev == "error" else "likely")
-        spec = self._call_graph_spec() if rule.traced_only else None
-        if spec is not None:
-            text = f"{text} (traced because {spec.via})"
-            if spec.assumed and sev == "error":  # traced by convention, not by a call the linter saw
-                sev, confidence = "warning", "likely"
+        why = "; ".join(p for p in (f"traced because {how}" if how and not how.startswith("observed:") else how,
+                                    note) if p)
+        if why:
+            text = f"{text} ({why})"
         finding = Finding(rule.code, text, sev, loc, rule.name, fix,  # type: ignore[arg-type]
                           {k: v for k, v in details.items() if isinstance(v, (str, int, float, bool))},
                           confidence)  # type: ignore[arg-type]
-        if spec is not None:
-            finding.details["traced_via"] = spec.via
+        if how:
+            finding.details["traced_via"] = how
+        if rule.traced_only and any(f.spec is not None and f.spec.observed for f in self.frames):
+            finding.details["observed"] = True
         self.findings.append(finding)
-
-    def _call_graph_spec(self) -> StaticSpec | None:
-        """The spec of the function that the call graph (not a wrapper) made traced, if the code is in one."""
-        for f in reversed(self.frames):
-            if f.spec is None:
-                return None
-            if f.spec.via:
-                return f.spec
-            if f.spec.wrapper != NESTED:
-                return None
-        return None
 
     def edit(self, rule: Rule, node: ast.AST, replacement: str, title: str) -> Fix:
         """A Fix replacing the source of ``node`` with ``replacement``, at the rule's fix safety."""

@@ -38,13 +38,16 @@ def decode_source(data: bytes, filename: str) -> tuple[str | None, Finding | Non
 
 
 def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool = False,
-              incoming: list[tuple[str, OutgoingCall]] | None = None) -> tuple[list[Finding], Context | None]:
+              incoming: list[tuple[str, OutgoingCall]] | None = None,
+              observed: dict | None = None) -> tuple[list[Finding], Context | None]:
     """Lint decoded source; returns findings (noqa applied) and the Context (None on a parse error).
 
     ``assume_traced`` treats every function as traced with every parameter traced: a stress
     mode for robustness tests, which drives every rule over code that never mentions JAX.
-    ``incoming`` (calls from other linted modules, ``lint/traced.py``) skips the main walk and
-    walks only the functions those calls reach, as traced: the findings the first pass could not see.
+    ``observed`` (lint/evidence.py: what a run saw JAX trace in this file, by first line) adds the
+    functions the run saw traced, whatever the source shows.
+    ``incoming`` (calls from other linted modules, ``lint/traced.py``) adds the ways those calls reach
+    this module's functions: the file is linted again whole, and its findings replace the first pass's.
     The Context's ``cg_outgoing`` lists this module's calls into other modules.
     """
     try:
@@ -60,7 +63,7 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
     except ValueError as e:  # null bytes
         return [parse_finding("JS001", f"cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
                               filename)], None
-    if not assume_traced and incoming is None and not _mentions_jax(text):
+    if not assume_traced and incoming is None and not observed and not _mentions_jax(text):
         return [], None  # every rule needs JAX (or equinox/flax) imported: nothing else to find
     limit = sys.getrecursionlimit()
     # Generated code (sympy's lambdify) nests 500-1,000 deep; the walk takes a few frames per level.
@@ -68,15 +71,15 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
     try:
         ctx = Context(tree, text, filename, enabled)
         ctx.assume_traced = assume_traced
+        ctx.observed = observed
         rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
         try:
             graph = callgraph.ENABLED and not assume_traced
-            if incoming is None:
-                hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
-                _Visitor(ctx, rules + hooks).visit_all(tree.body)
+            hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
+            _Visitor(ctx, rules + hooks).visit_all(tree.body)
             if graph:
                 start = reach.resolve_incoming(ctx, incoming) if incoming else None
-                reach.follow(ctx, _Visitor, rules, start, conventions=incoming is None)
+                reach.follow(ctx, _Visitor, rules, start)
         except RecursionError:
             ctx.findings.append(parse_finding("JS003", "expressions nested too deeply; file only partly linted",
                                               filename))

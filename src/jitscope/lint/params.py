@@ -51,14 +51,57 @@ def only_truth_tested(fn: ast.AST, name: str) -> bool:
     for n in ast.walk(fn):
         t = type(n)
         if t in (ast.If, ast.While, ast.IfExp, ast.Assert):
-            truth.add(id(n.test))  # type: ignore[attr-defined]
+            truth.add(n.test)  # type: ignore[attr-defined]
         elif t is ast.UnaryOp and isinstance(n.op, ast.Not):  # type: ignore[attr-defined]
-            truth.add(id(n.operand))  # type: ignore[attr-defined]
+            truth.add(n.operand)  # type: ignore[attr-defined]
         elif t is ast.BoolOp:
-            truth.update(id(v) for v in n.values)  # type: ignore[attr-defined]
+            truth.update(n.values)  # type: ignore[attr-defined]
         elif t is ast.Name and n.id == name and isinstance(n.ctx, ast.Load):  # type: ignore[attr-defined]
             loads += 1
     if not loads:
         return False
-    hits = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and id(n) in truth)
+    hits = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and n in truth)
     return hits == loads
+
+
+_CONTAINER_TYPES = frozenset({"Sequence", "MutableSequence", "Iterable", "Collection", "list", "List", "tuple",
+                              "Tuple", "dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "NamedTuple"})
+
+
+def container_annotation(ann: ast.expr | None) -> bool:
+    """Is ``ann`` a Python container type (``Sequence[Array]``, ``tuple[Array, Array]``, ``dict[str, Array]``,
+    ``Optional[...]`` of one)? Under jit such a parameter is a pytree: the container is a Python object
+    (its length and keys are static), only its leaves are traced."""
+    if ann is None:
+        return False
+    text = ast.unparse(ann) if not isinstance(ann, ast.Constant) else str(ann.value)
+    text = text.replace(" ", "")
+    if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
+        text = text[text.index("[") + 1:-1]
+    parts = [p for p in _split_union(text) if p not in ("None",)]
+    return bool(parts) and all(p.split("[", 1)[0].rpartition(".")[2] in _CONTAINER_TYPES for p in parts)
+
+
+def _split_union(text: str) -> list[str]:
+    """``A[B|C]|None`` -> ``["A[B|C]", "None"]`` (bars inside brackets do not split)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
+def used_like_array(fn: ast.AST, name: str) -> bool:
+    """Does ``fn`` call a method of ``name`` (``x.max()``)? Then ``name`` holds an array (a Python number
+    has no ``.max``), which ``filter_jit`` traces. Indexing is no evidence: tuples are indexed too."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id == name:
+            return True
+    return False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from ..jaxmodel import known
 from .callgraph import (
     _LIBRARY_HEADS,
     CONVENTION,
@@ -24,29 +25,39 @@ from .callgraph import (
 )
 from .context import Context
 from .rule import Rule
-from .scope import StaticSpec, decorator_spec
+from .scope import StaticSpec, decorator_spec, literal_ints, traces_abstractly
 
 
 def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, method: bool) -> StaticSpec:
-    """The StaticSpec a call implies for ``fn``: only the parameters that received traced values are traced."""
+    """The StaticSpec a call implies for ``fn``: only the parameters that received traced values are traced,
+    and those that received an abstract value on every recorded call are must facts."""
     a = fn.args
     positional = [p.arg for p in a.posonlyargs + a.args]
     if method and positional and positional[0] in ("self", "cls"):
         positional = positional[1:]
     every = set(positional) | {p.arg for p in a.kwonlyargs}
+    must: frozenset[str] | None = None
     if edge.traced is None:
         static = {positional[i] for i in edge.static_positions if -len(positional) <= i < len(positional)}
         static |= set(edge.static_names)
+        if edge.unmapped_from is not None:
+            static |= set(positional[edge.unmapped_from:])
     else:
         traced = {positional[i] for i in edge.traced if i < len(positional)} | (set(edge.keywords) & every)
         static = every - traced
+        must = frozenset({positional[i] for i in edge.must if i < len(positional)} | (set(edge.must_keywords) & every))
+    static |= set(edge.static_args)
+    not_none = frozenset(positional[i] if isinstance(i, int) and i < len(positional) else i
+                         for i in edge.not_none if not isinstance(i, int) or i < len(positional)) & every
     return StaticSpec(argnames=tuple(sorted(static)), wrapper=edge.wrapper, filter=edge.filter, via=edge.via,
-                      assumed=edge.wrapper == CONVENTION)
+                      assumed=edge.wrapper == CONVENTION, staged=edge.staged, closed=edge.closed, must_names=must,
+                      refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none)
 
 
 def already_traced(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Did the main walk already treat ``fn`` as traced (a decorator, a wrapper call)?"""
-    if any(decorator_spec(ctx.info, d) is not None for d in fn.decorator_list):
+    """Did the main walk already treat ``fn`` as traced whatever calls it (a decorator, a wrapper call)?
+    A ``@jax.grad`` function is not: it sees abstract values only when traced code calls it."""
+    if any((spec := decorator_spec(ctx.info, d)) is not None and traces_abstractly(spec) for d in fn.decorator_list):
         return True
     return ctx.info.traced_spec(0, fn.name) is not None
 
@@ -60,15 +71,44 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
             m = idx.methods[cname].get("__call__")
             if m is not None:
                 via = f"`{cname}` is an equinox/Flax module: its `__call__` runs under its caller's jit or grad"
-                out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via), True))
+                out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via, staged="may",
+                                            closed=False), True))
     return out
+
+
+def merge(prev: OutgoingCall, edge: OutgoingCall) -> OutgoingCall:
+    """One record for two ways a function is reached: traced where either traces a parameter, a must fact
+    where both hold it, staged "must" only if both are, and both call sites accounted for."""
+    if prev.traced is None or edge.traced is None:
+        traced = None
+        must: tuple[int, ...] = ()
+        keywords: tuple[str, ...] = ()
+        base = prev if prev.traced is None else edge
+    else:
+        traced = tuple(sorted(set(prev.traced) | set(edge.traced)))
+        must = tuple(sorted(set(prev.must) & set(edge.must)))
+        keywords = tuple(sorted(set(prev.keywords) | set(edge.keywords)))
+        base = prev
+    staged = "must" if prev.staged == edge.staged == "must" else ("may" if prev.staged or edge.staged else "")
+    closed = False if (prev.closed is False or edge.closed is False) else prev.closed
+    return _with(base, traced=traced, keywords=keywords, must=must, not_none=prev.not_none & edge.not_none,
+                 must_keywords=tuple(sorted(set(prev.must_keywords) & set(edge.must_keywords))), staged=staged,
+                 sites=prev.sites | edge.sites, closed=closed, via=prev.via)
+
+
+def _unit(fn: ast.AST) -> tuple[int, int, str]:
+    """A function's key for the findings of its walk (its place in the file, never an object id)."""
+    return (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0), getattr(fn, "name", ""))
 
 
 def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
            start: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, OutgoingCall, bool]] | None = None,
            conventions: bool = True) -> None:
-    """Walk the module functions reached by recorded calls, as traced, until no new one is reached.
+    """Walk the module functions reached by recorded calls, as traced, until nothing changes.
 
+    Every way a function is reached is merged into one record before it is walked (``merge``); a
+    function reached again later with a record that says more is walked again and its findings
+    replace the earlier ones, so each finding is reported once whatever the number of callers.
     Only ``traced_only`` rules run (the others already saw these functions in the main walk).
     ``start`` adds calls from other modules (``lint/traced.py``); ``conventions`` adds the
     ``__call__`` of module classes (once per module: the first pass).
@@ -82,47 +122,79 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         return
     hooks = [r for r in rules if r.traced_only] + [CallEdges()]
     visitor = visitor_cls(ctx, hooks)
-    done: set[int] = ctx.__dict__.setdefault("_cg_done", set())
+    state: dict[tuple[int, int, str], tuple[ast.AST, OutgoingCall, bool]] = ctx.__dict__.setdefault("_cg_state", {})
+    found: dict[tuple[int, int, str], list] = ctx.__dict__.setdefault("_cg_findings", {})
     rounds = 0
     while pending and rounds < MAX_ROUNDS:
         rounds += 1
-        merged: dict[int, tuple[ast.AST, OutgoingCall, bool]] = {}
+        changed: dict[tuple[int, int, str], None] = {}
         for fn, edge, method in pending:
-            if id(fn) in done or already_traced(ctx, fn):
+            if already_traced(ctx, fn):
                 continue
-            if id(fn) in merged:  # several callers: a parameter any of them passes traced is traced
-                prev = merged[id(fn)][1]
-                if prev.traced is not None and edge.traced is not None:
-                    edge = _with(prev, traced=tuple(sorted(set(prev.traced) | set(edge.traced))),
-                                 keywords=tuple(sorted(set(prev.keywords) | set(edge.keywords))))
-                else:
-                    edge = prev if prev.traced is None else edge
-            merged[id(fn)] = (fn, edge, method)
+            key = _unit(fn)
+            prev = state.get(key)
+            new = edge if prev is None else merge(prev[1], edge)
+            if prev is None or new != prev[1]:
+                state[key] = (fn, new, method)
+                changed[key] = None
         pending = []
-        for fn, edge, method in merged.values():
-            done.add(id(fn))
-            visitor.forced[id(fn)] = spec_for(fn, edge, method)  # type: ignore[arg-type]
-            frames, parents = ctx.frames, ctx.parents
+        for key in changed:
+            fn, edge, method = state[key]
+            visitor.forced[fn] = spec_for(fn, edge, method)  # type: ignore[arg-type]
+            frames, parents, before = ctx.frames, ctx.parents, len(ctx.findings)
             ctx.frames, ctx.parents = [frames[0]], []
             try:
                 visitor.visit(fn)
             finally:
                 ctx.frames, ctx.parents = frames, parents
+                found[key] = ctx.findings[before:]
+                del ctx.findings[before:]
         pending = ctx.__dict__.pop("_cg_local", [])
-        pending += _derivative_rules(ctx, [fn for fn, _, _ in merged.values()])
-
+        pending += _derivative_rules(ctx, [state[k][0] for k in changed])
+    for key in sorted(found):
+        ctx.findings.extend(found.pop(key))
 
 
 def _derivative_rules(ctx: Context, traced: list) -> list[tuple[ast.AST, OutgoingCall, bool]]:
-    """The custom_jvp/custom_vjp rules (``f.defjvp(f_jvp)``) of traced functions: traced with them."""
+    """The custom_jvp/custom_vjp rules (``f.defjvp(f_jvp)``) of traced functions, reached where ``f`` is
+    differentiated (not on every way ``f`` runs). A ``nondiff_argnums`` argument reaches them as ``f``'s
+    caller passed it (usually a Python value: a function, a flag); a jvp rule's ``primals``/``tangents``
+    and a bwd rule's residuals are tuples of traced values, not arrays."""
     idx = index(ctx)
     out: list[tuple[ast.AST, OutgoingCall, bool]] = []
     for fn in traced:
-        for rule in idx.rules.get(getattr(fn, "name", ""), ()):
-            if rule in idx.functions:
-                via = f"it is a derivative rule of `{fn.name}`, which is traced"
-                out.append((idx.functions[rule], OutgoingCall("", traced=None, via=via), False))
+        nondiff = _nondiff_count(ctx, fn)
+        for rule, role in idx.rules.get(getattr(fn, "name", ""), ()):
+            target = idx.functions.get(rule)
+            if target is None:
+                continue
+            params = [p.arg for p in target.args.posonlyargs + target.args.args]
+            static = tuple(params[:nondiff]) if role != "fwd" else tuple(params[i] for i in _nondiff_positions(ctx, fn)
+                                                                        if i < len(params))
+            rest = [p for p in params if p not in static]
+            pytrees = tuple(rest[:2]) if role == "jvp" else tuple(rest[:1]) if role == "bwd" else ()
+            via = f"it is a derivative rule of `{fn.name}`, which is traced"
+            out.append((target, OutgoingCall("", traced=None, via=via, closed=False, staged="may", static_args=static,
+                                             pytree_args=pytrees), False))
     return out
+
+
+def _nondiff_positions(ctx: Context, fn: ast.AST) -> tuple[int, ...]:
+    """``nondiff_argnums`` of a ``@partial(jax.custom_jvp, nondiff_argnums=(0,))`` function (literal ints)."""
+    for dec in getattr(fn, "decorator_list", ()):
+        if isinstance(dec, ast.Call):
+            target = dec.func
+            if (ctx.info.resolve(target) or "").endswith("partial") and dec.args:
+                target = dec.args[0]
+            if ctx.info.resolve(target) in known.CUSTOM:
+                for k in dec.keywords:
+                    if k.arg == "nondiff_argnums":
+                        return literal_ints(ctx.info.literal(k.value))
+    return ()
+
+
+def _nondiff_count(ctx: Context, fn: ast.AST) -> int:
+    return len(_nondiff_positions(ctx, fn))
 
 
 def resolve_incoming(ctx: Context, calls: list[tuple[str, OutgoingCall]]
@@ -155,6 +227,8 @@ def class_bases(ctx: Context) -> list[tuple[str, list[tuple[int, str]]]]:
     for name, cls in idx.classes.items():
         bases: list[tuple[int, str]] = []
         for b in cls.bases:
+            if isinstance(b, ast.Subscript):
+                b = b.value  # `Environment[EnvState, EnvParams]`: a generic base is its class
             if isinstance(b, ast.Name) and b.id in idx.relative:
                 bases.append(idx.relative[b.id])
             elif isinstance(b, ast.Name) and b.id in idx.classes:

@@ -43,6 +43,11 @@ class Rule:
     fix: ClassVar[str | None] = None  # "safe", "unsafe" or None when the rule never offers an edit
     nodes: ClassVar[tuple[type[ast.AST], ...]] = ()
     traced_only: ClassVar[bool] = True
+    # What a finding in traced code rests on, for the tracing model to judge (lint/facts.py):
+    # "abstract" (the flagged value is an abstract tracer: concretization, shapes), "staged" (the
+    # body is traced into a cached jaxpr: trace-time effects, unrolled graphs, baked-in captures),
+    # or "" (nothing about how the code is traced).
+    requires: ClassVar[str] = ""
     # For ``ast.Call`` nodes: which calls can trigger the rule, so the walk skips every other call
     # without calling ``check`` (most nodes of real code are calls). ``None``: every call. Otherwise
     # patterns over the callee: ``"jax.jit"`` its resolved qualified name (a builtin by its name),

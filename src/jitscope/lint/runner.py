@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
+from . import evidence
 from .callgraph import OutgoingCall
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
@@ -53,7 +54,7 @@ class FileOutcome:
     unfixed: list[Finding] = field(default_factory=list)  # the findings before fixes, if not written
     outgoing: list[OutgoingCall] = field(default_factory=list)  # calls from traced code into other modules
     classes: list = field(default_factory=list)  # (class, bases) of the module, for overrides across files
-    extra: bool = False  # findings in functions reached from other files (the file itself was counted already)
+    replaces: bool = False  # the file linted again with calls from other files: its findings replace the first
 
 
 def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -116,7 +117,7 @@ def _special(path: str) -> str | None:
 
 
 def lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...] = (), diff: bool = False,
-              assume_traced: bool = False) -> FileOutcome:
+              assume_traced: bool = False, observed: dict | None = None) -> FileOutcome:
     """Lint one file; with ``fix`` (allowed safeties) apply those fixes and re-lint the result.
 
     The cyclic garbage collector is paused while a file is linted: syntax trees hold no
@@ -125,14 +126,14 @@ def lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...] = (), dif
     enabled_gc = gc.isenabled()
     gc.disable()
     try:
-        return _lint_file(path, enabled, fix, diff, assume_traced)
+        return _lint_file(path, enabled, fix, diff, assume_traced, observed)
     finally:
         if enabled_gc:
             gc.enable()
 
 
 def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: bool,
-               assume_traced: bool) -> FileOutcome:
+               assume_traced: bool, observed: dict | None = None) -> FileOutcome:
     why = _special(path)
     if why is not None:
         return FileOutcome(path, [_io_finding(path, why)])
@@ -143,7 +144,7 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
     text, bad = decode_source(data, path)
     if text is None:
         return FileOutcome(path, [bad] if bad is not None and "JS002" in enabled else [], data.count(b"\n"))
-    findings, ctx = lint_text(text, path, set(enabled), assume_traced)
+    findings, ctx = lint_text(text, path, set(enabled), assume_traced, observed=observed)
     outcome = FileOutcome(path, findings, text.count("\n") + (not text.endswith("\n") and bool(text)))
     if fix and findings:
         new, applied = apply_fixes(text, fixes_for(findings, fix))
@@ -156,7 +157,7 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
                 outcome.original = data
                 outcome.unfixed = findings
                 _attach_source(findings, text)
-            findings, ctx = lint_text(new, path, set(enabled))
+            findings, ctx = lint_text(new, path, set(enabled), observed=observed)
             outcome.findings = findings
             text = new
     _attach_source(outcome.findings, text)
@@ -166,8 +167,10 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
     return outcome
 
 
-def lint_incoming(path: str, enabled: frozenset[str], calls: list) -> tuple[FileOutcome | None, list]:
-    """Lint ``path`` again for the functions that calls from other files reach (``lint/traced.py``)."""
+def lint_incoming(path: str, enabled: frozenset[str], calls: list,
+                  observed: dict | None = None) -> tuple[FileOutcome | None, list]:
+    """Lint ``path`` again with the calls from other files that reach its functions (``lint/traced.py``);
+    the outcome (``replaces``) holds every finding of the file."""
     try:
         data = Path(path).read_bytes()
     except OSError:
@@ -175,10 +178,10 @@ def lint_incoming(path: str, enabled: frozenset[str], calls: list) -> tuple[File
     text, _ = decode_source(data, path)
     if text is None:
         return None, []
-    findings, ctx = lint_text(text, path, set(enabled), incoming=calls)
+    findings, ctx = lint_text(text, path, set(enabled), incoming=calls, observed=observed)
     _attach_source(findings, text)
     more = ctx.__dict__.get("cg_outgoing", []) if ctx is not None else []
-    return (FileOutcome(path, findings, extra=True) if findings else None), more
+    return FileOutcome(path, findings, replaces=True), more
 
 
 def write_outcome(outcome: FileOutcome) -> None:
@@ -228,8 +231,8 @@ def _chunk(items: list[tuple[str, frozenset[str]]], n_chunks: int) -> list[list[
 
 
 def _lint_chunk(chunk: list[tuple[str, frozenset[str]]], fix: tuple[str, ...], diff: bool,
-                assume_traced: bool = False) -> list[FileOutcome]:
-    return [lint_file(p, enabled, fix, diff, assume_traced) for p, enabled in chunk]
+                assume_traced: bool = False, tables: dict | None = None) -> list[FileOutcome]:
+    return [lint_file(p, enabled, fix, diff, assume_traced, evidence.for_file(tables, p)) for p, enabled in chunk]
 
 
 def usable_cpus() -> int:
@@ -249,10 +252,11 @@ def clamp_jobs(jobs: int | None, n_items: int) -> int:
 
 
 def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[str, ...] = (),
-        diff: bool = False, assume_traced: bool = False) -> Iterator[FileOutcome]:
+        diff: bool = False, assume_traced: bool = False, tables: dict | None = None) -> Iterator[FileOutcome]:
     """Lint ``(path, enabled codes)`` items, in ``jobs`` processes when there are enough files.
 
-    ``assume_traced`` is the engine's stress mode (every function traced), for robustness tests.
+    ``assume_traced`` is the engine's stress mode (every function traced), for robustness tests;
+    ``tables`` is the evidence of a run (``evidence.index``), by file.
     """
     import multiprocessing
 
@@ -263,7 +267,7 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     jobs = clamp_jobs(jobs, len(items))
     outgoing: dict[str, list[OutgoingCall]] = {}
     classes: dict[str, list] = {}
-    for outcome in _run(items, jobs, fix, diff, assume_traced, can_fork):
+    for outcome in _run(items, jobs, fix, diff, assume_traced, can_fork, tables):
         if outcome.outgoing:
             outgoing[outcome.path] = outcome.outgoing
             outcome.outgoing = []
@@ -274,7 +278,8 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     # The call graph across the linted files: functions in one file reached from traced code in another.
     enabled_of = dict(items)
     yield from follow_across(outgoing, [p for p, _ in items],  # type: ignore[misc]
-                             lambda path, calls: lint_incoming(path, enabled_of[path], calls), classes)
+                             lambda path, calls: lint_incoming(path, enabled_of[path], calls,
+                                                               evidence.for_file(tables, path)), classes)
 
 
 def _worker_ignores_sigint() -> None:
@@ -301,12 +306,12 @@ def _sigint_blocked() -> Iterator[None]:
 
 
 def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...], diff: bool,
-         assume_traced: bool, can_fork: bool) -> Iterator[FileOutcome]:
+         assume_traced: bool, can_fork: bool, tables: dict | None = None) -> Iterator[FileOutcome]:
     import multiprocessing
 
     if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or not can_fork:
         for p, enabled in items:
-            yield lint_file(p, enabled, fix, diff, assume_traced)
+            yield lint_file(p, enabled, fix, diff, assume_traced, evidence.for_file(tables, p))
         return
     # Small chunks (a few files each, at most 256 chunks): on Ctrl-C each worker finishes the chunk it holds
     # (a worker killed while it sends a result leaves the pool's reader waiting for the rest of the
@@ -319,7 +324,9 @@ def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...
         # process group) that arrives before a worker's initializer ran stays pending and is discarded
         # when the initializer ignores it; the parent gets it when the mask is restored, and stops them.
         with _sigint_blocked():
-            futures = [pool.submit(_lint_chunk, c, fix, diff, assume_traced) for c in chunks]
+            futures = [pool.submit(_lint_chunk, c, fix, diff, assume_traced,
+                                   {os.path.realpath(p): tables[os.path.realpath(p)] for p, _ in c
+                                    if tables and os.path.realpath(p) in tables}) for c in chunks]
         for fut in futures:
             yield from fut.result()
     except BaseException:  # Ctrl-C, or the caller stopped early: leave no workers behind

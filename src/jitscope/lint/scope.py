@@ -11,38 +11,20 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from ..jaxmodel import known
 from .astutil import children
 
-# Wrappers that compile: calling them caches a compiled executable per function object.
-JIT_LIKE = frozenset({
-    "jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "jax.experimental.pjit", "equinox.filter_jit",
-    "equinox.filter_pmap", "flax.nnx.jit", "flax.linen.jit",
-})
-# Transformations that trace their function argument (but do not compile on their own).
-TRANSFORMS = frozenset({
-    "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat", "jax.jacfwd", "jax.jacrev",
-    "jax.hessian", "jax.ad_checkpoint.checkpoint", "jax.ad_checkpoint.remat", "jax.make_jaxpr", "jax.eval_shape",
-    "jax.shard_map", "jax.experimental.shard_map.shard_map", "jax.linearize", "jax.vjp", "jax.jvp",
-    "equinox.filter_vmap", "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_checkpoint",
-    "jax.lax.map", "jax.lax.associative_scan", "flax.nnx.vmap", "flax.nnx.grad", "flax.nnx.value_and_grad",
-    "flax.nnx.remat",
-})
+# What each transformation does lives in jaxmodel (one table per wrapper family); these names are
+# the lint side's short aliases for the derived sets.
+JIT_LIKE = known.COMPILING  # calling it compiles, caching an executable per function object
+TRACES = known.WRAPPERS  # returns a traced version of its first argument
+BODY_ARGS = known.BODIES  # control-flow primitives: positions (and keywords) of the functions they trace
+GRAD_LIKE = known.DIFFERENTIATING
+VMAP_LIKE = known.AXES
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
                       "setdefault", "popitem", "appendleft", "extendleft"})
-GRAD_LIKE = frozenset({"jax.grad", "jax.value_and_grad"})
-# Control-flow primitives: positions (and keywords) of the function arguments they trace.
-BODY_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
-    "jax.lax.scan": ((0,), ("f",)),
-    "jax.lax.fori_loop": ((2,), ("body_fun",)),
-    "jax.lax.while_loop": ((0, 1), ("cond_fun", "body_fun")),
-    "jax.lax.cond": ((1, 2), ("true_fun", "false_fun")),
-    "jax.lax.switch": ((1,), ("branches",)),
-    "jax.lax.map": ((0,), ("f",)),
-    "jax.lax.associative_scan": ((0,), ("fn",)),
-}
-TRACES = JIT_LIKE | TRANSFORMS
 
 
 @dataclass
@@ -56,6 +38,23 @@ class StaticSpec:
     filter: bool = False  # equinox.filter_*: non-array arguments are static automatically
     via: str = ""  # traced only through the call graph: who calls it ("`step` (train.py:40) calls it")
     assumed: bool = False  # traced by convention (an equinox/flax module's __call__), not by a seen call
+    # The tracing model (lint/facts.py): is the body traced into a cached jaxpr ("must": on every way
+    # the function is reached, "may": on some, "": on none), is every way it is reached known (True:
+    # a decorator or a lambda handed to the transform; None: count the references to know; False:
+    # unknown callers), where the wrapper was applied, and which traced parameters are abstract on
+    # every known way (None: all of them).
+    staged: str = "must"
+    closed: bool | None = True
+    site: str = ""
+    must_names: frozenset[str] | None = None
+    refs_seen: int = 0  # call graph: how many references to the function the recorded calls account for
+    pytrees: tuple[str, ...] = ()  # parameters that receive Python containers of traced values
+    pytree_argnums: tuple[int, ...] = ()  # the same, by position (a lax.scan carry given a dict)
+    passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
+    unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
+    not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
+    observed: str = ""  # evidence from a run: how the run saw it traced ("observed: traced by `step` ... in run.json")
+    observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
@@ -64,6 +63,8 @@ class StaticSpec:
         for i in self.argnums:
             if -len(positional) <= i < len(positional):
                 static.add(positional[i])
+        if self.unmapped_from is not None:
+            static.update(positional[self.unmapped_from:])
         if self.traced_argnums is not None:
             keep = {positional[i] for i in self.traced_argnums if -len(positional) <= i < len(positional)}
             static |= set(positional) - keep
@@ -82,9 +83,10 @@ class ModuleInfo:
     module_arrays: dict[str, int] = field(default_factory=dict)  # name -> line of an array binding
     module_mutables: dict[str, int] = field(default_factory=dict)  # name -> line of a list/dict/set binding
     reassigned_in_functions: set[str] = field(default_factory=set)  # `global g; g = ...` somewhere
-    # (scope id, function name) -> how it is traced; a call marks the name in every enclosing scope,
-    # so a def is traced only by calls that can see it (scope id 0 is the module).
-    traced_names: dict[tuple[int, str], StaticSpec] = field(default_factory=dict)
+    # (scope node, function name) -> how it is traced; a call marks the name in every enclosing scope,
+    # so a def is traced only by calls that can see it (scope 0 is the module). Keys hold the nodes,
+    # never their id(): an id can be reused once its object dies (issue #25 item 6).
+    traced_names: dict[tuple[object, str], StaticSpec] = field(default_factory=dict)
     mutated_names: set[str] = field(default_factory=set)  # receivers of .append/.update/..., `x[k] = v` targets
     uses_pallas: bool = False
     jitted_callables: dict[str, tuple[str, StaticSpec]] = field(default_factory=dict)  # callable -> (def, spec)
@@ -92,7 +94,7 @@ class ModuleInfo:
     defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     module_literals: dict[str, ast.expr] = field(default_factory=dict)  # NAME = (0, 1) at module level
     module_aliases: dict[str, str] = field(default_factory=dict)  # imports at module level only
-    callees: dict[int, str | None] = field(default_factory=dict)  # id(call.func) -> resolve(call.func)
+    callees: dict[ast.AST, str | None] = field(default_factory=dict)  # call.func -> resolve(call.func)
     module_bind_lines: dict[str, list[int]] = field(default_factory=dict)  # module-level bindings, in order
     module_bind_values: dict[str, list[str]] = field(default_factory=dict)  # the value of each, normalised
     module_loads: dict[str, list[int]] = field(default_factory=dict)  # lines reading a name in module-level code
@@ -104,6 +106,8 @@ class ModuleInfo:
     sentinels: set[str] = field(default_factory=set)  # module-level names bound to a fresh `object()`
     # `X = partial(F, a, k=v)` anywhere: X -> (F, number of bound positionals, bound keywords)
     partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
+    wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
+    inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -147,12 +151,12 @@ class ModuleInfo:
     @classmethod
     def collect(cls, tree: ast.Module) -> ModuleInfo:
         info = cls()
-        calls: list[tuple[ast.Call, tuple[int, ...]]] = []
+        calls: list[tuple[ast.Call, tuple[object, ...]]] = []
         assigns: list[ast.Assign] = []
         defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # One walk; each function or class body is walked as its own unit with its scope chain,
         # so the inner loop handles plain nodes without building per-node tuples.
-        units: list[tuple[list[ast.AST], tuple[int, ...]]] = [(list(tree.body), (0,))]
+        units: list[tuple[list[ast.AST], tuple[object, ...]]] = [(list(tree.body), (0,))]
         mutated = info.mutated_names
         while units:
             stack, scopes = units.pop()
@@ -178,7 +182,7 @@ class ModuleInfo:
                     if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                         defs.append(node)  # type: ignore[arg-type]
                     ch = node._jc = children(node)  # type: ignore[attr-defined]  # reused by the main walk
-                    units.append((list(ch), scopes + (id(node),)))
+                    units.append((list(ch), scopes + (node,)))
                     continue
                 elif t is ast.Import or t is ast.ImportFrom:
                     info._import(node)  # type: ignore[arg-type]
@@ -203,10 +207,14 @@ class ModuleInfo:
                     and not any(type(x) is ast.Starred for x in v.args) and all(k.arg for k in v.keywords):
                 info.partial_binds[a.targets[0].id] = (v.args[0].id, len(v.args) - 1,
                                                        tuple(k.arg for k in v.keywords))  # type: ignore[misc]
+        later = []
         for c, scopes in calls:
-            info._call(c, scopes)
+            if info._call(c, scopes):
+                later.append((c, scopes))
             if len(scopes) > 1 and type(c.func) is ast.Name:
                 info.called_repeatedly.add(c.func.id)
+        for c, scopes in later:
+            info._call(c, scopes, concrete=True)
         info.uses_pallas = any(q.startswith(("jax.experimental.pallas", "jax._src.pallas", "jax.experimental.mosaic"))
                                for q in info.aliases.values())
         for a in assigns:
@@ -299,7 +307,8 @@ class ModuleInfo:
             return True
         return any(f == name for _, f in self.module_calls)
 
-    def rebound_after_call(self, name: str, reader: ast.AST | None = None) -> bool:
+    def rebound_after_call(self, name: str, reader: ast.AST | None = None, script: bool = False,
+                           read_by_others: object = None) -> bool:
         """Is module-level ``name`` bound again after a module-level call of a function of this module?
 
         ``N = 3`` then ``N = N * 2`` (or one binding per branch of an ``if``) is settled before
@@ -309,6 +318,10 @@ class ModuleInfo:
         the def and after a call that may have traced it, it changes the value (``EMPTY = -1``
         then ``EMPTY = jnp.int32(-1)`` does not), and the function can still run after it (not
         when a later cell redefines ``step_fn`` without running the old one in between).
+
+        ``script`` (a file outside any package: its module-level code is the whole program): the old
+        function runs after a rebinding only if that code reads it after the rebinding; a rebinding
+        that no other code reads (``read_by_others(line)`` False) can only be meant for it, though.
         """
         lines = self.module_bind_lines.get(name, ())
         if len(lines) < 2:
@@ -325,50 +338,134 @@ class ModuleInfo:
             if not any(max(first, start) < line < r and (fn in self.module_defs or fn in self.jitted_callables)
                        for line, fn in self.module_calls):
                 continue
-            if rname is None or self._used_after(rname, start, r):
+            if rname is None or self._used_after(rname, start, r, script):
                 return True
+            if script and read_by_others is not None and not read_by_others(r):  # type: ignore[operator]
+                return True  # rebound for nobody else: the stale reader is who it was meant for
         return False
 
-    def _used_after(self, fn: str, defined: int, line: int) -> bool:
-        """Is module-level function ``fn`` (defined at ``defined``) still the one module code uses after ``line``?"""
+    def _used_after(self, fn: str, defined: int, line: int, script: bool = False) -> bool:
+        """Is module-level function ``fn`` (defined at ``defined``) still the one module code uses after ``line``?
+
+        In a script (a file no other module imports) module-level code is the whole program: ``fn``
+        runs after ``line`` only if that code reads it after ``line``."""
         redefined = [d for d in self.module_def_lines.get(fn, ()) if d > defined]
         if not redefined:
+            if script:
+                return any(n > line for n in self.module_loads.get(fn, ()))
             return True  # it may be called again at any time (the next cell, the importer)
         until = min(redefined)
         return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
 
-    def _mark(self, name: str, scopes: tuple[int, ...], spec: StaticSpec) -> None:
+    def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec) -> None:
+        if "<attribute>" in spec.argnames:
+            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False)
         bound = self.partial_binds.get(name)
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
             name, spec = bound[0], _with_bound(spec, bound[1], bound[2])
+        self.wrapped_refs[name] = self.wrapped_refs.get(name, 0) + 1 + (bound is not None)
         for scope in scopes:
             self.traced_names.setdefault((scope, name), spec)
+
+    def _container(self, arg: ast.AST, scopes: tuple[object, ...]) -> bool:
+        """Is ``arg`` a dict/tuple/list: a literal, ``dict(...)``, or a name bound to one in the calling function?"""
+        if isinstance(arg, (ast.Dict, ast.Tuple, ast.List, ast.DictComp)):
+            return True
+        if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("dict", "tuple", "list"):
+            return True
+        if isinstance(arg, ast.Name) and len(scopes) > 1 and isinstance(scopes[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            values = [s.value for s in ast.walk(scopes[-1]) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                      and isinstance(s.targets[0], ast.Name) and s.targets[0].id == arg.id]
+            return bool(values) and all(self._container(v, ()) for v in values)
+        return False
+
+    def _nested_transforms(self, arg: ast.AST) -> None:
+        """Record the transform calls in ``arg`` (``jax.vmap(f)`` in ``jax.jit(jax.vmap(f))``, ``partial``-wrapped
+        too): they are applied under the outer transform, so what they trace is traced with it."""
+        while isinstance(arg, ast.Call):
+            q = self.resolve(arg.func)
+            if q in TRACES or q in BODY_ARGS:
+                self.inside_traced.add(arg)
+                arg = arg.args[0] if arg.args else None  # type: ignore[assignment]
+            elif q in ("functools.partial", "partial") and arg.args:
+                arg = arg.args[0]
+            else:
+                return
+
+    def _site_traced(self, scopes: tuple[object, ...]) -> bool:
+        """Is a call in ``scopes`` inside a function that JAX traces with abstract values (a def decorated
+        with jit/vmap/..., or one wrapped by name)? Then a ``grad`` or ``shard_map`` applied there sees
+        abstract values too (jaxmodel.transforms.compose)."""
+        for i in range(len(scopes) - 1, 0, -1):
+            node = scopes[i]
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for dec in node.decorator_list:
+                spec = decorator_spec(self, dec)
+                if spec is not None and traces_abstractly(spec):
+                    return True
+            if self.traced_names.get((scopes[i - 1], node.name)) is not None:
+                return True
+        return False
 
     def traced_spec(self, scope: int, name: str) -> StaticSpec | None:
         """How the function ``name`` defined in ``scope`` is traced by a wrapping call, if it is."""
         return self.traced_names.get((scope, name))
 
-    def _call(self, node: ast.Call, scopes: tuple[int, ...] = (0,)) -> None:
-        q = self.callees[id(node.func)] = self.resolve(node.func)  # the walk asks again: lint.Context.resolve
+    def _call(self, node: ast.Call, scopes: tuple[object, ...] = (0,), concrete: bool = False) -> bool:
+        """Mark the functions a transform call traces. Transforms that give concrete values under an eager
+        caller (grad, vjp, shard_map) are handled in a second round (``concrete=True``), once the
+        functions traced by the others are known: only a call inside one of those traces abstractly.
+        Returns True when the call was left for that round."""
+        if not concrete:
+            q = self.callees[node.func] = self.resolve(node.func)  # the walk asks again: lint.Context.resolve
+        else:
+            q = self.callees[node.func]
         if q is None:
-            return
+            return False
+        fns: list[tuple[ast.AST, StaticSpec]] = []
         if q in TRACES and node.args:
-            spec = spec_from_call(self, node, q)
-            for fn, bound, kw in _function_names(node.args[0]):
-                self._mark(fn, scopes, _with_bound(spec, bound, kw))
+            fns = [(node.args[0], spec_from_call(self, node, q, scopes[-1]))]
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
             args = [node.args[i] for i in positions if i < len(node.args)]
             args += [k.value for k in node.keywords if k.arg in keywords]
-            for a in args:
-                for fn, bound, kw in _function_names(a):
-                    self._mark(fn, scopes, _with_bound(StaticSpec(wrapper=q), bound, kw))
+            t = known.lookup(q)
+            pytrees = tuple(param for pos, param in (t.body_operands if t else ())
+                            if pos < len(node.args) and self._container(node.args[pos], scopes))
+            arity = t.body_arity if t is not None else None
+            if arity is not None and arity < 0:
+                arity = len(node.args) + arity if not any(type(a) is ast.Starred for a in node.args) else None
+            fns = [(a, StaticSpec(wrapper=q, pytree_argnums=pytrees, passed_positional=arity)) for a in args]
         elif q in ("functools.partial", "partial") and node.args:
             inner = self.resolve(node.args[0])
             if inner in TRACES and len(node.args) > 1:
-                spec = spec_from_call(self, node, inner)
-                for fn, bound, kw in _function_names(node.args[1]):
-                    self._mark(fn, scopes, _with_bound(spec, bound, kw))
+                q = inner
+                fns = [(node.args[1], spec_from_call(self, node, inner, scopes[-1]))]
+        if not fns:
+            return False
+        t = known.lookup(q)
+        inside = node in self.inside_traced  # `jax.jit(jax.vmap(f))`: applied under the outer transform
+        if t is not None and (t.makes == "abstract" or t.python_runs != "each_call"):
+            # what this transform traces, a transform applied to its argument runs under
+            for fn_node, _ in fns:
+                self._nested_transforms(fn_node)
+        if t is not None and t.makes != "abstract":
+            if not concrete:
+                return True
+            if not inside and not self._site_traced(scopes):
+                return False  # an eager grad/shard_map: its function sees concrete values
+        site_staged = inside or self._site_traced(scopes) if t is not None and t.python_runs == "each_call" else True
+        if t is not None and t.trace_only:
+            site_staged = False  # make_jaxpr/eval_shape: traced for its shapes or graph, never compiled or run
+        line = getattr(node, "lineno", 0)
+        for fn_node, spec in fns:
+            spec.staged = "must" if site_staged else ""
+            spec.closed = None
+            spec.site = f"line {line}"
+            for fn, bound, kw in _function_names(fn_node):
+                self._mark(fn, scopes, _with_bound(spec, bound, kw))
+        return False
 
     def _def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.defs.setdefault(node.name, node)
@@ -393,6 +490,10 @@ def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> 
     if isinstance(node, ast.Name):
         return [(node.id, bound, kw)]
     if isinstance(node, ast.Attribute):
+        if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            # `jax.jit(model.apply)`: which class's `apply` is unknown here; any method of that name may be
+            # the one (a may fact), and a library's method may be none of them.
+            return [(node.attr, bound, kw + ("<attribute>",))]
         return [(node.attr, bound, kw)]
     if isinstance(node, (ast.List, ast.Tuple)):
         return [n for e in node.elts for n in _function_names(e)]
@@ -411,7 +512,7 @@ def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec
         return spec
     argnums = tuple(i + bound if i >= 0 else i for i in spec.argnums) + tuple(range(bound))
     traced = None if spec.traced_argnums is None else tuple(i + bound for i in spec.traced_argnums)
-    return StaticSpec(argnums, tuple(spec.argnames) + kw, traced, spec.wrapper, spec.filter)
+    return replace(spec, argnums=argnums, argnames=tuple(spec.argnames) + kw, traced_argnums=traced)
 
 
 DRIVER_NAMES = frozenset({"main", "_main", "cli", "run_main", "entrypoint", "entry_point"})
@@ -533,8 +634,10 @@ def literal_strs(node: ast.AST | None) -> tuple[str, ...]:
     return _literal_tuple(node, str)
 
 
-def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec:
-    """The StaticSpec of ``jax.jit(f, static_argnums=...)`` / ``partial(jax.jit, static_argnames=...)``."""
+def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object = None) -> StaticSpec:
+    """The StaticSpec of ``jax.jit(f, static_argnums=...)`` / ``partial(jax.jit, static_argnames=...)``.
+
+    ``scope`` (the function the call is in) resolves names in ``in_axes=(0, *nones)``."""
     kw = {k.arg: info.literal(k.value) for k in call.keywords if k.arg}
     nums = literal_ints(kw.get("static_argnums")) + literal_ints(kw.get("static_broadcasted_argnums"))
     names = literal_strs(kw.get("static_argnames"))
@@ -552,15 +655,53 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str) -> StaticSpec
             traced = None
     if wrapper in VMAP_LIKE:
         axes = kw.get("in_axes")
-        if axes is None and len(call.args) > 1 and info.resolve(call.func) == wrapper:
-            axes = info.literal(call.args[1])  # jax.vmap(f, (0, None))
+        t = known.lookup(wrapper)
+        pos = t.axes_option[1] if t is not None and t.axes_option else -1
+        if axes is None and 0 < pos < len(call.args) and info.resolve(call.func) == wrapper:
+            axes = info.literal(call.args[pos])  # jax.vmap(f, (0, None))
         nums += unmapped_positions(axes)
+        tail = _none_tail(axes, scope)
+        if tail is not None:  # `in_axes=(0, 0, *nones, None)` with `nones = [None] * n`: the rest is unmapped
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), unmapped_from=tail)
+        if axes is not None and not _literal_axes(axes):
+            # in_axes computed at run time: any parameter may be unmapped, reaching the function as the
+            # caller's (Python) value, so none is abstract on every way (a may fact, never an error).
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"),
+                              must_names=frozenset())
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
 
 
-# vmap leaves an argument whose in_axes entry is None unmapped: the function sees the caller's
-# value as it is (a Python int stays a Python int), so such a parameter is not a tracer.
-VMAP_LIKE = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
+def _none_tail(axes: ast.AST | None, scope: object) -> int | None:
+    """In ``(0, 0, *nones, None)``, the position of ``*nones`` when ``nones`` is bound in ``scope`` (every time) to
+    ``[None] * n`` (or ``(None,) * n``) and every later entry is ``None``: all positions from it are unmapped."""
+    if not isinstance(axes, (ast.Tuple, ast.List)) or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    star = next((i for i, e in enumerate(axes.elts) if isinstance(e, ast.Starred)), None)
+    if star is None or not isinstance(axes.elts[star].value, ast.Name):  # type: ignore[attr-defined]
+        return None
+    if not all(isinstance(e, ast.Constant) and e.value is None for e in axes.elts[star + 1:]):
+        return None
+    name = axes.elts[star].value.id  # type: ignore[attr-defined]
+    values = [s.value for s in ast.walk(scope) if isinstance(s, ast.Assign) and len(s.targets) == 1
+              and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    return star if values and all(_nones(v) for v in values) else None
+
+
+def _nones(v: ast.AST) -> bool:
+    """``[None] * n`` or ``(None,) * n``."""
+    if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mult):
+        seq = v.left if isinstance(v.left, (ast.List, ast.Tuple)) else v.right
+        return isinstance(seq, (ast.List, ast.Tuple)) and bool(seq.elts) and all(
+            isinstance(e, ast.Constant) and e.value is None for e in seq.elts)
+    return False
+
+
+def _literal_axes(axes: ast.AST) -> bool:
+    """``0``, ``None``, ``(0, None, 1)``: every entry known without running the program."""
+    if isinstance(axes, (ast.Tuple, ast.List)):
+        return all(isinstance(e, ast.Constant) or (isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant))
+                   for e in axes.elts)
+    return isinstance(axes, ast.Constant) or (isinstance(axes, ast.UnaryOp) and isinstance(axes.operand, ast.Constant))
 
 
 def unmapped_positions(axes: ast.AST | None) -> tuple[int, ...]:
@@ -574,22 +715,36 @@ def _empty_literal(node: ast.AST) -> bool:
     return isinstance(node, (ast.Tuple, ast.List)) and not node.elts
 
 
+def traces_abstractly(spec: StaticSpec) -> bool:
+    """Does the wrapper of ``spec`` give its function abstract values whatever its caller (jit, vmap, a
+    scan body), rather than concrete ones under an eager caller (grad, vjp, shard_map)?"""
+    t = known.lookup(spec.wrapper)
+    return t is None or t.makes == "abstract"
+
+
 def decorator_spec(info: ModuleInfo, dec: ast.expr) -> StaticSpec | None:
     """How a decorator traces the function it decorates, or None if it does not."""
     q = info.resolve(dec)
     if q in ("flax.linen.compact", "flax.linen.module.compact"):
         # A Flax module's compact __call__ runs under the jit/grad of model.apply; parameters
         # annotated int/bool/str/Callable are configuration, as with equinox's filter_jit.
-        return StaticSpec(wrapper=q, filter=True)
+        return StaticSpec(wrapper=q, filter=True, staged="may", closed=False, assumed=True)
+    spec = None
     if q in TRACES:
-        return StaticSpec(wrapper=q, filter=q.startswith("equinox.filter"),
+        spec = StaticSpec(wrapper=q, filter=q.startswith("equinox.filter"),
                           traced_argnums=(0,) if q in GRAD_LIKE else None)
-    if isinstance(dec, ast.Call):
+    elif isinstance(dec, ast.Call):
         fq = info.resolve(dec.func)
         if fq in TRACES and not dec.args:  # @jax.jit(static_argnames=...) decorator factory
-            return spec_from_call(info, dec, fq)
-        if fq in ("functools.partial", "partial") and dec.args:
+            spec = spec_from_call(info, dec, fq)
+        elif fq in ("functools.partial", "partial") and dec.args:
             inner = info.resolve(dec.args[0])
             if inner in TRACES:
-                return spec_from_call(info, dec, inner)
-    return None
+                spec = spec_from_call(info, dec, inner)
+    if spec is not None:
+        t = known.lookup(spec.wrapper)
+        if t is not None and t.python_runs == "each_call":
+            # @jax.vmap / @jax.grad: the body is staged (and, for grad, abstract) only when the
+            # decorated function is called from traced code: the call graph finds those calls.
+            spec.staged = ""
+    return spec

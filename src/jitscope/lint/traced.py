@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from .callgraph import OutgoingCall
+from .reach import merge
 
 MAX_ROUNDS = 6
 
@@ -88,10 +90,13 @@ def _subclasses(modules: ModuleMap, classes: dict[str, list[tuple[str, list[tupl
 
 def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str], lint_incoming,
                   classes: dict[str, list[tuple[str, list[tuple[int, str]]]]] | None = None) -> Iterator[object]:
-    """Lint, round by round, the functions that calls in ``outgoing`` (caller path -> calls) reach.
+    """Lint again, round by round, the files whose functions calls in ``outgoing`` (caller path -> calls) reach.
 
-    ``lint_incoming(path, [(name, call), ...])`` lints one file for those functions and returns
-    ``(outcome, new outgoing calls)``; the outcomes are yielded. ``classes`` (path -> classes and
+    Every call reaching one function is merged into one record (``reach.merge``) before its file is
+    linted again, and a file is linted again whole (``lint_incoming(path, [(name, call), ...])`` returns
+    ``(outcome, new outgoing calls)``): each yielded outcome replaces everything reported for its file
+    before, so a function reached from several files, or from its own module and another, is
+    reported once, with the facts of every way it is reached. ``classes`` (path -> classes and
     their bases) lets a ``self.m`` call in a base class reach the overriding ``m`` of a subclass
     in another file.
     """
@@ -99,13 +104,13 @@ def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str], lin
         return
     modules = ModuleMap(paths)
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
-    done: set[tuple[str, str]] = set()
+    incoming: dict[str, dict[str, OutgoingCall]] = {}
     rounds = 0
     while outgoing and rounds < MAX_ROUNDS:
         rounds += 1
-        targets: dict[str, list[tuple[str, OutgoingCall]]] = {}
-        for caller, calls in outgoing.items():
-            for call in calls:
+        changed: dict[str, None] = {}
+        for caller in sorted(outgoing):
+            for call in outgoing[caller]:
                 hits: list[tuple[str, str]] = []
                 if call.virtual:
                     if subclasses is None:
@@ -125,13 +130,16 @@ def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str], lin
                     if hit is not None and hit[0] != caller:  # this module's own calls were followed already
                         hits.append(hit)
                 for path, name in hits:
-                    if (path, name) not in done:
-                        targets.setdefault(path, []).append((name, call))
-        for path, calls in targets.items():
-            done.update((path, name) for name, _ in calls)
+                    calls = incoming.setdefault(path, {})
+                    prev = calls.get(name)
+                    # Called from another module: other importers may call it too (never a closed world).
+                    new = replace(call, closed=False) if prev is None else merge(prev, replace(call, closed=False))
+                    if new != prev:
+                        calls[name] = new
+                        changed[path] = None
         outgoing = {}
-        for path, calls in targets.items():
-            outcome, more = lint_incoming(path, calls)
+        for path in changed:
+            outcome, more = lint_incoming(path, sorted(incoming[path].items()))
             if outcome is not None:
                 yield outcome
             if more:

@@ -12,11 +12,13 @@ import ast
 import contextlib
 from collections.abc import Iterable, Iterator
 
+from ..jaxmodel import known, values
+from . import evidence, facts, guards, pytrees
 from .astutil import children
 from .context import NESTED, Context, Frame
-from .params import non_array_annotation, only_truth_tested, python_default
+from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
 from .rule import Rule
-from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec
+from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec, traces_abstractly
 
 
 class _Visitor:
@@ -30,7 +32,7 @@ class _Visitor:
         self.call_table: _CallTable | None = None
         self.constant_rules = any(ast.Constant in r.nodes for r in rules)
         self.name_rules: tuple[dict[str, tuple[Rule, ...]], tuple[Rule, ...]] | None = None
-        self.forced: dict[int, StaticSpec] = {}  # id(def) -> spec found by the call graph (lint/callgraph.py)
+        self.forced: dict[ast.AST, StaticSpec] = {}  # def -> spec found by the call graph (lint/callgraph.py)
 
     def _entry(self, t: type) -> tuple[tuple[Rule, ...], tuple[Rule, ...], object]:
         subscribed = [r for r in self.rules if t in r.nodes]
@@ -123,20 +125,38 @@ class _Visitor:
                 outer.loop_defs.add(node.name)
         self.visit_all(d for d in node.args.defaults + node.args.kw_defaults if d is not None)
         spec = self._trace_spec(node, outer)
+        if ctx.observed:
+            spec = evidence.observe(ctx, node, spec)
         name = getattr(node, "name", "<lambda>")
         frame = Frame(node, name, traced=spec is not None, spec=spec)
         a = node.args
         params = [p for p in a.posonlyargs + a.args + a.kwonlyargs] + [p for p in (a.vararg, a.kwarg) if p]
         frame.params = {p.arg for p in params}
         if spec is not None:
-            frame.static = spec.static_params(node)
+            frame.static = spec.static_params(node) - spec.observed_abstract
+            frame.pytrees.update(spec.pytrees)
+            frame.not_none = spec.not_none
+            if spec.pytree_argnums:
+                names = [p.arg for p in a.posonlyargs + a.args]
+                frame.pytrees.update(names[i] for i in spec.pytree_argnums if i < len(names))
             defaults = _param_defaults(a)
+            must_capable = spec.must_names
             positional = a.posonlyargs + a.args
+            never = facts.defaults_never_passed(self.ctx, node, spec, [
+                (i, p.arg) for i, p in enumerate(positional) if p.arg in defaults] + [
+                (10_000, p.arg) for p in a.kwonlyargs if p.arg in defaults]) if defaults else set()
+            if spec.passed_positional is not None:  # `lax.cond(p, f, g, x)` calls f(x): f's defaulted `axis=-1` stays -1
+                never |= {p.arg for i, p in enumerate(positional) if i >= spec.passed_positional and p.arg in defaults}
+                never |= {p.arg for p in a.kwonlyargs if p.arg in defaults}
             flax = spec.wrapper in FLAX_METHODS
             first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
                                None)
             for i, p in enumerate(params):
-                if p.arg in frame.static:
+                if p.arg in spec.observed_abstract:
+                    frame.traced_names.add(p.arg)  # the run saw it abstract: an observation, not a guess
+                    frame.arrays.add(p.arg)
+                    continue
+                if p.arg in frame.static or p.arg in frame.pytrees or p.arg in never:
                     continue
                 if flax and p is not first_input and not _array_annotation(p.annotation):
                     continue  # `__call__(self, x, train)`: only the input is data; the rest configure the layer
@@ -147,8 +167,23 @@ class _Visitor:
                 if spec.filter and (non_array_annotation(p.annotation) or python_default(defaults.get(p.arg)) or (
                         p.annotation is None and only_truth_tested(node, p.arg))):
                     continue  # filter_jit traces array leaves only: a Python value stays static
+                if container_annotation(p.annotation):
+                    frame.pytrees.add(p.arg)  # `xs: Sequence[Array]`: a Python container of traced arrays
+                    continue
+                cls = pytrees.annotated_class(ctx, p.annotation)
+                if cls is not None:  # `state: EnvState`: a pytree object; its array fields are traced leaves
+                    frame.pytrees.add(p.arg)
+                    frame.classes[p.arg] = cls
+                    continue
                 frame.traced_names.add(p.arg)
                 frame.arrays.add(p.arg)
+                # Abstract on every way the function is reached: always passed (no default the caller may
+                # leave out), traced by any wrapper (filter_jit keeps non-array values static), and the call
+                # graph saw an abstract value for it on every recorded call.
+                if p.arg not in defaults and (not spec.filter or _array_annotation(p.annotation) or (
+                        p.annotation is None and used_like_array(node, p.arg))) and (
+                        must_capable is None or p.arg in must_capable):
+                    frame.must.add(p.arg)
         ctx.frames.append(frame)
         try:
             if isinstance(node, ast.Lambda):
@@ -162,14 +197,18 @@ class _Visitor:
         info = self.ctx.info
         if self.ctx.assume_traced:
             return StaticSpec(wrapper="<assumed>")
-        if self.forced and id(node) in self.forced:
-            return self.forced[id(node)]
+        if self.forced and node in self.forced:
+            return self.forced[node]
         if not isinstance(node, ast.Lambda):
             for dec in node.decorator_list:
                 spec = decorator_spec(info, dec)
-                if spec is not None:
+                if spec is not None and (traces_abstractly(spec) or outer.traced):
+                    # @jax.grad / @shard_map alone: concrete values under an eager caller; the call graph
+                    # traces the function when traced code calls it. Inside traced code: abstract.
+                    if outer.traced and not spec.staged:
+                        spec.staged = facts.staged(self.ctx)
                     return spec
-            spec = info.traced_spec(id(outer.node) if outer.node is not None else 0, node.name)
+            spec = info.traced_spec(outer.node if outer.node is not None else 0, node.name)
             if spec is not None:
                 return spec
         else:
@@ -178,11 +217,22 @@ class _Visitor:
             if isinstance(parent, (ast.List, ast.Tuple)) and len(parents) >= 3:
                 parent = parents[-3]  # lax.switch(i, [lambda ..., ...], x)
             if isinstance(parent, ast.Call) and node in _traced_call_args(self.ctx, parent):
-                return StaticSpec(wrapper=self.ctx.resolve(parent.func) or "")
+                spec = StaticSpec(wrapper=self.ctx.resolve(parent.func) or "")
+                t = known.lookup(spec.wrapper)
+                if t is not None and t.body_arity is not None and t.body_arity >= 0:
+                    spec.passed_positional = t.body_arity
+                inside = parent in info.inside_traced  # jax.jit(jax.vmap(lambda ...)): under the jit
+                if t is not None and t.python_runs == "each_call":
+                    if t.makes != "abstract" and not outer.traced and not inside:
+                        return None  # jax.grad(lambda p: ...) in eager code: concrete values
+                    spec.staged = "must" if inside else facts.staged(self.ctx) if outer.traced else ""
+                if t is not None and t.trace_only:
+                    spec.staged = ""
+                return spec
         if outer.traced:
             # A plain helper defined inside traced code: its body is traced, but what its callers pass
             # is unknown (often static Python values), so only closure variables count as traced.
-            return StaticSpec(wrapper=NESTED, traced_argnums=())
+            return StaticSpec(wrapper=NESTED, traced_argnums=(), staged=facts.staged(self.ctx))
         return None
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -191,24 +241,26 @@ class _Visitor:
             self.visit(child)
 
     # -- dataflow ------------------------------------------------------------------------------
-    def _bind(self, target: ast.AST, traced: bool, mask: bool = False, array: bool = False) -> None:
+    def _bind(self, target: ast.AST, traced: bool, mask: bool = False, array: bool = False,
+              must: bool = False) -> None:
         f = self.ctx.frame
         if isinstance(target, ast.Name):
             f.bound.add(target.id)
-            for s, on in ((f.traced_names, traced), (f.masks, mask), (f.arrays, array)):
+            for s, on in ((f.traced_names, traced), (f.masks, mask), (f.arrays, array), (f.must, must)):
                 if on:
                     s.add(target.id)
                 else:
                     s.discard(target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for e in target.elts:
-                self._bind(e, traced, False, array)
+                self._bind(e, traced, False, array, must)
         elif isinstance(target, ast.Starred):
-            self._bind(target.value, traced, False, array)
+            self._bind(target.value, traced, False, array, must)
 
-    def _value_facts(self, value: ast.AST) -> tuple[bool, bool, bool]:
+    def _value_facts(self, value: ast.AST) -> tuple[bool, bool, bool, bool]:
         ctx = self.ctx
         traced = ctx.is_traced(value)
+        must = traced and self._any_must() and ctx.is_must(value)
         mask = traced and ctx.is_mask(value)
         if not traced and type(value) is ast.Call and ctx.in_traced and type(value.func) is ast.Call:  # type: ignore[attr-defined]
             # `y = nn.Dense(4)(x)`: a layer built and applied to traced values returns traced values.
@@ -223,17 +275,39 @@ class _Visitor:
                 traced and isinstance(value.func, ast.Attribute)))  # type: ignore[attr-defined]
         else:
             array = traced and t in (ast.BinOp, ast.UnaryOp)
-        return traced, mask, array
+        return traced, mask, array, must
+
+    def _any_must(self) -> bool:
+        """Does some enclosing frame hold a must-abstract name (else no value here can be one)?"""
+        return any(f.must for f in self.ctx.frames)
 
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         kids = node.__dict__.get("_jc")  # children cached by the pre-pass
         for child in kids if kids is not None else children(node):
             self.visit(child)
         if node.value is not None:
-            facts = self._value_facts(node.value)
+            vf = self._value_facts(node.value)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
-                self._bind(t, *facts)
+                self._bind(t, *vf)
+            ctx = self.ctx
+            cls = pytrees.replaced(ctx, node.value) if ctx.in_traced else None
+            if cls is not None:  # `state = state.replace(x=...)`: the same pytree class, new leaves
+                for t in targets:
+                    if type(t) is ast.Name:
+                        ctx.frame.pytrees.add(t.id)
+                        ctx.frame.classes[t.id] = cls
+            elif ctx.in_traced and type(node.value) is ast.Call:
+                for t in targets:  # `state = step_agent(state, a)` with `-> EnvState`: what it returns
+                    pytrees.bind_returned(ctx, t, node.value)
+            if ctx.in_traced and type(node.value) is ast.Call and ctx.resolve(node.value.func) in LIST_RETURNING:
+                ctx.frame.pytrees.update(t.id for t in targets if type(t) is ast.Name)  # a list of tracers
+            elif ctx.in_traced and type(node.value) is ast.Name and node.value.id in ctx.frame.pytrees:
+                for t in targets:  # `sigma, cache, key = carry`: each element a traced leaf (or a container)
+                    if type(t) in (ast.Tuple, ast.List):
+                        names = [e.id for e in t.elts if type(e) is ast.Name]  # type: ignore[attr-defined]
+                        ctx.frame.traced_names.update(names)
+                        ctx.frame.elements.update(names)
             if _is_container(self.ctx, node.value):
                 self.ctx.frame.containers.update(t.id for t in targets if isinstance(t, ast.Name))
 
@@ -248,6 +322,8 @@ class _Visitor:
             if traced:
                 f.traced_names.add(node.target.id)
                 f.arrays.add(node.target.id)
+                if ctx.is_must(node.value):
+                    f.must.add(node.target.id)
 
     def _namedexpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
@@ -280,8 +356,9 @@ class _Visitor:
         if q == "reversed" and it.args:  # type: ignore[attr-defined]
             self._bind_loop(target, it.args[0])  # type: ignore[attr-defined]
             return
-        traced = ctx.is_traced(it)
-        self._bind(target, traced, False, traced)
+        traced = ctx.is_traced(it) or (type(it) is ast.Name and it.id in ctx.frame.pytrees) or (  # type: ignore[attr-defined]
+            type(it) is ast.Call and ctx.resolve(it.func) in values.LIST_RETURNING and ctx.in_traced)  # a list of tracers
+        self._bind(target, traced, False, traced, traced and ctx.is_must(it))
 
     @contextlib.contextmanager
     def _in_loop(self) -> Iterator[None]:
@@ -336,7 +413,36 @@ class _Visitor:
             self.visit(item.context_expr)
             if item.optional_vars is not None:
                 self._bind(item.optional_vars, False)
-        self.visit_all(node.body)
+        evaluated = self.ctx.in_traced and guards.compile_time_eval(self.ctx, node)
+        f = self.ctx.frame
+        f.compile_time_eval += evaluated
+        try:
+            self.visit_all(node.body)
+        finally:
+            f.compile_time_eval -= evaluated
+
+    def _if(self, node: ast.If) -> None:
+        """An ``if`` that tells tracers from concrete values runs one branch only on concrete values."""
+        ctx = self.ctx
+        self.visit(node.test)
+        dead = guards.dead_branch(ctx, node.test) if ctx.in_traced else None
+        if dead is not None:  # `if S is None:` where every traced way passes S: that branch never runs traced
+            self.visit_all(node.orelse if dead else node.body)
+            return
+        guard = guards.tracer_guard(ctx, node.test) if ctx.in_traced else None
+        if guard is None:
+            self.visit_all(node.body)
+            self.visit_all(node.orelse)
+            return
+        names, tracer_if_true = guard
+        traced_branch, concrete_branch = (node.body, node.orelse) if tracer_if_true else (node.orelse, node.body)
+        self.visit_all(traced_branch)
+        saved = guards.forget(ctx, names)
+        try:
+            self.visit_all(concrete_branch)
+        finally:
+            if not guards.leaves(traced_branch):
+                guards.restore(saved)  # after the `if`, either branch may have run
 
 
 class _CallTable:
@@ -408,6 +514,7 @@ _SPECIAL = {
     ast.Nonlocal: _Visitor._global,
     ast.ExceptHandler: _Visitor._handler,
     ast.With: _Visitor._with,
+    ast.If: _Visitor._if,
     ast.AsyncWith: _Visitor._with,
 }
 
@@ -422,11 +529,7 @@ def _is_container(ctx: Context, value: ast.AST) -> bool:
     return isinstance(value, ast.Call) and ctx.resolve(value.func) in _CONTAINER_CALLS
 
 
-# jnp functions that return a Python list of arrays (its length is static), not one array.
-LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit",
-                            "jax.numpy.dsplit", "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.broadcast_arrays",
-                            "jax.numpy.atleast_1d", "jax.numpy.atleast_2d", "jax.numpy.atleast_3d",
-                            "jax.lax.split"})
+LIST_RETURNING = values.LIST_RETURNING
 
 
 def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:

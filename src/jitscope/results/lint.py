@@ -36,6 +36,7 @@ class LintResult(Result):
     duration_s: float = 0.0
     env: Environment = field(default_factory=Environment)
     interrupted: bool = False  # Ctrl-C stopped the run; the files linted before it are kept
+    evidence: str | None = None  # the trace evidence read (`--evidence`, or the default location), if any
 
     def counts_by_code(self) -> dict[str, int]:
         """Number of findings per rule code, most frequent first."""

@@ -15,7 +15,7 @@ from ..collect.program_text import ProgramText as ProgramText
 from ..collect.stall import Stall as Stall
 from ..collect.warmup_run import WarmupRun as WarmupRun
 from ..collect.watch_dump import DumpIndex as DumpIndex
-from ..model import CompileEvent, Environment, Finding, Fix
+from ..model import CompileEvent, Environment, Finding, Fix, TraceEvidence
 from ._base import Result
 
 
@@ -53,6 +53,9 @@ class WatchResult(Result):
     process_index: int | None = None
     process_count: int | None = None
     started_at: float | None = None  # time.time() when watching started: event timestamps count from here
+    # which of the program's functions ran while JAX traced, and how (``watch --trace-evidence``; what
+    # ``jitscope lint --evidence`` reads); None when not recorded
+    trace_evidence: TraceEvidence | None = None
 
     @property
     def compile_seconds(self) -> float:

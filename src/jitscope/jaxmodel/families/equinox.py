@@ -13,12 +13,19 @@ from ..transforms import Transform
 _DOC = "https://docs.kidger.site/equinox/api/transformations/"
 
 TRANSFORMS = (
-    Transform("equinox.filter_jit", "equinox", "abstract", compiles=True, donate_options=("donate",),
-              static_by_type=True, doc=_DOC),
-    Transform("equinox.filter_pmap", "equinox", "abstract", compiles=True, static_by_type=True, doc=_DOC),
-    Transform("equinox.filter_vmap", "equinox", "abstract", static_by_type=True, doc=_DOC),
+    Transform("equinox.filter_jit", "equinox", "abstract", compiles=True, python_runs="once_per_compile",
+              donate_options=("donate",), static_by_type=True, doc=_DOC),
+    Transform("equinox.filter_pmap", "equinox", "abstract", compiles=True, python_runs="once_per_compile",
+              static_by_type=True, axes_option=("in_axes", -1), doc=_DOC),
+    Transform("equinox.filter_vmap", "equinox", "abstract", static_by_type=True, axes_option=("in_axes", -1),
+              doc=_DOC),
     Transform("equinox.filter_grad", "equinox", "concrete", static_by_type=True, differentiates=True, doc=_DOC),
     Transform("equinox.filter_value_and_grad", "equinox", "concrete", static_by_type=True, differentiates=True,
               doc=_DOC),
-    Transform("equinox.filter_checkpoint", "equinox", "abstract", static_by_type=True, doc=_DOC),
+    Transform("equinox.filter_checkpoint", "equinox", "abstract", python_runs="once_per_function",
+              static_by_type=True, doc=_DOC),
+    Transform("equinox.filter_eval_shape", "equinox", "abstract", python_runs="once_per_function",
+              static_by_type=True, trace_only=True, doc=_DOC),
+    Transform("equinox.filter_make_jaxpr", "equinox", "abstract", python_runs="once_per_function",
+              static_by_type=True, trace_only=True, doc=_DOC),
 )

@@ -13,14 +13,16 @@ _NNX = "https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/transforms.
 _LINEN = "https://flax.readthedocs.io/en/latest/api_reference/flax.linen/transformations.html"
 
 TRANSFORMS = (
-    Transform("flax.nnx.jit", "flax", "abstract", compiles=True, static_options=("static_argnums", "static_argnames"),
+    Transform("flax.nnx.jit", "flax", "abstract", compiles=True, python_runs="once_per_compile",
+              static_options=("static_argnums", "static_argnames"),
               donate_options=("donate_argnums", "donate_argnames"), doc=_NNX),
-    Transform("flax.nnx.vmap", "flax", "abstract", doc=_NNX),
+    Transform("flax.nnx.vmap", "flax", "abstract", axes_option=("in_axes", -1), doc=_NNX),
     Transform("flax.nnx.grad", "flax", "concrete", differentiates=True, doc=_NNX),
     Transform("flax.nnx.value_and_grad", "flax", "concrete", differentiates=True, doc=_NNX),
-    Transform("flax.nnx.remat", "flax", "abstract", doc=_NNX),
-    Transform("flax.linen.jit", "flax", "abstract", compiles=True, static_options=("static_argnums",),
-              donate_options=("donate_argnums",), doc=_LINEN),
+    Transform("flax.nnx.remat", "flax", "abstract", python_runs="once_per_function", doc=_NNX),
+    Transform("flax.nnx.eval_shape", "flax", "abstract", python_runs="once_per_function", trace_only=True, doc=_NNX),
+    Transform("flax.linen.jit", "flax", "abstract", compiles=True, python_runs="once_per_compile",
+              static_options=("static_argnums",), donate_options=("donate_argnums",), doc=_LINEN),
 )
 
 # nnx.jit's JitWrapped calls ``self.jitted_fn`` inside ``graphlib.update_context(self)``; its JitFn merges the

@@ -10,6 +10,7 @@ from .js102_traced_bool_operator import TracedBoolOperator
 from .js103_traced_to_python import TracedToPython
 from .js104_numpy_on_traced import NumpyOnTraced
 from .js105_numpy_array_traced_index import NumpyArrayTracedIndex
+from .js106_bitwise_not_on_bool import BitwiseNotOnBool
 from .js201_builtin_reduction import BuiltinReduction
 from .js202_python_loop_unrolled import PythonLoopUnrolled
 from .js203_jit_in_loop import JitInLoop
@@ -34,7 +35,7 @@ from .js604_unhashable_static_instance import UnhashableStaticInstance
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
-    NumpyArrayTracedIndex,
+    NumpyArrayTracedIndex, BitwiseNotOnBool,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ...jaxmodel import known
 from ..context import Context
 from ..scope import JIT_LIKE
 
@@ -25,12 +26,17 @@ def traced_params(ctx: Context, node: ast.AST) -> list[str]:
 
 
 def used_as_array(ctx: Context, name: str) -> bool:
-    """Does the current function use ``name`` like an array (methods, indexing, jnp/lax calls)?"""
+    """Does the current function use ``name`` like an array (attributes and methods, slicing, jnp/lax calls)?
+
+    ``name[0]`` or ``name["k"]`` is no evidence: tuples, lists and dicts are indexed the same way."""
     fn = ctx.frame.node
     if fn is None:
         return False
     for n in ast.walk(fn):
-        if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name) and n.value.id == name:
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name:
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name and (
+                isinstance(n.slice, (ast.Slice, ast.Tuple)) or ctx.is_traced(n.slice)):
             return True
         if isinstance(n, ast.Call) and (ctx.resolve(n.func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.nn.")):
             if any(isinstance(a, ast.Name) and a.id == name for a in n.args):
@@ -100,8 +106,7 @@ def once_per_function(ctx: Context, code: str, var: str) -> bool:
 
 
 # Wrappers that trace to learn shapes or the graph, never to run it: effects there are the point.
-TRACE_ONLY_WRAPPERS = frozenset({"jax.eval_shape", "jax.make_jaxpr", "equinox.filter_eval_shape",
-                                 "equinox.filter_make_jaxpr", "flax.nnx.eval_shape"})
+TRACE_ONLY_WRAPPERS = known.TRACE_ONLY
 _TRACE_WORDS = ("trace", "tracing", "jaxpr", "eval_shape", "compile")
 
 

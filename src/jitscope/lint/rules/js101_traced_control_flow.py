@@ -55,6 +55,7 @@ class TracedControlFlow(Rule):
     message = "Python `{kind}` on traced value `{expr}`: jit needs a concrete bool here"
     severity = "error"
     confidence = "certain"
+    requires = "abstract"
     nodes = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
     def check(self, node: ast.AST, ctx: Context) -> None:

@@ -50,6 +50,7 @@ class TracedBoolOperator(Rule):
     message = "`{op}` on traced value `{expr}` calls bool() on a tracer"
     severity = "error"
     confidence = "certain"
+    requires = "abstract"
     nodes = (ast.BoolOp, ast.UnaryOp, ast.Call)
     calls = ("bool", "max", "min")
 
@@ -81,4 +82,4 @@ class TracedBoolOperator(Rule):
             advice = f"it compares its arguments with `>`/`<`; use jnp.{'maximum' if op == 'max()' else 'minimum'}"
         else:
             advice = "use &, |, ~ or jnp.logical_and/or/not" if op != "bool()" else hint_static(ctx, hit)
-        ctx.report(self, node, f"{self.message.format(op=op, expr=expr)}; {advice}", op=op, expr=expr)
+        ctx.report(self, node, f"{self.message.format(op=op, expr=expr)}; {advice}", subject=hit, op=op, expr=expr)

@@ -40,6 +40,7 @@ class TracedToPython(Rule):
     message = "`{conv}` on traced value `{expr}` needs a concrete value"
     severity = "error"
     confidence = "certain"
+    requires = "abstract"
     nodes = (ast.Call,)
     calls = ("float", "int", "complex", ".item", ".tolist")
 
@@ -54,4 +55,5 @@ class TracedToPython(Rule):
             conv, target = f"{b}()", node.args[0]  # type: ignore[attr-defined]
         expr = short(ctx, target)
         advice = hint_static(ctx, target, "keep it an array (.astype, jnp ops)")
-        ctx.report(self, node, f"{self.message.format(conv=conv, expr=expr)}; {advice}", conv=conv, expr=expr)
+        ctx.report(self, node, f"{self.message.format(conv=conv, expr=expr)}; {advice}", subject=target, conv=conv,
+                   expr=expr)

@@ -61,6 +61,7 @@ class NumpyOnTraced(Rule):
     severity = "error"
     confidence = "certain"
     fix = "unsafe"
+    requires = "abstract"
     nodes = (ast.Call,)
     calls = ("numpy.*",)
 
@@ -80,4 +81,4 @@ class NumpyOnTraced(Rule):
         func = node.func  # type: ignore[attr-defined]
         if jnp and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and q.count(".") == 1:
             fix = ctx.edit(self, func, f"{jnp}.{func.attr}", f"Replace with `{jnp}.{func.attr}`")
-        ctx.report(self, node, fix=fix, fn=fn, expr=short(ctx, hit))
+        ctx.report(self, node, fix=fix, subject=hit, fn=fn, expr=short(ctx, hit))

@@ -63,6 +63,7 @@ class NumpyArrayTracedIndex(Rule):
     message = "NumPy array `{array}` {how} traced value `{expr}` (fails under jit: NumPy needs a concrete value); use a jax array (`jnp.asarray({array})`)"
     severity = "error"
     confidence = "certain"
+    requires = "abstract"
     nodes = (ast.Subscript,)
 
     def check(self, node: ast.AST, ctx: Context) -> None:
@@ -79,7 +80,7 @@ class NumpyArrayTracedIndex(Rule):
                 hit, how = parent.value, "given an element from"  # type: ignore[union-attr]
         if hit is None:
             return
-        ctx.report(self, sub, array=sub.value.id, how=how, expr=short(ctx, hit))
+        ctx.report(self, sub, subject=hit, array=sub.value.id, how=how, expr=short(ctx, hit))
 
 
 def _traced_index(ctx: Context, index: ast.AST) -> ast.AST | None:
@@ -106,7 +107,7 @@ def _is_numpy_array(ctx: Context, name: str) -> bool:
     else:
         return False
     cache = ctx.__dict__.setdefault("_js105", {})
-    key = id(scope)
+    key = scope
     if key not in cache:
         cache[key] = _numpy_names(ctx, scope)
     return name in cache[key]

@@ -56,6 +56,7 @@ class BuiltinReduction(Rule):
     message = "builtin `{fn}` over traced array `{expr}` unrolls one op per element; use jnp.{fn}"
     severity = "warning"
     fix = "unsafe"
+    requires = "staged"
     nodes = (ast.Call,)
     calls = _REDUCTIONS
 

@@ -61,6 +61,7 @@ class PythonLoopUnrolled(Rule):
     name = "python-loop-unrolled"
     message = "Python loop over {what} is unrolled into the graph ({trips}); use lax.fori_loop (or lax.scan to keep per-step outputs)"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.For, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
     def check(self, node: ast.AST, ctx: Context) -> None:

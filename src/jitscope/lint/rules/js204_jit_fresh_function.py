@@ -79,7 +79,10 @@ class JitFreshFunction(Rule):
         if isinstance(parent, ast.Call) and parent.func is node:
             pass  # jit(...)(args): compiled and thrown away
         elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-            if _escapes(ctx.frame.node, parent.targets[0].id):
+            target = parent.targets[0].id
+            if target in ctx.frame.declared_global or target in ctx.frame.declared_nonlocal:
+                return  # `global step_fn; step_fn = jax.pmap(...)`: a cache kept across calls, built once
+            if _escapes(ctx.frame.node, target):
                 return
             if _called_in_loop(ctx.frame.node, parent.targets[0].id):
                 return  # a driver: `step = jax.jit(...)` then `for batch in data: step(...)` compiles once per run
@@ -169,8 +172,8 @@ def _escapes(fn: ast.AST | None, name: str) -> bool:
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
-    called = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
-    return any(isinstance(m, ast.Name) and m.id == name and id(m) not in called for m in ast.walk(node))
+    called = {c.func for c in ast.walk(node) if isinstance(c, ast.Call)}
+    return any(isinstance(m, ast.Name) and m.id == name and m not in called for m in ast.walk(node))
 
 
 def _called_in_loop(fn: ast.AST | None, name: str) -> bool:

@@ -46,6 +46,7 @@ class BooleanMaskIndex(Rule):
     message = "boolean mask index `{expr}` gives a data-dependent shape (NonConcreteBooleanIndexError under jit); use jnp.where(mask, x, 0) or a fixed size"
     severity = "error"
     confidence = "certain"
+    requires = "abstract"
     nodes = (ast.Subscript,)
 
     def check(self, node: ast.AST, ctx: Context) -> None:

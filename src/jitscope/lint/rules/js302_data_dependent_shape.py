@@ -49,6 +49,7 @@ class DataDependentShape(Rule):
     message = "`{fn}` without size= has a data-dependent output shape (fails under jit); pass size= and fill_value="
     severity = "error"
     confidence = "certain"
+    requires = "abstract"
     nodes = (ast.Call,)
     calls = (*(f"jax.numpy.{fn}" for fn in (*_SIZED, "where")), ".nonzero")
 

@@ -59,6 +59,7 @@ class TracedShapeArgument(Rule):
     message = "`{fn}` with traced size `{expr}`: shapes must be static under jit"
     severity = "error"
     confidence = "certain"
+    requires = "abstract"
     nodes = (ast.Call,)
     calls = (*_SHAPE_ARGS, ".reshape")
 
@@ -82,5 +83,5 @@ class TracedShapeArgument(Rule):
             if hit is not None:
                 expr = short(ctx, hit)
                 ctx.report(self, call, f"{self.message.format(fn=fn, expr=expr)}; {hint_static(ctx, hit, 'derive it from an input shape (x.shape[0])', always=True)}",
-                           fn=fn, expr=expr)
+                           subject=hit, fn=fn, expr=expr)
                 return

@@ -60,6 +60,7 @@ class PrintInTraced(Rule):
     message = ("`{fn}` inside traced function `{function}` runs only while tracing, not on every call; return the value "
                "and print or log it outside the jitted function (jax.debug.print only while debugging)")
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Call,)
     calls = ("print", *(f".{m}" for m in _LOG_METHODS))
 

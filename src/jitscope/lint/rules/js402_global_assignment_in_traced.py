@@ -50,6 +50,7 @@ class GlobalAssignmentInTraced(Rule):
     name = "global-assignment-in-traced"
     message = "assigns {scope} `{var}` inside traced function `{function}`: runs once at trace time, not on every call; return the value instead of assigning a {scope}"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)
 
     def check(self, node: ast.AST, ctx: Context) -> None:

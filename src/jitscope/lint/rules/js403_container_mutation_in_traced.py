@@ -6,7 +6,7 @@ import ast
 
 from ..context import STATIC_CALLS, Context
 from ..rule import Rule
-from ..scope import BODY_ARGS, MUTATORS, TRANSFORMS
+from ..scope import BODY_ARGS, JIT_LIKE, MUTATORS, TRACES
 from ._util import trace_time_effect_expected
 
 _RETURNS_NONE = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
@@ -61,6 +61,7 @@ class ContainerMutationInTraced(Rule):
     name = "container-mutation-in-traced"
     message = "`{expr}` mutates {owner} `{var}` inside traced function `{function}`: runs once at trace time and leaks tracers; return the values instead of mutating outer state"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Call, ast.Assign, ast.AugAssign)
     calls = tuple(f".{m}" for m in MUTATORS)
 
@@ -122,7 +123,7 @@ def _owner(ctx: Context, var: str) -> str | None:
                 return "enclosing-scope variable"
             # A body traced separately (scan, vmap, cond branch) leaks its tracers into the outer trace.
             wrapper = f.spec.wrapper if f.spec else ""
-            return "enclosing-scope variable" if wrapper in BODY_ARGS or wrapper in TRANSFORMS else None
+            return "enclosing-scope variable" if wrapper in BODY_ARGS or (wrapper in TRACES and wrapper not in JIT_LIKE) else None
     if var in ctx.info.module_mutables:
         return "module-global"
     return None

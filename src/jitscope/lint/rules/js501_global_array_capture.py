@@ -52,6 +52,7 @@ class GlobalArrayCapture(Rule):
     name = "global-array-capture"
     message = "module-level array `{var}` (line {line}) is baked into the compiled graph as a constant; pass '{var}' as an argument"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Name,)
 
     def names(self, info: ModuleInfo) -> frozenset[str]:

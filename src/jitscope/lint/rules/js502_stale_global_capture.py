@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import facts
 from ..context import Context
 from ..rule import Rule
 from ..scope import MUTATORS, ModuleInfo
@@ -60,6 +61,7 @@ class StaleGlobalCapture(Rule):
     name = "stale-global-capture"
     message = "global `{var}` is {why}: jit freezes its value at trace time and later changes are ignored; pass '{var}' as an argument"
     severity = "warning"
+    requires = "staged"
     nodes = (ast.Name,)
 
     def names(self, info: ModuleInfo) -> frozenset[str]:
@@ -91,7 +93,8 @@ class StaleGlobalCapture(Rule):
             return  # `type(x) in REGISTERED_TYPES`: a registry consulted for dispatch, not a value in the graph
         if var in info.reassigned_in_functions:
             why = "reassigned with `global` elsewhere"
-        elif info.rebound_after_call(var, ctx.frames[1].node if len(ctx.frames) > 1 else None):
+        elif info.rebound_after_call(var, ctx.frames[1].node if len(ctx.frames) > 1 else None, facts.is_script(ctx),
+                                     lambda line: _read_after(ctx, var, line)):
             why = "reassigned at module level after a call"
         elif var in info.module_mutables and var in info.mutated_names:
             why = "a mutable container that is mutated elsewhere"
@@ -99,3 +102,11 @@ class StaleGlobalCapture(Rule):
             return
         if ctx.is_module_global(var) and once_per_function(ctx, self.code, var):
             ctx.report(self, name, var=var, why=why)
+
+
+def _read_after(ctx: Context, var: str, line: int) -> bool:
+    """Does code other than the function being checked read ``var`` after ``line``?"""
+    reader = ctx.frames[1].node if len(ctx.frames) > 1 else None
+    skip = set(ast.walk(reader)) if reader is not None else set()
+    return any(isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Load) and n.lineno > line
+               and n not in skip for n in ast.walk(ctx.tree))

@@ -81,15 +81,21 @@ class StaleClosureCapture(Rule):
                 if callee not in calls:
                     calls[callee] = _calls(stmts, callee)  # only now: the one walk over expressions
                 for rebind, rebind_loops in later:
+                    # stale only if a call traced it before the rebinding and a call runs it after
                     if any(_before_or_same_loop(c, c_loops, rebind, rebind_loops, created)
-                           for c, c_loops in calls[callee]):
+                           for c, c_loops in calls[callee]) and any(
+                            _pos(c) > _pos(rebind) or any(loop in rebind_loops for loop in c_loops)
+                            for c, c_loops in calls[callee]):
                         ctx.report(self, rebind, var=var, function=callee, line=created.lineno)
                         break
 
 
 def _jitted_closures(stmts: Stmts, info: ModuleInfo) -> list[tuple[str, ast.AST, ast.AST, set[str]]]:
     """(callable name, where it is made, the traced body, its parameters) of each jitted closure made here."""
-    nested = {st.name: st for st, _ in stmts if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    nested: dict[str, list[ast.AST]] = {}
+    for st, _ in stmts:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            nested.setdefault(st.name, []).append(st)
     out: list[tuple[str, ast.AST, ast.AST, set[str]]] = []
     for st, _ in stmts:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -102,8 +108,11 @@ def _jitted_closures(stmts: Stmts, info: ModuleInfo) -> list[tuple[str, ast.AST,
             if isinstance(target, ast.Lambda):
                 out.append((st.targets[0].id, st, target.body, _params(target)))
             elif isinstance(target, ast.Name) and target.id in nested:
-                inner = nested[target.id]
-                out.append((st.targets[0].id, st, inner, _params(inner)))
+                # the def of that name in force where the jit is applied (a later `def simulate` is another function)
+                before = [d for d in nested[target.id] if _pos(d) < _pos(st)]
+                if before:
+                    inner = before[-1]
+                    out.append((st.targets[0].id, st, inner, _params(inner)))  # type: ignore[arg-type]
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ..context import Context
+from ..context import ARRAY_METHODS, Context
 from ..rule import Rule
 
 _AT_METHOD = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
@@ -162,6 +162,9 @@ def _dict_like(fn: ast.AST | None, name: str) -> bool:
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
             if _str_index(n.slice):
                 return True
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name) \
+                and n.value.value.id == name and n.attr not in ARRAY_METHODS and n.attr not in _ARRAY_ATTRS:
+            return True  # `metrics[k].merge(...)`: its elements are objects, not array elements
         elif isinstance(n, ast.Attribute) and n.attr in _DICT_METHODS and isinstance(n.value, ast.Name) \
                 and n.value.id == name:
             return True

@@ -7,6 +7,8 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, decorator_spec
+from ._static_args import jitted_target, static_passed, unhashable, values_of
+from ._util import short
 
 _UNHASHABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _KIND = {ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.ListComp: "list", ast.DictComp: "dict",
@@ -65,22 +67,33 @@ class UnhashableStaticArg(Rule):
             self._defaults(node, ctx)
             return
         call: ast.Call = node  # type: ignore[assignment]
-        if not isinstance(call.func, ast.Name) or call.func.id not in ctx.info.jitted_callables:
+        target = jitted_target(ctx, call)
+        if target is None:
             return
-        if ctx._local_frame(call.func.id) is not None:
-            return
-        def_name, spec = ctx.info.jitted_callables[call.func.id]
-        fn = ctx.info.defs.get(def_name)
-        if fn is None:
-            return
-        static = spec.static_params(fn)
-        positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
-        passed = [(positional[i], a) for i, a in enumerate(call.args) if i < len(positional)]
-        passed += [(k.arg, k.value) for k in call.keywords if k.arg]
-        for param, value in passed:
-            if param in static and isinstance(value, _UNHASHABLE):
+        fn, spec, function, bound = target
+        if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
+            return  # static arguments computed at run time: which ones is unknown
+        for param, value in static_passed(call, fn, spec, bound):
+            if isinstance(value, _UNHASHABLE):
                 ctx.report(self, value, fix=self._fix(value, ctx), kind=f"a {_KIND[type(value)]}", param=param,
-                           function=call.func.id)
+                           function=function)
+                continue
+            # Through data flow: a name or attribute bound to a list, dict, set or array (every binding: an
+            # error; some: a warning), or an array made at the call.
+            kinds = [unhashable(ctx, v) for v in values_of(ctx, value)]
+            bad = [k for k in kinds if k]
+            if not bad:
+                continue
+            what = bad[0]
+            shown = f"`{short(ctx, value)}` ({what})" if not isinstance(value, ast.Call) else what
+            advice = ("make it a traced argument (drop it from the static arguments)" if "array" in what
+                      else "use a tuple")
+            msg = (f"{shown} passed for static argument `{param}` of `{function}`: static arguments must be "
+                   f"hashable; {advice}")
+            if len(bad) < len(kinds):
+                msg += " (on some of the ways it is bound)"
+            ctx.report(self, value, msg, severity="error" if len(bad) == len(kinds) else "warning",
+                       kind=what, param=param, function=function)
 
     def _defaults(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
         for dec in fn.decorator_list:

@@ -6,8 +6,8 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ..scope import StaticSpec
 from ._scan import own_statements, statement_bindings
+from ._static_args import jitted_target, static_passed, values_of
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 
@@ -72,17 +72,18 @@ class UnhashableStaticInstance(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]
-        if not isinstance(call.func, ast.Name) or call.func.id not in ctx.info.jitted_callables:
+        target = jitted_target(ctx, call)
+        if target is None:
             return
-        if ctx._local_frame(call.func.id) is not None:
-            return
-        def_name, spec = ctx.info.jitted_callables[call.func.id]
-        fn = ctx.info.defs.get(def_name)
-        if fn is None:
-            return
-        for param, value in _static_passed(call, fn, spec):
+        fn, spec, function, bound = target
+        if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
+            return  # static arguments computed at run time: which ones is unknown
+        for param, value in static_passed(call, fn, spec, bound):
             fresh = isinstance(value, ast.Call)
             ctor = value if fresh else _bound_instance(ctx, value)
+            if ctor is None and isinstance(value, ast.Attribute):  # `self.cfg` set in __init__ to `Config(...)`
+                ctors = [v for v in values_of(ctx, value) if v is not None]
+                ctor = ctors[0] if len(ctors) == 1 else None
             if not isinstance(ctor, ast.Call) or not isinstance(ctor.func, ast.Name):
                 continue
             cls = _module_class(ctx, ctor.func)
@@ -92,24 +93,14 @@ class UnhashableStaticInstance(Rule):
             if kind == "unhashable":
                 why = (f"`{cls.name}` is unhashable ({_why_unhashable(ctx, cls)}), so the call raises "
                        "'Non-hashable static arguments'; make it `@dataclass(frozen=True)` or define `__hash__`")
-                ctx.report(self, value, why=why, cls=cls.name, param=param, function=call.func.id)
+                ctx.report(self, value, why=why, cls=cls.name, param=param, function=function)
             elif kind == "identity" and fresh and (ctx.in_loop or len(ctx.frames) > 1) \
                     and not ctx.frame.name.startswith("test"):
                 why = (f"`{cls.name}` hashes by identity and a new instance is built for every call, so every call "
                        "traces and compiles again; define `__eq__` and `__hash__` (or a frozen dataclass), or build "
                        "it once")
                 ctx.report(self, value, why=why, severity="warning", cls=cls.name, param=param,
-                           function=call.func.id)
-
-
-def _static_passed(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef,
-                   spec: StaticSpec) -> list[tuple[str, ast.expr]]:
-    static = spec.static_params(fn)
-    positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
-    passed = [(positional[i], a) for i, a in enumerate(call.args) if i < len(positional)
-              and not any(isinstance(b, ast.Starred) for b in call.args[:i + 1])]
-    passed += [(k.arg, k.value) for k in call.keywords if k.arg]
-    return [(p, v) for p, v in passed if p in static]
+                           function=function)
 
 
 def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
@@ -123,9 +114,9 @@ def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
     if local is None and value.id in ctx.info.reassigned_in_functions:
         return None
     cache = ctx.__dict__.setdefault("_js604", {})
-    if id(scope) not in cache:
-        cache[id(scope)] = statement_bindings(own_statements(scope)) if scope is not None else {}
-    entries = cache[id(scope)].get(value.id, [])
+    if scope not in cache:
+        cache[scope] = statement_bindings(own_statements(scope)) if scope is not None else {}
+    entries = cache[scope].get(value.id, [])
     if len(entries) != 1 or not entries[0][2]:
         return None  # bound more than once, or as part of a tuple / loop target
     return entries[0][1]  # type: ignore[return-value]

@@ -69,6 +69,10 @@ def format_text(result: LintResult, *, snippet: bool = True, color: bool = False
             lines.append("; ".join(hints) + ".")
     else:
         lines.append(f"All checks passed ({files}, {result.lines_checked} lines).")
+    if result.evidence:
+        observed = sum(1 for f in result.findings if f.details.get("observed"))
+        lines.append(f"Trace evidence read from {result.evidence} ({observed} finding{'s' if observed != 1 else ''} "
+                     "in code the run saw traced).")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,211 @@
+"""The tracing model's verdicts: what holds on every way a function is reached (must), and on some (may).
+
+Rules do not decide how sure a finding is; they say what their claim rests on (``Rule.requires``)
+and ``judge`` asks the model, in the manner of pyright's code-flow analysis:
+
+* ``abstract``: the flagged value is an abstract tracer (``if x > 0`` raises only then). It is a
+  **must** fact when the value is abstract on every way the function is reached and every way is
+  known: the function is traced by its own decorator, or handed to a transform and referenced
+  nowhere else, or only called from traced code with abstract values (``Context.is_must``);
+  otherwise a **may** fact (a public function other modules may call eagerly, a parameter with a
+  default the caller may not pass, an ``in_axes`` computed at run time).
+* ``staged``: the function's body is traced into a cached jaxpr (``jit``, a ``lax.scan`` body),
+  so a ``print`` runs once per trace and a Python loop is unrolled into the graph. An eager
+  ``vmap``, ``grad`` or ``shard_map`` runs the body on every call: nothing is staged, and such
+  findings are not reported.
+
+``error`` needs a must fact; a may fact gives at most a ``warning`` (``likely``). ``established``
+says how the function came to be traced, for the finding's message and ``details``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import Counter
+from functools import lru_cache
+
+from ..jaxmodel import values
+
+MUST, MAY = "must", "may"
+NESTED = "<enclosing traced function>"
+
+
+@lru_cache(maxsize=4096)
+def _in_package(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, "__init__.py"))
+
+
+def references(ctx) -> Counter:  # ctx: lint.context.Context
+    """How often each name is read in the module (``f`` and ``obj.f`` both count for ``f``); built once."""
+    refs = ctx.__dict__.get("_references")
+    if refs is None:
+        refs = Counter()
+        for n in ast.walk(ctx.tree):
+            t = type(n)
+            if t is ast.Name and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+                refs[n.id] += 1  # type: ignore[attr-defined]
+            elif t is ast.Attribute and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+                refs[n.attr] += 1  # type: ignore[attr-defined]
+        ctx.__dict__["_references"] = refs
+    return refs
+
+
+def is_script(ctx) -> bool:
+    """Is the linted file a script (outside any package): its module-level code is the whole program?"""
+    return not _in_package(os.path.dirname(os.path.abspath(ctx.filename)))
+
+
+def call_shapes(ctx) -> dict[str, list[tuple[int, frozenset[str] | None]]]:
+    """Every ``name(...)`` call in the module: (positional count, keywords), or (-1, None) when a
+    ``*args``/``**kwargs`` hides what is passed; built once, on first need."""
+    shapes = ctx.__dict__.get("_call_shapes")
+    if shapes is None:
+        shapes = {}
+        for n in ast.walk(ctx.tree):
+            if type(n) is ast.Call and type(n.func) is ast.Name:  # type: ignore[attr-defined]
+                star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)  # type: ignore[attr-defined]
+                shapes.setdefault(n.func.id, []).append(  # type: ignore[attr-defined]
+                    (-1, None) if star else (len(n.args), frozenset(k.arg for k in n.keywords)))  # type: ignore[attr-defined]
+        ctx.__dict__["_call_shapes"] = shapes
+    return shapes
+
+
+def defaults_never_passed(ctx, fn: ast.AST, spec, defaulted: list[tuple[int, str]]) -> set[str]:
+    """Parameters with a default that no caller passes: every call of the decorated (or wrapped) function
+    is in this module, none passes them, so they hold their Python default (the jaxmodel's python kind)."""
+    name = getattr(fn, "name", "")
+    if not defaulted or not name or spec.via or not ctx.frames or importable(ctx, _Probe(fn)):
+        return set()
+    calls = call_shapes(ctx).get(name, [])
+    if not calls or references(ctx)[name] != len(calls) + ctx.info.wrapped_refs.get(name, 0):
+        return set()  # handed elsewhere as a value, or never called here: its callers are unknown
+    if any(npos < 0 for npos, _ in calls):
+        return set()
+    return {p for i, p in defaulted if all(npos <= i and p not in (kws or ()) for npos, kws in calls)}
+
+
+class _Probe:
+    """A frame-like holder of a function node, for ``importable``."""
+
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node
+
+
+def importable(ctx, frame) -> bool:
+    """Can code outside the linted files call this function: a public module-level function or method
+    of a module inside a package? (Scripts, tests, nested functions and private names are called only
+    where the linter sees.)"""
+    node = frame.node
+    name = getattr(node, "name", "")
+    if not name or (name.startswith("_") and not (name.startswith("__") and name.endswith("__"))):
+        return False
+    top = node in ctx.tree.body or any(isinstance(s, ast.ClassDef) and node in s.body for s in ctx.tree.body)
+    return top and _in_package(os.path.dirname(os.path.abspath(ctx.filename)))
+
+
+def closed(ctx, frame) -> bool:
+    """Is every way ``frame``'s function is reached known to the linter (computed once per frame)?"""
+    if frame.closed is not None:
+        return frame.closed
+    spec = frame.spec
+    out = False
+    if spec is not None and isinstance(frame.node, ast.Lambda):
+        out = bool(spec.closed)  # a lambda is referenced only where it is written
+    elif spec is not None and frame.node is not None:
+        name = frame.node.name  # type: ignore[attr-defined]
+        if spec.closed is None and not importable(ctx, frame):
+            # handed to transforms (or called from traced code) and read nowhere else
+            seen = ctx.info.wrapped_refs.get(name, 0) if not spec.via else spec.refs_seen
+            out = references(ctx)[name] <= seen
+        else:
+            out = bool(spec.closed)
+    frame.closed = out
+    return out
+
+
+def staged(ctx) -> str:
+    """``must``/``may``/``""``: is the code being checked traced into a cached jaxpr on every / some / no way?"""
+    for f in reversed(ctx.frames):
+        spec = f.spec
+        if spec is None:
+            return ""
+        if spec.wrapper == NESTED and f is not ctx.frames[1]:
+            continue  # a helper defined inside traced code runs in its parent's trace
+        if spec.staged == MUST and not closed(ctx, f):
+            return MAY
+        return spec.staged
+    return ""
+
+
+def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, str] | None:
+    """(severity, confidence, note) for a finding of ``rule`` about ``subject``, or None: not a finding.
+
+    ``note`` says why an error rule reports a warning (what the model could not prove)."""
+    need = rule.requires
+    if need == "abstract" and _handles_concretization(ctx, subject):
+        return None  # `try: int(x) ... except TypeError:`: the traced case is handled on purpose
+    if need == "abstract" and type(subject) is ast.Name:
+        owner = ctx._local_frame(subject.id)  # type: ignore[attr-defined]
+        if owner is not None and subject.id in owner.elements:  # type: ignore[attr-defined]
+            return None  # `if cache:` on an element of a carry: may be a dict or None, whose truth is Python's
+    if need == "staged":
+        level = staged(ctx)
+        if not level:
+            return None
+    elif need == "abstract":
+        level = MUST if subject is not None and ctx.is_must(subject) else MAY
+    else:
+        level = MUST
+    if severity == "error" and level == MAY:
+        return "warning", "likely", _why_may(ctx, need)
+    return severity, "", ""
+
+
+def _handles_concretization(ctx, node: ast.AST | None) -> bool:
+    """Is the code being checked in the body of a ``try`` whose handlers catch a failed concretization
+    (``ConcretizationTypeError``, ``TypeError``, ``Exception``: jaxmodel/values.py)?"""
+    parents = [*ctx.parents, node] if node is not None else list(ctx.parents)
+    for i in range(len(parents) - 1, -1, -1):
+        p = parents[i]
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        if isinstance(p, ast.Try) and i + 1 < len(parents) and parents[i + 1] in p.body:
+            for h in p.handlers:
+                types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+                for t in types:
+                    if t is None or (ctx.resolve(t) or "").rpartition(".")[2] in values.CONCRETIZATION_ERRORS:
+                        return True
+    return False
+
+
+def _why_may(ctx, need: str) -> str:
+    frame = next((f for f in reversed(ctx.frames) if f.spec is not None and f.spec.wrapper != NESTED), ctx.frame)
+    name = frame.name
+    if frame.spec is not None and frame.spec.assumed:
+        return ""
+    if not closed(ctx, frame):
+        return f"not every caller of `{name}` is known, and some may pass Python values"
+    if need == "staged":
+        return f"`{name}` may also run untraced"
+    return "the value may be a Python value on some way this code is reached"
+
+
+def established(ctx) -> tuple[str, bool]:
+    """How the code being checked came to be traced, and whether the message should say it (it is
+    not visible at the function's own definition)."""
+    for f in reversed(ctx.frames):
+        spec = f.spec
+        if spec is None:
+            break
+        if spec.wrapper == NESTED:
+            continue
+        if spec.via:
+            return spec.via, True
+        if spec.site:
+            return f"`{f.name}` is handed to `{spec.wrapper}` ({os.path.basename(ctx.filename)}:" \
+                   f"{spec.site.removeprefix('line ')})", True
+        if isinstance(f.node, ast.Lambda):
+            return f"a lambda handed to `{spec.wrapper}`", False
+        return f"`{f.name}` is decorated with `{spec.wrapper}`", False
+    return "", False

@@ -1,0 +1,179 @@
+"""What reaches a static argument: the jitted callee of a call, and the values its static parameters get.
+
+jit hashes its static arguments to key its cache (``static_argnums``/``static_argnames``): a value
+that cannot be hashed raises, and one that hashes by identity misses the cache on every new object.
+JS602 and JS604 ask this module, for a call, which jitted function it calls (a decorated or wrapped
+name, ``self.method`` of a decorated method, ``self.step`` set to ``jax.jit(self._step, ...)``, an inline
+``jax.jit(f, ...)(...)``), which arguments land on static parameters, and what each may be: the
+literal itself, or every value a name or attribute is bound to (in the function, at module level,
+in the class's methods for ``self.x``/``obj.x``), so a list bound to ``axes`` three lines up, a
+module-level config dict or an instance attribute set in ``__init__`` is seen as well as a literal.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import Context
+from ..scope import JIT_LIKE, StaticSpec, decorator_spec, spec_from_call
+from ._scan import own_statements, statement_bindings
+
+Def = ast.FunctionDef | ast.AsyncFunctionDef
+ARRAY_FACTORY_HEADS = ("numpy.", "jax.numpy.", "jax.random.")
+_ARRAY_FACTORIES = frozenset({"array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
+                              "zeros_like", "ones_like", "full_like", "normal", "uniform"})
+
+
+def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, int] | None:
+    """(the jitted def, its static spec, its name as called, how ``self`` is bound) of ``call``, or None.
+
+    The last item is 0 for a plain function, 1 for a decorated method called on ``self`` (``self`` is
+    position 0 of ``static_argnums``), 2 for ``jax.jit(self._m)`` (the bound method: its
+    ``static_argnums`` count from the parameter after ``self``)."""
+    func = call.func
+    info = ctx.info
+    if isinstance(func, ast.Name) and func.id in info.jitted_callables and ctx._local_frame(func.id) is None:
+        def_name, spec = info.jitted_callables[func.id]
+        fn = info.defs.get(def_name)
+        return (fn, spec, func.id, 0) if fn is not None else None
+    if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name) \
+            and ctx.resolve(func.func) in JIT_LIKE:  # jax.jit(f, static_argnums=1)(x, [1, 2])
+        fn = info.defs.get(func.args[0].id)
+        q = ctx.resolve(func.func) or ""
+        return (fn, spec_from_call(info, func, q), func.args[0].id, 0) if fn is not None else None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = _enclosing_class(ctx)
+        if cls is None:
+            return None
+        method = _method(cls, func.attr)
+        if method is not None:  # `self.m(...)` of `@partial(jax.jit, static_argnums=(1,)) def m(self, ...)`
+            for dec in method.decorator_list:
+                spec = decorator_spec(info, dec)
+                if spec is not None and spec.wrapper in JIT_LIKE:
+                    return method, spec, f"self.{func.attr}", 1
+            return None
+        for _, value in _self_assignments(cls, func.attr):  # `self.step = jax.jit(self._step, ...)`
+            if isinstance(value, ast.Call) and value.args and ctx.resolve(value.func) in JIT_LIKE:
+                wrapped = value.args[0]
+                if isinstance(wrapped, ast.Attribute) and isinstance(wrapped.value, ast.Name) \
+                        and wrapped.value.id == "self":
+                    inner = _method(cls, wrapped.attr)
+                    if inner is not None:
+                        return inner, spec_from_call(info, value, ctx.resolve(value.func) or ""), f"self.{func.attr}", \
+                            2
+    return None
+
+
+def static_passed(call: ast.Call, fn: Def, spec: StaticSpec, bound: int) -> list[tuple[str, ast.expr]]:
+    """(parameter, argument) for each argument of ``call`` that lands on a static parameter of ``fn``.
+
+    A method called on ``self`` (``bound`` 1 or 2) passes its first argument to the parameter after
+    ``self``; a jit of the bound method (``bound`` 2) counts ``static_argnums`` from there too."""
+    positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+    offset = 1 if bound and positional and positional[0] in ("self", "cls") else 0
+    static = set(spec.argnames) | {positional[offset:][i] for i in spec.argnums
+                                   if -len(positional[offset:]) <= i < len(positional[offset:])} if bound == 2 \
+        else spec.static_params(fn)
+    out = []
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            break
+        if i + offset < len(positional) and positional[i + offset] in static:
+            out.append((positional[i + offset], a))
+    out += [(k.arg, k.value) for k in call.keywords if k.arg and k.arg in static]
+    return out
+
+
+def values_of(ctx: Context, expr: ast.expr) -> list[ast.expr | None]:
+    """Every value ``expr`` may hold at the call: itself, or the right-hand sides of the bindings of a
+    name (in the current function, or at module level) or of an attribute (``self.x``/``obj.x`` set in the
+    class's methods); ``None`` stands for a binding whose value is not known (a loop target, ``+=``, a
+    parameter)."""
+    if isinstance(expr, ast.Name):
+        return _name_values(ctx, expr.id)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        cls = None
+        if expr.value.id == "self":
+            cls = _enclosing_class(ctx)
+        else:
+            ctors = [v for v in _name_values(ctx, expr.value.id) if isinstance(v, ast.Call)]
+            if ctors and isinstance(ctors[0].func, ast.Name):
+                cls = _module_class(ctx, ctors[0].func.id)
+        if cls is not None:
+            found = [value for _, value in _self_assignments(cls, expr.attr)]
+            return found or [None]
+        return [None]
+    return [expr]
+
+
+def _name_values(ctx: Context, name: str) -> list[ast.expr | None]:
+    frame = ctx._local_frame(name)
+    if frame is not None and name in frame.params and name not in frame.bound:
+        return [None]  # a parameter: its callers decide
+    scope = frame.node if frame is not None else ctx.tree
+    if frame is None and name in ctx.info.reassigned_in_functions:
+        return [None]
+    cache = ctx.__dict__.setdefault("_static_bindings", {})
+    if scope not in cache:
+        cache[scope] = statement_bindings(own_statements(scope)) if scope is not None else {}
+    entries = cache[scope].get(name, [])
+    if not entries:
+        return [None]
+    return [value if whole and value is not None else None for _, value, whole, _ in entries]
+
+
+def unhashable(ctx: Context, value: ast.expr | None) -> str | None:
+    """Why ``value`` cannot be hashed (``"a list"``, ``"a NumPy array"``, ``"a JAX array"``), or None."""
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "a list"
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return "a dict"
+    if isinstance(value, (ast.Set, ast.SetComp)):
+        return "a set"
+    if isinstance(value, ast.Call):
+        q = ctx.resolve(value.func) or ""
+        if q in ("list", "dict", "set"):
+            return f"a {q}"
+        head, _, fn = q.rpartition(".")
+        if fn in _ARRAY_FACTORIES and (head + ".").startswith(ARRAY_FACTORY_HEADS):
+            return "a NumPy array" if head == "numpy" else "a JAX array"
+        if isinstance(value.func, ast.Name) and value.func.id in ctx.info.jitted_callables:
+            return "the array a jitted call returns"
+    return None
+
+
+def _enclosing_class(ctx: Context) -> ast.ClassDef | None:
+    for p in reversed(ctx.parents):
+        if isinstance(p, ast.ClassDef):
+            return p
+    return None
+
+
+def _module_class(ctx: Context, name: str) -> ast.ClassDef | None:
+    hits = [s for s in ctx.tree.body if isinstance(s, ast.ClassDef) and s.name == name]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _method(cls: ast.ClassDef, name: str) -> Def | None:
+    for s in cls.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name:
+            return s
+    return None
+
+
+def _self_assignments(cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, ast.expr | None]]:
+    """``self.<attr> = value`` in the class's methods (a value of ``None`` when not a plain assignment)."""
+    out: list[tuple[ast.AST, ast.expr | None]] = []
+    for s in cls.body:
+        if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for n in ast.walk(s):
+            if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                for t in targets:
+                    for e in ([t] if not isinstance(t, (ast.Tuple, ast.List)) else t.elts):
+                        if isinstance(e, ast.Attribute) and e.attr == attr and isinstance(e.value, ast.Name) \
+                                and e.value.id == "self":
+                            whole = isinstance(n, ast.Assign) and e is t
+                            out.append((e, n.value if whole else None))
+    return out

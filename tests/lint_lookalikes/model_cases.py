@@ -1,0 +1,230 @@
+"""Look-alikes of the tracing model (docs/lint.md "The tracing model"), one per row or class it decides.
+
+tests/test_lint_model.py runs each under real JAX (does it work, or raise?) and lints this file:
+code that works must draw no finding (or, where some way of reaching it fails, a warning), and
+code that fails on every way it is reached an error.
+"""
+
+import functools
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
+
+try:
+    from jax import shard_map
+except ImportError:  # JAX < 0.7
+    from jax.experimental.shard_map import shard_map
+
+MESH = Mesh(np.array(jax.devices()[:1]), ("i",))
+
+
+# grad outside jit: the value is a concrete tracer, a Python `if` works
+@jax.grad
+def grad_eager(x):
+    if x > 0:
+        return x * x
+    return -x
+
+
+def run_grad_eager():
+    return grad_eager(2.0)
+
+
+# the same grad under jit: abstract, the `if` raises
+@jax.grad
+def grad_jitted(x):
+    if x > 0:  # error: every way here is under jit
+        return x * x
+    return -x
+
+
+@jax.jit
+def run_grad_jitted(x):
+    return grad_jitted(x)
+
+
+# vjp of a Python `if` outside jit: concrete
+def smooth(x):
+    if x.sum() > 0:
+        return x * 2.0
+    return x
+
+
+def run_vjp(x):
+    out, pullback = jax.vjp(smooth, x)
+    return pullback(out)
+
+
+# shard_map outside jit runs its body on concrete shards
+def shard_body(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+def run_shard_map(x):
+    return shard_map(shard_body, mesh=MESH, in_specs=P(), out_specs=P())(x)
+
+
+# eager vmap: the body runs on every call, so a print there is not "only while tracing"
+def per_example(x):
+    print("mapping", x)
+    return x * 2.0
+
+
+def run_vmap(xs):
+    return jax.vmap(per_example)(xs)
+
+
+# in_axes computed at run time: `n` may be unmapped, reaching the function as a Python int
+def scaled(x, n):
+    if n > 1:  # a warning at most: which arguments are mapped is known only at run time
+        return x * n
+    return x
+
+
+def run_axes(xs, n, mapped):
+    axes = (0, 0 if mapped else None)
+    return jax.vmap(scaled, in_axes=axes)(xs, n)
+
+
+# a Sequence parameter is a Python container of arrays: its truth value is its length
+@jax.jit
+def total(xs: Sequence[jax.Array]):
+    if not xs:
+        return jnp.zeros(())
+    return sum(x.sum() for x in xs)
+
+
+# a default the jitted function's only caller never passes stays the Python default
+@jax.jit
+def _repeat(x, times=3):
+    for _ in range(times):
+        x = x * 2.0
+    return x
+
+
+def run_repeat(x):
+    return _repeat(x)
+
+
+# nondiff_argnums: the rule gets the caller's Python value
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def clipped(limit, x):
+    return jnp.minimum(x, limit)
+
+
+@clipped.defjvp
+def clipped_jvp(limit, primals, tangents):
+    (x,), (t,) = primals, tangents
+    if limit > 0:  # a Python float
+        return clipped(limit, x), jnp.where(x < limit, t, 0.0)
+    return clipped(limit, x), t
+
+
+@jax.jit
+def run_clipped(x):
+    return jax.grad(lambda y: clipped(1.0, y).sum())(x)
+
+
+# jnp on Python values inside ensure_compile_time_eval is concrete even under jit
+@jax.jit
+def evaluated(x):
+    with jax.ensure_compile_time_eval():
+        table = jnp.arange(4)
+        if table.sum() > 3:
+            x = x + table[1]
+    return x
+
+
+# a branch that runs only when the value is not a tracer
+@jax.jit
+def guarded(x):
+    if isinstance(x, jax.core.Tracer):
+        return x * 2.0
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+def eager_only(x):
+    if not isinstance(x, jax.core.Tracer) and float(x.sum()) < 0:
+        raise ValueError("negative")
+    return x
+
+
+def guarded_numpy(x):
+    if isinstance(x, np.ndarray):
+        if x.sum() > 0:
+            return x
+    return jnp.asarray(x)
+
+
+@jax.jit
+def run_guarded_numpy(x):
+    return guarded_numpy(x) * 2.0
+
+
+# a dict carry is a Python dict of traced leaves: its keys are static
+def count_body(carry, x):
+    for key in carry:
+        carry = {**carry, key: carry[key] + x}
+    return carry, None
+
+
+@jax.jit
+def run_count(xs):
+    init = {"a": jnp.zeros(()), "b": jnp.zeros(())}
+    return lax.scan(count_body, init, xs)[0]
+
+
+# the `if` fails on every way here: the private helper's only caller jits it
+def _helper(x):
+    if x.sum() > 0:  # error
+        return x
+    return -x
+
+
+@jax.jit
+def run_helper(x):
+    return _helper(x)
+
+
+# the same helper also called eagerly: some ways fail, some work
+def shared(x):
+    if x.sum() > 0:  # warning
+        return x
+    return -x
+
+
+@jax.jit
+def run_shared(x):
+    return shared(x)
+
+
+def run_shared_eagerly(x):
+    return shared(x)
+
+
+# a transform applied inside jit's argument runs under the jit: abstract, and staged
+def mapped_sign(x):
+    if x > 0:  # error
+        return x
+    return -x
+
+
+run_mapped_sign = jax.jit(jax.vmap(mapped_sign))
+
+
+def differentiated(x):
+    if x > 0:  # error: jit(grad(f)) traces f with abstract values
+        return x * x
+    return -x
+
+
+run_differentiated = jax.jit(jax.grad(differentiated))
