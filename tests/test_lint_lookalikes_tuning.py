@@ -61,6 +61,7 @@ CASES = [
                  id="dict-of-objects"),
     pytest.param("long_program", "JS202", lambda m: m.long_jaxpr(X), id="make-jaxpr-loop"),
     pytest.param("resample_indices", "JS103", lambda m: m.resample(jax.random.key(0), X, 3), id="passed-not-none"),
+    pytest.param("NeighborList", "JS103,JS104", lambda m: m.count_edges(jnp.arange(-1, 3)), id="pytree-host-methods"),
 ]
 
 

@@ -44,7 +44,7 @@ FAILS = [
     ("JS602_dataflow", "numpy_axes", (X.reshape(2, 3),)), ("JS602_dataflow", "one_way_a_list", (X.reshape(2, 3), True)),
     ("JS602_dataflow", "inline_jit", (X.reshape(2, 3),)), ("JS602_dataflow", "reducer_bound_jit", (X.reshape(2, 3),)),
     ("JS602_dataflow", "reducer_decorated", (X.reshape(2, 3),)),
-    ("JS106", "run_solver", (S,)),  # while_loop rejects the int32 condition that `~False` makes
+    ("JS106", "run_solver", (S,)), ("JS303", "split_by_sizes", (X,)),  # while_loop rejects the int32 condition that `~False` makes
 ]
 # Look-alike negatives that must work.
 WORKS = [
@@ -69,7 +69,7 @@ WORKS = [
     ("JS602", "main_ok", (X.reshape(2, 3),)), ("JS602", "with_default", (X,)),
     ("JS602_dataflow", "tuples_ok", (X.reshape(2, 3),)), ("JS602_dataflow", "one_way_a_list", (X.reshape(2, 3), False)),
     ("JS602_dataflow", "reducer_fine", (X.reshape(2, 3),)),
-    ("JS106", "mask_ok", (X, X > 1)), ("JS106", "masks_ok", (X,)),
+    ("JS106", "mask_ok", (X, X > 1)), ("JS106", "masks_ok", (X,)), ("JS303", "split_ok", (X,)),
 ]
 
 

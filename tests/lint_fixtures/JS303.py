@@ -44,3 +44,14 @@ def literal(x):
 @partial(jax.jit, static_argnames="rows")
 def reshape_ok(x, rows):
     return x.reshape(rows, -1)
+
+
+@jax.jit
+def split_by_sizes(y):
+    sizes = [2, 2]
+    return jnp.split(y, jnp.cumsum(jnp.array(sizes)))[0]  # JS303
+
+
+@jax.jit
+def split_ok(y):
+    return jnp.split(y, [2, 4])[0]

@@ -7,6 +7,7 @@ code that fails on every way it is reached an error.
 
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -228,3 +229,32 @@ def differentiated(x):
 
 
 run_differentiated = jax.jit(jax.grad(differentiated))
+
+
+# a pytree's computation method runs on traced fields when an instance passes through jit
+class Body(NamedTuple):
+    points: jax.Array
+    masses: jax.Array
+
+    def mass(self):
+        if jnp.any(self.points > 100.0):  # warning: fails under jit, works on the host
+            raise ValueError("points out of range")
+        return self.masses.sum()
+
+
+@jax.jit
+def total_mass(body):
+    return body.mass()
+
+
+class Board(NamedTuple):
+    cells: jax.Array
+
+    @property
+    def size(self) -> int:
+        return int(jnp.sqrt(self.cells.shape[-1]).item())  # warning: jnp on a shape makes a tracer under jit
+
+
+@jax.jit
+def scaled_board(board):
+    return board.cells * board.size

@@ -6,6 +6,7 @@ real JAX and lints this file: none may be flagged by the rule that flagged its o
 """
 
 import functools
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -202,3 +203,19 @@ def resample_indices(key, log_weights, S=None):
 @functools.partial(jax.jit, static_argnames=["num_samples"])
 def resample(key, log_weights, num_samples):
     return resample_indices(key, log_weights, S=num_samples)
+
+
+# pytree-accessor (jax-md custom_partition.py): an `-> int` accessor counting data runs on the host
+class NeighborList(NamedTuple):
+    idx: jax.Array
+
+    @property
+    def n_edges(self) -> int:
+        return int(jnp.sum(self.idx >= 0))
+
+    def real(self):  # pytree-host-method (netket mc_stats.py): NumPy on its own fields, written for the host
+        return self._replace(idx=np.real(self.idx))
+
+
+def count_edges(idx):
+    return NeighborList(idx).n_edges, NeighborList(idx).real()

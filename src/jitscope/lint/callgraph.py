@@ -75,6 +75,9 @@ class OutgoingCall:
     static_args: tuple[str, ...] = ()  # parameters known to receive Python values (custom rules' nondiff ones)
     pytree_args: tuple[str, ...] = ()  # parameters that receive a Python container of traced values
     unmapped_from: int | None = None  # vmap: positions from here on are unmapped (Python values pass through)
+    via_method: str = ""  # a virtual call: the method of the base class that makes it
+    # a pytree's accessor (`-> int`): it concretizes its fields on purpose, so it runs on the host
+    accessor: bool = False
     # positions (ints) and keywords (strs) given a value that is not the literal None: on this way, an
     # `if p is None:` branch of the callee does not run
     not_none: frozenset[int | str] = frozenset()
@@ -266,8 +269,11 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         cls = _enclosing_class(ctx)
         if cls is not None:
             _method(ctx, cls, attr, _with(edge, method=True), set())
-            # A subclass in another linted module may override `attr`: its version is what runs.
-            out.append(_with(edge, target=f"{cls}.{attr}", level=-1, method=True, virtual=True))
+            # A subclass in another linted module may override `attr`: its version is what runs (unless it
+            # overrides the calling method too: then this caller never runs on its instances).
+            caller = _enclosing_method(ctx)
+            out.append(_with(edge, target=f"{cls}.{attr}", level=-1, method=True, virtual=True,
+                             via_method=caller))
         return
     if type(base) is ast.Name and ctx._local_frame(base.id) is not None:  # type: ignore[attr-defined]
         cls = _annotated_class(ctx, base.id)  # type: ignore[attr-defined]
@@ -303,6 +309,15 @@ def _annotated_class(ctx: Context, name: str) -> str | None:
 
 def _with(edge: OutgoingCall, **changes: object) -> OutgoingCall:
     return OutgoingCall(**{**edge.__dict__, **changes})  # type: ignore[arg-type]
+
+
+def _enclosing_method(ctx: Context) -> str:
+    """The name of the method (of a module-level class) the code being walked is in."""
+    idx = index(ctx)
+    for f in ctx.frames[1:]:
+        if f.node in idx.owner:
+            return getattr(f.node, "name", "")
+    return ""
 
 
 def _enclosing_class(ctx: Context) -> str | None:

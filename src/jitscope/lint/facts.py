@@ -145,6 +145,8 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     need = rule.requires
     if need == "abstract" and _handles_concretization(ctx, subject):
         return None  # `try: int(x) ... except TypeError:`: the traced case is handled on purpose
+    if need == "abstract" and subject is not None and _in_accessor(ctx) and _reads_traced(ctx, subject):
+        return None  # a pytree's `-> int` accessor reading its fields: made for the host, not for jit
     if need == "abstract" and type(subject) is ast.Name:
         owner = ctx._local_frame(subject.id)  # type: ignore[attr-defined]
         if owner is not None and subject.id in owner.elements:  # type: ignore[attr-defined]
@@ -160,6 +162,26 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     if severity == "error" and level == MAY:
         return "warning", "likely", _why_may(ctx, need)
     return severity, "", ""
+
+
+def _in_accessor(ctx) -> bool:
+    return any(f.spec is not None and f.spec.accessor for f in ctx.frames)
+
+
+_SHAPES = frozenset({"shape", "ndim", "dtype", "size"})
+
+
+def _reads_traced(ctx, node: ast.AST) -> bool:
+    """Does ``node`` read a traced name or array field's values (not only Python values and shapes)?"""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is ast.Attribute and n.attr in _SHAPES:  # type: ignore[attr-defined]
+            continue  # `x.shape[-1]`: static, whatever x is
+        if type(n) in (ast.Name, ast.Attribute) and ctx.is_traced(n):
+            return True
+        stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _handles_concretization(ctx, node: ast.AST | None) -> bool:

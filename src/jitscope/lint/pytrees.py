@@ -12,37 +12,86 @@ from __future__ import annotations
 
 import ast
 
-_ARRAY_WORDS = ("Array", "ndarray", "Float[", "Int[", "Bool[", "Shaped[", "Num[", "Real[", "PRNGKey", "Key[")
+from ..jaxmodel import families
+
+_ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey", "PRNGKeyArray", "DeviceArray"})
+_JAXTYPING = frozenset({"Float", "Int", "Bool", "Shaped", "Num", "Real", "Complex", "Integer", "Inexact", "Key",
+                        "UInt"})
 _STATIC_FIELD = ("pytree_node=False", "static=True")
 
 
 def annotated_class(ctx, ann: ast.expr | None) -> ast.ClassDef | None:  # ctx: lint.context.Context
-    """The module-level class an annotation names (``EnvState``, ``"EnvState"``), or None."""
+    """The module-level pytree class an annotation names (``EnvState``, ``"EnvState"``), or None."""
     if ann is None:
         return None
     name = ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else (
         ann.id if isinstance(ann, ast.Name) else None)
     if not name:
         return None
+    cls = module_classes(ctx).get(name)
+    return cls if cls is not None and is_pytree(ctx, cls) else None
+
+
+def module_classes(ctx) -> dict[str, ast.ClassDef]:
     classes = ctx.__dict__.get("_module_classes")
     if classes is None:
         classes = ctx.__dict__["_module_classes"] = {s.name: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)}
-    cls = classes.get(name)
-    return cls if cls is not None and _fields(cls) else None
+    return classes
 
 
-def _fields(cls: ast.ClassDef) -> dict[str, bool]:
-    """Annotated fields of a class body -> whether the field is a traced array leaf."""
+def is_pytree(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+    """Is ``cls`` a pytree whose instances carry arrays through jit: registered (a pytree decorator or base
+    of jaxmodel's families: flax struct, equinox Module, nnx Variable, a NamedTuple, ...), or a dataclass
+    declaring array fields (JAX libraries register those: jax_md's own ``dataclasses.dataclass``)?"""
+    cached = cls.__dict__.get("_jitscope_pytree")
+    if cached is not None:
+        return cached
+    out = False
+    for d in cls.decorator_list:
+        q = ctx.info.resolve(d.func if isinstance(d, ast.Call) else d) or ""
+        if q in families.PYTREE_DECORATORS or (q.rpartition(".")[2] == "dataclass" and any(_fields(ctx, cls).values())):
+            out = True
+    for b in _bases(ctx, cls):
+        if isinstance(b, str):
+            out = out or b in families.PYTREE_BASES or (b.rpartition(".")[2] == "NamedTuple" and any(
+                _fields(ctx, cls).values()))
+        elif b.name not in seen:
+            out = out or is_pytree(ctx, b, seen | {cls.name})
+    cls.__dict__["_jitscope_pytree"] = out
+    return out
+
+
+def _bases(ctx, cls: ast.ClassDef) -> list[ast.ClassDef | str]:
+    """Module-level base classes as their defs, others as qualified names (generic ``Base[T]`` unwrapped)."""
+    out: list[ast.ClassDef | str] = []
+    local = module_classes(ctx)
+    for b in cls.bases:
+        if isinstance(b, ast.Subscript):
+            b = b.value
+        if isinstance(b, ast.Name) and b.id in local and local[b.id] is not cls:
+            out.append(local[b.id])
+        else:
+            out.append(ctx.info.resolve(b) or "")
+    return out
+
+
+def _fields(ctx, cls: ast.ClassDef) -> dict[str, bool]:
+    """Annotated fields of a class body (and its module-level bases) -> whether the field is a traced array
+    leaf; a library base's array attributes (``nnx.Variable.value``) count too."""
     cached = cls.__dict__.get("_jitscope_fields")
     if cached is not None:
         return cached
-    out: dict[str, bool] = {}
+    cls.__dict__["_jitscope_fields"] = out = {}
+    for b in _bases(ctx, cls):
+        if isinstance(b, str):
+            out.update({a: True for a in families.ARRAY_ATTRIBUTES.get(b, ())})
+        else:
+            out.update(_fields(ctx, b))
     for s in cls.body:
         if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
             text = ast.unparse(s.annotation)
             static = s.value is not None and any(w in ast.unparse(s.value).replace(" ", "") for w in _STATIC_FIELD)
-            out[s.target.id] = not static and any(w in text for w in _ARRAY_WORDS)
-    cls.__dict__["_jitscope_fields"] = out
+            out[s.target.id] = not static and _array_text(text)
     return out
 
 
@@ -55,7 +104,7 @@ def array_field(ctx, node: ast.Attribute) -> bool:
     if f is None or not f.traced:
         return False
     cls = f.classes.get(base.id)
-    return cls is not None and _fields(cls).get(node.attr, False)
+    return cls is not None and _fields(ctx, cls).get(node.attr, False)
 
 
 def replaced(ctx, value: ast.AST) -> ast.ClassDef | None:
@@ -118,6 +167,92 @@ def _bind_annotated(ctx, target: ast.AST, ann: ast.expr) -> None:
         f.pytrees.add(target.id)
         f.classes[target.id] = cls
         f.traced_names.discard(target.id)
-    elif any(w in ast.unparse(ann) for w in _ARRAY_WORDS):
+    elif _array_text(ast.unparse(ann)):
         f.traced_names.add(target.id)
         f.arrays.add(target.id)
+
+
+_HOST_WORDS = ("repr", "str", "plot", "show", "save", "load", "print", "log", "numpy", "tolist", "summary",
+               "display", "draw", "render", "serialize", "to_", "from_", "host", "describe", "hash", "eq")
+
+
+def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
+    """Does this pytree method run on traced values when an instance passes through jit: a computation or
+    property that reads an array field of ``self`` (not a host-side ``__repr__``, ``plot``, ``to_numpy``,
+    ``save``)? Construction (``__init__``/``__post_init__``) runs eagerly, except for classes JAX rebuilds
+    while tracing (flax nnx Variables: jaxmodel's families)."""
+    name = getattr(method, "name", "")
+    if name in ("__init__", "__post_init__"):
+        return rebuilt_while_tracing(ctx, cls)
+    if (name.startswith("__") and name.endswith("__") and name not in ("__call__", "__getitem__")) or any(
+            w in name.lower() for w in _HOST_WORDS):
+        return False
+    fields = _fields(ctx, cls)
+
+    def field(n: ast.AST) -> bool:
+        return isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" \
+            and bool(fields.get(n.attr))
+
+    reads = False
+    for n in ast.walk(method):
+        if field(n):
+            reads = True
+        elif isinstance(n, ast.Call) and (ctx.info.resolve(n.func) or "").startswith("numpy.") and any(
+                field(m) for a in n.args for m in ast.walk(a)):
+            return False  # NumPy on its own array fields: a method written for the host
+    return reads
+
+
+def rebuilt_while_tracing(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+    for b in _bases(ctx, cls):
+        if isinstance(b, str):
+            if b in families.REBUILT_WHILE_TRACING:
+                return True
+        elif b.name not in seen and rebuilt_while_tracing(ctx, b, seen | {cls.name}):
+            return True
+    return False
+
+
+def array_annotation(ann: ast.expr | None) -> bool:
+    return ann is not None and _array_text(ast.unparse(ann))
+
+
+def _array_text(text: str) -> bool:
+    """``jax.Array``, ``chex.Array``, ``jnp.ndarray``, ``Float[Array, "n"]``, ``Array | None``: an array type
+    (by name: ``HashableArray`` is not one)."""
+    import re
+
+    names = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)
+    return any(n in _ARRAY_NAMES for n in names) or any(n in _JAXTYPING and f"{n}[" in text for n in names)
+
+
+def self_class(ctx, node: ast.AST) -> ast.ClassDef | None:
+    """The pytree class ``node`` (a def) is a method of, when it is one (also when walked alone, by the
+    call graph, without its class around it)."""
+    for p in reversed(ctx.parents):
+        if p is node:
+            continue
+        if isinstance(p, ast.ClassDef):
+            return p if node in p.body and is_pytree(ctx, p) else None
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return None
+    owners = ctx.__dict__.get("_method_owner")
+    if owners is None:
+        owners = ctx.__dict__["_method_owner"] = {m: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)
+                                                   for m in s.body if isinstance(m, (ast.FunctionDef,
+                                                                                     ast.AsyncFunctionDef))}
+    cls = owners.get(node)
+    return cls if cls is not None and is_pytree(ctx, cls) else None
+
+
+def python_scalar(method: ast.AST) -> bool:
+    """Does the method hand back a Python value: ``-> int``/``float``/``bool``/``str``, or every ``return``
+    a comparison, ``and``/``or``/``not``, or an ``int()``/``float()``/``bool()``/``len()`` call?"""
+    ann = getattr(method, "returns", None)
+    if isinstance(ann, ast.Name) and ann.id in ("int", "float", "bool", "str", "complex"):
+        return True
+    values = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
+    return bool(values) and all(
+        isinstance(v, (ast.Compare, ast.BoolOp)) or (isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not))
+        or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("int", "float", "bool", "len"))
+        for v in values)

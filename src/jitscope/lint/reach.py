@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from ..jaxmodel import known
+from . import pytrees
 from .callgraph import (
     _LIBRARY_HEADS,
     CONVENTION,
@@ -51,7 +52,7 @@ def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, met
                          for i in edge.not_none if not isinstance(i, int) or i < len(positional)) & every
     return StaticSpec(argnames=tuple(sorted(static)), wrapper=edge.wrapper, filter=edge.filter, via=edge.via,
                       assumed=edge.wrapper == CONVENTION, staged=edge.staged, closed=edge.closed, must_names=must,
-                      refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none)
+                      refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none, accessor=edge.accessor)
 
 
 def already_traced(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -67,12 +68,25 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
     out = []
     idx = index(ctx)
     for cname, cls in idx.classes.items():
+        called = None
         if any((ctx.info.resolve(b) or "") in MODULE_BASES for b in cls.bases):
             m = idx.methods[cname].get("__call__")
             if m is not None:
+                called = m
                 via = f"`{cname}` is an equinox/Flax module: its `__call__` runs under its caller's jit or grad"
                 out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via, staged="may",
                                             closed=False), True))
+        if pytrees.is_pytree(ctx, cls):
+            # A pytree's methods run on traced values when an instance passes through jit: its array
+            # fields (and array-annotated parameters) are traced there, on some way (a may fact).
+            via = f"`{cname}` is a pytree: its methods run on traced fields when an instance passes through jit"
+            for m in idx.methods[cname].values():
+                if m is called or not pytrees.method_may_run_traced(ctx, cls, m):
+                    continue
+                params = [p for p in m.args.posonlyargs + m.args.args][1:]
+                traced = tuple(i for i, p in enumerate(params) if pytrees.array_annotation(p.annotation))
+                out.append((m, OutgoingCall("", traced=traced, wrapper=CONVENTION, via=via, staged="may",
+                                            closed=False, accessor=pytrees.python_scalar(m)), True))
     return out
 
 
@@ -219,9 +233,10 @@ def resolve_incoming(ctx: Context, calls: list[tuple[str, OutgoingCall]]
     return out + ctx.__dict__.pop("_cg_local", [])
 
 
-def class_bases(ctx: Context) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Each module-level class with its bases as (relative level, dotted name), for finding subclasses
-    across modules (``lint/traced.py``); classes whose bases are all builtins or library classes are left out."""
+def class_bases(ctx: Context) -> list[tuple[str, list[tuple[int, str]], frozenset[str]]]:
+    """Each module-level class with its bases as (relative level, dotted name) and the methods it defines, for
+    finding subclasses across modules (``lint/traced.py``); classes whose bases are all builtins or library
+    classes are left out."""
     idx = index(ctx)
     out = []
     for name, cls in idx.classes.items():
@@ -238,5 +253,5 @@ def class_bases(ctx: Context) -> list[tuple[str, list[tuple[int, str]]]]:
                 if q and not q.startswith(".") and q.split(".")[0] not in _LIBRARY_HEADS and "." in q:
                     bases.append((0, q))
         if bases:
-            out.append((name, bases))
+            out.append((name, bases, frozenset(idx.methods.get(name, {}))))
     return out

@@ -75,12 +75,12 @@ class ModuleMap:
         return None
 
 
-def _subclasses(modules: ModuleMap, classes: dict[str, list[tuple[str, list[tuple[int, str]]]]]
+def _subclasses(modules: ModuleMap, classes: dict[str, list[tuple]]
                 ) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """(file, class) -> its direct subclasses (file, class) among the linted files."""
     out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for path, entries in classes.items():
-        for name, bases in entries:
+        for name, bases, *_ in entries:
             for level, dotted in bases:
                 hit = modules.resolve_name(path, dotted, level)
                 if hit is not None:
@@ -89,7 +89,7 @@ def _subclasses(modules: ModuleMap, classes: dict[str, list[tuple[str, list[tupl
 
 
 def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str], lint_incoming,
-                  classes: dict[str, list[tuple[str, list[tuple[int, str]]]]] | None = None) -> Iterator[object]:
+                  classes: dict[str, list[tuple]] | None = None) -> Iterator[object]:
     """Lint again, round by round, the files whose functions calls in ``outgoing`` (caller path -> calls) reach.
 
     Every call reaching one function is merged into one record (``reach.merge``) before its file is
@@ -104,6 +104,8 @@ def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str], lin
         return
     modules = ModuleMap(paths)
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+    defined = {(path, entry[0]): entry[2] for path, entries in (classes or {}).items() for entry in entries
+               if len(entry) > 2}
     incoming: dict[str, dict[str, OutgoingCall]] = {}
     rounds = 0
     while outgoing and rounds < MAX_ROUNDS:
@@ -122,6 +124,8 @@ def follow_across(outgoing: dict[str, list[OutgoingCall]], paths: list[str], lin
                         for sub in subclasses.get(key, ()):
                             if sub not in seen:
                                 seen.add(sub)
+                                if call.via_method and call.via_method in defined.get(sub, ()):
+                                    continue  # it overrides the calling method: this call never runs on it
                                 stack.append(sub)
                                 if sub[0] != caller:
                                     hits.append((sub[0], f"{sub[1]}.{method}"))

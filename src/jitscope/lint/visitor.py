@@ -133,6 +133,10 @@ class _Visitor:
         params = [p for p in a.posonlyargs + a.args + a.kwonlyargs] + [p for p in (a.vararg, a.kwarg) if p]
         frame.params = {p.arg for p in params}
         if spec is not None:
+            owner = pytrees.self_class(ctx, node) if a.args and a.args[0].arg == "self" else None
+            if owner is not None:  # `self` of a pytree: its array fields are traced leaves
+                frame.pytrees.add("self")
+                frame.classes["self"] = owner
             frame.static = spec.static_params(node) - spec.observed_abstract
             frame.pytrees.update(spec.pytrees)
             frame.not_none = spec.not_none

@@ -4,3 +4,9 @@ from . import equinox, flax, jax_core
 
 ALL_FAMILIES = (jax_core.TRANSFORMS, equinox.TRANSFORMS, flax.TRANSFORMS)
 CALL_CONTEXTS = (*flax.CALL_CONTEXTS,)
+
+PYTREE_BASES = frozenset(jax_core.PYTREE_BASES + equinox.PYTREE_BASES + flax.PYTREE_BASES)
+PYTREE_DECORATORS = frozenset(jax_core.PYTREE_DECORATORS + equinox.PYTREE_DECORATORS + flax.PYTREE_DECORATORS)
+ARRAY_ATTRIBUTES = {**jax_core.ARRAY_ATTRIBUTES, **equinox.ARRAY_ATTRIBUTES, **flax.ARRAY_ATTRIBUTES}
+REBUILT_WHILE_TRACING = frozenset(jax_core.REBUILT_WHILE_TRACING + equinox.REBUILT_WHILE_TRACING
+                                  + flax.REBUILT_WHILE_TRACING)

@@ -29,3 +29,10 @@ TRANSFORMS = (
     Transform("equinox.filter_make_jaxpr", "equinox", "abstract", python_runs="once_per_function",
               static_by_type=True, trace_only=True, doc=_DOC),
 )
+
+# Classes whose instances are pytrees (lint/pytrees.py). An equinox Module is one too, but its methods
+# are reached through filter_jit/__call__ conventions, not listed here.
+PYTREE_BASES: tuple[str, ...] = ()
+PYTREE_DECORATORS: tuple[str, ...] = ()
+ARRAY_ATTRIBUTES: dict[str, tuple[str, ...]] = {}
+REBUILT_WHILE_TRACING: tuple[str, ...] = ()

@@ -32,3 +32,11 @@ CALL_CONTEXTS = (
     CallContext("flax.nnx.transforms.compilation.JitWrapped", "jitted_fn", "flax.nnx.graphlib.update_context",
                 doc="https://github.com/google/flax/blob/main/flax/nnx/transforms/compilation.py"),
 )
+# Classes whose instances are pytrees, and attributes of them that hold the array (lint/pytrees.py).
+# (Modules are not listed: their methods are reached through their __call__ convention.)
+PYTREE_BASES = ("flax.struct.PyTreeNode", "flax.nnx.Variable", "flax.nnx.Param")
+PYTREE_DECORATORS = ("flax.struct.dataclass",)
+ARRAY_ATTRIBUTES = {"flax.nnx.Variable": ("value",), "flax.nnx.Param": ("value",)}
+# Classes whose instances JAX rebuilds while tracing (nnx splits and merges Variables under nnx.jit and
+# friends): their __init__ runs on traced values too.
+REBUILT_WHILE_TRACING = ("flax.nnx.Variable", "flax.nnx.Param")

@@ -72,3 +72,10 @@ TRANSFORMS = (
               doc="https://docs.jax.dev/en/latest/_autosummary/jax.ensure_compile_time_eval.html",
               aliases=("jax.core.ensure_compile_time_eval",)),
 )
+
+# Pytree classes (lint/pytrees.py): registered with jax.tree_util, or a NamedTuple (a tuple pytree).
+PYTREE_BASES = ("typing.NamedTuple", "NamedTuple")
+PYTREE_DECORATORS = ("jax.tree_util.register_pytree_node_class", "jax.tree_util.register_dataclass",
+                     "chex.dataclass")
+ARRAY_ATTRIBUTES: dict[str, tuple[str, ...]] = {}
+REBUILT_WHILE_TRACING: tuple[str, ...] = ()

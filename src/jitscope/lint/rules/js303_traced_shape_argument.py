@@ -19,6 +19,8 @@ _SHAPE_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "jax.random.normal": ((1,), ("shape",)), "jax.random.uniform": ((1,), ("shape",)),
     "jax.random.bernoulli": ((2,), ("shape",)), "jax.random.randint": ((1,), ("shape",)),
     "jax.lax.iota": ((1,), ("size",)), "jax.lax.full": ((0,), ("shape",)),
+    # where to split is a static shape too (flax's LSTM cell shipped `jnp.split(y, jnp.cumsum(...))`)
+    "jax.numpy.split": ((1,), ("indices_or_sections",)), "jax.numpy.array_split": ((1,), ("indices_or_sections",)),
 }
 
 
