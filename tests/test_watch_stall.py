@@ -144,7 +144,14 @@ def test_cli_stall_after_prints_the_line_and_writes_it(tmp_path):
     assert lines and any("of jit(simulate) running for" in ln or "of simulate running for" in ln for ln in lines)
     assert any("slow.py:" in ln for ln in lines)
     data = json.loads(out.read_text())
-    assert data["stalls"] and {s["phase"] for s in data["stalls"]} <= {"trace", "lower", "compile"}
+    # simulate's trace, lowering or compile outlasts 0.1 s on any machine; on a loaded one anything else may
+    # too (a first execution descheduled past 0.1 s, a small helper's lowering): those are true reports, so
+    # the verdict is on the phases' names and on simulate's compile side, not on what else load slowed
+    compile_side = {(s["function"], s["phase"]) for s in data["stalls"] if s["phase"] in {"trace", "lower", "compile"}}
+    assert compile_side & {("simulate", "trace"), ("jit(simulate)", "lower"), ("jit(simulate)", "compile")}
+    assert {s["phase"] for s in data["stalls"]} <= {"trace", "lower", "compile", "execute"}
+    for s in data["stalls"]:  # every report ended, none shorter than what was reported while it ran
+        assert s["ended_after"] is not None and s["ended_after"] >= s["seconds"], s
     assert stall_line(load_result(out).stalls[0]) == lines[0]
 
 
