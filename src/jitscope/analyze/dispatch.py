@@ -111,7 +111,8 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
             phrase = phrase.format(sites="; ".join(_site_text(s) for s in sites[:3]) or "effects")
         per = rec.median_seconds
         # The median, not the total: on a busy machine a few calls wait for the CPU, not for JAX.
-        lost = rec.calls * max(per - fast, 0.0) if fast is not None else None
+        # ... and never more than the calls took in all (the median of a skewed run can exceed the mean).
+        lost = min(rec.calls * max(per - fast, 0.0), rec.seconds) if fast is not None else None
         against = f" against {fmt_seconds(fast)} for a fast call" if fast is not None else ""
         lost_text = f", {fmt_seconds(lost)} lost" if lost is not None else ""
         fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site
