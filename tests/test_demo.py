@@ -96,8 +96,8 @@ def test_scope_numerics_and_scaling_cases_agree_with_their_numbers(tmp_path):
     assert scope.facts["jit_both_over_jit_g"] == pytest.approx(steady(scope, "jit(both)") / steady(scope, "jit(g)"))
     assert f"{scope.facts['jit_both_over_jit_g']:.2f}x jit(g)'s time" in scope.lesson
     outer = [n in ("jit(g)", "jit(both)") for n in top]
-    assert ("as the seed advises" in scope.lesson) == all(outer)
-    assert ("unlike the seed's advice" in scope.lesson) == (not any(outer))
+    assert ("as the article advises" in scope.lesson) == all(outer)
+    assert ("unlike the article's advice" in scope.lesson) == (not any(outer))
 
     fs = result.case("float_simplify")
     diff = fs.compare.numerics[0]
@@ -283,3 +283,35 @@ def test_leaders_of_two_identical_programs_are_both_named():
     r2 = compare({"small": jax.jit(f), "big": jax.jit(lambda x: jnp.tanh(x @ x.T).sum())},
                  (jnp.ones((400, 400)),), budget_s=0.2, min_samples=10)
     assert leaders(r2) == ["small"] and leaders_phrase(leaders(r2)) == "small is fastest"
+
+
+def test_articles_are_named_by_subject_never_by_file_name(monkeypatch, cli):
+    """An outside user has no seed files: the demo names each article by its subject, in the terminal,
+    the HTML, the JSON and --help (a file name such as ``003_5bc047ac44cc4edb.txt`` means nothing)."""
+    from jitscope.gallery import ARTICLES
+
+    file_name = re.compile(r"\b\d{3}_[0-9a-f]{8,}(\.txt)?\b|\bseeds?\b", re.I)
+    for name in CASES:
+        mod = case_module(name)
+        assert mod.SEED in ARTICLES, name
+        for text in (mod.TITLE, mod.SEED, mod.PUBLISHED):
+            assert not file_name.search(text), (name, text)
+
+    def broken(quick=False):  # no measuring: the case study's record carries the article as the demo prints it
+        raise RuntimeError("not measured here")
+
+    for name in CASES:
+        monkeypatch.setattr(case_module(name), "run", broken)
+    result = demo(quick=True)
+    assert [c.seed for c in result.cases] == [case_module(n).SEED for n in CASES]
+    console = render(result, "console", width=400)
+    html = render(result, "html")
+    shown = html.split('<script type="application/json"')[0]  # the page without its embedded JSON
+    for text in (console, shown, json.dumps(result.to_dict()).replace('"seed":', '"article":')):
+        assert not file_name.search(text), text[max(0, file_name.search(text).start() - 80):][:160]
+    flat = " ".join(console.split())
+    assert "(from the compile-time article (unrolled loops and builtin sum): N=1600" in flat
+    assert "From the compile-time article (unrolled loops and builtin sum): N=1600" in html
+    p = cli("demo", "--help")
+    assert p.returncode == 0 and "five articles on jax.jit" in " ".join(p.stdout.split())
+    assert not file_name.search(p.stdout), p.stdout

@@ -1,4 +1,4 @@
-"""``jitscope.demo``: run the seeds' case studies (``jitscope.gallery``) live and collect their results.
+"""``jitscope.demo``: run the articles' case studies (``jitscope.gallery``) live and collect their results.
 
 Each case study measures with the compare engine (or its own scaling loop) and computes a
 one-line lesson from its numbers. A case that raises is recorded with its error and the

@@ -96,6 +96,14 @@ def seconds(text: str) -> float:
     return value
 
 
+def add_seconds_option(p: argparse.ArgumentParser, name: str, old: str, dest: str, default: float, help: str) -> None:
+    """A seconds option under its name, and under its old name ``old``, hidden from ``--help`` (a stable
+    spelling keeps working). ``--budget`` became ``--sample-seconds``: in watch and the pytest plugin a
+    "budget" is a compile count, so the name now says one thing across commands (issue #26)."""
+    p.add_argument(name, dest=dest, type=seconds, default=default, metavar="SECONDS", help=help)
+    p.add_argument(old, dest=dest, type=seconds, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
 def add_progress_option(p: argparse.ArgumentParser) -> None:
     """``--no-progress``: no progress line on stderr (it is shown only when stderr is a terminal)."""
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr (shown only on a terminal)")

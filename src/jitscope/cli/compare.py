@@ -16,11 +16,11 @@ from ._common import (
     add_call_options,
     add_json_option,
     add_progress_option,
+    add_seconds_option,
     count,
     module_input,
     progress,
     save_outputs,
-    seconds,
 )
 from ._outputs import Input, module_file
 
@@ -35,20 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("target", nargs="?", metavar="MOD:FN", **module_input("a compared module"),
                    help="function to compare eager vs jax.jit (with --inner: the outer function)")
     p.add_argument("--inner", metavar="MOD:FN", **module_input("a compared module"),
-                   help="inner function called by TARGET through a module global: adds eager, jit(inner), "
+                   help="inner function called by MOD:FN through a module global: adds eager, jit(inner), "
                         "jit(outer), jit(both) by rebinding it while measuring")
     p.add_argument("--variant", action=Input, append=True, default=[], metavar="NAME=MOD:FN", what="a compared module", kind="module",
                    files=lambda value, args: [module_file(v.partition("=")[2] or v) for v in value],
                    help="an extra variant, called as is (a jax.jit object counts as jitted); repeatable")
     p.add_argument("--effort", action="store_true",
-                   help="add jit(TARGET) once per compile-effort setting this JAX has (jax_optimization_level "
+                   help="add jit(MOD:FN) once per compile-effort setting this JAX has (jax_optimization_level "
                         "O0-O3, jax_exec_time_optimization_effort -1/+1): compile time, steady time, break-even")
     p.add_argument("--reference", metavar="NAME", help="variant to compare outputs and speedups against "
                    "(default: the first eager variant)")
     p.add_argument("--calls", type=count(1), metavar="N", help="workload length for the recommendation "
                    "(default: steady state)")
-    p.add_argument("--budget", type=seconds, default=0.5, metavar="SECONDS",
-                   help="steady-state sampling time per variant (default 0.5)")
+    add_seconds_option(p, "--sample-seconds", "--budget", "budget", 0.5,
+                       "steady-state sampling time per variant (default 0.5)")
     p.add_argument("--min-samples", type=count(1), default=5, metavar="N", help="minimum steady samples (default 5)")
     p.add_argument("--no-phases", action="store_true",
                    help="skip the ahead-of-time trace/lower/compile split (saves one compile per jitted variant)")

@@ -1,4 +1,4 @@
-"""`jitscope demo`: the seeds' case studies measured live, each with a lesson computed from its numbers.
+"""`jitscope demo`: five jax.jit articles' case studies measured live, each with a lesson computed from its numbers.
 
 Exit codes: 0 every case study ran; 1 a case study failed (the others are still shown and
 written); 2 usage error (unknown --only name, HTML renderer unavailable).
@@ -16,9 +16,10 @@ from ._common import add_json_option, save_outputs
 def register(sub: argparse._SubParsersAction) -> None:
     from ..gallery import CASES
 
-    p = sub.add_parser("demo", help="the seeds' case studies measured live on this machine",
-                       description="Run the seeds' case studies (" + ", ".join(CASES) + ") with the compare "
-                                   "engine and print each table with a lesson computed from the numbers.")
+    p = sub.add_parser("demo", help="case studies from five articles on jax.jit, measured live on this machine",
+                       description="Run the case studies of five articles on jax.jit (" + ", ".join(CASES)
+                                   + ") with the compare engine and print each table with a lesson computed from "
+                                   "the numbers.")
     p.add_argument("--quick", action="store_true", help="smaller inputs and budgets (whole demo under 30 s)")
     p.add_argument("--only", metavar="NAME[,NAME]", help="run only these case studies: " + ", ".join(CASES))
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

@@ -48,8 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "or comma-separated")
     p.add_argument("--time-threshold", type=_fraction, default=0.25, metavar="PCT",
                    help="a function's compile time changed only if it differs by more than this (default 25%%)")
-    p.add_argument("--min-seconds", type=_nonnegative, default=0.05, metavar="S",
-                   help="... and by more than S seconds (default 0.05): smaller changes are run-to-run noise")
+    p.add_argument("--min-seconds", type=_nonnegative, default=0.05, metavar="SECONDS",
+                   help="... and by more than SECONDS (default 0.05): smaller changes are run-to-run noise")
     add_json_option(p)
     p.set_defaults(func=run)
 

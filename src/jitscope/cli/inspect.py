@@ -9,10 +9,10 @@ from ._common import (
     add_call_options,
     add_json_option,
     add_progress_option,
+    add_seconds_option,
     module_input,
     progress,
     save_outputs,
-    seconds,
 )
 from ._outputs import Output
 
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Trace, lower, compile and run one function under jit; show its jaxpr, graph bloat traced "
                     "to source lines, HLO fusions, cost, captured globals, trace-time side effects and "
                     "tracer errors explained.")
-    p.add_argument("target", metavar="MODULE:FUNCTION", **module_input("the inspected module"), help="e.g. mypkg.model:loss or path/to/file.py:f")
+    p.add_argument("target", metavar="MOD:FN", **module_input("the inspected module"), help="e.g. mypkg.model:loss or path/to/file.py:f")
     add_call_options(p)
     add_json_option(p)
     add_progress_option(p)
@@ -33,12 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                    "line (equations, HLO ops, estimated compile time per call stack)")
     p.add_argument("--no-run", action="store_true", help="trace, lower and compile only; do not run")
     p.add_argument("--no-numerics", action="store_true", help="skip the eager run and jit-vs-eager comparison")
-    p.add_argument("--eager-budget", type=seconds, default=3.0, metavar="SECONDS",
-                   help="stop the eager run (numerics) after this long; default 3")
+    add_seconds_option(p, "--eager-timeout", "--eager-budget", "eager_budget", 3.0,
+                       "stop the eager run (numerics) after this long; default 3")
     p.add_argument("--passes", action="store_true",
                    help="profile the compile and show the backend compile time by XLA pass and pipeline")
-    p.add_argument("--budget", type=seconds, default=0.3, metavar="SECONDS",
-                   help="time spent sampling the steady-state run (default 0.3)")
+    add_seconds_option(p, "--sample-seconds", "--budget", "budget", 0.3,
+                       "time spent sampling the steady-state run (default 0.3)")
     p.set_defaults(func=run)
 
 

@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    default="text", help="output format (default text); github: pull-request annotations")
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule code")
     p.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODES` comments to the lines of all findings")
-    p.add_argument("--output-file", "-o", metavar="PATH", action=Output, help="write the report there instead of stdout")
+    p.add_argument("--output-file", "-o", "--output", metavar="PATH", action=Output, help="write the report there instead of stdout")
     p.add_argument("--no-snippet", action="store_true", help="text format: one line per finding, no source")
     p.add_argument("--jobs", "-j", type=count(1), metavar="N", help="worker processes (default: CPU count)")
     p.add_argument("--config", metavar="PYPROJECT", action=Input, what="the configuration", kind="config",

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_json_option, add_progress_option, count, module_input, progress, save_outputs, seconds
+from ._common import (
+    add_json_option,
+    add_progress_option,
+    add_seconds_option,
+    count,
+    module_input,
+    progress,
+    save_outputs,
+)
 from ._outputs import Output
 
 
@@ -27,14 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Call FACTORY(n) -> (fn, args) for each size, measure a cold trace/lower/compile and the "
                     "steady run, fit growth exponents (log-log), and name the graph bloat behind superlinear "
                     "compile growth.")
-    p.add_argument("target", metavar="MODULE:FACTORY", **module_input("the scaled module"), help="make(n) returning (fn, args) or (fn, args, kwargs)")
+    p.add_argument("target", metavar="MOD:FACTORY", **module_input("the scaled module"), help="make(n) returning (fn, args) or (fn, args, kwargs)")
     p.add_argument("--sizes", default="100,200,400,800,1600", help="comma-separated sizes (default 100,...,1600)")
     p.add_argument("--repeats", type=count(1), default=None,
                    help="cold compiles per size; the minimum is used (default: 2, then more, up to 5, while the "
                         "compile-time growth class is unsettled)")
     p.add_argument("--no-run", action="store_true", help="do not time the compiled function's run")
-    p.add_argument("--budget", type=seconds, default=0.1, metavar="SECONDS",
-                   help="time spent sampling each size's steady run (default 0.1)")
+    add_seconds_option(p, "--sample-seconds", "--budget", "budget", 0.1,
+                       "time spent sampling each size's steady run (default 0.1)")
     p.add_argument("--plot", metavar="PREFIX", action=Output, form="prefix", suffixes=(".png", ".svg"), help="write a log-log plot to PREFIX.png and PREFIX.svg (matplotlib)")
     add_json_option(p)
     add_progress_option(p)

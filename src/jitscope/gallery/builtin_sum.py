@@ -18,10 +18,11 @@ from .._format import fmt_ratio, fmt_seconds
 from ..analyze.scaling import fit_growth
 from ..collect.clock import measure
 from ..results.demo import CaseStudy, Column
+from . import ARTICLES
 
 NAME = "builtin_sum"
 TITLE = "builtin sum vs jnp.sum: jaxpr size and time to jit over N"
-SEED = "003_5bc047ac44cc4edb.txt"
+SEED = ARTICLES[3]  # 003_5bc047ac44cc4edb.txt
 PUBLISHED = "N=1600: about 5.2 s to jit (builtin sum); unjitted 0.02 s"
 
 
@@ -119,7 +120,7 @@ def run(quick: bool = False) -> CaseStudy:
               f"{fmt_ratio(ratio)} jnp.sum's {fmt_seconds(last['jit_jnp_s'])}; the time beyond jnp.sum's grows as "
               f"N^{e('excess')}{_interval(excess_fit)}); jnp.sum stays at "
               f"{last['eqns_jnp']} equations (N^{e('eqns_jnp')}); unjitted builtin sum takes "
-              f"{fmt_seconds(last['eager_builtin_s'])} per call (seed: 5.2 s to jit vs 0.02 s at N=1600).")
+              f"{fmt_seconds(last['eager_builtin_s'])} per call (the article: 5.2 s to jit vs 0.02 s at N=1600).")
     facts = {"n": ns, "exponent_eqns_builtin": exp["eqns_builtin"], "exponent_eqns_jnp": exp["eqns_jnp"],
              "exponent_jit_builtin": exp["jit_builtin_s"], "exponent_jit_jnp": exp["jit_jnp_s"],
              "exponent_jit_excess": exp["excess"],

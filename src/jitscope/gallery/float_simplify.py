@@ -11,11 +11,12 @@ import time
 from typing import Any
 
 from ..results.demo import CaseStudy, Column
+from . import ARTICLES
 from ._common import budget
 
 NAME = "float_simplify"
 TITLE = "x + y - x: jit vs eager numerics"
-SEED = "002_9a6cbb8ce9aec62c.txt"
+SEED = ARTICLES[2]  # 002_9a6cbb8ce9aec62c.txt
 PUBLISHED = "jit returns y (x and -x cancel); eager float32 accumulates rounding error"
 
 
@@ -67,7 +68,7 @@ def run(quick: bool = False) -> CaseStudy:
     if identical:
         lesson = (f"jit and eager agree bit for bit (max abs difference 0): XLA did not simplify x + y - x on this "
                   f"JAX/CPU, so both lose y to float32 rounding (max rel error vs y {e_jit:.3g}; "
-                  f"{rows[1]['exact']} of {n} results equal y exactly). The seed's claim does not hold here.")
+                  f"{rows[1]['exact']} of {n} results equal y exactly). The article's claim does not hold here.")
     else:
         closer = "jit(f)" if e_jit < e_eager else "eager"
         lesson = (f"jit differs from eager (max abs {diff.max_abs_error:.3g}, max rel {diff.max_rel_error:.3g}): "

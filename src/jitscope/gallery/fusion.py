@@ -20,11 +20,12 @@ from typing import Any
 
 from .._format import fmt_seconds
 from ..results.demo import CaseStudy, Column
+from . import ARTICLES
 from ._common import budget, faster_by, first, steady
 
 NAME = "fusion"
 TITLE = "a + b - c: op-by-op dispatch vs one fused program; static shapes"
-SEED = "004_ca514a07a25e66bc.txt"
+SEED = ARTICLES[4]  # 004_ca514a07a25e66bc.txt
 PUBLISHED = "two separate computations eagerly, one fused computation under jit; x[x<0] fails under jit"
 
 
@@ -165,7 +166,7 @@ def run(quick: bool = False) -> CaseStudy:
                        f"({fmt_seconds(steady(r2, fix))} vs {fmt_seconds(steady(r2, mask))}) and the sums "
                        f"{'agree' if agree else 'DIFFER'} (rel diff {rel_diff:.2g}).")
     else:
-        static_part = "jit(get_negatives) traced without error on this JAX: the seed's static-shape claim does not hold."
+        static_part = "jit(get_negatives) traced without error on this JAX: the article's static-shape claim does not hold."
     per = ("one per primitive" if eager_compiles == prog["primitives"]
            else f"for {_plural(prog['primitives'] or 0, 'primitive')}")
     lesson = (f"eagerly fusion(a, b, c) ran as {_plural(eager_compiles or 0, 'separately compiled XLA computation')} "

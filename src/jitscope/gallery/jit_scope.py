@@ -14,11 +14,12 @@ from typing import Any
 
 from .._format import fmt_seconds
 from ..results.demo import CaseStudy
+from . import ARTICLES
 from ._common import budget, faster_by, first, leaders, leaders_phrase, payback, steady
 
 NAME = "jit_scope"
 TITLE = "Which scope to jit: eager, jit(f), jit(g), both"
-SEED = "000_58cf8412eecf9ed2.txt"
+SEED = ARTICLES[0]  # 000_58cf8412eecf9ed2.txt
 PUBLISHED = "jit(g) first call 0.5 s then 0.005 s; jit(f) ~0.075 s per call; no jit 0.3 s"
 INNER_CALLS = 100
 
@@ -67,8 +68,8 @@ def run(quick: bool = False) -> CaseStudy:
     eager = steady(r, "eager")
     others = ", ".join(f"{n} {faster_by(eager / steady(r, n))}" for n in ("jit(f)", "jit(g)", "jit(both)"))
     outer = [n in ("jit(g)", "jit(both)") for n in top]
-    verdict = ("as the seed advises" if all(outer) else "unlike the seed's advice" if not any(outer)
-               else "so this run neither confirms nor refutes the seed's advice")
+    verdict = ("as the article advises" if all(outer) else "unlike the article's advice" if not any(outer)
+               else "so this run neither confirms nor refutes the article's advice")
     lesson = (f"{leaders_phrase(top, 'fastest per call')} ({fmt_seconds(steady(r, best))}; {verdict} to jit the "
               f"outermost function); "
               f"vs eager ({fmt_seconds(eager)}): {others}; {payback(r, 'jit(g)', 'eager')}; jit(both) runs at "

@@ -1,4 +1,4 @@
-"""The result of ``jitscope demo``: the seeds' case studies, each measured live with a computed lesson."""
+"""The result of ``jitscope demo``: the articles' case studies, each measured live with a computed lesson."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ class CaseStudy(Record):
     ``compare`` holds the engine's measurement when the case compares variants; ``columns`` and
     ``rows`` hold any other table (e.g. compile time over N). ``facts`` are the numbers the
     ``lesson`` sentence was built from, by name, so a reader (or a test) can check the sentence.
-    ``seed`` names the seed document; ``published`` its figures, quoted. ``error`` is set when the
+    ``seed`` names the article it comes from by its subject (``jitscope.gallery.ARTICLES``); ``published``
+    its figures, quoted. ``error`` is set when the
     case failed; the other cases still run.
     """
 

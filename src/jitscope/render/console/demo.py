@@ -31,7 +31,7 @@ def render_case(case: CaseStudy, console: Console, index: int | None = None) -> 
 
     num = f"{index}. " if index is not None else ""
     console.print()
-    console.print(f"[bold]{num}{escape(case.title)}[/bold]  [dim](seed {escape(case.seed[:3])}: "
+    console.print(f"[bold]{num}{escape(case.title)}[/bold]  [dim](from {escape(case.seed)}: "
                   f"{escape(case.published)})[/dim]")
     if case.error is not None:
         console.print(f"[red]failed:[/red] {escape(case.error)}")

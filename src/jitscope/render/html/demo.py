@@ -29,7 +29,7 @@ def _growth_chart(case: CaseStudy) -> str:
 
 
 def case_body(case: CaseStudy) -> str:
-    html = f'<p class="muted">Seed {esc(case.seed)}: {esc(case.published)}</p>'
+    html = f'<p class="muted">From {esc(case.seed)}: {esc(case.published)}</p>'
     if case.error is not None:
         return html + lesson(f"This case study failed: {case.error}", "warn")
     if case.compare is not None:
@@ -44,7 +44,7 @@ def case_body(case: CaseStudy) -> str:
 
 def sections(result: DemoResult) -> list[Section]:
     failed = [c.name for c in result.cases if c.error]
-    intro = (f"{len(result.cases)} case studies from the seed articles, measured live in {result.seconds:.1f} s"
+    intro = (f"{len(result.cases)} case studies from five articles on jax.jit, measured live in {result.seconds:.1f} s"
              f"{' with --quick sizes' if result.quick else ''}. Each lesson below is computed from the "
              "numbers of this run; where today's JAX disagrees with a 2019-2022 article, the lesson says so.")
     out = [Section("Overview", lesson(intro) + (lesson(f"Failed: {', '.join(failed)}", "warn") if failed else "")
