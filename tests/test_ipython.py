@@ -38,3 +38,23 @@ def test_cell_magic_fail_on_recompile_and_bad_options(shell):
         jitscope_cell_magic(shell, "--fail-on-recompile --no-explain", "g(jnp.ones(1))\ng(jnp.ones(2))")
     with pytest.raises(UsageError, match="bad options"):
         jitscope_cell_magic(shell, "--bogus", "pass")
+
+
+def test_cell_magic_writes_its_summary_as_one_output(shell, monkeypatch):
+    """A notebook shows each write of the magic as its own output: the summary is one write."""
+    import io
+    import sys
+
+    class Counting(io.StringIO):
+        writes = 0
+
+        def write(self, s):
+            Counting.writes += 1
+            return super().write(s)
+
+    shell.run_line_magic("load_ext", "jitscope")
+    shell.run_cell("import jax, jax.numpy as jnp\nh = jax.jit(lambda x: x * 3)")
+    out = Counting()
+    monkeypatch.setattr(sys, "stdout", out)
+    shell.run_cell_magic("jitscope", "", "y = h(jnp.ones(3))\ny = h(jnp.ones(5))\n")  # the cell prints nothing
+    assert Counting.writes == 1 and "Compiles per function" in out.getvalue()

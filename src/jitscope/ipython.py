@@ -28,9 +28,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def jitscope_cell_magic(shell: Any, line: str, cell: str) -> None:
     """Run ``cell`` in ``shell`` under ``jitscope.watch()`` and print the summary."""
+    import sys
+
     from ._watch import RecompileError, watch
     from .errors import UsageError
-    from .render import show
+    from .render.console import render
 
     try:
         opts = _parser().parse_args(shlex.split(line))
@@ -42,7 +44,10 @@ def jitscope_cell_magic(shell: Any, line: str, cell: str) -> None:
         shell.run_cell(cell)
     result = w.result()
     shell.user_ns["_jitscope"] = result
-    show(result)
+    # One output per cell: rendered whole, then written once (rich prints each part as its own output in a
+    # notebook: one summary came out as 16 outputs).
+    text = render(result)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if result.violations:
         bad = [e for e in result.recompiles]
         raise RecompileError("%%jitscope: " + "; ".join(result.violations), bad[0])
