@@ -293,6 +293,7 @@ class WatchSession:
             fixes=plan.fixes, fixes_total=plan.total if plan.fixes else None,
             expected_recompiles=plan.expected, internal_compiles=c.internal_compiles,
             internal_seconds=c.internal_seconds,
+            internal_routines=watch_summary.top_routines(dict(c.internal_routines)),
             persistent_cache=watch_summary.persistent_cache_info(events, enabled, directory, min_seconds,
                                                                  c.cache_seconds_saved),
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,

@@ -43,6 +43,21 @@ class FunctionSummary(Record):
 
 
 @dataclass
+class InternalRoutine(Record):
+    """JAX's own compiles of one routine (an eager operation, a ``jnp`` routine): how many and how long."""
+
+    name: str  # the program JAX compiled, by its module name (``jit(_reduce_sum)``, ``jit(add)``)
+    compiles: int = 0
+    seconds: float = 0.0
+
+
+def top_routines(counts: dict[str, list[float]], limit: int = 10) -> list[InternalRoutine]:
+    """The ``limit`` routines with the most seconds: ``counts`` maps a name to [compiles, seconds]."""
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1][1], kv[0]))[:limit]
+    return [InternalRoutine(name, int(c), s) for name, (c, s) in rows]
+
+
+@dataclass
 class PersistentCacheInfo(Record):
     """JAX's persistent compilation cache during the run, and what it would save on a rerun."""
 

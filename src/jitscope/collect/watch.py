@@ -89,6 +89,7 @@ class WatchCollector:
         self._program_bytes = 0
         self.internal_compiles = 0
         self.internal_seconds = 0.0
+        self.internal_routines: dict[str, list[float]] = {}  # module name -> [compiles, seconds]
         self.cache_seconds_saved = 0.0
         self.explain = explain
         self._events_path = events_path
@@ -276,9 +277,13 @@ class WatchCollector:
     def on_compile(self, raw: RawCompile) -> None:
         if not raw.user:
             with self._lock:
+                seconds = sum(raw.phases.values())
                 if "compile" in raw.phases:
                     self.internal_compiles += 1
-                self.internal_seconds += sum(raw.phases.values())
+                self.internal_seconds += seconds
+                row = self.internal_routines.setdefault(raw.module_name or raw.function or "?", [0, 0.0])
+                row[0] += 1 if "compile" in raw.phases else 0
+                row[1] += seconds
             return
         if self.process is None:
             self.note_process()

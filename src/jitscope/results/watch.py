@@ -9,6 +9,7 @@ from ..analyze.runtime_findings import RuntimeFinding as RuntimeFinding
 from ..analyze.watch_summary import ExpectedRecompiles as ExpectedRecompiles
 from ..analyze.watch_summary import FixesTotal as FixesTotal
 from ..analyze.watch_summary import FunctionSummary as FunctionSummary
+from ..analyze.watch_summary import InternalRoutine as InternalRoutine
 from ..analyze.watch_summary import PersistentCacheInfo as PersistentCacheInfo
 from ..analyze.watch_summary import recompiles as recompiles
 from ..collect.program_text import ProgramText as ProgramText
@@ -37,6 +38,8 @@ class WatchResult(Result):
     dump: DumpIndex | None = None  # ``--dump DIR``: each compile's jaxpr, StableHLO, optimised HLO files
     internal_compiles: int = 0  # JAX's own eager-op / jnp compiles, not attributed to user functions
     internal_seconds: float = 0.0
+    # The routines behind them, most seconds first (at most 10): which eager operations compiled.
+    internal_routines: list[InternalRoutine] = field(default_factory=list)
     persistent_cache: PersistentCacheInfo = field(default_factory=PersistentCacheInfo)
     max_compiles: int | None = None
     fail_on_recompile: bool = False

@@ -28,7 +28,9 @@ def sections(result: WatchResult) -> list[Section]:
         if result.wall_seconds > 0 else ""
     rec = result.recompiles
     head = (f"{n} compiles of your jitted functions took {fmt_seconds(secs)}{share}; {len(rec)} of them were "
-            f"recompiles. JAX's own eager-op compiles: {result.internal_compiles} ({fmt_seconds(result.internal_seconds)}).")
+            f"recompiles. JAX's own eager-op compiles: {result.internal_compiles} ({fmt_seconds(result.internal_seconds)})"
+            + "".join(f"; most: {', '.join(f'{r.name} x{r.compiles} {fmt_seconds(r.seconds)}' for r in top)}"
+                      for top in [[r for r in result.internal_routines if r.compiles][:3]] if top) + ".")
     body = lesson(head, "warn" if rec else "ok")
     if result.warmup is not None:  # watch --warmup: the check of a warm-up script
         w = result.warmup
