@@ -114,3 +114,29 @@ def test_pytree_nodes_name_the_changed_node_in_one_line():
     d = ev(3, leaf([3]), tree=multi.replace("a=1", "a=2"))
     diffs = signature_diffs(c.signature, d.signature)["pytree_change"]
     assert len(diffs) == 1 and diffs[0].startswith("model: ") and "(absent)" not in diffs[0]  # older files
+
+
+def test_static_floats_are_shown_at_the_precision_that_tells_them_apart():
+    """Float noise such as -0.0014699999999999997 is printed as -0.00147; values that differ far down keep
+    the digits that differ (and the reason comes from a real recompile under jax.jit)."""
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+
+    import jitscope
+    from jitscope.analyze.reasons import readable_pair
+
+    assert readable_pair("-0.0014699999999999997", "0.002") == ("-0.00147", "0.002")
+    assert readable_pair("0.1", "0.10000000000000002") == ("0.1", "0.10000000000000002")
+    assert readable_pair("3", "4") == ("3", "4") and readable_pair("'a'", "'b'") == ("'a'", "'b'")
+
+    @functools.partial(jax.jit, static_argnums=1)
+    def scale(x, s):
+        return x * s
+
+    with jitscope.watch() as w:
+        scale(jnp.ones(2), 0.1 - 0.10147)
+        scale(jnp.ones(2), 0.002)
+    (rec,) = w.result().recompiles
+    assert rec.reason.category == "static_value_change" and rec.reason.detail == "s: -0.00147 -> 0.002", rec.reason

@@ -54,6 +54,23 @@ def sharding_change_text(path: str, old: LeafSpec, new: LeafSpec) -> str:
     return text
 
 
+def readable_pair(a: object, b: object) -> tuple[str, str]:
+    """Two recorded values as text, floats at the precision that tells them apart: ``0.30000000000000004`` and
+    ``0.4`` read ``0.3 -> 0.4``; two floats that differ only far down keep the digits that differ."""
+    ta, tb = str(a), str(b)
+    try:
+        fa, fb = float(ta), float(tb)
+    except ValueError:
+        return ta, tb
+    if fa != fa or fb != fb or not any(c in ta + tb for c in ".eE"):
+        return ta, tb  # NaN, or integers: as they are
+    for digits in range(4, 18):
+        ra, rb = f"{fa:.{digits}g}", f"{fb:.{digits}g}"
+        if (ra != rb) == (fa != fb):  # the recorded text where it is as short (it is the exact value)
+            return (ta if len(ta) <= len(ra) else ra), (tb if len(tb) <= len(rb) else rb)
+    return ta, tb
+
+
 def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]]:
     """Differences between two signatures, by reason category, each ``name: old -> new``."""
     out: dict[str, list[str]] = {}
@@ -83,7 +100,8 @@ def signature_diffs(old: ArgSignature, new: ArgSignature) -> dict[str, list[str]
             if is_identity_hashed(a) or is_identity_hashed(b):
                 add("static_unhashable", f"{name}: {a} -> {b}")
             else:
-                add("static_value_change", f"{name}: {a} -> {b}")
+                ta, tb = readable_pair(a, b)
+                add("static_value_change", f"{name}: {ta} -> {tb}")
     if "pytree_change" not in out:
         olds_l = {leaf.path: leaf for leaf in old.leaves}
         for leaf in new.leaves:
