@@ -190,6 +190,7 @@ EXPLAIN_UNNAMED = 5
 _explain_policy = [False]  # on while a subscriber asked for explanations and the user did not turn it on
 _traces: dict[int, int] = {}  # function_serial -> traces of that function object so far
 _unnamed: dict[int, int] = {}  # function_serial -> explanations given past EXPLAIN_FIRST
+_granted: dict[int, int] = {}  # function_serial -> calls explained as one of its first EXPLAIN_FIRST
 _compiled_keys: dict[int, set] = {}  # function_serial -> argument keys (_arguments_key) of its traces
 
 
@@ -219,7 +220,12 @@ def _explain_for(call: _Call) -> bool:
         return False
     try:
         call.serial = serial = function_serial(call.fun)
-        if _traces.get(serial, 0) < EXPLAIN_FIRST:
+        # Counted when granted, not when traced: the jnp routines a traced function calls (jnp.multiply is a
+        # jax.jit of its own) are jit calls too, never counted as the program's traces; explained on every
+        # call, each of their misses made JAX compare with every earlier version (quadratic again).
+        if _traces.get(serial, 0) < EXPLAIN_FIRST and _granted.get(serial, 0) < EXPLAIN_FIRST:
+            with _lock:
+                _granted[serial] = _granted.get(serial, 0) + 1
             return True
         if _unnamed.get(serial, 0) >= EXPLAIN_UNNAMED or serial not in _compiled_keys:
             return False
@@ -671,6 +677,7 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
                     noisy.addHandler(_null_handler)  # else logging's lastResort prints to stderr
                 _traces.clear()  # "the first few" of this watch
                 _unnamed.clear()
+                _granted.clear()
                 _compiled_keys.clear()
                 _explain_policy[0] = True  # per call, for the first few traces of each function (_explain_for)
         # After the explain setup (it changes the same loggers); undone before it, from _uninstall.
