@@ -102,7 +102,7 @@ class Subscriber(Protocol):
 
 class _Call:
     __slots__ = ("fun", "static_argnums", "static_argnames", "args", "kwargs", "pending", "explanation",
-                 "exc_at_enter", "jit_info", "serial")
+                 "exc_at_enter", "jit_info", "serial", "transform_hint")
 
     def __init__(self, fun: Any, sn: tuple, sna: tuple, args: tuple, kwargs: dict, jit_info: Any = None) -> None:
         self.fun, self.static_argnums, self.static_argnames = fun, sn, sna
@@ -114,6 +114,7 @@ class _Call:
         # block): at exit, only a different one means the call itself raised.
         self.exc_at_enter = sys.exc_info()[1]
         self.serial: int | None = None  # function_serial(fun), when the explain policy asked for it
+        self.transform_hint: str | None = None  # a detached call's transformation (``_detached``)
 
 
 class _State(threading.local):
@@ -282,9 +283,36 @@ def _on_exit(call: _Call) -> None:
         # ``add``, or a jaxpr trace watch does not hook: checkify's) never compiles on its own, and its
         # name may collide with the user's. Keeping such a call would also keep its tracers alive past
         # their trace, which ``jax.checking_leaks()`` reports as a leak in the user's program.
-        _state.last_call = call
         if _subscribers and _has_tracers(call):
-            _note_untraced_call(call)
+            # Kept past its trace without its tracers: holding them would keep the eager transformation's
+            # trace alive, which ``jax.checking_leaks()`` reports as a leak in the user's program.
+            call = _detached(call)
+            _state.last_call = call
+            if call is not None:
+                _note_untraced_call(call)
+        else:
+            _state.last_call = call
+
+
+def _detached(call: _Call) -> _Call | None:
+    """A copy of ``call`` whose tracers are replaced by their shape and dtype (``jax.ShapeDtypeStruct``) and
+    whose transformation is named now (``transform_hint``); None when it cannot be made."""
+    import jax
+
+    def leaf(x: Any) -> Any:
+        if isinstance(x, jax.core.Tracer):
+            aval = x.aval
+            return jax.ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=bool(getattr(aval, "weak_type", False)))
+        return x
+
+    try:
+        args, kwargs = jax.tree_util.tree_map(leaf, (call.args, call.kwargs))
+        out = _Call(call.fun, call.static_argnums, call.static_argnames, args, kwargs, call.jit_info)
+        out.transform_hint = sig.transform_kind(call.args, call.kwargs)
+        out.serial = call.serial
+        return out
+    except Exception:  # noqa: BLE001 - never break the user's program: then nothing is kept
+        return None
 
 
 def _has_tracers(call: _Call) -> bool:
@@ -378,7 +406,7 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
         for jitted in {id(fun): fun, id(call.fun): call.fun}.values():
             programs.remember(jitted, raw.function, raw.function_id, raw.definition, raw.bindings, raw.signature)
         try:
-            raw.transform = sig.transform_kind(call.args, call.kwargs)
+            raw.transform = call.transform_hint or sig.transform_kind(call.args, call.kwargs)
             if inside is not None:  # jit of JAX's wrapper: a program of its own beside jit(f)
                 raw.transform = "+".join(t for t in (inside[1], raw.transform) if t)
             raw.transformed = raw.transform is not None
