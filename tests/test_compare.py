@@ -254,7 +254,7 @@ def test_cli_usage_errors(cli):
 @pytest.mark.skipif(sys.platform == "win32", reason="posix paths")
 def test_cli_help_lists_every_flag(cli):
     p = cli("compare", "--help")
-    for flag in ("--inner", "--variant", "--reference", "--calls", "--budget", "--min-samples", "--no-phases",
+    for flag in ("--inner", "--variant", "--reference", "--calls", "--sample-seconds", "--min-samples", "--no-phases",
                  "--arg", "--static", "--args-from", "--seed", "--json"):
         assert flag in p.stdout
 

@@ -188,14 +188,19 @@ def install_key_check_hook(on_key: Callable[[str, Any, Any], None]) -> Callable[
 
 
 def _install_key_check() -> Callable[[], None] | None:
-    try:
-        from jax._src.random import core as random_core
-    except ImportError:
+    import importlib
+
+    # JAX 0.10+: the package jax._src.random, its submodule core; JAX 0.6-0.8: the module jax._src.random (whose
+    # attribute ``core`` is jax._src.core: ``from jax._src.random import core`` picks the wrong module there).
+    random_core: Any = None
+    for name in ("jax._src.random.core", "jax._src.random"):
         try:
-            from jax._src import random as random_core  # type: ignore[no-redef]  # JAX 0.6-0.8
-        except ImportError as e:
-            _say_missing("key_check_hook", e)
-            return None
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        if callable(getattr(mod, "_check_prng_key", None)):
+            random_core = mod
+            break
     original = getattr(random_core, "_check_prng_key", None)
     if original is None:
         _say_missing("key_check_hook", AttributeError("_check_prng_key"))
