@@ -49,6 +49,17 @@ FORMS: dict[str, str] = {
     "jax.numpy.apply_along_axis": OP_BY_OP, "jax.numpy.apply_over_axes": OP_BY_OP, "jax.numpy.fromfunction": OP_BY_OP,
     "jax.numpy.gradient": NONE, "jax.numpy.mask_indices": NONE, "jax.numpy.einsum": NONE, "jax.numpy.pad": NONE,
     "jax.numpy.select": NONE,
+    # jax.experimental: new in JAX 0.12 (read from its source, 2026-11-27)
+    "jax.experimental.compute_on.compute_on": WRAPPER, "jax.experimental.layout.explicit_layout": WRAPPER,
+    "jax.experimental.overlap.program_order": WRAPPER, "jax.experimental.xla_metadata.xla_metadata_call2": WRAPPER,
+    "jax.experimental.fused.unsafe_map": NONE,  # Python's map
+    "jax.experimental.jet.partial": NONE,  # functools.partial
+    "jax.experimental.hijax.vmap_rule": NONE,  # defines a batching rule
+    # thunky: an XLA:GPU thunk DSL (its jit raises where XLA:GPU is not available, as on CPU, where jitscope is
+    # tested). Its compiles are not attributed to the user's function: open.
+    "jax.experimental.thunky.jit": NONE, "jax.experimental.thunky.cond": NONE, "jax.experimental.thunky.switch": NONE,
+    "jax.experimental.thunky.while_loop": NONE, "jax.experimental.thunky.async_start": NONE,
+    "jax.experimental.thunky.call_jax": NONE, "jax.experimental.thunky.collective_group": NONE,
     # jax.experimental
     "jax.experimental.checkify.checkify": WRAPPER, "jax.experimental.jet.jet": WRAPPER,
     "jax.experimental.jet.jet2": WRAPPER, "jax.experimental.jet.jet_fun": WRAPPER,
