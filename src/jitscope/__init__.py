@@ -100,10 +100,14 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    try:
-        module, attr = _PUBLIC[name]
-    except KeyError:
-        raise AttributeError(f"module 'jitscope' has no attribute {name!r}") from None
+    if name not in _PUBLIC:  # a submodule (jitscope._watch, jitscope.collect): as an eager import made them
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module 'jitscope' has no attribute {name!r}") from None
+    module, attr = _PUBLIC[name]
     value = getattr(importlib.import_module(module, __name__), attr)
     globals()[name] = value
     return value
