@@ -224,7 +224,7 @@ def _explain_for(call: _Call) -> bool:
         # Counted when granted, not when traced: the jnp routines a traced function calls (jnp.multiply is a
         # jax.jit of its own) are jit calls too, never counted as the program's traces; explained on every
         # call, each of their misses made JAX compare with every earlier version (quadratic again).
-        if _traces.get(serial, 0) < EXPLAIN_FIRST and _granted.get(serial, 0) < EXPLAIN_FIRST:
+        if _granted.get(serial, 0) < EXPLAIN_FIRST:  # a grant precedes each explained trace
             with _lock:
                 _granted[serial] = _granted.get(serial, 0) + 1
             return True

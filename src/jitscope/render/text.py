@@ -225,3 +225,11 @@ def warmup_line(w: Any) -> str:
     unguarded = (f" ({w.main_entries} entries of the program's own __main__ not warmed: it has no "
                  "`if __name__ == \"__main__\":` to warm them at)") if waited else ""
     return f"warm-up {w.script}: {w.compiles} compiles, {fmt_seconds(w.seconds)}{status}{unguarded}; {verdict}"
+
+
+def internal_routines_text(result: Any, top: int = 3) -> str:
+    """The top routines behind JAX's own compiles: `` (most: jit(add) x4 1.2 s, ...)``, or ``""``."""
+    rows = [r for r in getattr(result, "internal_routines", None) or [] if r.compiles][:top]
+    if not rows:
+        return ""
+    return " (most: " + ", ".join(f"{r.name} x{r.compiles} {fmt_seconds(r.seconds)}" for r in rows) + ")"

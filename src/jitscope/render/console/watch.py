@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..text import cache_write_line, stall_lines, warmup_line
+from ..text import cache_write_line, internal_routines_text, stall_lines, warmup_line
 from . import fmt_seconds, watch_findings
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def render(result: WatchResult, console: Console) -> None:
     console.print(f"{n} compile{'s' if n != 1 else ''} of your jitted functions, {fmt_seconds(secs)}{share}; "
                   f"{len(result.recompiles)} recompile{'s' if len(result.recompiles) != 1 else ''}. "
                   f"JAX internal (eager ops, jnp routines): {result.internal_compiles} compiles, "
-                  f"{fmt_seconds(result.internal_seconds)}{_routines(result)}.", markup=False)
+                  f"{fmt_seconds(result.internal_seconds)}{internal_routines_text(result)}.", markup=False)
     if result.warmup is not None:
         line = warmup_line(result.warmup)
         console.print(line + (" (below)." if result.warmup.missed else "."), markup=False)
@@ -228,10 +228,3 @@ def _violations(result: WatchResult, console: Console) -> None:
     for v in result.violations:
         console.print(f"[bold red]budget exceeded:[/bold red] {v}")
 
-
-def _routines(result: WatchResult, top: int = 3) -> str:
-    """The top routines behind JAX's own compiles: `` (most: jit(add) x4 1.2 s, ...)``."""
-    rows = [r for r in getattr(result, "internal_routines", None) or [] if r.compiles][:top]
-    if not rows:
-        return ""
-    return " (most: " + ", ".join(f"{r.name} x{r.compiles} {fmt_seconds(r.seconds)}" for r in rows) + ")"

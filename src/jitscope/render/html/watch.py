@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
-from ..text import cache_write_line, stall_lines, warmup_line
+from ..text import cache_write_line, internal_routines_text, stall_lines, warmup_line
 from . import watch_findings
 from ._page import Raw, Section, details, esc, lesson, pre, table
 from .svg import bar_chart, timeline
@@ -29,8 +29,7 @@ def sections(result: WatchResult) -> list[Section]:
     rec = result.recompiles
     head = (f"{n} compiles of your jitted functions took {fmt_seconds(secs)}{share}; {len(rec)} of them were "
             f"recompiles. JAX's own eager-op compiles: {result.internal_compiles} ({fmt_seconds(result.internal_seconds)})"
-            + "".join(f"; most: {', '.join(f'{r.name} x{r.compiles} {fmt_seconds(r.seconds)}' for r in top)}"
-                      for top in [[r for r in result.internal_routines if r.compiles][:3]] if top) + ".")
+            f"{internal_routines_text(result)}.")
     body = lesson(head, "warn" if rec else "ok")
     if result.warmup is not None:  # watch --warmup: the check of a warm-up script
         w = result.warmup
