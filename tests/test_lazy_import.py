@@ -50,6 +50,22 @@ def test_every_public_name_is_its_modules_object():
     assert _run(code).splitlines() == ["[] True", "[]", "jitscope.collect jitscope._watch False"]
 
 
+def test_the_lint_command_imports_only_what_linting_needs(tmp_path):
+    small = tmp_path / "small.py"
+    small.write_text("import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n")
+    code = f"""
+        import contextlib, io, sys
+        from jitscope.cli import main
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            code = main(["lint", "--no-config", "--exit-zero", {str(small)!r}])
+        assert code == 0 and "JS101" in out.getvalue(), out.getvalue()
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("jax", "rich", "numpy")
+                     or m.startswith(("jitscope.cli.", "jitscope._watch", "jitscope._inspect", "jitscope.collect",
+                                      "jitscope.analyze", "jitscope.render.html"))))
+    """
+    assert _run(code) == "['jitscope.cli._common', 'jitscope.cli._outputs', 'jitscope.cli.lint']"
+
+
 def test_help_still_lists_every_command():
     code = """
         import contextlib, io

@@ -47,20 +47,20 @@ def test_ctrl_c_writes_the_partial_json(tmp_path, jobs):
 
 
 WORKERS_GET_SIGINT = """
-import os, signal, sys, time
+import concurrent.futures, os, signal, sys, time
 from pathlib import Path
 from jitscope.lint import runner
 
 made = []
 
 
-class Capture(runner.ProcessPoolExecutor):
+class Capture(concurrent.futures.ProcessPoolExecutor):
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
         made.append(self)
 
 
-runner.ProcessPoolExecutor = Capture
+concurrent.futures.ProcessPoolExecutor = Capture  # the runner imports the pool when it needs one
 d = Path(sys.argv[1])
 items = []
 for i in range(40):

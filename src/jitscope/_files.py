@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import socket
 import stat
 import sys
@@ -89,7 +88,7 @@ def process_token() -> str:
         except OSError:
             name = ""
         host = "".join(c for c in name.split(".")[0] if c.isascii() and (c.isalnum() or c == "-"))[:24]
-        _TOKEN = (pid, f"{pid}-{host or 'host'}-{secrets.token_hex(4)}")
+        _TOKEN = (pid, f"{pid}-{host or 'host'}-{os.urandom(4).hex()}")
     return _TOKEN[1]
 
 

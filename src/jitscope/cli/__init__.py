@@ -25,21 +25,25 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; ``only``: with that command's subparser alone (its module the only one imported)."""
     parser = _Parser(
         prog="jitscope",
         description="See what jax.jit does to your program, and what to do about it.",
     )
     parser.add_argument("--version", action="version", version=f"jitscope {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMANDS:
+    for name in (only,) if only else COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
-    parser = build_parser()
+    args_given = sys.argv[1:] if argv is None else argv
+    # `jitscope lint ...` parses with lint's parser alone: the other commands' modules (and what they import)
+    # stay unimported. Anything else (--help, --version, a misspelt command) gets the whole parser.
+    parser = build_parser(args_given[0] if args_given and args_given[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         print(f"jitscope: give a command: {', '.join(COMMANDS)} (see jitscope --help)", file=sys.stderr)

@@ -26,10 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..targets import module_file as module_file
 
 Inputs = Mapping[str, Iterable[str | os.PathLike[str] | None]]
 Files = Callable[[Any, argparse.Namespace], Iterable[str | os.PathLike[str] | None]]
+
+
+def module_file(text: str | None) -> str | None:
+    """``targets.module_file``, imported when a command that takes a ``MOD:FN`` target runs (not for lint)."""
+    from ..targets import module_file as find
+
+    return find(text)
 
 
 class PathOption(argparse.Action):

@@ -10,7 +10,6 @@ broken file.
 from __future__ import annotations
 
 import ast
-import difflib
 import warnings
 from collections.abc import Iterable
 
@@ -71,5 +70,7 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
 
 def unified_diff(old: str, new: str, path: str) -> str:
     """A ``git diff``-style unified diff of one file."""
+    import difflib
+
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}"))

@@ -17,7 +17,6 @@ import stat
 import sys
 import threading
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -258,13 +257,8 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     ``assume_traced`` is the engine's stress mode (every function traced), for robustness tests;
     ``tables`` is the evidence of a run (``evidence.index``), by file.
     """
-    import multiprocessing
-
-    # Workers are forked (cheap, nothing to re-import). Forking a process that already runs JAX's
-    # threads can deadlock, and spawning would re-run an unguarded user script, so a program that
-    # has imported JAX lints in-process. The `jitscope lint` command never imports JAX.
-    can_fork = "jax" not in sys.modules and "fork" in multiprocessing.get_all_start_methods()
     jobs = clamp_jobs(jobs, len(items))
+    can_fork = jobs > 1 and len(items) >= PARALLEL_MIN_FILES and _can_fork()
     outgoing: dict[str, list[OutgoingCall]] = {}
     classes: dict[str, list] = {}
     for outcome in _run(items, jobs, fix, diff, assume_traced, can_fork, tables):
@@ -280,6 +274,16 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     yield from follow_across(outgoing, [p for p, _ in items],  # type: ignore[misc]
                              lambda path, calls: lint_incoming(path, enabled_of[path], calls,
                                                                evidence.for_file(tables, path)), classes)
+
+
+def _can_fork() -> bool:
+    """Workers are forked (cheap, nothing to re-import). Forking a process that already runs JAX's
+    threads can deadlock, and spawning would re-run an unguarded user script, so a program that
+    has imported JAX lints in-process. The `jitscope lint` command never imports JAX. (multiprocessing
+    is imported only here and in ``_run``'s pool: one file's lint does not pay for it.)"""
+    import multiprocessing
+
+    return "jax" not in sys.modules and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _worker_ignores_sigint() -> None:
@@ -307,12 +311,13 @@ def _sigint_blocked() -> Iterator[None]:
 
 def _run(items: list[tuple[str, frozenset[str]]], jobs: int, fix: tuple[str, ...], diff: bool,
          assume_traced: bool, can_fork: bool, tables: dict | None = None) -> Iterator[FileOutcome]:
-    import multiprocessing
-
     if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or not can_fork:
         for p, enabled in items:
             yield lint_file(p, enabled, fix, diff, assume_traced, evidence.for_file(tables, p))
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # Small chunks (a few files each, at most 256 chunks): on Ctrl-C each worker finishes the chunk it holds
     # (a worker killed while it sends a result leaves the pool's reader waiting for the rest of the
     # message forever, and the interpreter's exit joins that reader: the hang CI saw).
