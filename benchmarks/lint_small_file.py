@@ -50,7 +50,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=40)
     args = ap.parse_args()
     src = str(Path(__file__).resolve().parent.parent / "src")
-    env = {**os.environ, "PYTHONPATH": src}
+    # Bytecode caches are written (as an installed package has them): with PYTHONDONTWRITEBYTECODE set, every
+    # run would compile jitscope's modules again and time the compiler.
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": src}
     with tempfile.TemporaryDirectory() as d:
         small = Path(d) / "small.py"
         small.write_text(SMALL)

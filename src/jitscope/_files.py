@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import errno
 import os
-import socket
 import stat
 import sys
 import threading
@@ -83,6 +82,8 @@ def process_token() -> str:
     global _TOKEN
     pid = os.getpid()
     if _TOKEN is None or _TOKEN[0] != pid:
+        import socket  # here: most commands never write a file exclusively
+
         try:
             name = socket.gethostname()
         except OSError:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import platform
-import statistics
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -225,6 +224,8 @@ class Timing(Record):
 
     def __post_init__(self) -> None:
         if self.samples:
+            import statistics  # here: `jitscope lint` never times anything
+
             self.median = statistics.median(self.samples)
             self.min = min(self.samples)
             self.max = max(self.samples)

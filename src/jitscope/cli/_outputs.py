@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -223,6 +222,8 @@ def try_write(path: str | os.PathLike[str], option: str) -> None:
             ancestor = ancestor.parent
         if not ancestor.is_dir():
             raise UsageError(f"{option}: cannot write {path}: {ancestor} is not a directory")
+        import tempfile  # here: only a new output file's directory is probed
+
         fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".jitscope-probe", dir=ancestor)
         os.close(fd)
         os.unlink(probe)
