@@ -9,6 +9,7 @@ identifiers), which keeps lint within a small factor of ``ast.parse``.
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 
 _NON_CHILD = frozenset({"ctx", "op", "ops", "type_comment", "id", "arg", "attr", "name", "kind", "conversion",
@@ -73,6 +74,19 @@ def _children_slow(node: ast.AST) -> list[ast.AST]:
         elif isinstance(v, ast.AST):
             out.append(v)
     return out
+
+
+def walk_in_order(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes ``ast.walk`` yields, in its order (breadth first), less the leaves it yields that carry
+    no information of their own (contexts ``Load``/``Store``, operators, ``alias``, type-ignore
+    comments): their absence changes no other node's place, as they have no children."""
+    todo = deque([node])
+    pop, extend = todo.popleft, todo.extend
+    while todo:
+        n = pop()
+        kids = n.__dict__.get("_jc")  # children cached by the module pre-pass (lint/scope.py)
+        extend(kids if kids is not None else children(n))
+        yield n
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

@@ -26,6 +26,7 @@ from collections import Counter
 from functools import lru_cache
 
 from ..jaxmodel import values
+from .astutil import walk_in_order
 
 MUST, MAY = "must", "may"
 NESTED = "<enclosing traced function>"
@@ -41,7 +42,7 @@ def references(ctx) -> Counter:  # ctx: lint.context.Context
     refs = ctx.__dict__.get("_references")
     if refs is None:
         refs = Counter()
-        for n in ast.walk(ctx.tree):
+        for n in walk_in_order(ctx.tree):
             t = type(n)
             if t is ast.Name and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
                 refs[n.id] += 1  # type: ignore[attr-defined]
@@ -62,7 +63,7 @@ def call_shapes(ctx) -> dict[str, list[tuple[int, frozenset[str] | None]]]:
     shapes = ctx.__dict__.get("_call_shapes")
     if shapes is None:
         shapes = {}
-        for n in ast.walk(ctx.tree):
+        for n in walk_in_order(ctx.tree):
             if type(n) is ast.Call and type(n.func) is ast.Name:  # type: ignore[attr-defined]
                 star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)  # type: ignore[attr-defined]
                 shapes.setdefault(n.func.id, []).append(  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from ..jaxmodel import known
-from .astutil import children
+from .astutil import children, walk_in_order
 
 # What each transformation does lives in jaxmodel (one table per wrapper family); these names are
 # the lint side's short aliases for the derived sets.
@@ -249,7 +249,7 @@ class ModuleInfo:
                 getattr(stmt, "value", None), _LITERALS):
             called = []
             loads = self.module_loads
-            for n in ast.walk(stmt):  # one walk: the names read and the functions called at import
+            for n in walk_in_order(stmt):  # one walk: the names read and the functions called at import
                 t = type(n)
                 if t is ast.Name:
                     if type(n.ctx) is ast.Load:  # type: ignore[attr-defined]

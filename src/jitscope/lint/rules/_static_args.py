@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from ..astutil import walk_in_order
 from ..context import Context
 from ..scope import JIT_LIKE, StaticSpec, decorator_spec, spec_from_call
 from ._scan import own_statements, statement_bindings
@@ -178,7 +179,7 @@ def _index_self_assignments(cls: ast.ClassDef) -> dict[str, list[tuple[ast.AST, 
     for s in cls.body:
         if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for n in ast.walk(s):
+        for n in walk_in_order(s):
             if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = n.targets if isinstance(n, ast.Assign) else [n.target]
                 for t in targets:
