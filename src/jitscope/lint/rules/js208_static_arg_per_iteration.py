@@ -47,7 +47,7 @@ class StaticArgPerIteration(Rule):
     for t in range(1000):
         x = step_fn(x, t=t)
     ```
-    
+
     ## Fix safety
     No fix is offered: which values may be traced, or where the state should go, is the program's choice.
     """

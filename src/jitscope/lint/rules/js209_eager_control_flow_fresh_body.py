@@ -46,7 +46,7 @@ class EagerControlFlowFreshBody(Rule):
     for x in batches:
         y = lax.cond(x.sum() > 0, up, down, x)   # or jit the loop body
     ```
-    
+
     ## Fix safety
     No fix is offered: which values may be traced, or where the state should go, is the program's choice.
     """

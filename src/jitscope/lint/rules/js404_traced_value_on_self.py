@@ -49,7 +49,7 @@ class TracedValueOnSelf(Rule):
             last = predict(params, x)
             return last.mean(), last   # return what you want to keep
     ```
-    
+
     ## Fix safety
     No fix is offered: which values may be traced, or where the state should go, is the program's choice.
     """
