@@ -34,6 +34,7 @@ from .js601_inplace_array_update import InplaceArrayUpdate
 from .js602_unhashable_static_arg import UnhashableStaticArg
 from .js603_discarded_at_update import DiscardedAtUpdate
 from .js604_unhashable_static_instance import UnhashableStaticInstance
+from .js605_fresh_function_static_arg import FreshFunctionStaticArg
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
@@ -46,5 +47,5 @@ RULE_CLASSES = (
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
-    DiscardedAtUpdate, UnhashableStaticInstance,
+    DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg,
 )
