@@ -155,3 +155,34 @@ def test_lint_reads_observed_leaves_as_traced(evidence):
     # (a Python int in the same tuple)
     assert got == [("JS101", 28, "warning"), ("JS101", 38, "warning"), ("JS101", 45, "warning")], got
     assert all("observed: traced by" in f.message for f in found.findings)
+
+
+TWICE = '''\
+import jax
+
+
+def check(x):
+    if x.sum() > 0:
+        return x - 1
+    return x
+
+
+@jax.jit
+def step(x):
+    return check(x)
+'''
+
+
+def test_a_function_observed_and_reached_by_the_call_graph_reports_once(tmp_path):
+    from jitscope.model import TracedFunction, TracedParameter, TraceEvidence
+
+    src = tmp_path / "twice.py"
+    src.write_text(TWICE)
+    ev = TraceEvidence(functions=[TracedFunction(
+        module="twice", qualname="check", file=str(src), line=4, parameters=[TracedParameter("x", "abstract")],
+        entry="step", entry_file=str(src), entry_line=10, transform="jax.jit")], program="tests")
+    path = tmp_path / "ev.json"
+    ev.save(path)
+    found = jitscope.lint([str(src)], config=False, jobs=1, evidence=path).findings
+    assert [(f.code, f.location.line) for f in found] == [("JS101", 5)]  # once, not once per walk
+    assert "traced because `step` (twice.py:12) calls it" in found[0].message and "observed" in found[0].message

@@ -134,6 +134,11 @@ def observe(ctx, node, spec):  # spec: lint.scope.StaticSpec | None
     leaf_items = tuple(sorted(leaves.items()))
     staged = "may" if not transforms or any(
         (t := known.lookup(tr)) is None or t.python_runs != "each_call" for tr in transforms) else ""
+    if not abstract:
+        # Only leaves of containers were seen abstract: the reads of those leaves are traced, but a function
+        # whose every parameter was a Python value (a context manager's `__enter__`, a handler given a dict of
+        # tracers) is not claimed to be staged: its trace-time effects are often its point (a push and pop).
+        staged = ""
     if spec is None or spec.wrapper == NESTED:
         a = node.args
         params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
