@@ -138,7 +138,8 @@ def observe(ctx, node, spec):  # spec: lint.scope.StaticSpec | None
         # Only leaves of containers were seen abstract: the reads of those leaves are traced, but a function
         # whose every parameter was a Python value (a context manager's `__enter__`, a handler given a dict of
         # tracers) is not claimed to be staged: its trace-time effects are often its point (a push and pop).
-        staged = ""
+        # A helper nested in traced code keeps what the static model says of it.
+        staged = spec.staged if spec is not None else ""
     if spec is None or spec.wrapper == NESTED:
         a = node.args
         params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
