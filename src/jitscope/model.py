@@ -497,10 +497,22 @@ class TracedParameter(Record):
     ``abstract``: a tracer without a value (jit, vmap, a scan body: Python control flow on it raises);
     ``concrete``: a tracer that still carries its value (grad or jvp outside jit); ``static``: not a
     tracer (a static argument, a Python value passed through, a closure's config).
+
+    ``leaves``: for a parameter that is not itself a tracer (a tuple state, a dict, an equinox module's
+    ``self``, a dataclass), the access paths of its leaves that were abstract tracers, as Python writes
+    them (``.w``, ``[0]``, ``['key']``, ``.layer.b``; at most three steps deep): lint reads
+    ``state[0]``, ``self.w`` as traced where the run saw them so. Absent when there is none.
     """
 
     name: str
     kind: TraceKind
+    leaves: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not out.get("leaves"):
+            out.pop("leaves", None)  # optional: absent where the value is a tracer or holds none
+        return out
 
 
 @dataclass

@@ -46,6 +46,7 @@ from .. import _jaxcompat as compat
 from ..jaxmodel import known
 from ..model import TracedFunction, TracedParameter, TraceEvidence
 from . import profiling
+from .trace_leaves import abstract_leaves
 
 QUIET_TRACES = 3  # traces in a row that recorded nothing before an eager entry is no longer watched
 _MISSING = object()
@@ -307,21 +308,26 @@ class _Engine:
             values = frame.f_locals
             tracer = self.tracer
             kinds = []
+            leaves = []
             traced = False
             for name in info.params:
                 v = values.get(name, _MISSING)
                 if isinstance(v, tracer):
                     kinds.append(compat.tracer_kind(v) or "abstract")
+                    leaves.append(())
                     traced = True
                 else:
                     kinds.append("static")
+                    found = tuple(abstract_leaves(v, tracer))
+                    leaves.append(found)
+                    traced = traced or bool(found)
             if not traced and not compat.tracing_now():
                 return  # run through a transformation's path without tracing (an eager custom_jvp)
             region = stack[-1]
             top = region.decisive
             if top.entry is None:
                 top.entry = (info.qualname, info.file, info.line)
-            key = (info.file, info.line, info.qualname, tuple(kinds), top.entry, top.transform)
+            key = (info.file, info.line, info.qualname, tuple(kinds), top.entry, top.transform, tuple(leaves))
             for c in self.collectors:
                 if c.add(key, info, top, region.serial):
                     region.new = True
@@ -366,7 +372,7 @@ class TraceEvidenceCollector:
                     hit[1] = serial
                 return False
             qualname, file, line = region.entry or ("", "", 0)
-            params = [TracedParameter(n, k) for n, k in zip(info.params, key[3], strict=True)]
+            params = [TracedParameter(n, k, leaves) for n, k, leaves in zip(info.params, key[3], key[6], strict=True)]
             record = TracedFunction(module=info.module, qualname=info.qualname, file=info.file, line=info.line,
                                     parameters=params, entry=qualname, entry_file=file, entry_line=line,
                                     transform=region.transform)

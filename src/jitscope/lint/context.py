@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..jaxmodel import values
 from ..model import Finding, Fix, Location
-from . import facts, pytrees
+from . import evidence, facts, pytrees
 from .facts import NESTED as NESTED
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
@@ -213,11 +213,15 @@ class Context:
                 return False
             if node.attr in ("T", "mT", "real", "imag", "at"):  # type: ignore[attr-defined]
                 return self.is_traced(node.value)  # type: ignore[attr-defined]
-            return pytrees.array_field(self, node)  # type: ignore[arg-type]  # `state.entities` of a traced pytree
+            if pytrees.array_field(self, node):  # type: ignore[arg-type]  # `state.entities` of a traced pytree
+                return True
+            return bool(self.observed) and evidence.observed_leaf(self, node)  # `self.w` a run saw abstract
         if t is ast.Subscript:
             v = node.value  # type: ignore[attr-defined]
             if type(v) is ast.Name and v.id in self.frames[-1].pytrees:  # type: ignore[attr-defined]
                 return True  # an element of a container of traced arrays
+            if self.observed and evidence.observed_leaf(self, node):
+                return True  # `state[0]`: a leaf a run saw abstract
             return self.is_traced(v)
         if t is ast.BinOp:
             return self.is_traced(node.left) or self.is_traced(node.right)  # type: ignore[attr-defined]

@@ -89,6 +89,13 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
         sys.setrecursionlimit(limit)
     findings = ctx.findings
     if findings:
+        # A function walked twice (observed traced by a run, then reached again by the call graph) reports a
+        # problem once: the later walk's finding, whose message names every way it was reached, replaces it.
+        once: dict[tuple, Finding] = {}
+        for f in findings:
+            loc = f.location
+            once[(f.code, loc.line, loc.column, loc.end_line, loc.end_column) if loc else (f.code, f.message)] = f
+        findings = list(once.values())
         noqa = parse_noqa(text)
         findings = [f for f in findings if not _suppressed(f, noqa)]
     findings.sort(key=lambda f: (f.location.line if f.location else 0, f.location.column or 0 if f.location else 0,

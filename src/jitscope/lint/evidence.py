@@ -15,6 +15,7 @@ function's first line.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from pathlib import Path
@@ -22,8 +23,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..model import EVIDENCE_DEFAULT_PATH, TraceEvidence
 
-# (qualname, {parameter: kinds seen}, via text, transforms)
-Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...]]
+# (qualname, {parameter: kinds seen}, via text, transforms, {parameter: abstract leaf paths seen})
+Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str, frozenset[str]]]
 
 
 def find(path: str | None, root: str = ".") -> Path | None:
@@ -77,12 +78,16 @@ def index(evidence: TraceEvidence, source: str) -> dict[str, dict[int, Observed]
         table = out.setdefault(path, {})
         prev = table.get(fn.line)
         kinds: dict[str, set[str]] = {k: set(v) for k, v in (prev[1] if prev else {}).items()}
+        leaves: dict[str, set[str]] = {k: set(v) for k, v in (prev[4] if prev else {}).items()}
         for p in fn.parameters:
             kinds.setdefault(p.name, set()).add(p.kind)
+            if p.leaves:
+                leaves.setdefault(p.name, set()).update(p.leaves)
         where = f" ({os.path.basename(fn.entry_file)}:{fn.entry_line})" if fn.entry_file else ""
         via = prev[2] if prev else f"observed: traced by `{fn.entry or '?'}`{where} in {name}"
         transforms = tuple(sorted(set(prev[3] if prev else ()) | ({fn.transform} if fn.transform else set())))
-        table[fn.line] = (fn.qualname, {k: frozenset(v) for k, v in sorted(kinds.items())}, via, transforms)
+        table[fn.line] = (fn.qualname, {k: frozenset(v) for k, v in sorted(kinds.items())}, via, transforms,
+                          {k: frozenset(v) for k, v in sorted(leaves.items())})
     return out
 
 
@@ -121,19 +126,69 @@ def observe(ctx, node, spec):  # spec: lint.scope.StaticSpec | None
     obs = observation(ctx, node)
     if obs is None:
         return spec
-    _, kinds, via, transforms = obs
+    _, kinds, via, transforms, leaves = obs
     abstract = frozenset(p for p, ks in kinds.items() if "abstract" in ks)
-    if not abstract:
+    leaves = {p: paths for p, paths in leaves.items() if p not in abstract}
+    if not abstract and not leaves:
         return spec  # seen only concrete (grad outside jit) or static: nothing for the abstract rules
+    leaf_items = tuple(sorted(leaves.items()))
     staged = "may" if not transforms or any(
         (t := known.lookup(tr)) is None or t.python_runs != "each_call" for tr in transforms) else ""
+    if not abstract:
+        # Only leaves of containers were seen abstract: the reads of those leaves are traced, but a function
+        # whose every parameter was a Python value (a context manager's `__enter__`, a handler given a dict of
+        # tracers) is not claimed to be staged: its trace-time effects are often its point (a push and pop).
+        # A helper nested in traced code keeps what the static model says of it.
+        staged = spec.staged if spec is not None else ""
     if spec is None or spec.wrapper == NESTED:
         a = node.args
         params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
         return StaticSpec(argnames=tuple(p for p in params if p not in abstract), wrapper="<observed>", via=via,
                           staged=staged, closed=False, must_names=frozenset(), observed=via,
-                          observed_abstract=abstract)
+                          observed_abstract=abstract, observed_leaves=leaf_items)
     from dataclasses import replace
 
-    return replace(spec, observed=via, observed_abstract=abstract,
+    return replace(spec, observed=via, observed_abstract=abstract, observed_leaves=leaf_items,
                    staged=spec.staged or staged)
+
+
+def leaf_path(node: ast.AST) -> tuple[str, str] | None:
+    """(root name, access path) of ``state[0].w`` / ``self.layer['b']``: attribute and constant-index reads
+    of a name, written as the evidence writes them; None for anything else."""
+    steps: list[str] = []
+    while True:
+        t = type(node)
+        if t is ast.Attribute:
+            steps.append(f".{node.attr}")  # type: ignore[attr-defined]
+        elif t is ast.Subscript and type(node.slice) is ast.Constant and type(node.slice.value) in (int, str):  # type: ignore[attr-defined]
+            steps.append(f"[{node.slice.value!r}]")  # type: ignore[attr-defined]
+        elif t is ast.Name:
+            return (node.id, "".join(reversed(steps))) if steps else None  # type: ignore[attr-defined]
+        else:
+            return None
+        node = node.value  # type: ignore[attr-defined]
+
+
+def observed_leaf(ctx, node: ast.AST) -> bool:  # ctx: lint.context.Context
+    """Is ``node`` (``state[0]``, ``self.w``) a leaf the run saw abstract, of a parameter of the function
+    it belongs to that the body has not rebound?"""
+    hit = leaf_path(node)
+    if hit is None:
+        return False
+    name, path = hit
+    f = ctx._local_frame(name)
+    spec = f.spec if f is not None else None
+    if spec is None or not spec.observed_leaves or name not in f.params or name in f.bound:
+        return False
+    return any(p == name and path in paths for p, paths in spec.observed_leaves)
+
+
+def bind_unpacked(ctx, target: ast.AST, value: ast.Name) -> None:  # ctx: lint.context.Context
+    """``x, n = state``: the names at the positions whose leaves a run saw abstract (``state[0]``) are traced."""
+    if type(target) not in (ast.Tuple, ast.List):
+        return
+    for i, elt in enumerate(target.elts):  # type: ignore[attr-defined]
+        if type(elt) is ast.Starred:
+            return  # positions after a star are not known
+        if type(elt) is ast.Name and observed_leaf(ctx, ast.Subscript(value=value, slice=ast.Constant(i))):
+            ctx.frame.traced_names.add(elt.id)

@@ -55,6 +55,7 @@ class StaticSpec:
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
     observed: str = ""  # evidence from a run: how the run saw it traced ("observed: traced by `step` ... in run.json")
     observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
+    observed_leaves: tuple[tuple[str, frozenset[str]], ...] = ()  # parameters -> leaves the run saw abstract
     accessor: bool = False  # a pytree method returning a Python scalar: it concretizes its fields on the host
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:

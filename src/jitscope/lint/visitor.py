@@ -312,6 +312,9 @@ class _Visitor:
                         names = [e.id for e in t.elts if type(e) is ast.Name]  # type: ignore[attr-defined]
                         ctx.frame.traced_names.update(names)
                         ctx.frame.elements.update(names)
+            elif ctx.in_traced and ctx.observed and type(node.value) is ast.Name:
+                for t in targets:  # `x, n = state` where a run saw `state[0]` abstract
+                    evidence.bind_unpacked(ctx, t, node.value)
             if _is_container(self.ctx, node.value):
                 self.ctx.frame.containers.update(t.id for t in targets if isinstance(t, ast.Name))
 

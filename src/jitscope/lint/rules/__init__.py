@@ -18,12 +18,15 @@ from .js204_jit_fresh_function import JitFreshFunction
 from .js205_jit_nested_def import JitNestedDef
 from .js206_jit_rewrap_in_loop import JitRewrapInLoop
 from .js207_host_sync_in_loop import HostSyncInLoop
+from .js208_static_arg_per_iteration import StaticArgPerIteration
+from .js209_eager_control_flow_fresh_body import EagerControlFlowFreshBody
 from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
 from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
+from .js404_traced_value_on_self import TracedValueOnSelf
 from .js501_global_array_capture import GlobalArrayCapture
 from .js502_stale_global_capture import StaleGlobalCapture
 from .js503_stale_closure_capture import StaleClosureCapture
@@ -31,16 +34,18 @@ from .js601_inplace_array_update import InplaceArrayUpdate
 from .js602_unhashable_static_arg import UnhashableStaticArg
 from .js603_discarded_at_update import DiscardedAtUpdate
 from .js604_unhashable_static_instance import UnhashableStaticInstance
+from .js605_fresh_function_static_arg import FreshFunctionStaticArg
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
     NumpyArrayTracedIndex, BitwiseNotOnBool,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
-    JitNestedDef, JitRewrapInLoop, HostSyncInLoop,
+    JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
+    EagerControlFlowFreshBody,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
-    PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced,
+    PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
-    DiscardedAtUpdate, UnhashableStaticInstance,
+    DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg,
 )

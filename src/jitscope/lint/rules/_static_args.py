@@ -22,7 +22,10 @@ from ._scan import own_statements, statement_bindings
 Def = ast.FunctionDef | ast.AsyncFunctionDef
 ARRAY_FACTORY_HEADS = ("numpy.", "jax.numpy.", "jax.random.")
 _ARRAY_FACTORIES = frozenset({"array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
-                              "zeros_like", "ones_like", "full_like", "normal", "uniform"})
+                              "zeros_like", "ones_like", "full_like", "normal", "uniform",
+                              # jax.random: a PRNG key (raw uint32 or typed) is an array too
+                              "PRNGKey", "key", "split", "fold_in", "bernoulli", "randint", "choice",
+                              "permutation", "categorical", "truncated_normal"})
 
 
 def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, int] | None:
