@@ -100,6 +100,25 @@ def pass_as_argument(name: str, stale: bool = False) -> Advice:
                   "the program keeps the value it saw at trace time. An argument is read on every call.")
 
 
+def hash_static_by_value(arg: str, attribute: str) -> Advice:
+    """The fix for a static argument hashed by identity whose attribute a compiled trace read and that changed
+    since (JW302 through ``static_argnums``: jit's cache key is the object, not its state)."""
+    return Advice(f"give {arg}'s class __hash__ and __eq__ over the fields the trace reads (a frozen dataclass), "
+                  f"or pass '{attribute}' as an argument",
+                  "a static argument is part of jit's cache key through its hash: an object with the default hash "
+                  "is the same key after its attributes change, so later calls reuse the program compiled with the "
+                  "old values. A value-based hash retraces when they change; an array argument is read on every "
+                  "call.")
+
+
+STATIC_FIELD_IGNORED = Advice(
+    "make the changing field a pytree leaf instead of static data (drop eqx.field(static=True) / "
+    "struct.field(pytree_node=False), or return it among the children in tree_flatten)",
+    "a pytree node's static data (aux data) is part of its tree structure, which jit keys its cache on: each new "
+    "value traces and compiles again, here into the same program, since the program does not depend on it. A "
+    "leaf is traced: one compile serves every value.")
+
+
 def builtin_reduction(builtin: str, repl: str) -> Advice:
     """The fix for a builtin ``sum``/``max``/... over a traced array (unrolled one element at a time)."""
     return Advice(f"use {repl}", f"builtin {builtin}() iterates the array element by element; {repl} is a single "
