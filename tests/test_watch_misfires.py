@@ -82,3 +82,27 @@ def test_small_constant_is_not_advice_but_its_staleness_is(misfires):
         misfires.small_global_rebound()
     found = [(f.code, f.location.line) for f in w.result().findings]
     assert found == [("JW302", _line("small-table"))], [f.message for f in w.result().findings]
+
+
+def test_ragged_last_batch_in_a_loop_is_a_shape_recompile(misfires):
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.ragged_batches()
+    found = [f for f in w.result().findings if f.code == "JW405"]
+    assert [(f.location.line, f.details["pattern"]) for f in found] == [(_line("ragged-call"), "ragged-batch")], [
+        f.message for f in w.result().findings]
+    assert "drop the remainder" in found[0].fix.title and "(64,8), (64); (8,8), (8)" in found[0].message
+
+
+def test_two_shapes_from_two_call_sites_are_by_design(misfires):
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.train_and_eval_batches()
+    assert [f.code for f in w.result().findings] == []
+
+
+def test_shapes_a_test_picks_are_not_advice(misfires):
+    import jax.numpy as jnp
+
+    with jitscope.watch(slow_compile=600) as w:
+        for n in (3, 5, 7):  # a test exercising three sizes on purpose, from a loop in the test file
+            misfires.sgd_step(jnp.zeros(8), jnp.ones((n, 8)), jnp.ones(n))
+    assert [f.code for f in w.result().findings] == []

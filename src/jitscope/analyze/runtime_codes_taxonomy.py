@@ -86,7 +86,12 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "again.",
         "Groups the compiles of each function (one definition) whose argument signatures have the same tree "
         "structure, dtypes and static values, and reports one that compiled for at least 3 distinct shape "
-        "vectors: which arguments' shapes varied, the shapes seen, the extra compiles and their seconds.",
+        "vectors, or for 2 whose compiles both came from one call site inside a loop of the program (the loop's "
+        "data brought the new shape: a last, smaller batch; advice: pad it or drop the remainder): which "
+        "arguments' shapes varied, the shapes seen, the extra compiles and their seconds. Not reported: two "
+        "shapes from two call sites (a train and an eval step), a loop over sizes the program wrote down "
+        "(``for n in (4, 8)``), and compiles called from test files (a test picks its shapes on purpose, as "
+        "``jaxmodel/deliberate.py`` says of trace-time effects).",
         "Shapes are part of jit's cache key: a varying batch size, sequence length or array length compiles a "
         "new program each time, and each executable stays in memory.",
         "```python\nfor batch in batches:          # the last batch is smaller; lengths vary\n"

@@ -179,6 +179,12 @@ PAD_SHAPES = Advice(
     "pad (or bucket) the varying dimension to a few fixed sizes and mask the padding",
     "jit compiles one program per input shape: every new batch size, sequence length or array length traces "
     "and compiles again, and each executable stays cached.")
+RAGGED_BATCH = Advice(
+    "pad the last, smaller batch to the full batch size and mask the padding, or drop the remainder "
+    "(drop_last)",
+    "jit compiles one program per input shape: a loop over data whose length is not a multiple of the batch "
+    "size ends with a smaller batch, a second program compiled for one call (again in every run, and for each "
+    "dataset size).")
 CONFIG_ONCE = Advice(
     "set the configuration (default device, x64, mesh, matmul precision) once, outside the loop",
     "JAX adds its trace context (jax.default_device, jax_enable_x64 and the other context managers and flags "
