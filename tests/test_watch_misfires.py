@@ -106,3 +106,17 @@ def test_shapes_a_test_picks_are_not_advice(misfires):
         for n in (3, 5, 7):  # a test exercising three sizes on purpose, from a loop in the test file
             misfires.sgd_step(jnp.zeros(8), jnp.ones((n, 8)), jnp.ones(n))
     assert [f.code for f in w.result().findings] == []
+
+
+def test_reads_batched_every_100_steps_are_not_a_round_trip_per_iteration(misfires, capsys):
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.reads_every_100_steps()
+    assert [f.message for f in w.result().findings if f.code == "JW502"] == []
+
+
+def test_a_read_in_every_iteration_still_is(misfires):
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.reads_every_step()
+    found = [f for f in w.result().findings if f.code == "JW502"]
+    assert [f.location.line for f in found] == [_line("read-per-step")], [f.message for f in found]
+    assert found[0].details["iterations"] == found[0].details["loop_iterations"] == 200

@@ -148,8 +148,11 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "``np.asarray``, ``print``): a device-to-host round trip per loop iteration.",
         "Counts host reads of ``jax.Array`` values per line of the program (reads a library makes on its behalf "
         "are not counted), and reports a line with at least 50 reads of a different array than the read "
-        "before: one per iteration of a loop. Gives how many reads had to wait for the device and the seconds "
-        "spent in them.",
+        "before: one per iteration of a loop. Where a ``for`` statement with an int index (``range``, "
+        "``enumerate``) runs the line, counts iterations, not reads: reported only when at least half the "
+        "iterations from the first read to the last read (reads every 100 steps, or a batch of 100 reads made "
+        "at once every 100 steps, are one round trip per 100 steps, however long the run). Gives how many reads "
+        "had to wait for the device and the seconds spent in them.",
         "JAX dispatches asynchronously: the host queues the next step while the device runs. A host read waits "
         "for the value, so a read every iteration makes host and device take turns (on an accelerator the "
         "device idles while Python runs).",
