@@ -120,3 +120,22 @@ def test_a_read_in_every_iteration_still_is(misfires):
     found = [f for f in w.result().findings if f.code == "JW502"]
     assert [f.location.line for f in found] == [_line("read-per-step")], [f.message for f in found]
     assert found[0].details["iterations"] == found[0].details["loop_iterations"] == 200
+
+
+def test_a_key_reused_across_tests_is_not_a_reuse_within_one_it_is(misfires):
+    import jax
+
+    from jitscope._watch import running_test
+
+    key = jax.random.key(0)  # a module- or session-scoped fixture's key
+    with jitscope.watch(slow_compile=600) as w:
+        with running_test("test_a.py::test_one"):
+            misfires.draw(key)
+        with running_test("test_a.py::test_two"):
+            misfires.draw(key)
+    assert [f.code for f in w.result().findings] == []
+    with jitscope.watch(slow_compile=600) as w:
+        with running_test("test_a.py::test_three"):
+            misfires.draw(key)
+            misfires.draw(key)
+    assert [(f.code, f.location.line) for f in w.result().findings] == [("JW601", _line("draw"))]

@@ -216,7 +216,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "bits.",
         "Watches the program's own ``jax.random`` calls and applies JAX's key-reuse rules (sampling and "
         "``split`` consume a key, ``fold_in`` and ``key_data`` do not): a key object consumed a second time, "
-        "eagerly or within one trace, is reported with both lines.",
+        "eagerly or within one trace, is reported with both lines. Under pytest, only within one test: a key "
+        "consumed in one test and again in another (a module- or session-scoped fixture's key) is a reuse no "
+        "test can observe, since each test's draws are its own experiment, and fixing it changes no test.",
         "JAX's random numbers are a function of the key: reusing a key gives identical or correlated numbers "
         "(the same dropout mask, the same noise), silently. ``jax_debug_key_reuse`` would raise "
         "``KeyReuseError``; watch leaves that flag alone (it changes what JAX does).",
