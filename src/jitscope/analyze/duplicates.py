@@ -200,9 +200,9 @@ def _lost_function(new: CompileEvent) -> tuple[str, str, str, list[str]]:
     title = ("create the jitted method once (step = jax.jit(obj.method) outside the loop) and reuse it" if method
              else fixes.CREATE_ONCE.title)
     lines = [line.strip() for line in (new.reason.explanation or "").splitlines()]
-    at = next(i for i, line in enumerate(lines) if line.startswith("never seen function"))
-    seen = " ".join(lines[at:at + 2]).replace("function: ", "function ")
-    return what, title, fixes.CREATE_ONCE.why, [f"JAX's explanation: {seen}"]
+    at = next((i for i, line in enumerate(lines) if "never seen function" in line), None)
+    seen = " ".join(lines[at:at + 2]).replace("function: ", "function ") if at is not None else ""
+    return what, title, fixes.CREATE_ONCE.why, [f"JAX's explanation: {seen}"] if seen else []
 
 
 def _library_static(old: CompileEvent, new: CompileEvent, any_cause: bool = False) -> bool:
