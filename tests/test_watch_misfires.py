@@ -28,10 +28,11 @@ def misfires(fixtures_on_path):
     return watch_misfires
 
 
-def test_print_in_flax_module_call_under_jit_of_apply(misfires):
+@pytest.mark.parametrize("partial", [False, True])
+def test_print_in_flax_module_call_under_jit_of_apply(misfires, partial):
     pytest.importorskip("flax.linen")
     with jitscope.watch(slow_compile=600) as w:
-        misfires.flax_apply_print()
+        misfires.flax_apply_print(partial=partial)
     r = w.result()
     found = [(f.code, f.location.line) for f in r.findings if f.code == "JW201"]
     assert found == [("JW201", _line("flax-print"))], found

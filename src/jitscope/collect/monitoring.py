@@ -380,14 +380,14 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     # jax.jit(model.apply): a library's method (flax marks its files as not the user's) bound to an object of
     # the program's class: the program's function, defined at the class's own method.
     method = program_method_behind(fun) if not user and lib is None else None
-    name = sig.function_name(fun) if method is None else f"{type(fun.__self__).__qualname__}.{fun.__name__}"
+    name = sig.function_name(fun) if method is None else method[0]
     raw = RawCompile(function=name, module_name=f"jit({fun_name})", user=user or method is not None, traced=traced)
     if lib is not None and lib.wrapper != "jax.jit":
         raw.wrapper = lib.wrapper
     if raw.user:
         # The object jit caches on: a partial, a wrapper; under a filtered wrapper, the function's identity part.
         raw.function_id = function_serial(fun if lib is None or lib.identity is None else lib.identity)
-        raw.definition = sig.definition_site(fun if method is None else method)
+        raw.definition = sig.definition_site(fun if method is None else method[1])
         raw.module = sig.function_module(fun)
         try:
             raw.bindings = sig.function_bindings(fun)

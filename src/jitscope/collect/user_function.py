@@ -52,14 +52,18 @@ def _installed(filename: str) -> bool:
     return any(f"{os.sep}{d}{os.sep}" in filename for d in ("site-packages", "dist-packages"))
 
 
-def program_method_behind(fun: Any) -> types.FunctionType | None:
+def program_method_behind(fun: Any) -> tuple[str, types.FunctionType] | None:
     """For a library's method bound to an object of the program's class (``jax.jit(model.apply)`` with flax
-    linen's ``Module.apply``; flax marks its own files as not the user's), the class's own ``__call__``
-    the method runs (through the library's ``functools.wraps`` layers); None otherwise."""
+    linen's ``Module.apply``, also under ``functools.partial``; flax marks its own files as not the user's):
+    the name to show (``MLP.apply``) and the class's own ``__call__`` the method runs (through the library's
+    ``functools.wraps`` layers); None otherwise."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
     owner = getattr(fun, "__self__", None) if isinstance(fun, types.MethodType) else None
     if owner is None or isinstance(owner, type) or _program(fun.__func__) is not None:
         return None
-    return _program(vars(type(owner)).get("__call__"))
+    found = _program(vars(type(owner)).get("__call__"))
+    return None if found is None else (f"{type(owner).__qualname__}.{fun.__name__}", found)
 
 
 def _program(f: Any) -> types.FunctionType | None:
@@ -82,9 +86,12 @@ def _program_function_inside(fun: Any, depth: int = 3) -> types.FunctionType | N
     """A function of the program reachable from a library's wrapper: in its closure cells (a few levels
     down), or the ``__call__`` of the program's class it is a bound method of."""
     program = _program
+    behind = program_method_behind(fun)  # the program's class's own __call__
+    if behind is not None:
+        return behind[1]
     owner = getattr(fun, "__self__", None)
     if owner is not None and not isinstance(owner, type):
-        found = program(vars(type(owner)).get("__call__"))  # the program's class's own __call__
+        found = program(vars(type(owner)).get("__call__"))
         if found is not None:
             return found
     todo, seen = [(fun, 0)], set()
