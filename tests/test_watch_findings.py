@@ -104,7 +104,7 @@ def test_captured_stale_bloat_and_slow_compile_details(program_run):
     result = load_result(paths["json"])
     by_code = {f.code: f for f in result.findings if f.function in ("scaled", "unrolled")}
     cap = by_code["JW301"]
-    assert cap.details["name"] == "W" and cap.details["bytes"] == 2048 * 4 and cap.details["type"] == "f32[2048]"
+    assert cap.details["name"] == "W" and cap.details["bytes"] == 16384 * 4 and cap.details["type"] == "f32[16384]"
     assert by_code["JW302"].details["name"] == "W"
     bloat = by_code["JW401"]
     assert bloat.details["repeats"] == 1000 and bloat.details["kind"] == "python_loop"
@@ -184,7 +184,7 @@ def test_no_findings_flag(cli, tmp_path):
 
 # -- in-process: jitscope.watch ------------------------------------------------------------------
 
-FACTOR = jnp.full((64,), 3.0)
+FACTOR = jnp.full((16384,), 3.0)  # 64 KiB: a constant JW301 reports (NOTABLE_CONSTANT_BYTES)
 EFFECTS = FIXTURES / "watch_effects.py"
 
 
@@ -221,7 +221,7 @@ def test_effects_written_in_a_test_file_are_deliberate():
 
 
 def test_closure_capture_and_rebinding_a_closure():
-    weights = jnp.ones((128, 4))
+    weights = jnp.ones((128, 128))  # 64 KiB
 
     def make():
         @jax.jit
@@ -233,7 +233,7 @@ def test_closure_capture_and_rebinding_a_closure():
     apply = make()
     with jitscope.watch(slow_compile=600) as w:
         apply(jnp.ones((2, 128)))
-        weights = jnp.zeros((128, 4))  # noqa: F841 - rebinding the cell the closure reads
+        weights = jnp.zeros((128, 128))  # noqa: F841 - rebinding the cell the closure reads
         apply(jnp.ones((2, 128)))
     found = {(f.code, f.location.line, f.details.get("source")) for f in w.result().findings}
     assert ("JW301", _line("closure-read"), "closure") in found
@@ -246,8 +246,8 @@ def test_global_read_only_in_jitted_helper_is_not_stale_until_rebound():
         return x * FACTOR  # factor-read
 
     with jitscope.watch(slow_compile=600) as w:
-        times_factor(jnp.ones(64))
-        times_factor(jnp.ones(64))
+        times_factor(jnp.ones(16384))
+        times_factor(jnp.ones(16384))
     codes = [f.code for f in w.result().findings]
     assert codes == ["JW301"], codes  # captured, never rebound: not stale
     assert w.result().findings[0].location.line == _line("factor-read")

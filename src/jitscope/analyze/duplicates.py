@@ -136,6 +136,15 @@ def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, l
     kw = keyword_change(old, new)
     if kw is not None:
         out.append((*_KEYWORDS, [kw]))
+    # A node's static data (an eqx.field(static=True), a flax struct field with pytree_node=False, aux data) is
+    # not its container: the program is the same, so the value is not needed at compile time.
+    static_data = [d for d in diffs.get("pytree_change", ()) if "): static data " in d]
+    if static_data:
+        out.append(("a static field of a pytree node (its static data)", fixes.STATIC_FIELD_IGNORED.title,
+                    fixes.STATIC_FIELD_IGNORED.why, static_data))
+        diffs["pytree_change"] = [d for d in diffs["pytree_change"] if d not in static_data]
+        if not diffs["pytree_change"]:
+            diffs.pop("pytree_change")
     absent = [d for d in diffs.get("pytree_change", ()) if d.endswith("-> (absent)") or ": (absent) ->" in d]
     if absent and len(absent) == len(diffs["pytree_change"]):
         out.append((*_ABSENT, absent))
@@ -174,7 +183,26 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
         if title == _KEY_FIXES["static_value_change"][1]:  # phrased for the wrapper that compiled (no option it lacks)
             title = fixes.static_value_ignored("the argument", _wrapper(new)).title
         return what, title, causes[0][2], [line for c in causes for line in c[3]]
+    if "never seen function" in (getattr(new.reason, "explanation", "") or ""):
+        return _lost_function(new)
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
+
+
+def _lost_function(new: CompileEvent) -> tuple[str, str, str, list[str]]:
+    """Same function (equal bindings), same signature, and JAX's own explanation says it never saw the function:
+    JAX's tracing cache is keyed on the function object and holds it weakly, so a jit built around a new object
+    (a bound method ``obj.method`` is a new object at each access; a function defined in a loop) starts empty
+    once the previous object is freed with its jit."""
+    method = (new.bindings or "").startswith("self=")
+    what = ("a new function object, a bound method (obj.method is a new object at each access; JAX's cache held "
+            "the previous one weakly and it was freed)" if method else
+            "a new function object (JAX's cache held the previous one weakly and it was freed)")
+    title = ("create the jitted method once (step = jax.jit(obj.method) outside the loop) and reuse it" if method
+             else fixes.CREATE_ONCE.title)
+    lines = [line.strip() for line in (new.reason.explanation or "").splitlines()]
+    at = next((i for i, line in enumerate(lines) if "never seen function" in line), None)
+    seen = " ".join(lines[at:at + 2]).replace("function: ", "function ") if at is not None else ""
+    return what, title, fixes.CREATE_ONCE.why, [f"JAX's explanation: {seen}"] if seen else []
 
 
 def _library_static(old: CompileEvent, new: CompileEvent, any_cause: bool = False) -> bool:

@@ -23,6 +23,10 @@ from ..model import Fix
 from .runtime_findings import RuntimeFinding, _source
 
 MIN_FRESH_READS = 50
+# With the ``for`` index around the line known (``collect/loop_index.py``): the share of the loop's iterations
+# that read. A read every other iteration or more often is a round trip per iteration; every 100 steps is not,
+# however many reads a long run adds up.
+MIN_ITERATION_SHARE = 0.5
 
 
 def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
@@ -31,6 +35,9 @@ def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
     for s in sites:
         if s.fresh < MIN_FRESH_READS:
             continue
+        iterations, span = getattr(s, "iterations", None), getattr(s, "span", None)
+        if iterations and span and iterations < span * MIN_ITERATION_SHARE:
+            continue  # the loop around the line reads in few of its iterations (every 100 steps): not per iteration
         loc = s.location
         shapes = ", ".join(sorted(s.shapes or {}, key=lambda k: -(s.shapes or {})[k])[:3])
         waited = f"{s.waited:,} waited for the device, " if s.waited else ""
@@ -40,7 +47,7 @@ def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
             f"round trip per iteration ({waited}{fmt_seconds(s.seconds)} in the reads)", "warning", loc,
             Fix(fixes.HOST_SYNC.title, fixes.HOST_SYNC.why, location=loc), source=_source(loc),
             details={"reads": s.reads, "fresh_reads": s.fresh, "waited": s.waited, "seconds": s.seconds,
-                     "shapes": dict(s.shapes or {}),
+                     "shapes": dict(s.shapes or {}), "iterations": iterations, "loop_iterations": span,
                      "evidence": "host reads of jax.Array values (ArrayImpl._value) counted at this line"}))
     return out
 

@@ -23,12 +23,14 @@ All three rest on what jit did (counted compiles, recorded signatures and contex
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from typing import Any
 
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
+from ..jaxmodel.deliberate import is_test_file
 from ..model import CompileEvent, Fix, Location
 from .runtime_findings import RuntimeFinding, _source
 
@@ -68,16 +70,18 @@ def shape_findings(events: list[CompileEvent]) -> list[RuntimeFinding]:
     groups: dict[tuple, list[CompileEvent]] = defaultdict(list)
     for e in events:
         st = _structure(e)
-        if st is not None:
-            groups[(_group_key(e), e.function_id, st)].append(e)
+        if st is None or e.call_site is not None and is_test_file(e.call_site.file):
+            continue  # a test picks its shapes on purpose (jaxmodel/deliberate.py): nothing to pad
+        groups[(_group_key(e), e.function_id, st)].append(e)
     out = []
     for evs in groups.values():
         shapes: dict[tuple, CompileEvent] = {}
         for e in evs:
             shapes.setdefault(tuple(x.shape for x in e.signature.leaves), e)  # type: ignore[union-attr]
-        if len(shapes) < MIN_SHAPES:
-            continue
         firsts = list(shapes.values())
+        ragged = len(shapes) == 2 and _one_loop(firsts)
+        if len(shapes) < MIN_SHAPES and not ragged:
+            continue
         leaves = firsts[0].signature.leaves  # type: ignore[union-attr]
         varying = [i for i in range(len(leaves)) if len({k[i] for k in shapes}) > 1]
         names = [leaves[i].path or f"argument {i}" for i in varying]
@@ -87,15 +91,41 @@ def shape_findings(events: list[CompileEvent]) -> list[RuntimeFinding]:
         seconds = sum(e.total_seconds for e in extra)
         loc = _site(extra)
         last = evs[-1]
+        advice = fixes.RAGGED_BATCH if ragged else fixes.PAD_SHAPES
         out.append(RuntimeFinding(
             "JW405", last.function,
             f"{last.function} compiled for {len(shapes)} shapes of {', '.join(names) or 'its arguments'} "
-            f"({'; '.join(seen)}{more}): {len(extra)} extra compiles, {fmt_seconds(seconds)}", "warning", loc,
-            Fix(fixes.PAD_SHAPES.title, fixes.PAD_SHAPES.why, location=loc), compile_index=last.index,
+            f"({'; '.join(seen)}{more}){' at one call site inside a loop (a last batch of another size)' if ragged else ''}"
+            f": {len(extra)} extra compile{'s' if len(extra) != 1 else ''}, {fmt_seconds(seconds)}", "warning", loc,
+            Fix(advice.title, advice.why, location=loc), compile_index=last.index,
             timestamp=extra[0].timestamp, seconds=seconds, source=_source(loc),
             details={"shapes": len(shapes), "arguments": names, "compiles": len(evs), "extra_compiles": len(extra),
-                     "evidence": "compiles of one function whose signatures differ only in array shapes"}))
+                     "pattern": "ragged-batch" if ragged else "shapes",
+                     "evidence": "compiles of one function whose signatures differ only in array shapes"
+                     + (", both from one call site inside a loop" if ragged else "")}))
     return out
+
+
+def _one_loop(firsts: list[CompileEvent]) -> bool:
+    """Two shapes, both first compiled at one call site of the program that sits inside a loop: an iteration
+    of that loop brought the new shape, so the data the loop walks decides it (a last, smaller batch), not
+    the program's structure (a train and an eval step are two call sites; a test picks its shapes)."""
+    from .bloat_source import _enclosing_loop
+
+    sites = {(e.call_site.file, e.call_site.line) if e.call_site is not None else None for e in firsts}
+    if len(sites) != 1 or None in sites:
+        return False
+    file, line = next(iter(sites))  # type: ignore[misc]
+    loop = _enclosing_loop(file, line, line)
+    if loop is None or isinstance(loop, _COMPREHENSIONS):
+        return False
+    # ``for n in (4, 8):`` walks sizes the program wrote down (a warm-up, buckets): chosen, not the data's.
+    literal = isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.iter, (ast.Tuple, ast.List, ast.Set)) \
+        and all(isinstance(x, ast.Constant) for x in loop.iter.elts)
+    return not literal
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _shape_text(shape_vector: tuple, varying: list[int]) -> str:

@@ -75,7 +75,11 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "Reports arrays the traced function read from a module global or a closure cell and that JAX "
         "embedded in the program as constants, with their shape and size. Only for traces that were "
         "compiled: ``jax.eval_shape``, ``jax.make_jaxpr`` and ``.lower()`` alone compile nothing, so nothing "
-        "is baked in. Severity ``warning`` from 1 MB, ``info`` below.",
+        "is baked in. Only where the program's captured array constants total at least 64 KiB: below that "
+        "the cost is not measurable (on a CPU, XLA's compile time with the constant was within noise, 2 ms, of "
+        "the same program taking it as an argument up to 64 KiB; +5 to +7 ms at 1 MiB, +135 ms at 16 MiB: "
+        "benchmarks/constant_cost.py), and each program's copy is a few KiB of memory. A small constant that goes stale is still JW302. Severity ``warning`` "
+        "from 1 MB, ``info`` below.",
         "A captured array is copied into every compiled program that uses it: large constants inflate "
         "compile time, executable size and device memory, and the program keeps the value it saw at "
         "trace time (JW302 when the global changes later).",
@@ -90,7 +94,12 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "A global or closure value baked into a compiled program changed afterwards; the program still "
         "uses the old value.",
         "After a JW301 capture, checks whether the global or closure variable was rebound to a different "
-        "value later in the run (checked at each later compile and when the watch ends).",
+        "value later in the run (checked at each later compile and when the watch ends). Also a static argument "
+        "hashed by identity (a class with the default ``__hash__``/``__eq__``, such as ``self`` of a method "
+        "jitted with ``static_argnums=0``): jit's cache key is the object, so the attributes the traced code "
+        "names (``self.scale``) are baked in like a global; one of them rebound to another value afterwards "
+        "is reported at the line that reads it, with the fix of a value-based hash (a frozen dataclass) or an "
+        "argument.",
         "jit reads globals once, at trace time. Rebinding the global does not retrace: every call keeps "
         "using the old value until something else (a new shape) forces a retrace. The results are "
         "silently stale.",
@@ -148,8 +157,12 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "differed in jit's cache key: a weak type (a Python scalar, then an array), a committed vs uncommitted "
         "array or another sharding object, the pytree container, an argument passed by keyword in one call and by "
         "position in the other, an argument the program does not read left out in one call, a static value the "
-        "program ignores, a new function object with equal bindings (the same ``jax.jit(lambda)`` or closure "
-        "built again), an eager ``lax.cond``/``while_loop``/``scan`` whose bodies are closures traced again at "
+        "program ignores (a pytree node's static data, such as an ``eqx.field(static=True)``, named as that, "
+        "with the fix of making it a leaf), a new function object with equal bindings (the same "
+        "``jax.jit(lambda)`` or closure built again; with the same function object's bindings and JAX's own "
+        "explanation saying it never saw the function: a bound method ``obj.method`` jitted again, a new "
+        "object at each access that JAX's cache held weakly), an eager ``lax.cond``/``while_loop``/``scan`` whose "
+        "bodies are closures traced again at "
         "each call, or nothing (the cache was cleared); every difference found is named. Programs printed "
         "longer than 4,000,000 characters are not fingerprinted. Compiles are paired only where one change "
         "of the user's code merges them: within one test under pytest (parametrizations are separate tests), "

@@ -86,7 +86,12 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "again.",
         "Groups the compiles of each function (one definition) whose argument signatures have the same tree "
         "structure, dtypes and static values, and reports one that compiled for at least 3 distinct shape "
-        "vectors: which arguments' shapes varied, the shapes seen, the extra compiles and their seconds.",
+        "vectors, or for 2 whose compiles both came from one call site inside a loop of the program (the loop's "
+        "data brought the new shape: a last, smaller batch; advice: pad it or drop the remainder): which "
+        "arguments' shapes varied, the shapes seen, the extra compiles and their seconds. Not reported: two "
+        "shapes from two call sites (a train and an eval step), a loop over sizes the program wrote down "
+        "(``for n in (4, 8)``), and compiles called from test files (a test picks its shapes on purpose, as "
+        "``jaxmodel/deliberate.py`` says of trace-time effects).",
         "Shapes are part of jit's cache key: a varying batch size, sequence length or array length compiles a "
         "new program each time, and each executable stays in memory.",
         "```python\nfor batch in batches:          # the last batch is smaller; lengths vary\n"
@@ -143,8 +148,11 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "``np.asarray``, ``print``): a device-to-host round trip per loop iteration.",
         "Counts host reads of ``jax.Array`` values per line of the program (reads a library makes on its behalf "
         "are not counted), and reports a line with at least 50 reads of a different array than the read "
-        "before: one per iteration of a loop. Gives how many reads had to wait for the device and the seconds "
-        "spent in them.",
+        "before: one per iteration of a loop. Where a ``for`` statement with an int index (``range``, "
+        "``enumerate``) runs the line, counts iterations, not reads: reported only when at least half the "
+        "iterations from the first read to the last read (reads every 100 steps, or a batch of 100 reads made "
+        "at once every 100 steps, are one round trip per 100 steps, however long the run). Gives how many reads "
+        "had to wait for the device and the seconds spent in them.",
         "JAX dispatches asynchronously: the host queues the next step while the device runs. A host read waits "
         "for the value, so a read every iteration makes host and device take turns (on an accelerator the "
         "device idles while Python runs).",
@@ -208,7 +216,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "bits.",
         "Watches the program's own ``jax.random`` calls and applies JAX's key-reuse rules (sampling and "
         "``split`` consume a key, ``fold_in`` and ``key_data`` do not): a key object consumed a second time, "
-        "eagerly or within one trace, is reported with both lines.",
+        "eagerly or within one trace, is reported with both lines. Under pytest, only within one test: a key "
+        "consumed in one test and again in another (a module- or session-scoped fixture's key) is a reuse no "
+        "test can observe, since each test's draws are its own experiment, and fixing it changes no test.",
         "JAX's random numbers are a function of the key: reusing a key gives identical or correlated numbers "
         "(the same dropout mask, the same noise), silently. ``jax_debug_key_reuse`` would raise "
         "``KeyReuseError``; watch leaves that flag alone (it changes what JAX does).",

@@ -25,6 +25,7 @@ program: every analysis is guarded, and a failure costs that finding only.
 
 from __future__ import annotations
 
+import dis
 import functools
 import threading
 import types
@@ -38,6 +39,7 @@ from ..jaxmodel import fixes
 from ..jaxmodel.deliberate import effect_expected
 from ..model import CompileEvent, Fix, Location, installed_package_file
 from .runtime_record import LARGE_CONSTANT_BYTES as LARGE_CONSTANT_BYTES
+from .runtime_record import NOTABLE_CONSTANT_BYTES
 from .runtime_record import FindingGroup as FindingGroup
 from .runtime_record import RuntimeFinding as RuntimeFinding
 from .runtime_record import group_findings as group_findings
@@ -81,12 +83,17 @@ class _Capture:
     def current(self) -> Any:
         if self.source == "global":
             return self.holder.get(self.name, _MISSING)
+        if self.source == "attribute":  # holder: a weakref to the static argument (hashed by identity)
+            owner = self.holder()
+            return _MISSING if owner is None else vars(owner).get(self.name, _MISSING)
         try:
             return self.holder.cell_contents
         except ValueError:
             return _MISSING
 
     def changed(self) -> bool:
+        if self.source == "attribute" and self.holder() is None:
+            return False  # the object is gone: no later call can reuse its compiled program
         now = self.current()
         if self.weak:
             old = self.ref()
@@ -158,6 +165,11 @@ class RuntimeAnalyzer:
             except Exception:  # noqa: BLE001
                 continue
             c.reported = True
+            if c.source == "attribute":
+                f = _stale_attribute(c, timestamp)
+                with self._lock:
+                    self.findings.append(f)
+                continue
             where = f" (read at line {c.location.line})" if c.location else ""
             f = RuntimeFinding(
                 "JW302", c.function,
@@ -190,6 +202,8 @@ class RuntimeAnalyzer:
             if fn is not None:
                 captured = self._captured(event, fn, jaxpr, base)
                 out += captured
+                for owner in live.get("identity_statics") or ():
+                    self._remember_state(event, fn, owner, base["compile_index"])
             bloat = _bloat(event, fn, jaxpr, base)
             out += bloat
         if kind == "compile" and jaxpr is not None:
@@ -222,12 +236,14 @@ class RuntimeAnalyzer:
         from .jaxpr_stats import captured_values
 
         out = []
-        for c in captured_values(fn, jaxpr):
+        values = captured_values(fn, jaxpr)
+        baked = sum(c.bytes for c in values if c.kind == "array" and c.in_jaxpr)
+        for c in values:
             holder = fn.__globals__ if c.source == "global" else _cell(fn, c.name)
             if holder is not None:
                 self._remember(event, c, holder, base["compile_index"])
-            if c.kind != "array" or not c.in_jaxpr:
-                continue  # scalars become literals: cheap, and only stale if rebound (JW302)
+            if c.kind != "array" or not c.in_jaxpr or baked < NOTABLE_CONSTANT_BYTES:
+                continue  # scalars become literals, small arrays cost nothing measurable: only stale if rebound (JW302)
             severity = "warning" if c.bytes >= LARGE_CONSTANT_BYTES else "info"
             out.append(RuntimeFinding(
                 "JW301", event.function,
@@ -258,6 +274,62 @@ class RuntimeAnalyzer:
         with self._lock:
             self._captures.append(_Capture(event.function, c.name, c.source, holder, ref, weak, c.location, c.type,
                                            c.value, index))
+
+
+    def _remember_state(self, event: CompileEvent, fn: types.FunctionType, owner: Any, index: int | None) -> None:
+        """A static argument hashed by identity: jit's cache key is the object, so the attributes the traced
+        code names (``self.scale``) are baked in like a global; keep their values to notice a change (JW302)."""
+        from .._pycode import code_objects, functions_reached
+
+        reads: dict[str, Location] = {}  # attribute name -> the first line of the traced code that loads it
+        for f in functions_reached(fn):
+            for c in code_objects(f.__code__):
+                for ins in dis.get_instructions(c):
+                    if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and ins.argval not in reads:
+                        line = getattr(ins.positions, "lineno", None) or c.co_firstlineno
+                        reads[ins.argval] = Location(c.co_filename, int(line), function=c.co_qualname)
+        state = vars(owner)
+        marker = hex(id(owner))
+        sig = event.signature
+        arg = next((k for k, v in (sig.static.items() if sig is not None else ()) if marker in v), None)
+        arg = arg or type(owner).__qualname__
+        holder = weakref.ref(owner)
+        for name in sorted(set(reads) & set(state)):
+            value = state[name]
+            try:
+                ref, weak = weakref.ref(value), True
+            except TypeError:
+                ref, weak = value, False
+            with self._lock:
+                self._captures = [x for x in self._captures if x.reported or not (
+                    x.source == "attribute" and x.holder() is owner and x.name == name and x.function == event.function)]
+                self._captures.append(_Capture(event.function, name, "attribute", holder, ref, weak, reads[name],
+                                               f"{arg}: {type(owner).__qualname__}", _short(value), index))
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__
+        text = f"<{type(value).__qualname__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _stale_attribute(c: _Capture, timestamp: float) -> RuntimeFinding:
+    arg, _, cls = c.type.partition(": ")
+    now = c.current()
+    a = fixes.hash_static_by_value(arg, c.name)
+    return RuntimeFinding(
+        "JW302", c.function,
+        f"static argument '{arg}' ({cls}, hashed by identity) had {c.name}={c.value} when {c.function} was traced "
+        f"and now has {c.name}={_short(now)}; calls with the same object reuse the program compiled with the old "
+        "value", "warning", c.location, Fix(a.title, a.why, location=c.location),
+        compile_index=c.compile_index, timestamp=timestamp, source=_source(c.location),
+        details={"name": c.name, "source": "static-attribute", "argument": arg, "type": cls,
+                 "value_at_trace": c.value},
+        evidence=f"jit keyed {c.function}'s compiled program on the {cls} object by identity; its attribute "
+                 f"'{c.name}', named by the traced code, holds another value than at trace time",
+        confidence="certain")
 
 
 def _advice(a: fixes.Advice) -> tuple[str, str]:

@@ -15,6 +15,11 @@ from .._serde import Record
 from ..model import Fix, Location
 
 LARGE_CONSTANT_BYTES = 1 << 20  # a captured constant this large is a warning (JW301)
+# Below this many bytes of captured array constants in one compiled program, JW301 says nothing: the bytes are
+# copied into each program and its device memory, and their compile time was within this CPU's noise up to
+# 64 KiB (2 ms; +5 to +7 ms at 1 MiB, +135 ms at 16 MiB: benchmarks/constant_cost.py). A small constant going stale is
+# still JW302.
+NOTABLE_CONSTANT_BYTES = 64 << 10
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 
 

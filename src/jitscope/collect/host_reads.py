@@ -23,6 +23,7 @@ from typing import Any
 
 from .._jaxcompat.runtime_hooks import install_host_read_hook, staging_now
 from ..model import Location
+from .loop_index import loop_index
 from .program_frames import location, program_caller
 
 MAX_SITES = 500
@@ -38,6 +39,12 @@ class HostReadSite:
     waited: int = 0  # reads whose value was not computed yet when the read began
     seconds: float = 0.0  # time spent in the reads, waiting included
     shapes: dict[str, int] | None = None  # array shape/dtype (``f32[]``) -> reads
+    # The enclosing ``for`` statement's int index at the reads (``collect/loop_index.py``): how many iterations
+    # read, and how many iterations the loop went through from the first read to the last (each run of the loop
+    # counted from its first read). None: no such loop around the line.
+    iterations: int | None = None
+    span: int | None = None
+    last_index: int | None = None
 
 
 class HostReadProbe:
@@ -65,6 +72,7 @@ class HostReadProbe:
         if frame is None or _in_callback(caller, frame):
             return
         key = (frame.f_code.co_filename, frame.f_lineno)
+        index = loop_index(frame)
         with self._lock:
             site = self.sites.get(key)
             if site is None:
@@ -79,6 +87,11 @@ class HostReadProbe:
                 self._last.pop(key, None)
             site.reads += 1
             site.fresh += fresh
+            if index is not None and index != site.last_index:
+                last = site.last_index
+                site.iterations = (site.iterations or 0) + 1
+                site.span = (site.span or 0) + (index - last if last is not None and index > last else 1)
+                site.last_index = index
             site.waited += not was_ready
             site.seconds += seconds
             spec = _spec(array)

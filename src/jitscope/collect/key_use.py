@@ -28,6 +28,7 @@ from typing import Any
 from .._jaxcompat.runtime_hooks import install_key_check_hook, staging_now
 from ..model import Location
 from .program_frames import frame_kind, location
+from .test_scope import current_test
 
 NOT_CONSUMING = frozenset({"fold_in", "key_data", "key_impl", "clone"})
 MAX_RECORDS = 200
@@ -60,7 +61,7 @@ class KeyUseProbe:
     def __init__(self) -> None:
         self.reuses: list[KeyReuse] = []
         self.baked: list[BakedKey] = []
-        self._consumed: dict[int, tuple[Any, Location, str]] = {}  # id(key) -> (weakref, where, api)
+        self._consumed: dict[int, tuple[Any, Location, str, str | None]] = {}  # id(key) -> (weakref, where, api, test)
         self._reuse_index: dict[tuple, KeyReuse] = {}
         self._baked_index: dict[tuple, BakedKey] = {}
         self._lock = threading.Lock()
@@ -90,14 +91,18 @@ class KeyUseProbe:
             ref = weakref.ref(key)
         except TypeError:
             return  # a NumPy array as key: each use converts it anew, identity says nothing
+        test = current_test()
         with self._lock:
             known = self._consumed.get(id(key))
-            if known is not None and known[0]() is key:
+            # Under pytest, a key consumed in one test and again in another (a module- or session-scoped fixture,
+            # a module global) is a reuse no test can observe: each test's draws are its own experiment, and
+            # fixing it changes no test. Within one test (or outside pytest) it is a reuse.
+            if known is not None and known[0]() is key and known[3] == test:
                 self._reuse(known[1], where, known[2], api, tracer)
                 return
             if len(self._consumed) > 4096:  # forget keys that died
                 self._consumed = {k: v for k, v in self._consumed.items() if v[0]() is not None}
-            self._consumed[id(key)] = (ref, where, api)
+            self._consumed[id(key)] = (ref, where, api, test)
 
     def _reuse(self, first: Location, second: Location, first_api: str, api: str, tracer: bool) -> None:
         k = (first.file, first.line, second.file, second.line)

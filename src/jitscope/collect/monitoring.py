@@ -42,6 +42,7 @@ from .. import _jaxcompat as compat
 from ..model import ArgSignature, Location, PersistentCacheRecord
 from . import persistent_cache, program_text, programs, warmup_record
 from . import watch_signature as sig
+from .user_function import program_method_behind
 from .wrappers import LibraryCall, library_call
 
 
@@ -375,14 +376,18 @@ def _record_from_call(call: _Call, fun_name: str, traced: bool) -> RawCompile:
     if inside is not None:
         lib = LibraryCall(inside[0], args, kwargs, arrays_only=False, identity=fun)
         fun = inside[0]
-    raw = RawCompile(function=sig.function_name(fun), module_name=f"jit({fun_name})",
-                     user=sig.is_user_function(fun), traced=traced)
+    user = sig.is_user_function(fun)
+    # jax.jit(model.apply): a library's method (flax marks its files as not the user's) bound to an object of
+    # the program's class: the program's function, defined at the class's own method.
+    method = program_method_behind(fun) if not user and lib is None else None
+    name = sig.function_name(fun) if method is None else method[0]
+    raw = RawCompile(function=name, module_name=f"jit({fun_name})", user=user or method is not None, traced=traced)
     if lib is not None and lib.wrapper != "jax.jit":
         raw.wrapper = lib.wrapper
     if raw.user:
         # The object jit caches on: a partial, a wrapper; under a filtered wrapper, the function's identity part.
         raw.function_id = function_serial(fun if lib is None or lib.identity is None else lib.identity)
-        raw.definition = sig.definition_site(fun)
+        raw.definition = sig.definition_site(fun if method is None else method[1])
         raw.module = sig.function_module(fun)
         try:
             raw.bindings = sig.function_bindings(fun)

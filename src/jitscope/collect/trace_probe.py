@@ -152,6 +152,15 @@ def _cell_value(cell: Any) -> Any:
     return _MISSING
 
 
+def _identity_statics(call: Any) -> list[Any]:
+    """The call's static arguments that jit's cache keys by identity (the default ``__hash__``/``__eq__``)."""
+    values = [call.args[i] for i in (call.static_argnums or ()) if isinstance(i, int) and -len(call.args) <= i
+              < len(call.args)]
+    values += [call.kwargs[n] for n in (call.static_argnames or ()) if n in call.kwargs]
+    return [v for v in values if type(v).__hash__ is object.__hash__ and type(v).__eq__ is object.__eq__
+            and hasattr(v, "__dict__") and not isinstance(v, (type, types.ModuleType, types.FunctionType))]
+
+
 class _Local(threading.local):
     def __init__(self) -> None:
         self.stack: list[_Watch] = []
@@ -343,6 +352,8 @@ class TraceProbe:
             raw.live["fun"] = call.fun
         if exc is not None and raw.failed:
             raw.live["error"] = exc
+        with contextlib.suppress(Exception):  # static arguments hashed by identity: their state can go stale (JW302)
+            raw.live["identity_statics"] = _identity_statics(call)
         if w is not None:
             try:
                 raw.live["effects"] = w.finish()

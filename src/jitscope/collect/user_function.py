@@ -52,20 +52,46 @@ def _installed(filename: str) -> bool:
     return any(f"{os.sep}{d}{os.sep}" in filename for d in ("site-packages", "dist-packages"))
 
 
-def _program_function_inside(fun: Any, depth: int = 3) -> types.FunctionType | None:
-    """A function of the program reachable from a library's wrapper: in its closure cells (a few levels
-    down), or the ``__call__`` of the program's class it is a bound method of."""
+def program_method_behind(fun: Any) -> tuple[str, types.FunctionType] | None:
+    """For a library's method bound to an object of the program's class (``jax.jit(model.apply)`` with flax
+    linen's ``Module.apply``, also under ``functools.partial``; flax marks its own files as not the user's):
+    the name to show (``MLP.apply``) and the class's own ``__call__`` the method runs (through the library's
+    ``functools.wraps`` layers); None otherwise."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    owner = getattr(fun, "__self__", None) if isinstance(fun, types.MethodType) else None
+    if owner is None or isinstance(owner, type) or _program(fun.__func__) is not None:
+        return None
+    found = _program(vars(type(owner)).get("__call__"))
+    return None if found is None else (f"{type(owner).__qualname__}.{fun.__name__}", found)
+
+
+def _program(f: Any) -> types.FunctionType | None:
+    """``f``, or the function a library's ``functools.wraps`` layers around it hold (flax linen wraps every
+    method of a Module subclass, ``nn.compact`` included, in a function of flax/linen/module.py), when it
+    is the program's own; else None."""
     from .._jaxcompat import is_user_file
 
-    def program(f: Any) -> types.FunctionType | None:
+    for _ in range(8):
         g = _function_of(f)
         if g is not None and is_user_file(g.__code__.co_filename) and not _installed(g.__code__.co_filename):
             return g
-        return None
+        f = getattr(f, "__wrapped__", None)
+        if f is None:
+            return None
+    return None
 
+
+def _program_function_inside(fun: Any, depth: int = 3) -> types.FunctionType | None:
+    """A function of the program reachable from a library's wrapper: in its closure cells (a few levels
+    down), or the ``__call__`` of the program's class it is a bound method of."""
+    program = _program
+    behind = program_method_behind(fun)  # the program's class's own __call__
+    if behind is not None:
+        return behind[1]
     owner = getattr(fun, "__self__", None)
     if owner is not None and not isinstance(owner, type):
-        found = program(vars(type(owner)).get("__call__"))  # the program's class's own __call__
+        found = program(vars(type(owner)).get("__call__"))
         if found is not None:
             return found
     todo, seen = [(fun, 0)], set()

@@ -100,6 +100,25 @@ def pass_as_argument(name: str, stale: bool = False) -> Advice:
                   "the program keeps the value it saw at trace time. An argument is read on every call.")
 
 
+def hash_static_by_value(arg: str, attribute: str) -> Advice:
+    """The fix for a static argument hashed by identity whose attribute a compiled trace read and that changed
+    since (JW302 through ``static_argnums``: jit's cache key is the object, not its state)."""
+    return Advice(f"give {arg}'s class __hash__ and __eq__ over the fields the trace reads (a frozen dataclass), "
+                  f"or pass '{attribute}' as an argument",
+                  "a static argument is part of jit's cache key through its hash: an object with the default hash "
+                  "is the same key after its attributes change, so later calls reuse the program compiled with the "
+                  "old values. A value-based hash retraces when they change; an array argument is read on every "
+                  "call.")
+
+
+STATIC_FIELD_IGNORED = Advice(
+    "make the changing field a pytree leaf instead of static data (drop eqx.field(static=True) / "
+    "struct.field(pytree_node=False), or return it among the children in tree_flatten)",
+    "a pytree node's static data (aux data) is part of its tree structure, which jit keys its cache on: each new "
+    "value traces and compiles again, here into the same program, since the program does not depend on it. A "
+    "leaf is traced: one compile serves every value.")
+
+
 def builtin_reduction(builtin: str, repl: str) -> Advice:
     """The fix for a builtin ``sum``/``max``/... over a traced array (unrolled one element at a time)."""
     return Advice(f"use {repl}", f"builtin {builtin}() iterates the array element by element; {repl} is a single "
@@ -160,6 +179,12 @@ PAD_SHAPES = Advice(
     "pad (or bucket) the varying dimension to a few fixed sizes and mask the padding",
     "jit compiles one program per input shape: every new batch size, sequence length or array length traces "
     "and compiles again, and each executable stays cached.")
+RAGGED_BATCH = Advice(
+    "pad the last, smaller batch to the full batch size and mask the padding, or drop the remainder "
+    "(drop_last)",
+    "jit compiles one program per input shape: a loop over data whose length is not a multiple of the batch "
+    "size ends with a smaller batch, a second program compiled for one call (again in every run, and for each "
+    "dataset size).")
 CONFIG_ONCE = Advice(
     "set the configuration (default device, x64, mesh, matmul precision) once, outside the loop",
     "JAX adds its trace context (jax.default_device, jax_enable_x64 and the other context managers and flags "
