@@ -53,3 +53,27 @@ def test_the_tested_range_is_the_same_in_readme_pyproject_and_jaxcompat():
     assert _jaxcompat.FULL_SUITE_JAX[-1] in (ROOT / "Makefile").read_text()  # make test-newest runs it
 
 
+
+
+def test_treedef_node_layout_marks_a_registered_dataclass_node_only_where_the_runtime_needs_it():
+    """JAX 0.6 has no ``PyTreeDef.from_node_data_and_children``: there a ``register_dataclass`` node is
+    marked (its kind is not in its node data); elsewhere nothing is, and records keep their form."""
+    import dataclasses
+
+    @jax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Node:
+        x: object
+        n: int = dataclasses.field(metadata=dict(static=True))
+
+    class Custom:
+        pass
+
+    jax.tree_util.register_pytree_node(Custom, lambda c: ((), None), lambda aux, kids: Custom())
+    cls = type(jax.tree_util.tree_structure(0))
+    old = not (hasattr(cls, "from_node_data_and_children") or hasattr(cls, "make_from_node_data_and_children"))
+    assert old == (jax.__version_info__ < (0, 8)) or jax.__version_info__[:2] == (0, 7)  # 0.6.2: old; 0.8.3+: not
+    layout = _jaxcompat.treedef_node_layout
+    assert layout(jax.tree_util.tree_structure(Node(1.0, 2))) == ("dataclass" if old else None)
+    for other in (Custom(), (1, None), {"a": 1}, [1]):
+        assert layout(jax.tree_util.tree_structure(other)) is None

@@ -17,12 +17,6 @@ import jax
 import pytest
 from conftest import run_cli
 
-_JAX = tuple(int(p) for p in jax.__version__.split(".")[:2])
-# Known gap (open, docs/warmup.md): on JAX 0.6 a warm-up's ahead-of-time compiles do not cover every later
-# call (some calls compile again); on JAX 0.8 the EDGE plan differs. Tested and exact on 0.10 and 0.12.
-OLD_JAX_WARMUP = pytest.mark.xfail(_JAX < (0, 8), reason="warm-up coverage on JAX 0.6 is incomplete (open)",
-                                   strict=False)
-
 MODEL = '''
 """The served functions, in a module the program imports."""
 import collections
@@ -154,7 +148,6 @@ def _xfail_if_jax06_recompiled(counts: list[int]) -> None:
         pytest.xfail("JAX 0.6.2 now and then compiles the committed-array call again after its AOT compile")
 
 
-@OLD_JAX_WARMUP
 def test_check_mode_covered_functions_compile_nothing_and_the_rest_is_listed(project):
     d, _ = project
     r = run_cli("watch", "--warmup", "warmup.py", "--json", "check.json", "serve.py", cwd=d)
@@ -175,7 +168,6 @@ def test_check_mode_covered_functions_compile_nothing_and_the_rest_is_listed(pro
     assert "2 entries of the program's own __main__ not warmed: it has no" in " ".join(r.stderr.split())
 
 
-@OLD_JAX_WARMUP
 def test_check_mode_exits_0_when_the_warmup_covers_every_compile(project):
     d, _ = project
     r = run_cli("watch", "--warmup", "warmup.py", "serve.py", "--covered-only", cwd=d)
@@ -186,7 +178,6 @@ def test_check_mode_exits_0_when_the_warmup_covers_every_compile(project):
     assert "the program then compiled nothing: the warm-up covered every compile" in " ".join(r.stderr.split())
 
 
-@OLD_JAX_WARMUP
 def test_check_mode_names_a_compile_the_script_missed(project):
     d, _ = project
     r = run_cli("watch", "--warmup", "warmup.py", "--json", "extra.json", "serve.py", "--covered-only", "--extra",
@@ -210,7 +201,6 @@ def test_check_mode_names_a_compile_the_script_missed(project):
     assert "missed by the warm-up (function, definition, compiles)" in page and "smooth (model.py:" in page
 
 
-@OLD_JAX_WARMUP
 def test_imported_warmup_fills_the_process_caches_without_jitscope(project):
     d, _ = project
     code = "import runpy, warmup; warmup.warmup(); runpy.run_path('serve.py', run_name='__main__')"
@@ -222,7 +212,6 @@ def test_imported_warmup_fills_the_process_caches_without_jitscope(project):
     assert "warmup: compiled 12 of 14" in r.stderr and "2 of the program's __main__ wait for it" in r.stderr
 
 
-@OLD_JAX_WARMUP
 def test_the_script_runs_alone_and_lists_what_it_cannot_import(project):
     d, gen = project
     assert any("triple" in line and "no module-level object holds" in line for line in gen.stdout.splitlines()), \
@@ -240,7 +229,8 @@ def test_the_script_runs_alone_and_lists_what_it_cannot_import(project):
     assert by_function["_scale"][0]["path"] == ("scale",)  # the module global that jits it
     leaves = [leaf for c in by_function["_scale"] for a in c["args"] for leaf in a[2]]
     assert ("array", (), "float32", True, None, None) in leaves  # the Python float: weak-typed
-    assert ("array", (4,), "float32", False, 0, "device") in leaves  # the committed array: its device
+    memory = jax.devices()[0].default_memory().kind  # "device" (JAX 0.6: "unpinned_host" on CPU)
+    assert ("array", (4,), "float32", False, 0, memory) in leaves  # the committed array: its device
     pair = by_function["pair_sum"][0]["args"][0][1]  # the namedtuple's node type, by module and name
     assert pair[0] == ("ref", "model", "Pair", 0)
     assert [c["module"] for c in by_function["local_norm"]] == ["__main__", "__main__"]
@@ -274,7 +264,6 @@ if __name__ == "__main__":
 """)
 
 
-@OLD_JAX_WARMUP
 def test_the_script_runs_the_program_warmed_through_its_main_guard(project):
     """`python warmup.py PROGRAM ARGS`: the program runs as __main__, and its own functions are warmed at its
     main guard, with the program's own objects."""
@@ -385,7 +374,6 @@ class Model:
 '''
 
 
-@pytest.mark.xfail(_JAX < (0, 10), reason="the EDGE plan on JAX 0.6/0.8 differs (open)", strict=False)
 def test_plan_writes_exact_calls_and_names_each_reason_to_leave_one_out(tmp_path, monkeypatch):
     import dataclasses
 
@@ -410,6 +398,7 @@ def test_plan_writes_exact_calls_and_names_each_reason_to_leave_one_out(tmp_path
         m.Model().apply(x)
     p = plan(w.events)
     calls = {c.function: c for c in p.calls}
+    assert "tree" in calls, [(s.function, s.reason) for s in p.skipped]
     call = calls["tree"]
     assert (call.module, call.path) == ("edge_mod", ["tree"])
     (t, d) = call.args  # a tuple holding None, a dict with int keys: through their treedefs
@@ -420,7 +409,7 @@ def test_plan_writes_exact_calls_and_names_each_reason_to_leave_one_out(tmp_path
     key = calls["keyed"].args[0][2][0]
     assert key[:3] == ("array", (), "key:threefry2x32")  # a typed PRNG key array, rebuilt through its impl
     reasons: dict[str, str] = {}
-    for s in p.skipped:  # one function may have several (JAX 0.6/0.8 also attribute a derived program to keyed)
+    for s in p.skipped:  # one function may have several
         reasons[s.function] = reasons.get(s.function, "") + s.reason + "; "
     assert "compared by identity" in reasons["configured"]
     assert "compiled under" in reasons["loss"]
@@ -432,14 +421,14 @@ def test_plan_writes_exact_calls_and_names_each_reason_to_leave_one_out(tmp_path
     assert "older jitscope" in plan(old).skipped[0].reason
 
 
-def _aot_then_call(warm, call) -> int:
+def _aot_then_call(warm, call, name="jit(f)") -> int:
     """Backend compiles of ``call()`` after ``warm()``, counted with jax.monitoring for the jitted ``f`` only."""
     import jax
 
     seen: list[str] = []
 
     def listener(event, duration, **kw):
-        if event == "/jax/core/compile/backend_compile_duration" and kw.get("fun_name") == "jit(f)":
+        if event == "/jax/core/compile/backend_compile_duration" and kw.get("fun_name") == name:
             seen.append(event)
 
     jax.monitoring.register_event_duration_secs_listener(listener)
@@ -490,7 +479,6 @@ def test_an_aot_compile_fills_the_cache_of_later_calls_only_when_everything_matc
     assert _aot_then_call(lambda: warm().compile(), call) == expected
 
 
-@OLD_JAX_WARMUP
 def test_a_committed_arrays_device_is_recorded_and_rebuilt():
     """A committed array's record holds its device id and memory kind; the runtime rebuilds a spec committed to
     that device, which is what jit keys its cache on (the truth table above)."""
@@ -508,5 +496,64 @@ def test_a_committed_arrays_device_is_recorded_and_rebuilt():
         jax.jit(lambda v: v + 1)(jax.device_put(jnp.ones(4), dev))
     (e,) = w.events
     assert "no module-level object" in json.loads(e.rebuild)["why"]  # a lambda jitted at the call
-    spec = runtime.rebuild(from_record(["array", [4], "float32", False, dev.id, "device"]))
+    spec = runtime.rebuild(from_record(["array", [4], "float32", False, dev.id, dev.default_memory().kind]))
     assert spec.sharding == jax.sharding.SingleDeviceSharding(dev) and spec.shape == (4,)
+
+
+NODES = '''
+import collections
+import dataclasses
+
+import jax
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass
+class Registered:                            # a register_dataclass node: a static field as its aux data
+    x: object
+    n: int = dataclasses.field(metadata=dict(static=True))
+
+
+class Custom:                                # a register_pytree_node node
+    def __init__(self, a, tag):
+        self.a, self.tag = a, tag
+
+
+jax.tree_util.register_pytree_node(Custom, lambda c: ((c.a,), c.tag), lambda tag, kids: Custom(kids[0], tag))
+
+
+@jax.jit
+def f(r, c, od, p, t):
+    return r.x + c.a + od["a"] + p.a + p.b[1] + t[0]
+'''
+
+
+def test_every_kind_of_tree_node_rebuilds_and_warms_its_call(tmp_path, monkeypatch):
+    """Each kind of pytree node JAX has (None, tuple, namedtuple, list, dict, custom, registered dataclass) is
+    rebuilt through the runtime to the program's own treedef, and its ahead-of-time compile leaves the program's
+    call nothing to compile. (JAX 0.6 has no ``PyTreeDef.from_node_data_and_children``: there the runtime builds
+    the treedef from its node list, a registered dataclass node marked by the recorder.)"""
+    import collections
+
+    import jax
+    import jax.numpy as jnp
+
+    import jitscope
+    from jitscope import _warmup_runtime as runtime
+    from jitscope.analyze.warmup_plan import plan
+
+    (tmp_path / "nodes_mod.py").write_text(NODES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import nodes_mod as m
+
+    x = jnp.ones(3)
+    args = (m.Registered(x, 3), m.Custom(x, "k"), collections.OrderedDict(b=x, a=x), m.Pair(x, [x, x]), (x, None))
+    with jitscope.watch() as w:
+        m.f(*args)
+    p = plan(w.events)
+    assert not p.skipped and len(p.calls) == 1, p.skipped
+    rebuilt = [runtime.rebuild(a) for a in p.calls[0].args]
+    assert jax.tree_util.tree_structure(rebuilt) == jax.tree_util.tree_structure(list(args))
+    assert _aot_then_call(lambda: m.f.lower(*rebuilt).compile(), lambda: m.f(*args), "jit(f)") == 0

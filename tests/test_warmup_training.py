@@ -27,14 +27,7 @@ def _report(stdout: str) -> dict:
     return json.loads(stdout.strip().splitlines()[-1])
 
 
-_JAX = tuple(int(p) for p in __import__("jax").__version__.split(".")[:2])
-# Known gap (open, docs/warmup.md): on JAX 0.12 flax nnx's own jitted threefry_fold_in (flax/nnx/rnglib.py)
-# compiles in the warmed run: the program's functions are all warmed (their own count is 0), the library's is not.
-_NNX_012 = pytest.mark.xfail(_JAX >= (0, 12), reason="flax nnx's own fold_in compiles after a warm-up on JAX 0.12",
-                             strict=False)
-
-
-@pytest.mark.parametrize("script", [pytest.param(s, marks=_NNX_012) if s == "train_nnx.py" else s for s in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_a_complete_warmup_leaves_the_training_script_nothing_to_compile(script, tmp_path):
     program = str(HERE / script)
     r = run_cli("watch", "-q", "--json", str(tmp_path / "run.json"), program, "--epochs", "2", cwd=tmp_path)

@@ -297,6 +297,20 @@ def eager_odeint():
     odeint(lambda y, t: -y, jnp.ones(3), jnp.linspace(0.0, 1.0, 3))
 
 
+def _fold_in_helper(k, c):  # a user line that calls JAX's routine inside the jitted function below
+    return jax.random.fold_in(k, c)
+
+
+def eager_routine_traced_while_lowering():
+    @jax.jit
+    def f_foldlower(k, c):
+        return jax.random.normal(_fold_in_helper(k, c), (2,))
+
+    key, count = jax.random.key(0), jnp.uint32(3)
+    f_foldlower(key, count)  # lowering random_fold_in traces JAX's _threefry_fold_in under this call's lines
+    jax.random.fold_in(key, count)  # eager: JAX's own program (JAX 0.12 reuses the jaxpr traced above)
+
+
 def eager_ops_only():
     x = jnp.ones(3)
     jnp.sin(x) + 1, jnp.linalg.norm(x), lax.convert_element_type(x, jnp.int32)  # noqa: B018
@@ -340,6 +354,7 @@ CASES = {
     "eager lax.scatter_apply": (eager_scatter_apply, "scatter", [], None),
     "jnp.frompyfunc, jnp.ufunc": (eager_frompyfunc_and_ufunc, "call_vectorized", [], ("jit(_call_vectorized)",)),
     "odeint": (eager_odeint, "odeint_wrapper", [], ("jit(_odeint_wrapper)",)),
+    "eager routine traced while lowering": (eager_routine_traced_while_lowering, "f_foldlower", [], None),
     "eager jnp/lax ops (internal)": (eager_ops_only, "-", [], ()),
 }
 # Where JAX < 0.8 compiles a form on a path watch cannot see, by case: the reason.

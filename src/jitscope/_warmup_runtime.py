@@ -116,17 +116,49 @@ def value_class(cls):
 
 
 def treedef(record, main=None, depth=0):
-    """A ``PyTreeDef`` from ``None`` (a leaf) or ``(type, aux, children)``, through JAX's own registry."""
+    """A ``PyTreeDef`` from ``None`` (a leaf) or ``(type, aux, children[, layout])``, through JAX's own registry.
+
+    ``layout`` is ``'dataclass'`` for a ``register_dataclass`` node recorded on a JAX without
+    ``PyTreeDef.from_node_data_and_children`` (0.6), absent otherwise."""
     if depth > MAX_DEPTH:
         raise ValueError("a record nested too deeply")
     if record is None:
         return jax.tree_util.tree_structure(0)
-    typ, aux, children = record
-    node = (rebuild(typ, main, depth + 1), rebuild(aux, main, depth + 1))
+    if not isinstance(record, tuple) or len(record) not in (3, 4) or record[3:] not in ((), ("dataclass",)):
+        raise ValueError("not a tree-structure record")
+    typ, aux, children = (rebuild(record[0], main, depth + 1), rebuild(record[1], main, depth + 1), record[2])
     kids = [treedef(c, main, depth + 1) for c in children]
     cls = type(jax.tree_util.tree_structure(0))
-    make = getattr(cls, "from_node_data_and_children", None) or cls.make_from_node_data_and_children
-    return make(jax.tree_util.default_registry, node, kids)
+    make = getattr(cls, "from_node_data_and_children", None) or getattr(cls, "make_from_node_data_and_children",
+                                                                        None)
+    if make is None:
+        return _treedef_from_state(cls, typ, aux, kids, record[3] if len(record) == 4 else None)
+    return make(jax.tree_util.default_registry, (typ, aux), kids)
+
+
+# JAX 0.6 (no ``from_node_data_and_children``): a treedef is built from its pickled form, the nodes in
+# post-order, each ``(kind, arity, node data, custom type, leaves, nodes)``: the children's nodes, then this
+# one's. Kinds: 0 leaf, 1 None, 2 tuple, 3 namedtuple, 4 list, 5 dict, 6 custom node, 7 registered dataclass.
+# (A kind that does not match the type's registration can crash JAX on unflatten: the recorder checks that
+# each rebuilt treedef equals the program's before it records the call, and the layout comes from there.)
+_BUILTIN_KINDS = {type(None): 1, tuple: 2, list: 4, dict: 5}
+
+
+def _treedef_from_state(cls, typ, aux, kids, layout):
+    nodes = [node for kid in kids for node in kid.__getstate__()[1]]
+    if typ in _BUILTIN_KINDS and layout is None:
+        kind, data, custom = _BUILTIN_KINDS[typ], (list(aux) if typ is dict else None), None
+    elif isinstance(typ, type) and issubclass(typ, tuple) and hasattr(typ, "_fields") and aux is None and \
+            layout is None:
+        kind, data, custom = 3, typ, None
+    elif isinstance(typ, type):
+        kind, data, custom = (7 if layout == "dataclass" else 6), aux, typ
+    else:
+        raise ValueError(f"{typ!r} is not a pytree node type")
+    nodes.append((kind, len(kids), data, custom, sum(k.num_leaves for k in kids), 1 + sum(k.num_nodes for k in kids)))
+    tree = cls.__new__(cls)
+    tree.__setstate__((jax.tree_util.default_registry, nodes))
+    return tree
 
 
 def array_spec(shape, dtype, weak_type=False, device=None, memory_kind=None):

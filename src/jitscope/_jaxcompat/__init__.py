@@ -18,6 +18,7 @@ from ._base import TESTED_MINORS as TESTED_MINORS
 from ._base import TESTED_RANGE as TESTED_RANGE
 from ._base import array_committed as array_committed
 from ._base import tracing_context_names as tracing_context_names
+from ._base import treedef_node_layout as treedef_node_layout
 from ._base import unregister_listener as unregister_listener
 from .cache import CACHE_KEY_LOGGER as CACHE_KEY_LOGGER
 from .cache import CACHE_LOGGERS as CACHE_LOGGERS

@@ -101,6 +101,23 @@ def array_committed(x: object) -> bool:
     return bool(getattr(x, "_committed", True))
 
 
+def treedef_node_layout(tree: object) -> str | None:
+    """``'dataclass'`` when ``tree``'s root is a ``register_dataclass`` node and this jaxlib cannot build a
+    ``PyTreeDef`` from a node's data (``PyTreeDef.from_node_data_and_children``, absent on JAX 0.6), else None.
+
+    Without that constructor the warm-up's runtime builds treedefs from their pickled form, a list of nodes
+    each with its kind, and a registered dataclass node (kind 7) has the same node data as any other custom
+    node (kind 6): the kind is read here from the program's own treedef (``__getstate__``; checked on 0.6.2)."""
+    cls = type(tree)
+    if hasattr(cls, "from_node_data_and_children") or hasattr(cls, "make_from_node_data_and_children"):
+        return None
+    try:
+        kind = tree.__getstate__()[1][-1][0]  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - not the layout seen on 0.6: no hint (the rebuilt treedef then differs)
+        return None
+    return "dataclass" if kind == 7 else None
+
+
 # What each private hook enables (the capability table in capabilities.py checks each one).
 CAPABILITY_USES = {
     "cache_key_log": "watch: the persistent-cache key's components per compile, and so `jitscope diff` naming "

@@ -73,6 +73,24 @@ def _user_code_inside(body: object, entry: tuple[str, str, int], budget: list[in
     return None
 
 
+def _traced_elsewhere(jaxpr: object, file: str, budget: int = 2000) -> bool:
+    """Whether no equation of a routine's own jaxpr has a frame of the routine's file in its traceback:
+    JAX traced it under another program's traceback and reuses that jaxpr. A primitive's lowering rule
+    (``random_fold_in``'s, JAX 0.12) traces ``_threefry_fold_in`` under ``user_context`` of the equation
+    being lowered, so every equation carries the traceback of the user's jitted call; a later eager
+    ``fold_in`` with the same types compiles that cached jaxpr, which is JAX's own program."""
+    seen = False
+    for eqn in getattr(jaxpr, "eqns", ())[:budget]:
+        tb = getattr(getattr(eqn, "source_info", None), "traceback", None)
+        if tb is None:
+            continue
+        codes, _ = tb.raw_frames()
+        if any(code.co_filename == file for code in codes):
+            return False
+        seen = True
+    return seen
+
+
 def program_source(closed_jaxpr: object, known=None) -> ProgramSource | None:  # type: ignore[no-untyped-def]
     """The user's function a program is built from, or None for JAX's own programs (eager ops,
     ``jnp`` routines). ``known((name, file, line))``, when given, says whether a function outside the
@@ -97,7 +115,7 @@ def program_source(closed_jaxpr: object, known=None) -> ProgramSource | None:  #
         if len(eqns) != 1 or eqns[0].primitive.name != src[0]:
             # A routine of JAX's traced with the user's functions (``jnp.piecewise``'s branches,
             # ``odeint``'s dynamics): equations made by the user's lines inside it.
-            found = _user_code_inside(jaxpr, src, [2000])
+            found = None if _traced_elsewhere(jaxpr, src[1]) else _user_code_inside(jaxpr, src, [2000])
             if found is None:
                 return None
             name = src[0].lstrip("_")

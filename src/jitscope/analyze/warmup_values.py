@@ -138,9 +138,10 @@ class _Reader:
             raise NotRebuildable("a tree-structure record nested too deeply or too large")
         if t is None:
             return None
-        if not (isinstance(t, list) and len(t) == 3 and isinstance(t[2], list)):
-            raise NotRebuildable("a tree-structure record that is not (type, aux, children)")
-        return (self.ref(t[0]), self.value(t[1], depth + 1), tuple(self.tree(c, depth + 1) for c in t[2]))
+        if not (isinstance(t, list) and len(t) in (3, 4) and isinstance(t[2], list) and t[3:] in ([], ["dataclass"])):
+            raise NotRebuildable("a tree-structure record that is not (type, aux, children[, 'dataclass'])")
+        layout = tuple(t[3:])  # a registered dataclass node recorded on JAX 0.6 (_warmup_runtime.treedef)
+        return (self.ref(t[0]), self.value(t[1], depth + 1), tuple(self.tree(c, depth + 1) for c in t[2])) + layout
 
     @staticmethod
     def ref(r: Any) -> tuple:

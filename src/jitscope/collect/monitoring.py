@@ -480,6 +480,8 @@ def _open_record(raw: RawCompile) -> None:
             _state.suspended.append(prev)  # JAX compiles something else while it lowers prev: resumed after
         else:
             _emit(prev)
+            if _state.open is not None:  # emitting prev brought back a suspended record: it stays suspended
+                _state.suspended.append(_state.open)  # (JAX 0.6/0.8 trace several helpers while lowering)
     _state.open = raw
     with _lock:
         _open_records[id(raw)] = raw
@@ -683,6 +685,10 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
         _subscribers.append(sub)
         if len(_subscribers) > 1:
             return
+        # Imported here, at a shallow stack, not first inside a compile hook: CPython 3.11 (< 3.11.8) compiling
+        # a module deep in JAX's stack (pytest rewrites jitscope, a plugin, on import) can fail with a
+        # spurious "AST constructor recursion depth mismatch" SystemError (gh-106905), losing the record.
+        warmup_record.runtime()
         _uninstall.append(compat.install_jit_call_hook(_on_enter, _on_exit, _on_result, _explain_for))
         _uninstall.append(compat.install_stage_hook(_on_lowered, None, around_compile=_timed_compile,
                                                     on_module=_on_module, on_lowering_end=_on_lowering_end))

@@ -35,12 +35,13 @@ import sys
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from .. import _jaxcompat as compat
 from ..jaxmodel.known import call_context
 from ..model import LeafSpec
 from .watch_signature import _param_names as param_names
 
 
-def _runtime() -> Any:
+def runtime() -> Any:
     """The warm-up's runtime (``_warmup_runtime``), imported when first needed: it imports JAX, and
     ``import jitscope`` must not (``JITSCOPE=watch`` attaches when the program imports JAX)."""
     from .. import _warmup_runtime
@@ -180,7 +181,7 @@ def _argument(what: str, value: Any, static: bool, budget: _Budget) -> list:
     if static:
         record = _value(value, budget, what)
         try:
-            again = _runtime().rebuild(_as_runtime(record), main=sys.modules.get("__main__"))
+            again = runtime().rebuild(_as_runtime(record), main=sys.modules.get("__main__"))
         except Exception as e:  # noqa: BLE001 - what did not resolve is the reason
             raise NotRebuildable(f"{what} (static) does not rebuild: {type(e).__name__}: {_short(str(e))}") from None
         if not (type(again) is type(value) and _equal(again, value)):
@@ -193,7 +194,7 @@ def _argument(what: str, value: Any, static: bool, budget: _Budget) -> list:
     specs = [_leaf(what, leaf) for leaf in leaves]
     t = _treedef(tree, budget, what)
     try:
-        again = _runtime().treedef(_as_runtime_tree(t), main=sys.modules.get("__main__"))
+        again = runtime().treedef(_as_runtime_tree(t), main=sys.modules.get("__main__"))
     except Exception as e:  # noqa: BLE001
         raise NotRebuildable(f"{what}: its tree structure does not rebuild: {type(e).__name__}: {_short(str(e))}") \
             from None
@@ -239,8 +240,9 @@ def _treedef(tree: Any, budget: _Budget, what: str) -> list | None:
     if data is None:
         return None
     typ, aux = data
+    layout = compat.treedef_node_layout(tree)  # JAX 0.6: a registered dataclass node says so
     return [_ref(typ, what), _value(aux, budget, f"{what}: aux data of {getattr(typ, '__qualname__', typ)}"),
-            [_treedef(c, budget, what) for c in tree.children()]]
+            [_treedef(c, budget, what) for c in tree.children()]] + ([layout] if layout else [])
 
 
 def _value(v: Any, budget: _Budget, what: str) -> list:
@@ -272,7 +274,7 @@ def _value(v: Any, budget: _Budget, what: str) -> list:
         try:
             return _ref(v, what)  # a singleton read by name keeps its identity
         except NotRebuildable:
-            if not _runtime().value_class(t):
+            if not runtime().value_class(t):
                 raise NotRebuildable(f"{what}: a {t.__qualname__} compared by identity (it has no __eq__ and "
                                      "__hash__ of its own, or a __del__), not reachable by name: no rebuilt "
                                      "object is the program's") from None
@@ -365,7 +367,7 @@ def _as_runtime(record: list) -> tuple:
 def _as_runtime_tree(t: list | None) -> tuple | None:
     if t is None:
         return None
-    return (_as_runtime(t[0]), _as_runtime(t[1]), tuple(_as_runtime_tree(c) for c in t[2]))
+    return (_as_runtime(t[0]), _as_runtime(t[1]), tuple(_as_runtime_tree(c) for c in t[2])) + tuple(t[3:])
 
 
 def _short(text: str) -> str:
