@@ -1,6 +1,6 @@
 """How often `compare` calls two identical functions "within noise", idle and with every core busy.
 
-    python benchmarks/compare_noise.py [--runs 10] [--budget 0.5]
+    python benchmarks/compare_noise.py [--runs 10] [--sample-seconds 0.5]
 
 For each machine state (idle; every core running a busy loop) and each pair of identical functions
 (eager a/b; jax.jit a/b) and workload (per call; 1 call; 100 calls), runs `jitscope.compare` RUNS
@@ -56,7 +56,7 @@ def load(busy: bool):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--budget", type=float, default=0.5)
+    ap.add_argument("--sample-seconds", dest="budget", type=float, default=0.5)
     args = ap.parse_args()
     import jax
     import jax.numpy as jnp
@@ -75,7 +75,7 @@ def main() -> None:
                 for calls in (None, 1, 100):
                     noise, t0 = 0, time.perf_counter()
                     for _ in range(args.runs):
-                        r = jitscope.compare(variants, (x,), calls=calls, budget_s=args.budget, phases=False)
+                        r = jitscope.compare(variants, (x,), calls=calls, sample_seconds=args.budget, phases=False)
                         noise += r.recommendation.within_noise
                     dt = (time.perf_counter() - t0) / args.runs
                     print(f"| {state} | {label} | {calls or 'per call'} | {noise}/{args.runs} | "
@@ -83,7 +83,7 @@ def main() -> None:
             told = 0
             for _ in range(args.runs):
                 r = jitscope.compare({"eager": many_ops, "jit": jax.jit(many_ops)}, (jnp.ones(64),),
-                                     budget_s=args.budget, phases=False)
+                                     sample_seconds=args.budget, phases=False)
                 told += (not r.recommendation.within_noise) and r.recommendation.best == "jit"
             print(f"| {state} | eager vs jit, 150 ops (~100x) | per call | told apart {told}/{args.runs} | | |",
                   flush=True)

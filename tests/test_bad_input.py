@@ -50,9 +50,9 @@ def assert_usage_error(proc, *words):
 def test_unwritable_json_is_refused_before_measuring(cli, prog, command, tmp_path):
     path, bad = prog
     args = {
-        "compare": ["compare", f"{path}:f", "--arg", "f32[4]", "--budget", "0.01", "--min-samples", "1"],
-        "inspect": ["inspect", f"{path}:f", "--arg", "f32[4]", "--budget", "0.01"],
-        "scale": ["scale", f"{path}:make", "--sizes", "4,8", "--budget", "0.01"],
+        "compare": ["compare", f"{path}:f", "--arg", "f32[4]", "--sample-seconds", "0.01", "--min-samples", "1"],
+        "inspect": ["inspect", f"{path}:f", "--arg", "f32[4]", "--sample-seconds", "0.01"],
+        "scale": ["scale", f"{path}:make", "--sizes", "4,8", "--sample-seconds", "0.01"],
         "lint": ["lint", str(path)],
         "demo": ["demo", "--only", "selu", "--quick", "--no-progress"],
     }[command]
@@ -66,7 +66,7 @@ def test_unwritable_json_is_refused_before_measuring(cli, prog, command, tmp_pat
 def test_unwritable_output_options_are_refused_before_measuring(cli, prog, option, tmp_path):
     path, bad = prog
     extra = {"lint": [str(path)], "demo": ["--only", "selu", "--quick", "--no-progress"],
-             "scale": [f"{path}:make", "--sizes", "4,8", "--budget", "0.01"]}[option[0]]
+             "scale": [f"{path}:make", "--sizes", "4,8", "--sample-seconds", "0.01"]}[option[0]]
     proc = cli(option[0], *extra, option[1], str(bad), cwd=tmp_path)
     assert_usage_error(proc, "not a directory")
     assert proc.stdout == ""
@@ -75,7 +75,7 @@ def test_unwritable_output_options_are_refused_before_measuring(cli, prog, optio
 def test_json_into_a_new_directory_still_works(cli, prog, tmp_path):
     path, _ = prog
     out = tmp_path / "new" / "deeper" / "r.json"
-    proc = cli("inspect", f"{path}:f", "--arg", "f32[4]", "--budget", "0.01", "--no-numerics", "--json", str(out),
+    proc = cli("inspect", f"{path}:f", "--arg", "f32[4]", "--sample-seconds", "0.01", "--no-numerics", "--json", str(out),
                cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert load_result(out).kind == "inspect" and "f" in proc.stdout

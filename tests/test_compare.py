@@ -16,7 +16,7 @@ from jitscope.collect.variants import Binding, Variant, rebind, scope_variants
 from jitscope.results import load_result
 from jitscope.schema import validate
 
-FAST = {"budget_s": 0.01, "min_samples": 2}
+FAST = {"sample_seconds": 0.01, "min_samples": 2}
 
 
 def selu(x):
@@ -156,7 +156,7 @@ def test_public_api():
 
 # ---- CLI -------------------------------------------------------------------------------------
 
-CLI_FAST = ["--budget", "0.01", "--min-samples", "2"]
+CLI_FAST = ["--sample-seconds", "0.01", "--min-samples", "2"]
 
 
 def one_line_error(proc) -> str:
@@ -297,7 +297,7 @@ jax.jit(f)(x).block_until_ready()  # warm the on-disk cache: a cold compile of f
 jax.clear_caches()
 hits = []
 mon.register_event_listener(lambda e, **k: hits.append(e) if e == "/jax/compilation_cache/cache_hits" else None)
-r = jitscope.compare({"jit": jax.jit(f)}, (x,), budget_s=0.01, min_samples=2)
+r = jitscope.compare({"jit": jax.jit(f)}, (x,), sample_seconds=0.01, min_samples=2)
 v = r.variant("jit")
 print("compare", len(hits), v.compiles_first_call, jax.config.jax_enable_compilation_cache)
 jax.clear_caches()
@@ -389,7 +389,7 @@ def test_two_identical_programs_are_within_noise():
     x = jnp.ones(1000)
     verdicts = []
     for _ in range(3):
-        r = jitscope.compare({"a": jax.jit(f), "b": jax.jit(lambda x: jnp.sin(x) * 2)}, (x,), budget_s=0.2)
+        r = jitscope.compare({"a": jax.jit(f), "b": jax.jit(lambda x: jnp.sin(x) * 2)}, (x,), sample_seconds=0.2)
         verdicts.append(r.recommendation.within_noise)
         if verdicts[-1]:
             break

@@ -30,7 +30,7 @@ def test_each_effort_variant_compiles_under_its_setting_and_restores_the_users()
     names = [label for label, _ in effort_settings()]
     assert [v.name for v in variants] == [f"jit [{n}]" for n in names]
     assert set(names) <= {"opt O0", "opt O1", "opt O2", "opt O3", "effort -1", "effort +1"}
-    r = jitscope.compare(variants, (jnp.ones((64, 64)),), budget_s=0.02, min_samples=3)
+    r = jitscope.compare(variants, (jnp.ones((64, 64)),), sample_seconds=0.02, min_samples=3)
     assert all(v.ok and v.jitted and v.compiles_first_call >= 1 for v in r.variants), r.errors
     levels = {level for level, _ in SEEN}
     efforts = {effort for _, effort in SEEN}
@@ -50,7 +50,7 @@ def test_cli_effort_adds_the_variants_and_needs_a_target(cli):
         "jitscope: --effort needs the function as TARGET: jitscope compare MOD:FN --effort"]
     if not effort_settings():
         return
-    p = cli("compare", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--effort", "--budget", "0.02",
+    p = cli("compare", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--effort", "--sample-seconds", "0.02",
             "--min-samples", "3")
     assert p.returncode == 0, p.stderr
     for label, _ in effort_settings():
@@ -77,7 +77,7 @@ def test_effort_says_which_flags_this_jax_no_longer_has(cli, monkeypatch):
     monkeypatch.undo()
     if not effort_settings():
         return
-    p = cli("compare", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--effort", "--budget", "0.02",
+    p = cli("compare", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--effort", "--sample-seconds", "0.02",
             "--min-samples", "3")
     assert p.returncode == 0, p.stderr
     notes = [line for line in p.stderr.splitlines() if line.startswith("jitscope: note: --effort: ")]

@@ -275,13 +275,13 @@ def test_leaders_of_two_identical_programs_are_both_named():
 
     # timings on a shared 2-core machine: a burst of load can part two equal programs' intervals in one
     # run; a leaders() that names only the fastest fails all three
-    runs = (compare({"a": jax.jit(f), "b": jax.jit(g)}, (jnp.ones(1000),), budget_s=0.2, min_samples=20)
+    runs = (compare({"a": jax.jit(f), "b": jax.jit(g)}, (jnp.ones(1000),), sample_seconds=0.2, min_samples=20)
             for _ in range(3))
     assert any(sorted(leaders(r)) == ["a", "b"] for r in runs)
     assert leaders_phrase(["a", "b"]) == "a and b are fastest (within noise of each other)"
     # and a clear winner stands alone: a 400x400 matmul against an elementwise tanh
     r2 = compare({"small": jax.jit(f), "big": jax.jit(lambda x: jnp.tanh(x @ x.T).sum())},
-                 (jnp.ones((400, 400)),), budget_s=0.2, min_samples=10)
+                 (jnp.ones((400, 400)),), sample_seconds=0.2, min_samples=10)
     assert leaders(r2) == ["small"] and leaders_phrase(leaders(r2)) == "small is fastest"
 
 

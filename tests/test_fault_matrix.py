@@ -66,9 +66,9 @@ OVERWRITES = [
     (["watch", "--events", "prog.py", "prog.py"], "prog.py", "the watched program"),
     (["watch", "--json", "./prog.py", "prog.py"], "prog.py", "the watched program"),
     (["watch", "--html", "prog.py", "prog.py"], "prog.py", "the watched program"),
-    (["watch", "--trace", "prog.py", "prog.py"], "prog.py", "the watched program"),
+    (["watch", "--timeline", "prog.py", "prog.py"], "prog.py", "the watched program"),
     (["watch", "--json", "pkg/lib.py", "-m", "pkg.lib"], "pkg/lib.py", "the watched program"),
-    (["watch", "--json", "o.json", "--trace", "o.json", "prog.py"], None, "also given to --"),
+    (["watch", "--json", "o.json", "--timeline", "o.json", "prog.py"], None, "also given to --"),
     (["inspect", "fmod:f", "--arg", "f32[3]", "--json", "fmod.py"], "fmod.py", "the inspected module"),
     (["inspect", "fmod:f", "--arg", "f32[3]", "--html", "fmod.py"], "fmod.py", "the inspected module"),
     (["inspect", "fmod:f", "--args-from", "amod:args", "--json", "amod.py"], "amod.py", "the --args-from module"),
@@ -91,7 +91,7 @@ OVERWRITES = [
     (["warmup", "run.jsonl", "-o", "prog.py"], "prog.py", "a source file the watch run recorded"),
     (["warmup", "run.jsonl", "-o", "run.jsonl"], "run.jsonl", "the watch run"),
     (["diff", "run.jsonl", "run.jsonl", "--json", "fmod.py"], "fmod.py", "a source file a compared run recorded"),
-    (["merge", "run.jsonl", "--trace", "prog.py"], "prog.py", "a source file a merged file recorded"),
+    (["merge", "run.jsonl", "--timeline", "prog.py"], "prog.py", "a source file a merged file recorded"),
 ]
 
 
@@ -163,7 +163,7 @@ def test_dev_null_takes_every_output_and_stays_a_device(cli, work):
     import stat
 
     p = cli("watch", "-q", "--json", "/dev/null", "--html", "/dev/null", "--events", "/dev/null",
-            "--trace", "/dev/null", "prog.py", cwd=work)
+            "--timeline", "/dev/null", "prog.py", cwd=work)
     assert p.returncode == 0, p.stderr
     assert stat.S_ISCHR(Path("/dev/null").stat().st_mode)  # written into, never replaced by a file
 

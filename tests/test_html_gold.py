@@ -14,6 +14,7 @@ Regenerate after an intended change::
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
 from pathlib import Path
@@ -44,10 +45,18 @@ def scrub(html: str) -> str:
 
 
 def rendered(kind: str) -> str:
+    import tempfile
+
     from jitscope.render import render
     from jitscope.results import load_result
 
-    return scrub(render(load_result(GOLD / f"{kind}.json"), "html"))  # inspect_lines.json: an inspect result
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as empty:  # paths show relative to the working directory when under it
+        os.chdir(empty)  # (docs/cli.md "Paths"); from an empty one every recorded path shows absolute, so the
+        try:  # gold does not depend on where the tests run
+            return scrub(render(load_result(GOLD / f"{kind}.json"), "html"))  # inspect_lines.json: an inspect result
+        finally:
+            os.chdir(here)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -80,7 +89,7 @@ def _record_inputs() -> None:
         return jnp.tanh, (jnp.ones(n, jnp.float32),)
 
     x = jnp.linspace(0.0, 1.0, 8, dtype=jnp.float32)
-    cmp = jitscope.compare({"eager": tiny, "jit": jax.jit(tiny)}, (x,), calls=10, budget_s=0.01, min_samples=3)
+    cmp = jitscope.compare({"eager": tiny, "jit": jax.jit(tiny)}, (x,), calls=10, sample_seconds=0.01, min_samples=3)
     steady = {v.name: v.steady.median for v in cmp.variants}
     case = CaseStudy(name="tiny", title="tiny compare", lesson="jit vs eager on a tiny function", compare=cmp,
                      columns=[Column("variant", "variant", ""), Column("steady", "steady", "s")],
@@ -98,10 +107,10 @@ def _record_inputs() -> None:
     sys.path.insert(0, str(GOLD.parent / "fixtures"))
     import line_cost_program  # a Python loop and a builtin sum: the per-line compile cost listing
 
-    lines = jitscope.inspect(line_cost_program.small, jnp.ones(16, jnp.float32), budget_s=0.01)
+    lines = jitscope.inspect(line_cost_program.small, jnp.ones(16, jnp.float32), sample_seconds=0.01)
     results = {"inspect_lines": lines, "compare": cmp, "demo": jitscope.DemoResult(cases=[case], quick=True, seconds=0.1, env=cmp.env),
-               "watch": w.result(), "inspect": jitscope.inspect(tiny, x, budget_s=0.01, passes=True),
-               "scale": jitscope.scale(make, [4, 8], budget_s=0.01), "lint": lint,
+               "watch": w.result(), "inspect": jitscope.inspect(tiny, x, sample_seconds=0.01, passes=True),
+               "scale": jitscope.scale(make, [4, 8], sample_seconds=0.01), "lint": lint,
                "inspect_pessimised": _pessimised_inspect()}
     _write_inputs(results)
 
@@ -130,7 +139,7 @@ def _record_sized() -> None:
     import jitscope
 
     (model, x, y), _ = report_training.example_args()
-    _write_inputs({"inspect_model": jitscope.inspect(report_training.loss, model, x, y, budget_s=0.05,
+    _write_inputs({"inspect_model": jitscope.inspect(report_training.loss, model, x, y, sample_seconds=0.05,
                                                      passes=True)})
 
 
@@ -142,7 +151,7 @@ def _pessimised_inspect():
     import jitscope
 
     return jitscope.inspect(simulate, jnp.ones((128, 128), jnp.float32), numerics=False, side_effects=False,
-                            budget_s=0.05)
+                            sample_seconds=0.05)
 
 
 def _write_inputs(results) -> None:

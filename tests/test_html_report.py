@@ -83,7 +83,7 @@ def test_compare_and_demo_layouts_in_the_browser(tmp_path):
         return jnp.sin(x) * 2 + x
 
     x = jnp.linspace(0, 1, 1000)
-    cmp = jitscope.compare({"eager": f, "jit": jax.jit(f)}, (x,), budget_s=0.05, min_samples=3)
+    cmp = jitscope.compare({"eager": f, "jit": jax.jit(f)}, (x,), sample_seconds=0.05, min_samples=3)
     rows = [{"n": n, "eqns": 3 * n, "secs": 1e-4 * n} for n in (10, 20, 40)]
     case = CaseStudy("growth", "Growth", seed="003", published="grows", lesson="grew as measured",
                      compare=cmp, columns=[Column("n", "N", "int"), Column("eqns", "eqns", "int"),
@@ -178,9 +178,9 @@ def test_every_measuring_command_writes_html_directly(cli, tmp_path, command):
                     "@jax.jit\ndef g(x):\n    print(x)\n    return x\n\n\nif __name__ == '__main__':\n"
                     "    g(jnp.ones(3))\n    g(jnp.ones(4))\n")
     out = tmp_path / "out" / f"{command}.html"
-    args = {"compare": ["compare", f"{prog}:f", "--arg", "f32[8]", "--budget", "0.01"],
-            "inspect": ["inspect", f"{prog}:f", "--arg", "f32[8]", "--budget", "0.01"],
-            "scale": ["scale", f"{prog}:make", "--sizes", "4,8,16", "--budget", "0.01"],
+    args = {"compare": ["compare", f"{prog}:f", "--arg", "f32[8]", "--sample-seconds", "0.01"],
+            "inspect": ["inspect", f"{prog}:f", "--arg", "f32[8]", "--sample-seconds", "0.01"],
+            "scale": ["scale", f"{prog}:make", "--sizes", "4,8,16", "--sample-seconds", "0.01"],
             "lint": ["lint", str(prog)],
             "watch": ["watch", "--html", str(out), str(prog)]}[command]
     if command != "watch":

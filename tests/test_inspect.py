@@ -38,7 +38,7 @@ def integral_mod():
 @pytest.fixture(scope="module")
 def builtin_result(integral_mod):
     # no eager budget: the numerics of the 400-element unrolled sum are compared however long it takes
-    return jitscope.inspect(integral_mod.integrate_builtin, jnp.float32(1.0), eager_budget_s=None)
+    return jitscope.inspect(integral_mod.integrate_builtin, jnp.float32(1.0), eager_timeout=None)
 
 
 def test_eager_run_stops_at_its_budget_and_says_so(integral_mod):
@@ -47,8 +47,8 @@ def test_eager_run_stops_at_its_budget_and_says_so(integral_mod):
     import time
 
     t0 = time.perf_counter()
-    res = jitscope.inspect(integral_mod.integrate_builtin, jnp.float32(1.0), side_effects=False, budget_s=0.01,
-                           eager_budget_s=0.2)
+    res = jitscope.inspect(integral_mod.integrate_builtin, jnp.float32(1.0), side_effects=False, sample_seconds=0.01,
+                           eager_timeout=0.2)
     elapsed = time.perf_counter() - t0
     [f] = res.findings_by_code("numerics-skipped")
     assert f.severity == "info" and f.details["compiles"] >= 1 and f.details["seconds"] >= 0.2
@@ -56,7 +56,7 @@ def test_eager_run_stops_at_its_budget_and_says_so(integral_mod):
     assert "eager_run" not in res.timings and res.status == "ok"
     assert elapsed < 0.2 + 4 * f.details["seconds"] + 10  # stopped, not run to the end (~5 s alone)
     # a function whose eager run fits the budget is compared as before
-    small = jitscope.inspect(integral_mod.integrate_jnp, jnp.float32(1.0), eager_budget_s=30.0)
+    small = jitscope.inspect(integral_mod.integrate_jnp, jnp.float32(1.0), eager_timeout=30.0)
     assert small.numerics is not None and small.numerics.ok and small.findings_by_code("numerics-skipped") == []
 
 

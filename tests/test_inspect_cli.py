@@ -12,7 +12,7 @@ from jitscope.schema import validate
 def test_inspect_seed003_end_to_end(cli, tmp_path):
     out = tmp_path / "r.json"
     p = cli("inspect", "inspect_integral:integrate_builtin", "--arg", "f32[]", "--json", str(out),
-            "--dump", str(tmp_path / "d"), "--budget", "0.05", "--eager-budget", "0.2")
+            "--dump", str(tmp_path / "d"), "--sample-seconds", "0.05", "--eager-timeout", "0.2")
     assert p.returncode == 0, p.stderr
     assert "sum(...)" in p.stdout and "use jnp.sum" in p.stdout and "inspect_integral.py:26" in p.stdout
     data = json.loads(out.read_text())

@@ -165,7 +165,7 @@ def test_targets_name_packages_by_module_and_scripts_by_path(tmp_path):
     assert target_for(script, "f", str(tmp_path)) == "scripts/run.py:f"
     assert target_for(script, "f", str(tmp_path / "scripts")) == "run.py:f"
     assert target_for(mod, "f", str(tmp_path / "pkg")) is None  # the package root is not the working directory
-    assert target_for(script, "f", "/") == script.lstrip("/") + ":f"
+    assert target_for(script, "f", "/") == script + ":f"  # from the root: absolute (docs/cli.md "Paths")
 
 
 def test_slowest_compile_skips_transforms_and_partials_and_takes_the_next(tmp_path):
@@ -185,7 +185,7 @@ def test_slowest_compile_skips_transforms_and_partials_and_takes_the_next(tmp_pa
 def test_compare_prints_a_runnable_inspect_command_for_the_losing_variant(cli, tmp_path):
     out = tmp_path / "c.json"
     p = cli("compare", "compare_losing:looped", "--variant", "unrolled=compare_losing:unrolled", "--arg", "f32[8,8]",
-            "--calls", "1", "--budget", "0.05", "--min-samples", "2", "--no-phases", "--json", str(out),
+            "--calls", "1", "--sample-seconds", "0.05", "--min-samples", "2", "--no-phases", "--json", str(out),
             "--html", str(tmp_path / "c.html"))
     assert p.returncode == 0, p.stderr
     data = json.loads(out.read_text())
@@ -205,7 +205,7 @@ def test_compare_prints_a_runnable_inspect_command_for_the_losing_variant(cli, t
 
 
 def test_no_losing_variant_command_when_the_jitted_variant_wins(cli, tmp_path):
-    p = cli("compare", "compare_losing:looped", "--arg", "f32[8,8]", "--budget", "0.05", "--min-samples", "2",
+    p = cli("compare", "compare_losing:looped", "--arg", "f32[8,8]", "--sample-seconds", "0.05", "--min-samples", "2",
             "--no-phases", "--json", str(tmp_path / "c.json"))
     assert p.returncode == 0, p.stderr
     data = json.loads((tmp_path / "c.json").read_text())

@@ -99,7 +99,7 @@ def test_inspect_runs_when_a_jit_object_cannot_be_unwrapped(monkeypatch):
     from jitscope import _jaxcompat
 
     monkeypatch.setattr(_jaxcompat.source, "unwrap_jit", lambda fn: None)
-    result = jitscope.inspect(jax.jit(lambda x: jnp.sin(x) * 2), jnp.ones(4), budget_s=0.01, numerics=False)
+    result = jitscope.inspect(jax.jit(lambda x: jnp.sin(x) * 2), jnp.ones(4), sample_seconds=0.01, numerics=False)
     assert result.status == "ok" and result.jaxpr is not None
 
 

@@ -46,7 +46,7 @@ def simulated():
     import line_cost_program
 
     return jitscope.inspect(line_cost_program.simulate, jnp.ones(64, jnp.float32), jnp.ones(40, jnp.float32),
-                            numerics=False, side_effects=False, budget_s=0.01)
+                            numerics=False, side_effects=False, sample_seconds=0.01)
 
 
 def test_loop_line_gets_multiplicity_most_equations_and_largest_share(simulated):
@@ -82,7 +82,7 @@ def test_callees_count_in_the_calling_line(simulated):
 
 def test_vectorised_function_has_no_false_dominant_line(program):
     w1, w2, x = jnp.ones((32, 64)), jnp.ones((64, 16)), jnp.ones((8, 32))
-    res = jitscope.inspect(program.mlp, w1, w2, x, numerics=False, side_effects=False, budget_s=0.01)
+    res = jitscope.inspect(program.mlp, w1, w2, x, numerics=False, side_effects=False, sample_seconds=0.01)
     lines = res.line_costs
     assert {r.source.split(" =")[0] for r in lines} >= {"h", "out", "norm"}
     assert all(r.multiplicity == 1 for r in lines), [(r.line, r.multiplicity) for r in lines]

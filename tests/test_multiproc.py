@@ -114,7 +114,7 @@ def events(path: Path) -> list[dict]:
 
 def test_same_programs_per_process_files_and_no_divergence(jobs, tmp_path):
     job = watch_job(jobs, tmp_path, "same", "--events", "run.jsonl", "--json", "run.json",
-                    "--trace", "run.trace.json")
+                    "--timeline", "run.trace.json")
     assert job.wait() == [0] * N, job.stderr(0) + job.stderr(1)
     for i in range(N):  # N processes given one path: one file each, named by process index
         evs = events(tmp_path / f"run.p{i}.jsonl")
@@ -130,7 +130,7 @@ def test_same_programs_per_process_files_and_no_divergence(jobs, tmp_path):
     assert "divergence" not in err0 + job.stderr(1)
 
     merged = cli("merge", str(tmp_path), "--json", str(tmp_path / "out" / "m.json"),
-                 "--html", str(tmp_path / "out" / "m.html"), "--trace", str(tmp_path / "out" / "m.trace"),
+                 "--html", str(tmp_path / "out" / "m.html"), "--timeline", str(tmp_path / "out" / "m.trace"),
                  "--fail-on-divergence")
     assert merged.returncode == 0, merged.stderr
     assert f"no divergence: {N} processes compiled the same 2 programs in the same order" in merged.stdout

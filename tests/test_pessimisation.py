@@ -120,7 +120,7 @@ def test_without_a_cost_model_the_ops_factor_alone_needs_more(stencil):
 @pytest.fixture(scope="module")
 def inspected():
     return jitscope.inspect(simulate, jnp.ones((128, 128), jnp.float32), numerics=False, side_effects=False,
-                            budget_s=0.2)
+                            sample_seconds=0.2)
 
 
 def test_inspect_reports_it_and_measures_the_smaller_scope(inspected):
@@ -167,7 +167,7 @@ def test_inspect_result_renders_and_round_trips(inspected):
 def test_inspect_stays_quiet_on_selu():
     from jitscope.gallery.selu import make_input, selu
 
-    r = jitscope.inspect(selu, make_input(10_000), numerics=False, side_effects=False, budget_s=0.05)
+    r = jitscope.inspect(selu, make_input(10_000), numerics=False, side_effects=False, sample_seconds=0.05)
     assert r.pessimisation is not None and not r.pessimisation.fires
     assert not r.findings_by_code("pessimised-fusion") and not r.pessimisation.measured
     assert "pessimised fusion" not in render(r, "console")
@@ -179,7 +179,7 @@ def test_compare_measures_the_smaller_scope_and_names_the_pessimisation():
     from jitscope import compare, scope_variants
 
     eager, jit_relax, jit_simulate, _ = scope_variants(simulate, sys.modules[__name__], "relax")
-    r = compare([eager, jit_relax, jit_simulate], (jnp.ones((128, 128), jnp.float32),), budget_s=0.1, min_samples=3)
+    r = compare([eager, jit_relax, jit_simulate], (jnp.ones((128, 128), jnp.float32),), sample_seconds=0.1, min_samples=3)
     assert r.ok, r.errors
     fix, whole = r.variant("jit(relax)"), r.variant("jit(simulate)")
     assert fix.steady.median < whole.steady.median  # the suggested fix, measured: 2.9x faster per call
@@ -198,7 +198,7 @@ def test_compare_without_a_loser_has_no_verdict():
     from jitscope.gallery.selu import make_input, selu
 
     x = make_input(1_000_000)
-    r = compare({"eager": selu, "jit": jax.jit(selu)}, (x,), budget_s=0.05, min_samples=3)
+    r = compare({"eager": selu, "jit": jax.jit(selu)}, (x,), sample_seconds=0.05, min_samples=3)
     jit_steady, eager_steady = r.variant("jit").steady.median, r.variant("eager").steady.median
     # jit fuses SELU's five eager kernels into one: it wins, so nothing is examined; were it to lose by
     # more than 10%, its verdict would be there, and quiet

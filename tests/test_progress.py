@@ -16,8 +16,8 @@ from jitscope._progress import listening, stage
 
 COMMANDS = {
     "scale": ["scale", "inspect_integral:make_jnp", "--sizes", "50,100", "--repeats", "1", "--no-run"],
-    "inspect": ["inspect", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--budget", "0.02"],
-    "compare": ["compare", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--budget", "0.02",
+    "inspect": ["inspect", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--sample-seconds", "0.02"],
+    "compare": ["compare", "inspect_integral:integrate_jnp", "--arg", "f32[]", "--sample-seconds", "0.02",
                 "--min-samples", "3"],
 }
 

@@ -32,12 +32,12 @@ def integral():
 
 @pytest.fixture(scope="module")
 def builtin_scale(integral):
-    return jitscope.scale(integral.make_builtin, SIZES, repeats=3, budget_s=0.01)
+    return jitscope.scale(integral.make_builtin, SIZES, repeats=3, sample_seconds=0.01)
 
 
 @pytest.fixture(scope="module")
 def jnp_scale(integral):
-    return jitscope.scale(integral.make_jnp, SIZES, repeats=3, budget_s=0.01)
+    return jitscope.scale(integral.make_jnp, SIZES, repeats=3, sample_seconds=0.01)
 
 
 def test_equations_linear_in_n_for_builtin_sum(builtin_scale):
@@ -98,7 +98,7 @@ def test_jit_object_factory():
     def make(n):
         return jax.jit(lambda x, k: x * k, static_argnums=1), (jnp.ones(n), 3)
 
-    res = jitscope.scale(make, [10, 20], run=True, budget_s=0.01)
+    res = jitscope.scale(make, [10, 20], run=True, sample_seconds=0.01)
     assert all(p.error is None for p in res.points) and res.fit("equations").exponent == 0
 
 

@@ -13,7 +13,7 @@ from jitscope.schema import validate
 def test_scale_cli_plot_and_json(cli, tmp_path):
     out = tmp_path / "s.json"
     p = cli("scale", "inspect_integral:make_builtin", "--sizes", "20,40,80", "--plot", str(tmp_path / "plots" / "p"),
-            "--json", str(out), "--budget", "0.01")
+            "--json", str(out), "--sample-seconds", "0.01")
     assert p.returncode == 0, p.stderr
     assert "equations" in p.stdout and "use jnp.sum" in p.stdout
     png, svg = tmp_path / "plots" / "p.png", tmp_path / "plots" / "p.svg"

@@ -35,7 +35,7 @@ def _real_results(tmp_path):
     from jitscope.results.demo import CaseStudy, Column
 
     x = jnp.linspace(0.0, 1.0, 32, dtype=jnp.float32)  # 32: bloat on every JAX (0.11 unrolls sum as 1 add per element)
-    cmp = jitscope.compare({"eager": _tiny, "jit": jax.jit(_tiny)}, (x,), calls=10, budget_s=0.01,
+    cmp = jitscope.compare({"eager": _tiny, "jit": jax.jit(_tiny)}, (x,), calls=10, sample_seconds=0.01,
                            min_samples=1)
     steady = {v.name: v.steady.median for v in cmp.variants}
     case = CaseStudy(name="tiny", title="tiny compare", lesson=f"jit steady {steady['jit']:.3g} s", compare=cmp,
@@ -64,8 +64,8 @@ def _real_results(tmp_path):
         "compare": cmp,
         "demo": demo,
         "watch": w.result(),
-        "inspect": jitscope.inspect(_tiny, x, budget_s=0.01),
-        "scale": jitscope.scale(_make, [4, 8], budget_s=0.01),
+        "inspect": jitscope.inspect(_tiny, x, sample_seconds=0.01),
+        "scale": jitscope.scale(_make, [4, 8], sample_seconds=0.01),
         "lint": lint,
     }
 
@@ -87,7 +87,7 @@ def test_real_results_of_every_kind_validate_strictly_and_round_trip(tmp_path):
 
 def test_schemas_reject_unknown_fields(tmp_path):
     x = jnp.ones(4, jnp.float32)
-    data = jitscope.compare({"eager": jnp.sin, "jit": jax.jit(jnp.sin)}, (x,), budget_s=0.01,
+    data = jitscope.compare({"eager": jnp.sin, "jit": jax.jit(jnp.sin)}, (x,), sample_seconds=0.01,
                             min_samples=1).to_dict()
     validate(data)
     for mutate in (lambda d: d.update(surprise=1), lambda d: d["variants"][0].update(surprise=1),

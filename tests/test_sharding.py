@@ -33,7 +33,7 @@ def line_of(text: str) -> int:
 def inspect_json(tmp_path: Path, fn: str, factory: str, *more: str) -> tuple[dict, str]:
     out = tmp_path / f"{fn}_{factory}.json"
     p = run_cli("inspect", f"{PROGRAM}:{fn}", "--args-from", f"{PROGRAM}:{factory}", "--no-numerics",
-                "--budget", "0.02", "--json", str(out), *more, env=EIGHT)
+                "--sample-seconds", "0.02", "--json", str(out), *more, env=EIGHT)
     assert p.returncode == 0, p.stderr
     data = json.loads(out.read_text())
     validate(data)

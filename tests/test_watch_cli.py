@@ -36,7 +36,7 @@ def reasons_run(tmp_path_factory):
     d = tmp_path_factory.mktemp("watch")
     paths = {k: d / f"out.{k}" for k in ("jsonl", "json", "trace")}
     p = run_cli("watch", "--events", str(paths["jsonl"]), "--json", str(paths["json"]),
-                "--trace", str(paths["trace"]), str(REASONS))
+                "--timeline", str(paths["trace"]), str(REASONS))
     return p, paths
 
 
@@ -211,7 +211,7 @@ print("RAN")
 
 def test_outputs_and_call_sites_are_relative_to_the_starting_cwd(cli, tmp_path):
     (tmp_path / "prog.py").write_text(PROG_CHDIR)
-    p = cli("watch", "--json", "out.json", "--trace", "out.trace", "--events", "out.jsonl", "prog.py", cwd=tmp_path)
+    p = cli("watch", "--json", "out.json", "--timeline", "out.trace", "--events", "out.jsonl", "prog.py", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     for name in ("out.json", "out.trace", "out.jsonl"):
         assert (tmp_path / name).is_file() and not (tmp_path / "sub" / name).exists()
@@ -224,7 +224,7 @@ def test_unwritable_outputs_are_refused_before_the_program_runs(cli, tmp_path):
     (tmp_path / "afile").write_text("")
     under_a_file = str(tmp_path / "afile" / "x.json")
     for flag, path, cause in (("--json", under_a_file, "is not a directory"),
-                              ("--trace", under_a_file, "is not a directory"),
+                              ("--timeline", under_a_file, "is not a directory"),
                               ("--events", under_a_file, "is not a directory"),
                               ("--json", str(tmp_path), "is a directory")):
         p = cli("watch", flag, path, "prog.py", cwd=tmp_path)
@@ -238,7 +238,7 @@ def test_unwritable_outputs_are_refused_before_the_program_runs(cli, tmp_path):
 def test_outputs_into_a_new_directory_are_created(cli, tmp_path):
     (tmp_path / "prog.py").write_text(PROG_CHDIR)
     events, trace = tmp_path / "new" / "e.jsonl", tmp_path / "new" / "deeper" / "t.json"
-    p = cli("watch", "--events", str(events), "--trace", str(trace), "prog.py", cwd=tmp_path)
+    p = cli("watch", "--events", str(events), "--timeline", str(trace), "prog.py", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     # PROG_CHDIR compiles its lambda exactly twice (f32[2], then f32[3]): both outputs record both.
     from conftest import compile_lines
@@ -253,11 +253,11 @@ def test_outputs_into_a_new_directory_are_created(cli, tmp_path):
 
 
 def test_a_failed_write_after_the_run_keeps_summary_exit_code_and_other_outputs(cli, tmp_path):
-    # The program makes the --trace directory impossible (a file where it would go) and exits 5.
+    # The program makes the --timeline directory impossible (a file where it would go) and exits 5.
     prog = PROG_CHDIR.replace('print("RAN")', 'open("../blocked", "w").close()\nraise SystemExit(5)')
     (tmp_path / "prog.py").write_text(prog)
     trace = tmp_path / "blocked" / "t.json"
-    p = cli("watch", "--json", "out.json", "--html", "out.html", "--trace", str(trace), "prog.py", cwd=tmp_path)
+    p = cli("watch", "--json", "out.json", "--html", "out.html", "--timeline", str(trace), "prog.py", cwd=tmp_path)
     assert p.returncode == 5, p.stderr  # the program's exit code, not a write error's
     assert f"jitscope: cannot write {trace}: " in p.stderr and "Traceback" not in p.stderr
     assert "Compiles per function" in p.stderr  # the summary still printed

@@ -56,7 +56,7 @@ def program_run(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("findings")
     paths = {k: d / f"out.{k}" for k in ("json", "trace", "html")}
-    p = run_cli("watch", "--json", str(paths["json"]), "--trace", str(paths["trace"]), "--html", str(paths["html"]),
+    p = run_cli("watch", "--json", str(paths["json"]), "--timeline", str(paths["trace"]), "--html", str(paths["html"]),
                 "--slow-compile", "0.000001", str(PROGRAM))
     return p, paths
 

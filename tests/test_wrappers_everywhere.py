@@ -34,7 +34,7 @@ def test_inspect_traces_filter_jit_with_its_static_leaves(steps):
 
 def test_compare_keeps_filter_jit_for_the_jitted_variant(steps):
     r = jitscope.compare({"eager": steps.plain_step, "filter_jit": steps.eqx_step}, steps.model_and_args(),
-                         budget_s=0.05, min_samples=3, phases=True)
+                         sample_seconds=0.05, min_samples=3, phases=True)
     assert r.ok, r.errors
     v = r.variant("filter_jit")
     assert v.jitted and set(v.phases) == {"trace", "lower", "compile"}
@@ -43,7 +43,7 @@ def test_compare_keeps_filter_jit_for_the_jitted_variant(steps):
 
 def test_compare_cli_rebuilds_a_filter_jit_target_as_filter_jit(cli, fixtures_on_path, tmp_path):
     out = tmp_path / "r.json"
-    p = cli("compare", "wrapped_steps:eqx_step", "--args-from", "wrapped_steps:model_and_args", "--budget",
+    p = cli("compare", "wrapped_steps:eqx_step", "--args-from", "wrapped_steps:model_and_args", "--sample-seconds",
             "0.05", "--no-phases", "--json", str(out))
     assert p.returncode == 0, p.stderr
     r = jitscope.load_result(str(out))
@@ -75,7 +75,7 @@ def test_nnx_jit_static_argnums_are_honoured():
     r = jitscope.inspect(repeat, Lin(nnx.Rngs(0)), jnp.ones(4), 3)
     assert r.status == "ok", [f.message for f in r.findings]
     assert r.signature.static == {"n": "3"}
-    c = jitscope.compare({"nnx": repeat}, (Lin(nnx.Rngs(0)), jnp.ones(4), 3), budget_s=0.05, min_samples=3)
+    c = jitscope.compare({"nnx": repeat}, (Lin(nnx.Rngs(0)), jnp.ones(4), 3), sample_seconds=0.05, min_samples=3)
     assert c.ok, c.errors
 
 

@@ -29,7 +29,7 @@ from .collect.variants import (
 from .collect.variants import Variant as Variant
 from .collect.variants import effort_flags_missing as effort_flags_missing
 from .collect.variants import scope_variants as scope_variants
-from .errors import UsageError
+from .errors import UsageError, renamed_keywords
 from .model import ArgSignature, Environment, Timing
 from .render.text import recommendation_text
 from .results.compare import CompareResult, VariantResult
@@ -148,13 +148,14 @@ def _signature(variants: list[Variant], args: tuple, kwargs: dict, static: Seque
                              arrays_only=arrays_only)
 
 
+@renamed_keywords(budget_s="sample_seconds")
 def run_compare(
     variants: Mapping[str, Any] | Sequence[Variant],
     args: Sequence[Any] = (),
     kwargs: Mapping[str, Any] | None = None,
     *,
     calls: int | None = None,
-    budget_s: float = 0.5,
+    sample_seconds: float = 0.5,
     min_samples: int = 5,
     reference: str | None = None,
     phases: bool = True,
@@ -172,7 +173,7 @@ def run_compare(
     if calls is not None and calls < 1:
         raise ValueError(f"calls must be >= 1, got {calls}")
     args, kw = tuple(args), dict(kwargs or {})
-    result = CompareResult(calls=calls, budget_s=budget_s, min_samples=min_samples, title=title,
+    result = CompareResult(calls=calls, budget_s=sample_seconds, min_samples=min_samples, title=title,
                            env=Environment.capture())
     try:
         result.signature = _signature(vs, args, kw, static)
@@ -190,7 +191,7 @@ def run_compare(
             on_variant(v.name)
         try:
             # The first of ROUNDS steady rounds; the others are interleaved with the other variants' below.
-            rec, out = measure_variant(v, args, kw, budget_s=budget_s / ROUNDS,
+            rec, out = measure_variant(v, args, kw, budget_s=sample_seconds / ROUNDS,
                                        min_samples=max(1, -(-min_samples // ROUNDS)),
                                        max_samples=max(MAX_SAMPLES, min_samples) // ROUNDS + 1, phases=phases, warm=True,
                                        keep=programs.setdefault(v.name, {}))
@@ -209,7 +210,7 @@ def run_compare(
             outputs[v.name] = out
     if not result.interrupted:
         try:
-            _sample_interleaved(vs, measured, args, kw, budget_s, min_samples)
+            _sample_interleaved(vs, measured, args, kw, sample_seconds, min_samples)
         except KeyboardInterrupt:
             if not keep_partial_on_interrupt:
                 raise
@@ -276,13 +277,14 @@ def _losers_pessimisation(ok: list[VariantResult], programs: dict[str, dict[str,
     return out
 
 
+@renamed_keywords(budget_s="sample_seconds")
 def compare(
     variants: Mapping[str, Any] | Sequence[Variant],
     args: Sequence[Any] = (),
     kwargs: Mapping[str, Any] | None = None,
     *,
     calls: int | None = None,
-    budget_s: float = 0.5,
+    sample_seconds: float = 0.5,
     min_samples: int = 5,
     reference: str | None = None,
     phases: bool = True,
@@ -294,7 +296,7 @@ def compare(
     For every variant: the first call from a cold cache (``jax.clear_caches()``; includes trace and
     compile), the trace / lower / compile split for jitted variants (ahead-of-time stages), and
     the steady per-call time (median, min, max; at least ``min_samples`` samples and about
-    ``budget_s`` seconds). Outputs are compared with ``reference`` (default: the first eager
+    ``sample_seconds`` seconds). Outputs are compared with ``reference`` (default: the first eager
     variant); break-even call counts are computed for every pair. A variant that raises is
     recorded with its error and the others are still measured.
 
@@ -311,7 +313,8 @@ def compare(
             ``jitscope.scope_variants``). A ``jax.jit`` object counts as jitted.
         args, kwargs: the call arguments, the same for every variant.
         calls: the workload length for the recommendation; None recommends by steady state.
-        budget_s, min_samples: steady-state sampling budget per variant.
+        sample_seconds, min_samples: steady-state sampling time (seconds) and least samples per variant
+            (old keyword ``budget_s``, deprecated).
         reference: the variant outputs and speedups are compared with.
         phases: measure the trace/lower/compile split of jitted variants (costs one extra compile).
         title: a label carried into the result.
@@ -321,7 +324,7 @@ def compare(
     Returns:
         A ``CompareResult``; ``result.errors`` lists failed variants and output mismatches.
     """
-    return run_compare(variants, args, kwargs, calls=calls, budget_s=budget_s, min_samples=min_samples,
+    return run_compare(variants, args, kwargs, calls=calls, sample_seconds=sample_seconds, min_samples=min_samples,
                        reference=reference, phases=phases, title=title, static=static)[0]
 
 

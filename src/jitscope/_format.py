@@ -1,8 +1,9 @@
-"""How every renderer writes seconds, bytes and ratios (the ground floor: imports only the stdlib)."""
+"""How every renderer writes seconds, bytes, ratios and paths (the ground floor: imports only the stdlib)."""
 
 from __future__ import annotations
 
 import math
+import os
 
 
 def fmt_seconds(s: float | None) -> str:
@@ -64,3 +65,31 @@ def printable(text: object) -> str:
     """Text from a file (a run, a result) as a terminal may show it: control characters and escape
     sequences written as escapes (``\\x1b``, ``\\n``), never interpreted."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def shown_path(path: str | os.PathLike[str], cwd: str | None = None) -> str:
+    """How every report shows a file (console, HTML, the timeline, stall reports, command lines it suggests):
+    relative to the current directory when the file is under it, else absolute; one rule (docs/cli.md,
+    "Paths"). A relative path is taken as relative to ``cwd``; a pseudo-file (``<string>``) is kept."""
+    p = os.fspath(path)
+    if not p or p.startswith("<"):
+        return p
+    here = cwd or os.getcwd()
+    full = os.path.normpath(os.path.join(here, p))
+    try:
+        rel = os.path.relpath(full, here)
+    except ValueError:  # another drive (Windows)
+        return full
+    outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+    return full if outside or os.path.dirname(here) == here else rel  # from the root: absolute
+
+
+def shown_where(path: str | os.PathLike[str], line: int | None) -> str:
+    """``shown_path(path):line``."""
+    return f"{shown_path(path)}:{line}"
+
+
+def shown_program(program: str) -> str:
+    """A watched program as reports name it: a script by ``shown_path``; ``-m module`` and ``<python block>``
+    as they are."""
+    return program if not program or program.startswith(("-m ", "<")) else shown_path(program)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ._pycode import entry_code
 from .collect.call_signature import call_signature_of
-from .errors import UsageError
+from .errors import UsageError, renamed_keywords
 from .model import Environment, Finding, Fix, Timing
 from .results.inspect import InspectResult
 
@@ -77,11 +77,12 @@ def _bloat_findings(runs: list, total: int) -> list[Finding]:
     return out
 
 
+@renamed_keywords(budget_s="sample_seconds", eager_budget_s="eager_timeout")
 def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...] | list[str] = (),
             static_argnums: tuple[int, ...] | list[int] = (), run: bool = True, numerics: bool = True,
-            side_effects: bool = True, dump: str | Path | None = None, budget_s: float = 0.3,
+            side_effects: bool = True, dump: str | Path | None = None, sample_seconds: float = 0.3,
             target: str | None = None, keep_partial_on_interrupt: bool = False, measure_fixes: bool = True,
-            eager_budget_s: float | None = 3.0, passes: bool = False,
+            eager_timeout: float | None = 3.0, passes: bool = False,
             **kwargs: Any) -> InspectResult:
     """Trace, lower, compile and run ``fn(*args, **kwargs)`` under jit and explain what happened.
 
@@ -89,8 +90,8 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
     ``static_argnums=(1,)``. If ``fn`` is already a ``jax.jit`` object, its wrapped function
     and its static arguments are used. The keyword names of this function's options
     (``static_argnames``, ``static_argnums``, ``run``, ``numerics``, ``side_effects``,
-    ``dump``, ``budget_s``, ``target``, ``measure_fixes``, ``eager_budget_s``, ``passes``) cannot be passed
-    through to ``fn``.
+    ``dump``, ``sample_seconds``, ``target``, ``measure_fixes``, ``eager_timeout``, ``passes``, and the
+    deprecated ``budget_s``, ``eager_budget_s``) cannot be passed through to ``fn``.
 
     Example:
         >>> import jax.numpy as jnp, jitscope
@@ -107,11 +108,12 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         run: run the compiled function (first and steady-state timings). ``numerics`` also
             runs it eagerly and compares outputs. ``side_effects`` traces once more with
             watchers for print / logging / global mutation.
-        eager_budget_s: stop the eager run once it has taken this long (at its next op compile,
+        eager_timeout: seconds; stop the eager run once it has taken this long (at its next op compile,
             where an eager run spends its time) and report a ``numerics-skipped`` finding instead of
-            the comparison. None: no limit.
+            the comparison. None: no limit. (Old keyword ``eager_budget_s``, deprecated.)
         dump: a directory for the stage files (``01_jaxpr.txt`` ... ``05_fusions.dot``).
-        budget_s: seconds to spend sampling the steady-state run time.
+        sample_seconds: seconds to spend sampling the steady-state run time (old keyword ``budget_s``,
+            deprecated).
         target: the name shown in reports (default ``module:qualname``).
         keep_partial_on_interrupt: on Ctrl-C, stop and return what was measured so far
             (``status="interrupted"``) instead of raising ``KeyboardInterrupt`` (the CLI uses this).
@@ -159,7 +161,7 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
                            env=Environment.capture())
     try:
         st = collect_stages(fn, args, kwargs, static_argnames=static_argnames, static_argnums=static_argnums,
-                            run=run, budget_s=budget_s, profile_compile=passes, jit_options=jit_options)
+                            run=run, budget_s=sample_seconds, profile_compile=passes, jit_options=jit_options)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -173,10 +175,10 @@ def inspect(fn: Callable[..., Any], *args: Any, static_argnames: tuple[str, ...]
         return result
     try:
         _analyze(result, fn, st, args, kwargs, static_argnames, static_argnums, numerics and run, side_effects,
-                 eager_budget_s, source_fn=user_fn)
+                 eager_timeout, source_fn=user_fn)
         if result.pessimisation is not None and result.pessimisation.fires and measure_fixes and run:
             result.pessimisation.measured = _measure_fixes(fn, result, args, kwargs, static_argnames, static_argnums,
-                                                           budget_s)
+                                                           sample_seconds)
     except KeyboardInterrupt:
         if not keep_partial_on_interrupt:
             raise
@@ -392,7 +394,7 @@ def _numerics(result: InspectResult, fn: Any, args: tuple, kwargs: dict, jit_out
     except EagerBudgetExceeded as e:
         return [Finding(
             "numerics-skipped", f"{e}, over the {eager_budget_s:g} s budget: jit and eager outputs not compared "
-            "(--eager-budget SECONDS raises it)", "info", name="over-budget",
+            "(--eager-timeout SECONDS, eager_timeout=, raises it)", "info", name="over-budget",
             details={"seconds": e.seconds, "compiles": e.compiles, "budget_seconds": eager_budget_s})]
     except Exception as e:  # noqa: BLE001 - jit-only code (e.g. uses lax.cond with tracers) may not run eagerly
         return [Finding("numerics-differ", f"eager run raised {type(e).__name__}: {e}", "info", name="eager-failed")]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._progress import stage
-from .errors import UsageError
+from .errors import UsageError, renamed_keywords
 from .model import Environment, Finding, Fix, Timing
 from .results.scale import ScalePoint, ScaleResult
 
@@ -107,9 +107,10 @@ def _measure_size(make: Callable[[int], Any], n: int, name: str, repeats: int, r
 AUTO_REPEATS_FIRST, AUTO_REPEATS_MAX = 2, 5
 
 
+@renamed_keywords(budget_s="sample_seconds")
 def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800, 1600), *,
           repeats: int | None = None,
-          run: bool = True, budget_s: float = 0.1, target: str | None = None,
+          run: bool = True, sample_seconds: float = 0.1, target: str | None = None,
           keep_partial_on_interrupt: bool = False) -> ScaleResult:
     """Measure trace / lower / compile / run time and jaxpr size of ``make(n)`` for each size.
 
@@ -128,7 +129,8 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
         repeats: cold trace/lower/compile repeats per size; the minimum is used for the fit. None
             (the default): 2, then one more per size while the compile-time growth class is not
             settled (its 95% interval spans two bands), up to 5; ``result.repeats`` says how many.
-        run: also time the steady-state run of the compiled function (``budget_s`` each).
+        run: also time the steady-state run of the compiled function (``sample_seconds`` each; old
+            keyword ``budget_s``, deprecated).
         keep_partial_on_interrupt: on Ctrl-C, stop and return the sizes measured so far
             (``result.interrupted``) instead of raising ``KeyboardInterrupt``.
         target: the name shown in reports.
@@ -160,7 +162,7 @@ def scale(make: Callable[[int], Any], sizes: Sequence[int] = (100, 200, 400, 800
     largest_call = None
     for n in result.sizes:
         try:
-            point, closed, fn, one_more, call = _measure_size(make, n, name, repeats, run, budget_s)
+            point, closed, fn, one_more, call = _measure_size(make, n, name, repeats, run, sample_seconds)
         except KeyboardInterrupt:
             if not keep_partial_on_interrupt:
                 raise

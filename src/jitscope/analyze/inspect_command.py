@@ -22,6 +22,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .._format import shown_path
 from .._serde import Record
 from ..model import DTYPE_SHORT, ArgSignature, CompileEvent, is_identity_hashed
 
@@ -116,9 +117,7 @@ def target_for(file: str, function: str, cwd: str) -> str | None:
         if folder != cwd or parts[-1] == "__init__":
             return None  # a package importable from elsewhere: its name here would be a guess
         return f"{'.'.join(parts)}:{function}"
-    rel = os.path.relpath(path, cwd)
-    shown = path if rel.startswith("..") else rel
-    return f"{shown}:{function}"
+    return f"{shown_path(path, cwd)}:{function}"
 
 
 def call_specs(signature: ArgSignature, params: Params) -> tuple[list[str], list[str], dict[str, str]] | None:

@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         if measuring and not isinstance(e, SystemExit):
             _version_notice()
         raise
+    for note in getattr(args, "renamed", ()):  # an old flag spelling (cli/_common.rename), after the command too
+        print(f"jitscope: note: {note}", file=sys.stderr)
     if measuring:  # after the command, never beside a one-line error: bad input stays one line
         _version_notice()
     return code

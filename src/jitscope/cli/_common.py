@@ -101,7 +101,32 @@ def add_seconds_option(p: argparse.ArgumentParser, name: str, old: str, dest: st
     spelling keeps working). ``--budget`` became ``--sample-seconds``: in watch and the pytest plugin a
     "budget" is a compile count, so the name now says one thing across commands (issue #26)."""
     p.add_argument(name, dest=dest, type=seconds, default=default, metavar="SECONDS", help=help)
-    p.add_argument(old, dest=dest, type=seconds, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    rename(p, old, name)
+
+
+class Renamed(argparse.Action):
+    """A flag's old spelling (``rename``): hidden from ``--help``, it does what the new flag does and leaves a
+    one-line note in ``args.renamed``; ``cli.main`` prints the notes after the command, never beside a
+    one-line error (a bad input stays one line)."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, new: argparse.Action, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=new.nargs, const=new.const, type=new.type, choices=new.choices,
+                         metavar=new.metavar, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        self.new = new
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        name = self.new.option_strings[-1]
+        note = f"{option_string} is a deprecated spelling of {name} (docs/cli.md); it still works"
+        namespace.__dict__.setdefault("renamed", []).append(note)
+        self.new(parser, namespace, values, name)
+
+
+def rename(p: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Accept ``old`` as a deprecated spelling of the already added option ``new`` (issue #26: one meaning
+    per flag name; the stable CLI keeps its old spellings working)."""
+    action = next(a for a in p._actions if new in a.option_strings)
+    p.add_argument(old, dest=action.dest, action=Renamed, new=action)
 
 
 def add_progress_option(p: argparse.ArgumentParser) -> None:

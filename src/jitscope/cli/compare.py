@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if args.reference is not None and args.reference not in names:
         raise UsageError(f"--reference '{args.reference}' is not a variant (variants: {', '.join(names)})")
     with progress(args, "compare"):
-        result, _ = run_compare(variants, call_args, call_kwargs, calls=args.calls, budget_s=args.budget,
+        result, _ = run_compare(variants, call_args, call_kwargs, calls=args.calls, sample_seconds=args.budget,
                                 min_samples=args.min_samples, reference=args.reference, phases=not args.no_phases,
                                 title=f"jitscope compare {args.target or ''}".strip(), static=args.static_names,
                                 keep_partial_on_interrupt=True)

@@ -62,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
     static_names = tuple(parse_static(args.static))
     with progress(args, "inspect"):
         result = _inspect.inspect(target.obj, *call_args, static_argnames=static_names, run=not args.no_run,
-                                  numerics=not args.no_numerics, dump=args.dump, budget_s=args.budget,
+                                  numerics=not args.no_numerics, dump=args.dump, sample_seconds=args.budget,
                                   target=args.target, keep_partial_on_interrupt=True,
-                                  eager_budget_s=args.eager_budget, passes=args.passes,
+                                  eager_timeout=args.eager_budget, passes=args.passes,
                                   **call_kwargs)
     show(result)
     save_outputs(result, args)

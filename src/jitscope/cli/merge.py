@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import EXIT_BUDGET
-from ._common import add_json_option, save_outputs, write_output
+from ._common import add_json_option, rename, save_outputs, write_output
 from ._outputs import Input, Output
 
 
@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="+", metavar="RUN_DIR", action=Input, what="a merged file", kind="run", files=_merged,
                    recorded=True, help="the directory of the per-process files (or the files)")
     add_json_option(p)
-    p.add_argument("--trace", metavar="PATH", action=Output, help="write a Perfetto trace with one process track per JAX process")
+    p.add_argument("--timeline", metavar="PATH", action=Output,
+                   help="write a Perfetto timeline with one process track per JAX process (old name --trace)")
+    rename(p, "--trace", "--timeline")
     p.add_argument("--fail-on-divergence", action="store_true",
                    help="exit 3 when the processes compiled different programs (a program divergence)")
     p.set_defaults(func=run)
@@ -41,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     result = merge(*args.paths)
     show(result)
     save_outputs(result, args)
-    if args.trace:
-        write_output(args.trace, merge_trace.render(result) + "\n")
+    if args.timeline:
+        write_output(args.timeline, merge_trace.render(result) + "\n")
     if args.fail_on_divergence and result.program_divergence is not None:
         print(f"jitscope: merge --fail-on-divergence: processes diverge at compile "
               f"#{result.program_divergence.position + 1}", file=sys.stderr)

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         _pyplot()  # fail before measuring when matplotlib is missing
     make = resolve_callable(args.target)
     with progress(args, "scale"):
-        result = _scale.scale(make, sizes, repeats=args.repeats, run=not args.no_run, budget_s=args.budget,
+        result = _scale.scale(make, sizes, repeats=args.repeats, run=not args.no_run, sample_seconds=args.budget,
                               target=args.target, keep_partial_on_interrupt=True)
     plot_error = None
     if args.plot:

@@ -59,5 +59,6 @@ def _shown(where: str) -> str:
     file, _, line = where.rpartition(":")
     if not file:
         return where
-    rel = os.path.relpath(file)
-    return f"{file if rel.startswith('..') else rel}:{line}"
+    from .._format import shown_path
+
+    return f"{shown_path(file)}:{line}"

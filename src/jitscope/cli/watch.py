@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from ..errors import EXIT_BUDGET, JitscopeError, UsageError
 from ..model import EVIDENCE_DEFAULT_PATH
-from ._common import add_json_option, count, save_outputs, seconds, write_output
+from ._common import add_json_option, count, rename, save_outputs, seconds, write_output
 from ._outputs import Input, Output, module_file
 
 
@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "fix it. Options go before the script; everything after the script (or -m MODULE) is "
                     "passed to the program.")
     p.add_argument("--events", metavar="PATH", action=Output, help="write each compile as a JSON line, as it happens")
-    p.add_argument("--trace", metavar="PATH", action=Output, help="write a Chrome/Perfetto trace JSON of the compiles")
+    p.add_argument("--timeline", metavar="PATH", action=Output,
+                   help="write the compiles as a timeline: Chrome/Perfetto trace-event JSON (old name --trace)")
+    rename(p, "--trace", "--timeline")
     add_json_option(p)
     p.add_argument("--max-compiles", type=count(0), metavar="N",
                    help="exit 3 if the program compiles its jitted functions more than N times")
@@ -126,11 +128,11 @@ def run(args: argparse.Namespace) -> int:
     if result.process_index is not None:  # a jax.distributed job: N processes were given these paths
         from .._watch import process_path
 
-        for name in ("json", "html", "trace", "trace_evidence"):
+        for name in ("json", "html", "timeline", "trace_evidence"):
             if getattr(args, name):
                 setattr(args, name, process_path(getattr(args, name), result.process_index))
     if os.getpid() != parent:  # a child the program forked ended by returning: never the parent's files
-        for name in ("json", "html", "trace", "events", "trace_evidence"):
+        for name in ("json", "html", "timeline", "events", "trace_evidence"):
             if getattr(args, name):
                 setattr(args, name, pid_path(getattr(args, name)))
         _write_outputs(result, args, exclusive=True)
@@ -211,7 +213,7 @@ def _print_live(event) -> None:  # type: ignore[no-untyped-def]
 
 
 def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) -> None:  # type: ignore[no-untyped-def]
-    """--json, --html, --trace and --trace-evidence; a failure is printed (``jitscope: cannot write ...``), not raised,
+    """--json, --html, --timeline and --trace-evidence; a failure is printed (``jitscope: cannot write ...``), not raised,
     so the summary and the program's exit code still come through. ``exclusive``: per-process names (a
     forked child's), each created new, never through a link or over a file."""
     from ..render import trace
@@ -221,7 +223,7 @@ def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) ->
         from ..render import render
 
         for name, text in (("json", lambda: result.to_json() + "\n"), ("html", lambda: render(result, "html")),
-                           ("trace", lambda: trace.render(result) + "\n"),
+                           ("timeline", lambda: trace.render(result) + "\n"),
                            ("trace_evidence", lambda: result.trace_evidence.file_text())):
             path = getattr(args, name)
             if path and (name != "trace_evidence" or result.trace_evidence is not None):
@@ -232,8 +234,8 @@ def _write_outputs(result, args: argparse.Namespace, exclusive: bool = False) ->
         return
     try:
         save_outputs(result, args)
-        if args.trace:
-            write_output(args.trace, trace.render(result) + "\n")
+        if args.timeline:
+            write_output(args.timeline, trace.render(result) + "\n")
         if args.trace_evidence and result.trace_evidence is not None:  # None: this JAX has no trace hook
             write_output(args.trace_evidence, result.trace_evidence.file_text())
     except JitscopeError as e:  # write_output and Result.save report an OSError this way

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._format import shown_path
 from .._jaxcompat import (
     COMPILE_EVENT,
     LOWER_EVENT,
@@ -93,7 +94,7 @@ def _user_stack(frame: Any) -> list[str]:
         generated = code.co_filename == "<string>" and code.co_name in _GENERATED  # a dataclass's __init__
         # installed packages (pytest, a GC callback of hypothesis that ran mid-compile) are not the user's line
         if is_program_file(code.co_filename) and not generated:
-            name = code.co_filename if code.co_filename.startswith("<") else os.path.relpath(code.co_filename)
+            name = shown_path(code.co_filename)
             out.append(f"{name}:{frame.f_lineno} in {code.co_name}")
         frame = frame.f_back
     return out[::-1]

@@ -54,7 +54,7 @@ def run(quick: bool = False) -> CaseStudy:
     b = budget(quick)
     n = 1000
     x, y = make_inputs(n)
-    r, outs = run_compare({"eager": f, "jit(f)": jax.jit(f)}, (x, y), budget_s=b.budget_s,
+    r, outs = run_compare({"eager": f, "jit(f)": jax.jit(f)}, (x, y), sample_seconds=b.budget_s,
                           min_samples=b.min_samples, reference="eager", title=f"x + y - x on {n} points, x = 1..1e6")
     rows = []
     for name in ("eager", "jit(f)"):

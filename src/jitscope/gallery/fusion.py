@@ -127,7 +127,7 @@ def run(quick: bool = False) -> CaseStudy:
     b = budget(quick)
     n = size(quick)
     a, bb, c = make_inputs(n)
-    r = compare({"eager": fusion, "jit(fusion)": jax.jit(fusion)}, (a, bb, c), budget_s=b.budget_s,
+    r = compare({"eager": fusion, "jit(fusion)": jax.jit(fusion)}, (a, bb, c), sample_seconds=b.budget_s,
                 min_samples=b.min_samples, reference="eager", title=f"a + b - c on {n:,} float32 elements")
     prog = fused_program(a, bb, c)
     eager_compiles = r.variant("eager").compiles_first_call
@@ -137,7 +137,7 @@ def run(quick: bool = False) -> CaseStudy:
     # Part 2: static shapes.
     err = static_shapes(a)
     mask, fix = "eager x[x < 0].sum()", "jit(jnp.where(x < 0, x, 0).sum())"
-    r2, outs = run_compare({mask: get_negatives, fix: jax.jit(sum_negatives_where)}, (a,), budget_s=b.budget_s,
+    r2, outs = run_compare({mask: get_negatives, fix: jax.jit(sum_negatives_where)}, (a,), sample_seconds=b.budget_s,
                            min_samples=b.min_samples, reference=mask)
     v_mask, v_fix = float(np.asarray(outs[mask])), float(np.asarray(outs[fix]))
     rel_diff = abs(v_fix - v_mask) / max(abs(v_mask), 1e-30)

@@ -59,7 +59,7 @@ def run(quick: bool = False) -> CaseStudy:
     shp = shape(quick)
     x = jnp.ones(shp)
     variants = scope_variants(g, sys.modules[__name__], "f")
-    r = compare(variants, (x,), budget_s=b.budget_s, min_samples=3 if not quick else b.min_samples,
+    r = compare(variants, (x,), sample_seconds=b.budget_s, min_samples=3 if not quick else b.min_samples,
                 reference="eager", title=f"g calls f {INNER_CALLS + 1} times, x = ones({shp[0]}, {shp[1]})")
     top = leaders(r)
     best = top[0]

@@ -56,7 +56,7 @@ def run(quick: bool = False) -> CaseStudy:
     t0 = time.perf_counter()
     b = budget(quick)
     r = compare({"fresh lambda": g_inner_jitted_lambda, "cached function": g_inner_jitted_normal},
-                (jnp.float32(10.0),), budget_s=b.budget_s, min_samples=b.min_samples, reference="cached function",
+                (jnp.float32(10.0),), sample_seconds=b.budget_s, min_samples=b.min_samples, reference="cached function",
                 title=f"jax.jit inside a {LOOP}-iteration loop")
     lam, cached = steady(r, "fresh lambda"), steady(r, "cached function")
     c_lam = r.variant("fresh lambda").compiles_per_call or 0.0

@@ -114,7 +114,7 @@ def run(quick: bool = False) -> CaseStudy:
         Variant("jit(scan+vmap)", jax.jit(lambda k: gaussian_random_walk_jax(k, n, t)), True,
                 "jax.jit of scan+vmap"),
     ]
-    r = compare(variants, (key,), budget_s=b.budget_s, min_samples=b.min_samples, reference="lax.scan",
+    r = compare(variants, (key,), sample_seconds=b.budget_s, min_samples=b.min_samples, reference="lax.scan",
                 title=f"Gaussian random walk, {n} realisations x {t} steps")
     py, sc, sv, jt, npv = (steady(r, k) for k in ("python loops", "lax.scan", "scan+vmap", "jit(scan+vmap)",
                                                    "numpy vectorised"))

@@ -48,7 +48,7 @@ def run(quick: bool = False) -> CaseStudy:
     n = size(quick)
     b = budget(quick)
     x = make_input(n)
-    r = compare({"eager": selu, "jit(selu)": jax.jit(selu)}, (x,), budget_s=b.budget_s,
+    r = compare({"eager": selu, "jit(selu)": jax.jit(selu)}, (x,), sample_seconds=b.budget_s,
                 min_samples=b.min_samples, reference="eager", title=f"SELU on {n:,} normal samples")
     speedup = steady(r, "eager") / steady(r, "jit(selu)")
     top = leaders(r)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .._format import shown_program, shown_where
 from .arguments import arguments
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ PHASES = ("trace", "lower", "compile")
 def trace_events(result: WatchResult) -> list[dict[str, Any]]:
     """The trace events (metadata first, then one parent slice plus phase slices per compile)."""
     out: list[dict[str, Any]] = [
-        {"ph": "M", "pid": PID, "name": "process_name", "args": {"name": f"jitscope watch {result.program}"}},
+        {"ph": "M", "pid": PID, "name": "process_name", "args": {"name": f"jitscope watch {shown_program(result.program)}"}},
         {"ph": "M", "pid": PID, "tid": TID, "name": "thread_name", "args": {"name": "compiles"}},
     ]
     for e in result.events:
@@ -49,8 +50,8 @@ def trace_events(result: WatchResult) -> list[dict[str, Any]]:
                 "index": e.index,
                 "reason": r.category if r else None,
                 "detail": r.detail if r else "",
-                "call_site": f"{e.call_site.file}:{e.call_site.line}" if e.call_site else None,
-                "defined_at": f"{e.definition.file}:{e.definition.line}" if e.definition else None,
+                "call_site": shown_where(e.call_site.file, e.call_site.line) if e.call_site else None,
+                "defined_at": shown_where(e.definition.file, e.definition.line) if e.definition else None,
                 "signature": arguments(e.signature) if e.signature else None,
                 "cache_hit": e.cache_hit,
             },
@@ -69,7 +70,7 @@ def finding_events(result: WatchResult) -> list[dict[str, Any]]:
         out.append({"ph": "i", "s": "t", "pid": PID, "tid": TID, "name": f"{f.code} {f.function}", "cat": "finding",
                     "ts": round(max(f.timestamp, 0.0) * 1e6, 3),
                     "args": {"code": f.code, "severity": f.severity, "message": f.message,
-                             "where": f"{f.location.file}:{f.location.line}" if f.location else None,
+                             "where": shown_where(f.location.file, f.location.line) if f.location else None,
                              "compile_index": f.compile_index, "fix": f.fix.title if f.fix else None}})
     return out
 

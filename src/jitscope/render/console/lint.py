@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..._format import shown_where
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -23,7 +25,7 @@ _BOLD, _DIM, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
 def format_finding(f: Finding, *, snippet: bool = True, color: bool = False) -> str:
     """One finding: the header line, then the source line with a caret under the flagged range."""
     loc = f.location
-    where = f"{loc.file}:{loc.line}:{loc.column or 1}" if loc else "<unknown>"
+    where = f"{shown_where(loc.file, loc.line)}:{loc.column or 1}" if loc else "<unknown>"
     mark = " [*]" if f.fix is not None and f.fix.safety == "safe" and f.fix.replacement else ""
     how = f"[{f.severity}, {f.confidence}]" if f.confidence else f"[{f.severity}]"
     if color:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ..._format import shown_program, shown_where
 from ..text import cache_write_line, internal_routines_text, stall_lines, warmup_line
 from . import fmt_seconds, watch_findings
 
@@ -24,16 +25,9 @@ MAX_FIXES_SHOWN = 3  # with more, their descriptions are left to --json too
 def _where(loc: Location | None, short: bool = False) -> str:
     if loc is None:
         return "-"
-    f = loc.file
     if short:
-        return f"{os.path.basename(f)}:{loc.line}"
-    try:
-        rel = os.path.relpath(f)
-        if not rel.startswith(".."):
-            f = rel
-    except ValueError:
-        pass
-    return f"{f}:{loc.line}"
+        return f"{os.path.basename(loc.file)}:{loc.line}"
+    return shown_where(loc.file, loc.line)
 
 
 def _stalls(result: WatchResult, console: Console) -> None:
@@ -52,7 +46,7 @@ def render(result: WatchResult, console: Console) -> None:
     secs = result.compile_seconds
     share = f" ({secs / result.wall_seconds:.0%} of {fmt_seconds(result.wall_seconds)} wall)" \
         if result.wall_seconds > 0 else ""
-    title = f"jitscope watch: {result.program}" if result.program else "jitscope watch"
+    title = f"jitscope watch: {shown_program(result.program)}" if result.program else "jitscope watch"
     console.print(f"[bold]{title}[/bold]")
     console.print(f"{n} compile{'s' if n != 1 else ''} of your jitted functions, {fmt_seconds(secs)}{share}; "
                   f"{len(result.recompiles)} recompile{'s' if len(result.recompiles) != 1 else ''}. "

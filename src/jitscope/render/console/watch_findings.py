@@ -3,9 +3,9 @@ with its fix (records: ``analyze/runtime_findings.py``; codes: ``jitscope rules 
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
+from ..._format import shown_where
 from . import fmt_seconds
 
 if TYPE_CHECKING:
@@ -23,14 +23,7 @@ _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 def _where(loc: Location | None) -> str:
     if loc is None:
         return "-"
-    f = loc.file
-    try:
-        rel = os.path.relpath(f)
-        if not rel.startswith(".."):
-            f = rel
-    except ValueError:
-        pass
-    return f"{f}:{loc.line}"
+    return shown_where(loc.file, loc.line)
 
 
 def render(result: WatchResult, console: Console) -> None:

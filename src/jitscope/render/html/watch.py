@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..._format import fmt_seconds
+from ..._format import fmt_seconds, shown_program
 from ..text import cache_write_line, internal_routines_text, stall_lines, warmup_line
 from . import watch_findings
 from ._page import Raw, Section, details, esc, lesson, pre, table
@@ -45,7 +45,7 @@ def sections(result: WatchResult) -> list[Section]:
             body += pre(result.crash.fix.replacement)
     for v in result.violations:
         body += lesson(f"Budget: {v}", "warn")
-    out = [Section(f"Watch: {result.program or 'Python block'}", body)]
+    out = [Section(f"Watch: {shown_program(result.program) or 'Python block'}", body)]
     if not n:
         return out + watch_findings.sections(result)
 
