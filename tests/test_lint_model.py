@@ -214,3 +214,8 @@ def test_a_list_that_still_reaches_a_static_argument_is_reported():
            "def sometimes(x, flag):\n    shape = (1, 2)\n    if flag:\n        shape = [3]\n    return filled(x, shape=shape)\n")
     hits = [(f.location.line, f.severity) for f in lint_source(src, "m.py") if f.code == "JS602"]
     assert hits == [(13, "error"), (20, "warning")], hits
+    # a binding in a `try` body may reach its `except`, and a loop's body its `else`, past an earlier kill
+    later = src + ("\n\ndef handled(x, risky):\n    shape = (1, 2)\n    try:\n        shape = [3]\n        risky()\n"
+                   "    except ValueError:\n        return filled(x, shape=shape)\n    return x\n")
+    hits = [(f.location.line, f.severity) for f in lint_source(later, "m.py") if f.code == "JS602"]
+    assert hits == [(13, "error"), (20, "warning"), (29, "warning")], hits

@@ -41,9 +41,6 @@ CONTAINER_TYPES = frozenset({
     "collections.abc.MutableSequence", "typing.Sequence", "typing.Mapping", "typing.MutableMapping",
     "typing.MutableSequence", "collections.OrderedDict", "collections.namedtuple", "typing.NamedTuple",
 })
-# jax.tree_util functions that return a Python list of the leaves (its length is static).
-LEAF_LISTS = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten",
-                        "jax.tree.flatten"})
 # Calls that are True only for a concrete value.
 CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
 # Exceptions a failed concretization raises or derives from: code in a `try` catching one of them

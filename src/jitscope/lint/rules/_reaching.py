@@ -43,6 +43,9 @@ def reaching_values(fn: ast.AST, parents: list[ast.AST], use: ast.AST, name: str
             found += _bindings(stmt, name)
         if isinstance(holder, LOOPS) and block is holder.body:
             found += _bindings(holder, name)  # the loop's later iterations: its whole body may run before
+        elif isinstance(holder, (*LOOPS, ast.Try, getattr(ast, "TryStar", ast.Try))) and block is not holder.body:
+            for stmt in holder.body + getattr(holder, "handlers", []) + holder.orelse:  # type: ignore[attr-defined]
+                found += _bindings(stmt, name)  # a loop's `else`, an `except`/`finally`: after some of the body
     return None
 
 
