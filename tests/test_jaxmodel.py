@@ -21,7 +21,7 @@ import pytest
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-from jitscope.jaxmodel import fixes, known, transforms
+from jitscope.jaxmodel import fixes, known, transforms, values
 
 try:
     from jax import shard_map
@@ -299,3 +299,42 @@ def test_jaxmodel_imports_no_jax():
     code = "import sys, jitscope.jaxmodel.known as k, jitscope.jaxmodel.fixes; k.registry(); print('jax' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_dtype_predicates_are_concrete_under_jit():
+    """Each call of values.DTYPE_PREDICATES answers from the dtype, shape or type: a Python value even on an
+    abstract tracer, so a Python `if` on it works under jit (jnp on the value itself would raise)."""
+    calls = {
+        "jax.numpy.isdtype": lambda x: jnp.isdtype(x.dtype, "real floating"),
+        "jax.numpy.issubdtype": lambda x: jnp.issubdtype(x.dtype, jnp.floating),
+        "jax.dtypes.issubdtype": lambda x: jax.dtypes.issubdtype(x.dtype, jnp.floating),
+        "jax.numpy.iscomplexobj": jnp.iscomplexobj, "jax.numpy.isrealobj": jnp.isrealobj,
+        "jax.numpy.result_type": lambda x: jnp.result_type(x) == jnp.float32,
+        "jax.dtypes.result_type": lambda x: jax.dtypes.result_type(x) == jnp.float32,
+        "jax.numpy.promote_types": lambda x: jnp.promote_types(x.dtype, jnp.int32) == jnp.float32,
+        "jax.numpy.can_cast": lambda x: jnp.can_cast(x.dtype, jnp.float64),
+        "jax.numpy.dtype": lambda x: jnp.dtype(x.dtype) == jnp.float32,
+        "jax.numpy.iinfo": lambda x: jnp.iinfo(jnp.int32).max > 0,
+        "jax.numpy.finfo": lambda x: jnp.finfo(x.dtype).eps > 0,
+        "jax.numpy.isscalar": jnp.isscalar,
+        "jax.dtypes.canonicalize_dtype": lambda x: jax.dtypes.canonicalize_dtype(x.dtype) == jnp.float32,
+        "jax.numpy.shape": lambda x: jnp.shape(x)[0] == 3, "jax.numpy.ndim": lambda x: jnp.ndim(x) == 1,
+        "jax.numpy.size": lambda x: jnp.size(x) == 3,
+        "numpy.isdtype": lambda x: np.isdtype(x.dtype, "real floating"),
+        "numpy.issubdtype": lambda x: np.issubdtype(x.dtype, np.floating),
+        "numpy.iscomplexobj": np.iscomplexobj, "numpy.isrealobj": np.isrealobj,
+        "numpy.result_type": lambda x: np.result_type(x.dtype) == np.float32,
+        "numpy.dtype": lambda x: np.dtype(x.dtype) == np.float32,
+        "numpy.shape": lambda x: np.shape(x)[0] == 3, "numpy.ndim": lambda x: np.ndim(x) == 1,
+    }
+    assert set(calls) == values.DTYPE_PREDICATES
+    for name, pred in calls.items():
+        if name == "numpy.isdtype" and not hasattr(np, "isdtype"):
+            continue  # NumPy < 2
+
+        def f(x, pred=pred):
+            return x * 2 if pred(x) else x  # a Python `if`: raises if the predicate were a tracer
+
+        jax.jit(f)(jnp.ones(3))
+    with pytest.raises(CONCRETIZATION):
+        jax.jit(lambda x: x if jnp.all(x > 0) else -x)(jnp.ones(3))

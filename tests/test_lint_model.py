@@ -35,7 +35,7 @@ def _module():
 def _span(name: str) -> tuple[int, int]:
     tree = ast.parse(PATH.read_text())
     for n in ast.walk(tree):
-        if isinstance(n, ast.FunctionDef) and n.name == name:
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name:
             return n.lineno, n.end_lineno
     raise AssertionError(name)
 
@@ -67,6 +67,12 @@ CASES = [
     ("differentiated", lambda m: m.run_differentiated(2.0), "error"),
     ("mass", lambda m: m.total_mass(m.Body(X, X)), "warning"),
     ("size", lambda m: m.scaled_board(m.Board(jnp.ones(4))), "warning"),
+    ("dtype_branch", lambda m: m.dtype_branch(X), None),
+    ("boxed", lambda m: (m.boxed((X, X)), m.boxed([]), m.boxed(X)), None),
+    ("Scaler", lambda m: m.Scaler().run(X, 2), None),
+    ("early", lambda m: m.early(X), None),
+    ("remade", lambda m: m.remade(X), None),
+    ("fresh_acc", lambda m: m.fresh_acc(X, [1]), None),
 ]
 
 
@@ -148,3 +154,68 @@ def test_a_subclass_overriding_the_jitted_caller_is_not_reached(tmp_path):
     result = lint([str(pkg)], config=False, jobs=1)
     assert [(Path(f.location.file).name, f.location.line, f.code) for f in result.findings] == [
         ("numpy_sampler.py", 17, "JS104")]
+
+
+def test_a_jit_built_once_per_key_or_object_is_not_a_fresh_jit_per_call():
+    """JS204 claims a recompile on every call. A cached factory (`@functools.lru_cache`), a constructor, or a
+    memo slot that outlives the call (`if self._y is None: self._y = jax.jit(...)(x)`) traces once per key or
+    object; a local memo traces on every call, and is still reported."""
+    src = (
+        "import functools\nimport jax\nimport jax.numpy as jnp\n\nTRACES = []\n\n\n"
+        "@functools.lru_cache(maxsize=None)\ndef table(n):\n"
+        "    f = jax.jit(lambda x: TRACES.append(1) or x * n)\n    return f(jnp.arange(n))\n\n\n"
+        "class Lazy:\n    def __init__(self, x0):\n        init = jax.jit(lambda x: TRACES.append(2) or x * 2)\n"
+        "        self.state = init(x0)\n        self._y = None\n\n"
+        "    def value(self, x):\n        if self._y is None:\n"
+        "            self._y = jax.jit(lambda y: TRACES.append(3) or y + 1)(x)\n        return self._y\n\n\n"
+        "def local_memo(y, fn=None):\n    if fn is None:\n"
+        "        fn = jax.jit(lambda z: TRACES.append(4) or z + 1)\n    return fn(y)\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS204", 28)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    lazy = namespace["Lazy"](X)
+    for _ in range(3):
+        namespace["table"](3)
+        lazy.value(X)
+        namespace["local_memo"](X)
+    assert sorted(namespace["TRACES"]) == [1, 2, 3, 4, 4, 4]
+
+
+def test_a_loop_whose_carry_changes_shape_has_no_fori_loop_rewrite():
+    """JS202 suggests lax.fori_loop/scan; with a carry that grows, or items sized by the index, that rewrite
+    raises under real JAX, so the finding is info and says why."""
+    src = ("import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef grow(x):\n    for i in range(x.shape[0]):\n"
+           "        x = jnp.concatenate([x, x[:1]])\n    return x\n\n\n@jax.jit\ndef plain(x):\n    acc = 0.0\n"
+           "    for i in range(x.shape[0]):\n        acc = acc + x[i] * 2\n    return acc\n")
+    hits = {f.location.line: f for f in lint_source(src, "m.py") if f.code == "JS202"}
+    assert hits[7].severity == "info" and "changes shape" in hits[7].message
+    assert hits[15].severity == "warning"
+    with pytest.raises(TypeError):
+        jax.lax.fori_loop(0, 3, lambda i, x: jnp.concatenate([x, x[:1]]), X)
+
+
+def test_filter_vmap_passes_python_arguments_through():
+    """`eqx.filter_vmap(g)(xs, 3)`: a non-array argument is not mapped; `g` sees the Python int 3."""
+    eqx = pytest.importorskip("equinox")
+    src = ("import equinox as eqx\n\n\ndef g(x, n):\n    if n > 2:\n        return x\n    return x * 2\n\n\n"
+           "def run(xs):\n    return eqx.filter_vmap(g)(xs, 3)\n")
+    assert not lint_source(src, "m.py")
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    np.testing.assert_allclose(namespace["run"](X), X)
+    assert eqx.filter_vmap(lambda x, n: x * n)(X, 2).shape == X.shape
+
+
+def test_a_list_that_still_reaches_a_static_argument_is_reported():
+    src = ("import functools\nimport jax\nimport jax.numpy as jnp\n\n\n"
+           "@functools.partial(jax.jit, static_argnames=('shape',))\ndef filled(x, shape):\n    return jnp.zeros(shape)\n\n\n"
+           "def direct(x):\n    shape = [1, 2]\n    return filled(x, shape=shape)\n\n\n"
+           "def sometimes(x, flag):\n    shape = (1, 2)\n    if flag:\n        shape = [3]\n    return filled(x, shape=shape)\n")
+    hits = [(f.location.line, f.severity) for f in lint_source(src, "m.py") if f.code == "JS602"]
+    assert hits == [(13, "error"), (20, "warning")], hits
+    # a binding in a `try` body may reach its `except`, and a loop's body its `else`, past an earlier kill
+    later = src + ("\n\ndef handled(x, risky):\n    shape = (1, 2)\n    try:\n        shape = [3]\n        risky()\n"
+                   "    except ValueError:\n        return filled(x, shape=shape)\n    return x\n")
+    hits = [(f.location.line, f.severity) for f in lint_source(later, "m.py") if f.code == "JS602"]
+    assert hits == [(13, "error"), (20, "warning"), (29, "warning")], hits

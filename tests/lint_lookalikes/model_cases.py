@@ -258,3 +258,59 @@ class Board(NamedTuple):
 @jax.jit
 def scaled_board(board):
     return board.cells * board.size
+
+
+# a dtype predicate answers from the dtype: a Python bool even under jit (issue #25 validation classes)
+@jax.jit
+def dtype_branch(x):
+    if jnp.isdtype(x.dtype, "real floating"):
+        return x * 2.0
+    return x
+
+
+# a tuple or list of arrays is a Python container: `isinstance`, `len`, truth and iteration are Python work
+@jax.jit
+def boxed(params):
+    if isinstance(params, (tuple, list)):
+        if not params:
+            return jnp.zeros(())
+        return sum(p.sum() for p in params)
+    return params.sum()
+
+
+# vmap of a bound method: in_axes counts from the parameter after self, so `n` is unmapped (a Python int)
+class Scaler:
+    def _one(self, x, n):
+        if n > 1:
+            return x * n
+        return x
+
+    def run(self, xs, n):
+        return jax.vmap(self._one, in_axes=(0, None))(xs, n)
+
+
+# code after a `return` never runs, so JAX never traces it
+@jax.jit
+def early(x):
+    return x * 2.0
+    print("never printed", x)
+
+
+# a name rebound before use: the list is made a tuple before it reaches the static argument
+@functools.partial(jax.jit, static_argnames=("shape",))
+def filled(x, shape):
+    return jnp.zeros(shape) + x.sum()
+
+
+def remade(x):
+    shape = [1, 2]
+    shape = tuple(shape)
+    return filled(x, shape=shape)
+
+
+# a parameter rebound to a fresh local list: appending to it leaks nothing
+@jax.jit
+def fresh_acc(x, acc):
+    acc = []
+    acc.append(x * 2.0)
+    return acc[0]

@@ -23,6 +23,24 @@ LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.num
                             "jax.numpy.dsplit", "jax.numpy.unstack", "jax.numpy.meshgrid",
                             "jax.numpy.broadcast_arrays", "jax.numpy.atleast_1d", "jax.numpy.atleast_2d",
                             "jax.numpy.atleast_3d", "jax.lax.split"})
+# Calls that answer from a value's dtype, shape or type alone and return a Python value (a bool, a
+# dtype, an int), even on an abstract tracer under jit: `if jnp.isdtype(x.dtype, "real floating"):`
+# is Python control flow on a concrete bool (tests/test_jaxmodel.py runs each under jit).
+DTYPE_PREDICATES = frozenset({
+    "jax.numpy.isdtype", "jax.numpy.issubdtype", "jax.dtypes.issubdtype", "jax.numpy.iscomplexobj",
+    "jax.numpy.isrealobj", "jax.numpy.result_type", "jax.dtypes.result_type", "jax.numpy.promote_types",
+    "jax.numpy.can_cast", "jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.isscalar",
+    "jax.dtypes.canonicalize_dtype", "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size",
+    "numpy.isdtype", "numpy.issubdtype", "numpy.iscomplexobj", "numpy.isrealobj", "numpy.result_type",
+    "numpy.dtype", "numpy.shape", "numpy.ndim",
+})
+# isinstance(x, <one of these>) is True only for a Python container: a tuple, list or dict of arrays is a
+# pytree whose leaves are traced, never one tracer itself (`len`, truth and iteration are Python work).
+CONTAINER_TYPES = frozenset({
+    "tuple", "list", "dict", "collections.abc.Sequence", "collections.abc.Mapping", "collections.abc.MutableMapping",
+    "collections.abc.MutableSequence", "typing.Sequence", "typing.Mapping", "typing.MutableMapping",
+    "typing.MutableSequence", "collections.OrderedDict", "collections.namedtuple", "typing.NamedTuple",
+})
 # Calls that are True only for a concrete value.
 CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
 # Exceptions a failed concretization raises or derives from: code in a `try` catching one of them

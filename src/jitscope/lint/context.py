@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 
 from ..jaxmodel import values
 from ..model import Finding, Fix, Location
-from . import evidence, facts, pytrees
+from . import evidence, facts, guards, pytrees
 from .facts import NESTED as NESTED
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
 from .source import SourceIndex
 
 STATIC_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"})
-STATIC_CALLS = frozenset({
+STATIC_CALLS = values.DTYPE_PREDICATES | frozenset({
     "len", "isinstance", "issubclass", "callable", "hasattr", "getattr", "type", "id", "repr", "str", "range",
     "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.result_type", "jax.numpy.dtype",
     "jax.numpy.issubdtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.promote_types", "jax.numpy.isscalar",
@@ -344,6 +344,8 @@ class Context:
         sev = severity or rule.severity
         note = how = ""
         if rule.traced_only and self.frames[-1].traced:
+            if guards.unreachable([*self.parents, node]):
+                return  # after a `return`/`raise` of its block: never run, never traced
             verdict = facts.judge(self, rule, node if subject is None else subject, sev)
             if verdict is None:
                 return

@@ -36,6 +36,42 @@ def tracer_guard(ctx, test: ast.AST) -> tuple[list[str], bool] | None:
     return None
 
 
+def container_guard(ctx, test: ast.AST) -> tuple[list[str], bool] | None:
+    """(names, True) if ``test`` holds exactly when those names are Python containers (``isinstance(x, (tuple,
+    list))``, ``isinstance(x, dict)``), (names, False) if it holds exactly when they are not; None otherwise.
+    A container of tracers is not a tracer: under that branch only its leaves are traced."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = container_guard(ctx, test.operand)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if not (isinstance(test, ast.Call) and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
+            and ctx.resolve(test.func) == "isinstance"):
+        return None
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    names = [ctx.resolve(k) or "" for k in kinds]
+    if names and all(n in values.CONTAINER_TYPES for n in names):
+        return [test.args[0].id], True
+    return None
+
+
+def as_container(ctx, names: list[str]) -> list[tuple[object, str, bool, bool]]:
+    """Make ``names`` Python containers of traced leaves in the frames that bind them (``unbox`` undoes it)."""
+    fresh = [n for n in names if n not in getattr(ctx._local_frame(n), "pytrees", ())]
+    saved = forget(ctx, fresh)
+    for f, name, _, _ in saved:
+        f.pytrees.add(name)  # type: ignore[attr-defined]
+        f.arrays.discard(name)  # type: ignore[attr-defined]
+    return saved
+
+
+def unbox(saved: list[tuple[object, str, bool, bool]]) -> None:
+    """Undo ``as_container``."""
+    for f, name, _, array in saved:
+        f.pytrees.discard(name)  # type: ignore[attr-defined]
+        if array:
+            f.arrays.add(name)  # type: ignore[attr-defined]
+    restore(saved)
+
+
 def dead_branch(ctx, test: ast.AST) -> bool | None:
     """True if the body of ``if test:`` never runs on the ways this function is traced, False if its
     ``else`` never does, None if unknown: ``p is None`` / ``p is not None`` on a parameter that every
@@ -53,6 +89,34 @@ def dead_branch(ctx, test: ast.AST) -> bool | None:
     if isinstance(test.ops[0], ast.IsNot):
         return False
     return None
+
+
+_BLOCKS = ("body", "orelse", "finalbody")
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def unreachable(chain: list[ast.AST]) -> bool:
+    """Is the node that ends ``chain`` (its ancestors, outermost first, then itself) after a ``return``/``raise``/
+    ``continue``/``break`` of its own block or of a block around it, within its function? Python never runs
+    that code, so JAX never traces it."""
+    for k in range(len(chain) - 2, -1, -1):
+        holder, child = chain[k], chain[k + 1]
+        for field in _BLOCKS:
+            block = getattr(holder, field, None)
+            if isinstance(block, list) and _after_exit(block, child):
+                return True
+        if isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+    return False
+
+
+def _after_exit(block: list, child: ast.AST) -> bool:
+    exited = False
+    for stmt in block:
+        if stmt is child:
+            return exited
+        exited = exited or isinstance(stmt, _EXITS)
+    return False  # `child` is not a statement of this block
 
 
 def leaves(body: list[ast.stmt]) -> bool:

@@ -57,10 +57,15 @@ class StaticSpec:
     observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
     observed_leaves: tuple[tuple[str, frozenset[str]], ...] = ()  # parameters -> leaves the run saw abstract
     accessor: bool = False  # a pytree method returning a Python scalar: it concretizes its fields on the host
+    # The wrapper was given the bound method (`jax.vmap(self._one, in_axes=(0, None))`): its argument numbers
+    # and `in_axes` count from the parameter after `self`.
+    bound_self: bool = False
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
         positional = [p.arg for p in a.posonlyargs + a.args]
+        if self.bound_self and positional and positional[0] in ("self", "cls"):
+            positional = positional[1:]
         static = set(self.argnames)
         for i in self.argnums:
             if -len(positional) <= i < len(positional):
@@ -110,6 +115,7 @@ class ModuleInfo:
     partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
     inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
+    applied: dict[ast.AST, ast.Call] = field(default_factory=dict)  # a wrapper call -> the call that applies it at once
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -210,6 +216,9 @@ class ModuleInfo:
                 info.partial_binds[a.targets[0].id] = (v.args[0].id, len(v.args) - 1,
                                                        tuple(k.arg for k in v.keywords))  # type: ignore[misc]
         later = []
+        for c, _ in calls:
+            if type(c.func) is ast.Call:  # `eqx.filter_vmap(g)(xs, 3)`: the wrapper applied at once
+                info.applied[c.func] = c
         for c, scopes in calls:
             if info._call(c, scopes):
                 later.append((c, scopes))
@@ -359,9 +368,20 @@ class ModuleInfo:
         until = min(redefined)
         return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
 
+    def _python_args(self, node: ast.Call, q: str) -> tuple[int, ...]:
+        """Positions of ``eqx.filter_vmap(g)(xs, 3)``'s immediate call that receive a Python literal: a wrapper
+        that keeps non-array leaves static (``static_by_type``) passes them through as Python values."""
+        t = known.lookup(q)
+        call = self.applied.get(node)
+        if t is None or not t.static_by_type or call is None or any(type(a) is ast.Starred for a in call.args):
+            return ()
+        return tuple(i for i, a in enumerate(call.args) if _python_literal(a))
+
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec) -> None:
         if "<attribute>" in spec.argnames:
             spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False)
+        if "<self>" in spec.argnames:
+            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<self>"), bound_self=True)
         bound = self.partial_binds.get(name)
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
             name, spec = bound[0], _with_bound(spec, bound[1], bound[2])
@@ -427,7 +447,11 @@ class ModuleInfo:
             return False
         fns: list[tuple[ast.AST, StaticSpec]] = []
         if q in TRACES and node.args:
-            fns = [(node.args[0], spec_from_call(self, node, q, scopes[-1]))]
+            spec = spec_from_call(self, node, q, scopes[-1])
+            python = self._python_args(node, q)
+            if python:
+                spec = replace(spec, argnums=tuple(sorted(set(spec.argnums) | set(python))))
+            fns = [(node.args[0], spec)]
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
             args = [node.args[i] for i in positions if i < len(node.args)]
@@ -496,7 +520,7 @@ def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> 
             # `jax.jit(model.apply)`: which class's `apply` is unknown here; any method of that name may be
             # the one (a may fact), and a library's method may be none of them.
             return [(node.attr, bound, kw + ("<attribute>",))]
-        return [(node.attr, bound, kw)]
+        return [(node.attr, bound, kw + ("<self>",))]  # a bound method: `self` is not among the call's arguments
     if isinstance(node, (ast.List, ast.Tuple)):
         return [n for e in node.elts for n in _function_names(e)]
     if isinstance(node, ast.Call) and node.args and isinstance(node.func, (ast.Name, ast.Attribute)):
@@ -505,6 +529,15 @@ def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> 
             return _function_names(node.args[0], bound + len(node.args) - 1,
                                    kw + tuple(k.arg for k in node.keywords if k.arg))
     return []
+
+
+def _python_literal(node: ast.AST) -> bool:
+    """``3``, ``-1``, ``True``, ``"mean"``, ``None``, ``(2, 3)``: a Python value, never an array."""
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    if isinstance(node, ast.Tuple):
+        return all(_python_literal(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and not isinstance(node.value, bytes)
 
 
 def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec:

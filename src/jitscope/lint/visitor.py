@@ -437,19 +437,30 @@ class _Visitor:
             self.visit_all(node.orelse if dead else node.body)
             return
         guard = guards.tracer_guard(ctx, node.test) if ctx.in_traced else None
-        if guard is None:
-            self.visit_all(node.body)
-            self.visit_all(node.orelse)
+        if guard is not None:  # the other branch runs only on concrete values
+            names, tracer_if_true = guard
+            traced_branch, concrete_branch = (node.body, node.orelse) if tracer_if_true else (node.orelse, node.body)
+            self._narrowed(traced_branch, concrete_branch, lambda: guards.forget(ctx, names), guards.restore)
             return
-        names, tracer_if_true = guard
-        traced_branch, concrete_branch = (node.body, node.orelse) if tracer_if_true else (node.orelse, node.body)
-        self.visit_all(traced_branch)
-        saved = guards.forget(ctx, names)
+        box = guards.container_guard(ctx, node.test) if ctx.in_traced else None
+        if box is not None:  # `if isinstance(xs, (tuple, list)):` runs that branch on a container of tracers
+            names, container_if_true = box
+            plain, boxed = (node.orelse, node.body) if container_if_true else (node.body, node.orelse)
+            self._narrowed(plain, boxed, lambda: guards.as_container(ctx, names), guards.unbox)
+            return
+        self.visit_all(node.body)
+        self.visit_all(node.orelse)
+
+    def _narrowed(self, plain: list[ast.stmt], narrowed: list[ast.stmt], narrow, undo) -> None:
+        """Visit ``plain``, then ``narrowed`` with what ``narrow()`` changes; after the ``if`` either branch may
+        have run, so ``undo`` restores it unless ``plain`` always leaves the block."""
+        self.visit_all(plain)
+        saved = narrow()
         try:
-            self.visit_all(concrete_branch)
+            self.visit_all(narrowed)
         finally:
-            if not guards.leaves(traced_branch):
-                guards.restore(saved)  # after the `if`, either branch may have run
+            if not guards.leaves(plain):
+                undo(saved)
 
 
 class _CallTable:

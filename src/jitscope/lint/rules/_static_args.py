@@ -17,6 +17,7 @@ import ast
 from ..astutil import walk_in_order
 from ..context import Context
 from ..scope import JIT_LIKE, StaticSpec, decorator_spec, spec_from_call
+from ._reaching import reaching_values
 from ._scan import own_statements, statement_bindings
 
 Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -94,6 +95,11 @@ def values_of(ctx: Context, expr: ast.expr) -> list[ast.expr | None]:
     class's methods); ``None`` stands for a binding whose value is not known (a loop target, ``+=``, a
     parameter)."""
     if isinstance(expr, ast.Name):
+        frame = ctx._local_frame(expr.id)
+        if frame is not None and frame is ctx.frame and frame.node is not None:
+            reaching = reaching_values(frame.node, ctx.parents, expr, expr.id)
+            if reaching is not None:  # `shape = tuple(shape)` before the call: the earlier list no longer reaches
+                return reaching
         return _name_values(ctx, expr.id)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
         cls = None

@@ -26,7 +26,11 @@ class PythonLoopUnrolled(Rule):
     of layer weights, or a local not made by ``jnp``/``lax`` or arithmetic), the trip count
     is unknown: the finding says so and has severity ``info``; comprehensions are then
     reported only over a bare parameter. A generator passed straight
-    to builtin ``sum``/``max``/... is left to JS201.
+    to builtin ``sum``/``max``/... is left to JS201. When the suggested fix cannot apply, the
+    finding is ``info`` and says why: ``lax.fori_loop``/``lax.scan`` need a carry of one shape and
+    items of one shape, so a loop whose carry grows or shrinks (``x = jnp.concatenate([x, y])``,
+    ``x = x[: n // 2]``), whose items differ in size (``x[: i + 1]``, ``jnp.arange(i)``), or that
+    builds a Python list the function returns as a list, is true but has no such rewrite.
 
     ## Why is this bad?
     jit traces Python loops by running them: the body is copied into the graph once per
@@ -93,7 +97,57 @@ class PythonLoopUnrolled(Rule):
                    f"if it is an array, use lax.fori_loop (or lax.scan to keep per-step outputs)")
             ctx.report(self, span, msg, severity="info", what=what, trips="unknown")  # type: ignore[arg-type]
             return
+        blocked = _fix_blocked(ctx, node) if isinstance(node, ast.For) else None
+        if blocked:
+            msg = (f"Python loop over {what} is unrolled into the graph ({trips}); lax.fori_loop/lax.scan "
+                   f"do not apply as written: {blocked}")
+            ctx.report(self, span, msg, severity="info", what=what, trips=trips)  # type: ignore[arg-type]
+            return
         ctx.report(self, span, what=what, trips=trips)  # type: ignore[arg-type]
+
+
+_RESHAPING = frozenset({"concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "append", "pad",
+                        "tile", "repeat", "expand_dims", "insert", "delete"})
+_SIZED = frozenset({"arange", "zeros", "ones", "empty", "full", "eye", "linspace", "tri", "identity"})
+
+
+def _fix_blocked(ctx: Context, loop: ast.For) -> str:
+    """Why a ``lax.fori_loop``/``lax.scan`` rewrite of ``loop`` does not apply (a carry whose shape changes, items
+    whose size depends on the iteration, a list of per-step outputs the function returns as a list), or ""."""
+    index = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for stmt in loop.body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Slice) and any(
+                    isinstance(m, ast.Name) and m.id in index for b in (n.lower, n.upper) if b is not None
+                    for m in ast.walk(b)):
+                return "each item has a different size (a slice bounded by the loop index)"
+            if isinstance(n, ast.Call):
+                q = ctx.resolve(n.func) or ""
+                head, _, fn = q.rpartition(".")
+                if fn in _SIZED and head in ("jax.numpy", "numpy") and any(
+                        isinstance(m, ast.Name) and m.id in index for a in n.args for m in ast.walk(a)):
+                    return "each item has a different size (an array sized by the loop index)"
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                name = n.targets[0].id
+                v = n.value
+                if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == name \
+                        and any(isinstance(m, ast.Slice) for m in ast.walk(v.slice)):
+                    return f"the carry `{name}` changes shape every iteration"
+                if isinstance(v, ast.Call) and (ctx.resolve(v.func) or "").rpartition(".")[2] in _RESHAPING and any(
+                        isinstance(m, ast.Name) and m.id == name for a in v.args for m in ast.walk(a)):
+                    return f"the carry `{name}` changes shape every iteration"
+    appended = {n.func.value.id for stmt in loop.body for n in ast.walk(stmt)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
+                and isinstance(n.func.value, ast.Name)}
+    fn = ctx.frame.node
+    if appended and fn is not None and not isinstance(fn, ast.Lambda):
+        for r in ast.walk(fn):
+            if isinstance(r, ast.Return) and r.value is not None:
+                out = r.value.elts if isinstance(r.value, ast.Tuple) else [r.value]
+                hit = next((e.id for e in out if isinstance(e, ast.Name) and e.id in appended), None)
+                if hit:
+                    return f"it builds the list `{hit}` the function returns as a list"
+    return ""
 
 
 _REDUCTIONS = ("sum", "max", "min", "any", "all")

@@ -28,7 +28,9 @@ class JitFreshFunction(Rule):
     ``partial(lax.scan, body)`` with such a closure (an eager ``lax.scan`` compiles the new body
     too: blackjax's drivers); a jitted name handed to another call (a driver's step:
     ``evaluate(p_eval_step=p_eval_step)``); the ``__call__`` of a haiku/Flax/equinox module
-    (it runs under its user's jit, which inlines the inner one); anything in a test file.
+    (it runs under its user's jit, which inlines the inner one); anything in a test file; a jit built
+    once per object or key: in ``__init__``/``__post_init__``, in an ``@functools.lru_cache``/``cache``
+    factory, or under a memo slot that outlives the call (``if self._f is None: self._f = ...``).
 
     ## Why is this bad?
     Each call of the enclosing function creates a new function object, and jit's cache is
@@ -72,6 +74,8 @@ class JitFreshFunction(Rule):
             return  # a one-shot driver (`main`): it compiles once per run with or without the jit
         if _module_method(ctx):
             return  # a module's `__call__` runs under its user's jit: the inner jit is inlined, not recompiled
+        if _built_once(ctx):
+            return
         what = fresh_function(ctx, node)  # type: ignore[arg-type]
         if what is None or _compiles_anyway(ctx, node):  # type: ignore[arg-type]
             return
@@ -90,6 +94,68 @@ class JitFreshFunction(Rule):
             return  # returned, stored on an object, passed on: a factory, created once by its caller
         ctx.report(self, node, wrapper=ctx.resolve(node.func), what=what,  # type: ignore[attr-defined]
                    function=ctx.frame.name)
+
+
+_CACHES = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property", "lru_cache", "cache",
+                     "cached_property"})
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
+
+
+def _built_once(ctx: Context) -> bool:
+    """Is the enclosing code run once per key or per object, so the jit it builds is built once there: a
+    constructor (``__init__``: once per object, and the jit closes over that object's configuration), a
+    cached factory (``@functools.lru_cache``: once per argument), or a memo (``if self._f is None:
+    self._f = ...``: once, then reused)?"""
+    fn = ctx.frame.node
+    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if fn.name in _CONSTRUCTORS:
+            return True
+        for dec in fn.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if (ctx.resolve(target) or "") in _CACHES:
+                return True
+    for p in reversed(ctx.parents):
+        if p is fn:
+            break
+        if isinstance(p, ast.If) and _memo_guard(ctx, p):
+            return True
+    return False
+
+
+def _memo_guard(ctx: Context, node: ast.If) -> bool:
+    """``if self._f is None: self._f = ...`` / ``if k not in TABLE: TABLE[k] = ...``: the body fills what the test
+    checks, and it outlives the call (an attribute or a global; a local filled so is empty again next call)."""
+    test = node.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        slot = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        slot = test.left
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn):
+        slot = test.comparators[0]
+    else:
+        return False
+    f = ctx.frame
+    if isinstance(slot, ast.Name) and (slot.id in f.bound or slot.id in f.params) \
+            and slot.id not in f.declared_global and slot.id not in f.declared_nonlocal:
+        return False
+    key = ast.dump(slot)
+    for stmt in ast.walk(node):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                filled = t.value if isinstance(t, ast.Subscript) else t  # `table[k] = ...` fills `table`
+                if ast.dump(_load(filled)) == key:
+                    return True
+    return False
+
+
+def _load(node: ast.AST) -> ast.AST:
+    """``node`` as it reads when loaded (an assignment target's ``Store`` context made ``Load``)."""
+    if isinstance(node, ast.Name):
+        return ast.Name(id=node.id, ctx=ast.Load())
+    if isinstance(node, ast.Attribute):
+        return ast.Attribute(value=_load(node.value), attr=node.attr, ctx=ast.Load())
+    return node
 
 
 def _module_method(ctx: Context) -> bool:

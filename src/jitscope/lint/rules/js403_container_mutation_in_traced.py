@@ -7,6 +7,7 @@ import ast
 from ..context import STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import BODY_ARGS, JIT_LIKE, MUTATORS, TRACES
+from ._reaching import reaching_values
 from ._util import trace_time_effect_expected
 
 _RETURNS_NONE = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
@@ -73,7 +74,7 @@ class ContainerMutationInTraced(Rule):
             parent = ctx.parents[-1] if ctx.parents else None
             if func.attr in _RETURNS_NONE and not isinstance(parent, ast.Expr):
                 return  # result used: `opt.update(...)` of an optax transformation, not dict.update
-            var, expr = func.value.id, f"{func.value.id}.{func.attr}(...)"
+            var, expr, use = func.value.id, f"{func.value.id}.{func.attr}(...)", func.value
             if node.args and all(_static_shapes(ctx, a) for a in node.args):
                 return  # recording shapes at trace time (numpyro's scan): deliberate, and no tracer leaks
         else:
@@ -81,8 +82,8 @@ class ContainerMutationInTraced(Rule):
             sub = next((t for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)), None)
             if sub is None or not ctx.is_module_global(sub.value.id):  # type: ignore[attr-defined]
                 return  # item assignment on arguments/closures is often a Pallas Ref write: only globals
-            var, expr = sub.value.id, f"{sub.value.id}[...] = ..."  # type: ignore[attr-defined]
-        owner = _owner(ctx, var)
+            var, expr, use = sub.value.id, f"{sub.value.id}[...] = ...", sub.value  # type: ignore[attr-defined]
+        owner = _owner(ctx, var, use)
         if owner and isinstance(node, ast.Call) and node.func.attr not in _LIST_ONLY:  # type: ignore[attr-defined]
             if not _known_container(ctx, var):
                 return  # `.update`/`.add`/`.pop` on an object of unknown type: could be anything
@@ -109,8 +110,22 @@ def _known_container(ctx: Context, var: str) -> bool:
     return var in ctx.info.module_mutables
 
 
-def _owner(ctx: Context, var: str) -> str | None:
+_FRESH = frozenset({"list", "dict", "set", "collections.deque", "collections.OrderedDict", "collections.defaultdict"})
+
+
+def _fresh(ctx: Context, value: ast.AST | None) -> bool:
+    """Is ``value`` a new container made right there (``[]``, ``{}``, ``list(xs)``), not one that outlives the call?"""
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    return isinstance(value, ast.Call) and (ctx.resolve(value.func) or "") in _FRESH
+
+
+def _owner(ctx: Context, var: str, use: ast.AST) -> str | None:
     f = ctx.frame
+    if var in f.params and var in f.bound and f.node is not None:
+        reaching = reaching_values(f.node, ctx.parents, use, var)
+        if reaching is not None and all(_fresh(ctx, v) for v in reaching):
+            return None  # `acc = []` before the use on every path: a fresh local list, not the argument
     if var in f.params:
         a = f.node.args if isinstance(f.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else None
         fresh = a is not None and any(p is not None and p.arg == var for p in (a.vararg, a.kwarg))

@@ -1,0 +1,72 @@
+"""Reaching definitions of a local name at a use: which of its bindings can still hold when the use runs.
+
+Flow-insensitive rules read every binding of a name in the function, so ``shape = [1, 2]`` then
+``shape = tuple(shape)`` then ``f(x, shape)`` looked like a list reaching ``f``. Python rebinding kills
+the earlier value: a plain ``name = value`` statement in the same block before the use (on the
+straight path to it) is on every path there, so only it and the bindings between it and the use reach.
+Bindings inside a loop around the use may reach it again through the loop's back edge, unless such a
+kill stands between the loop's start and the use. When no kill is found the answer is ``None``: every
+binding of the function may reach (the flow-insensitive answer).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._scan import LOOPS, SCOPES, own_statements, statement_bindings
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+Value = ast.AST | None
+
+
+def reaching_values(fn: ast.AST, parents: list[ast.AST], use: ast.AST, name: str) -> list[Value] | None:
+    """The right-hand sides (None: a binding whose value is unknown) of the bindings of ``name`` that reach
+    ``use`` inside function ``fn`` (``parents``: the use's ancestors, outermost first), or None when a binding
+    from before every block around the use (a parameter, an earlier conditional binding) may still reach."""
+    try:
+        chain = parents[parents.index(fn):] + [use]
+    except ValueError:
+        return None
+    found: list[Value] = []
+    for depth in range(len(chain) - 2, -1, -1):  # innermost block first
+        holder, child = chain[depth], chain[depth + 1]
+        if depth and isinstance(holder, SCOPES):
+            return None  # the use is in a nested function: its own scope, not this walk's business
+        block = _block_of(holder, child)
+        if block is None:
+            continue  # `child` is an expression of `holder` (the test of an `if`, a call's argument)
+        index = next(i for i, s in enumerate(block) if s is child)
+        for stmt in reversed(block[:index]):
+            if _kills(stmt, name):
+                found.append(stmt.value)  # type: ignore[attr-defined]
+                return found
+            found += _bindings(stmt, name)
+        if isinstance(holder, LOOPS) and block is holder.body:
+            found += _bindings(holder, name)  # the loop's later iterations: its whole body may run before
+        elif isinstance(holder, (*LOOPS, ast.Try, getattr(ast, "TryStar", ast.Try))) and block is not holder.body:
+            for stmt in holder.body + getattr(holder, "handlers", []) + holder.orelse:  # type: ignore[attr-defined]
+                found += _bindings(stmt, name)  # a loop's `else`, an `except`/`finally`: after some of the body
+    return None
+
+
+def _block_of(holder: ast.AST, child: ast.AST) -> list[ast.AST] | None:
+    for field in _BLOCKS:
+        block = getattr(holder, field, None)
+        if isinstance(block, list) and any(s is child for s in block):
+            return block
+    return None
+
+
+def _kills(stmt: ast.AST, name: str) -> bool:
+    """Does ``stmt`` bind ``name`` whole, on every path through it (``name = value``, ``name: T = value``)?"""
+    if isinstance(stmt, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+    return isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name) \
+        and stmt.target.id == name
+
+
+def _bindings(stmt: ast.AST, name: str) -> list[Value]:
+    """The values ``name`` may be bound to somewhere inside ``stmt`` (None: unknown)."""
+    holder = ast.Module(body=[stmt], type_ignores=[])
+    entries = statement_bindings(own_statements(holder)).get(name, [])
+    return [value if whole else None for _, value, whole, _ in entries]
