@@ -95,8 +95,9 @@ class JaxErrorProbe:
         self.errors: list[JaxError] = []
         self._index: dict[tuple[str, str, int], JaxError] = {}
         # Recent exceptions by id, with their class and message: an exception crosses several boundaries in
-        # quick succession; no reference is kept (a traceback would keep the frames' arrays alive).
-        self._seen: dict[int, tuple[type, str]] = {}
+        # quick succession; no reference is kept (a traceback would keep the frames' arrays alive). The third
+        # item says which hook kept it ("boundary", "monitor").
+        self._seen: dict[int, tuple[type, str, str]] = {}
         self._lock = threading.Lock()
         self._uninstall: Any = None
         self._uninstall_cpp: Any = None
@@ -117,31 +118,44 @@ class JaxErrorProbe:
             self._uninstall_cpp = None
 
     def _on_cpp_raise(self, exc: BaseException, frame: FrameType) -> None:
-        """An error JAX's C++ dispatch raised into the program's frame (``cpp_raises``)."""
+        """An error JAX's C++ dispatch raised into the program's ``frame`` (``cpp_raises``; the event fires
+        again in each frame the exception propagates to). Kept once: in the innermost program frame it
+        reached, unless a JAX boundary between kept it already. Raised by a call in this very frame, it is
+        new (never the ``_seen`` entry of an earlier exception whose id Python reused)."""
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame is not frame:
+            tb = tb.tb_next
+        deeper = tb.tb_next if tb is not None else None
+        inner = deeper
+        while inner is not None:
+            if frame_kind(inner.tb_frame.f_code.co_filename) == "program":
+                return  # kept in the program frame it came from
+            inner = inner.tb_next
         sig = (type(exc), str(exc)[:200])
-        with self._lock:
-            if self._seen.get(id(exc)) == sig:
-                return  # already kept where it crossed a JAX boundary
+        if deeper is not None:
+            with self._lock:
+                if self._seen.get(id(exc)) == (*sig, "boundary"):
+                    return  # kept where it crossed a JAX boundary
         if not expects_error(frame):
-            self._keep(exc, sig, frame)
+            self._keep(exc, sig, frame, "monitor")
 
     def _on_error(self, exc: BaseException, caller: FrameType) -> None:
         sig = (type(exc), str(exc)[:200])
         with self._lock:
-            if self._seen.get(id(exc)) == sig:
+            if self._seen.get(id(exc), ())[:2] == sig:
                 return
         frame = program_caller(caller)
         if frame is None or not _raised_by_jax(exc):
             return  # not (yet) where the program called JAX: an outer boundary may be
         if expects_error(frame):
             return  # `with pytest.raises(...)`: the program tests this error
-        self._keep(exc, sig, frame)
+        self._keep(exc, sig, frame, "boundary")
 
-    def _keep(self, exc: BaseException, sig: tuple[type, str], frame: FrameType) -> None:
+    def _keep(self, exc: BaseException, sig: tuple[type, str], frame: FrameType, source: str) -> None:
         with self._lock:
             if len(self._seen) >= 32:
                 self._seen.pop(next(iter(self._seen)))
-            self._seen[id(exc)] = sig
+            self._seen[id(exc)] = (*sig, source)
         loc = location(frame)
         key = (type(exc).__name__, loc.file, loc.line)
         with self._lock:
