@@ -8,6 +8,8 @@ marks its expected findings with ``# expect: CODE function`` (``# expect312:`` o
 * JW506: a jax.pure_callback run at every call of a jitted step. JAX 0.10+ dispatch such a program from the
   C++ fast path, so JW501 never fires on it; the round trip is counted at JAX's callback implementation. The
   same callback inside a compiled loop is JW503's, and one run a few times is not advice.
+* JW507: a clock read closing a timed region while a result made in it is still running (asynchronous
+  dispatch); a region that blocks first, or a result made after the closing read, is not one.
 * JW505 through attributes: the same NumPy array held by ``obj.attr`` passed from a loop is copied on every
   call; an attribute a method rebinds in the loop is new data.
 """
@@ -102,3 +104,23 @@ def test_the_callback_hook_changes_nothing_the_program_sees():
 def test_an_array_held_by_an_attribute_is_reported_and_a_rebound_one_is_not(tmp_path):
     (f,) = _watch(tmp_path, FIXTURES / "watch_host_attribute.py", "JW5")
     assert "data.X" in f.message
+
+
+def test_a_timed_region_cut_short_by_async_dispatch_is_reported(tmp_path):
+    findings = _watch(tmp_path, FIXTURES / "watch_async_timing.py", "JW5")
+    by_fn = {f.function: f for f in findings}
+    assert by_fn["<module>"].details["late_reads"] == 3 and by_fn["<module>"].details["arrays"] == {"y": 3}
+    assert by_fn["bench"].details["late_reads"] == 2
+    assert all("async-timing-mistake" in finding_classes(f) and "block_until_ready" in f.fix.title
+               for f in findings)
+
+
+def test_the_clocks_are_given_back_and_read_first():
+    import time
+
+    saved = time.perf_counter, time.time, time.monotonic
+    with jitscope.watch(slow_compile=600):
+        a = time.perf_counter()
+        b = time.perf_counter()
+        assert time.perf_counter is not saved[0] and b >= a
+    assert (time.perf_counter, time.time, time.monotonic) == saved

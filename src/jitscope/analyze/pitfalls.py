@@ -79,14 +79,12 @@ CLASSES: tuple[PitfallClass, ...] = (
                  "watch sees the NumPy arrays a jitted call compiled for, and reports those the loop around the "
                  "call passes unchanged (a name or an attribute the loop never assigns, still held at the end); "
                  "a fresh NumPy batch per iteration is new data that must travel, not a pitfall by itself"),
-    PitfallClass("async-timing-mistake", "S7", "partly", (), (),
-                 "a timed region is the program's own clock reads around a call. It would be observable by "
-                 "wrapping the clocks (time.perf_counter, time.time): a region ending while a jax.Array of the "
-                 "timing frame is not ready (is_ready() False) timed the dispatch only. Not built: replacing "
-                 "the program's clock functions changes what the program sees (their identity, a Python call "
-                 "on every clock read of every library), and JAX's fast path records no call to tie the array "
-                 "to; lint's view of the source is the place. watch's own timings are never taken without "
-                 "block_until_ready"),
+    PitfallClass("async-timing-mistake", "S7", "partly", ("JW507",), (),
+                 "watch wraps the clocks (time.perf_counter, time.time, time.monotonic) and reports a closing "
+                 "read while a result made in the region is not ready (JW507); not seen: a region whose result "
+                 "happens to be ready by then (a small program: harmless), results held deeper than one "
+                 "container level, timers other than the time module's (timeit, a C clock), and a timing that "
+                 "includes the first call's compile"),
     PitfallClass("donation-misuse", "S6", "yes", ("JW104", "JW604"), ()),
     PitfallClass("device-memory-pressure", "S6", "partly", ("JW106",), (),
                  "an allocation failure is reported (JW106); the memory held short of failing needs a device "

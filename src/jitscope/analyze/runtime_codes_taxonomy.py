@@ -1,5 +1,5 @@
 """The runtime finding codes that complete the pitfall taxonomy (docs/pitfalls.md): JW102-JW107,
-JW405-JW408, JW502-JW506, JW601-JW604. Merged into ``runtime_codes.CODES`` in code order; kept in their own
+JW405-JW408, JW502-JW507, JW601-JW604. Merged into ``runtime_codes.CODES`` in code order; kept in their own
 module so each page sits beside its siblings (and ``runtime_codes.py`` stays readable). Codes are stable
 and never reused.
 """
@@ -240,6 +240,24 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "    return w - 0.01 * h.mean()\n```",
         "**certain**: the runs of the host function and their seconds are counted at JAX's own callback "
         "implementation; the device time the round trip stalls is not measured."),
+    RuntimeCode(
+        "JW507", "async-timing", "warning",
+        "A timed region around JAX work ended before the work did: the clock was read while a result computed "
+        "in the region was still running, so the time measured is the asynchronous dispatch.",
+        "Wraps ``time.perf_counter``, ``time.time`` and ``time.monotonic`` while watching (the value is the "
+        "clock's own, read first). A clock read in the program that closes a region (its value is the left "
+        "operand of a subtraction, at once or through the name it is stored in, read from the bytecode) looks "
+        "at the ``jax.Array`` values its frame holds (and the items of tuples, lists and dicts held there): one "
+        "that is new since the frame's previous clock read and not ready (``is_ready()`` False) makes the read "
+        "late. Reports each line with a late read, with how many of its regions were.",
+        "JAX dispatches asynchronously: a jitted call returns once its work is queued, and a clock read after it "
+        "measures microseconds while the computation runs on. Benchmarks and per-step timings then report "
+        "impossibly fast numbers, and the cost shows up later at whatever line waits for the value.",
+        "```python\nt0 = time.perf_counter()\ny = f(x)\nt1 = time.perf_counter()      # JW507: y still running\n"
+        "print(t1 - t0)\n```",
+        "```python\nt0 = time.perf_counter()\ny = f(x).block_until_ready()\nt1 = time.perf_counter()\n```",
+        "**likely**: the late result and the closing read are observed; that the two clock values time the work "
+        "(rather than stamp a log line) is inferred from the subtraction in the code."),
     RuntimeCode(
         "JW601", "prng-key-reuse", "warning",
         "One PRNG key consumed twice (two samples, or a sample after a split): both draws use the same random "

@@ -2,7 +2,7 @@
 
 ``RuntimeSignals`` groups what ``jax_signals``, ``host_reads``, ``host_args``, ``host_callbacks``, ``key_use`` and
 ``dispatch_sampler`` record while a watch with findings runs: JAX's exceptions and warnings at the program's
-lines, host reads of arrays per line, host callback runs per call site, NumPy arguments sent from loops, PRNG key uses, the trace context of
+lines, host reads of arrays per line, host callback runs per call site, clock reads that end a timed region early, NumPy arguments sent from loops, PRNG key uses, the trace context of
 each user trace, and sampled stacks of the watched thread. Each probe is independent: one that cannot install (a JAX that moved its hook) leaves the others
 working.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .clock_reads import ClockReadProbe
 from .dispatch_sampler import DispatchSampler
 from .host_args import HostArgumentProbe
 from .host_callbacks import HostCallbackProbe
@@ -31,8 +32,9 @@ class RuntimeSignals:
         self.host_args = HostArgumentProbe()
         self.sampler = DispatchSampler()
         self.host_callbacks = HostCallbackProbe()
+        self.clocks = ClockReadProbe()
         self._probes: list[Any] = [self.errors, self.warnings, self.host_reads, self.keys, self.context,
-                                   self.host_args, self.sampler, self.host_callbacks]
+                                   self.host_args, self.sampler, self.host_callbacks, self.clocks]
         self._installed: list[Any] = []
 
     def install(self) -> RuntimeSignals:

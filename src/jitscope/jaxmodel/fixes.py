@@ -213,6 +213,11 @@ HOST_CALLBACK_PER_CALL = Advice(
     "a jax.pure_callback leaves the compiled program for Python at every call: JAX copies the operands to "
     "the host, runs the function and copies the results back, which costs far more than the dispatch of a "
     "small step.")
+ASYNC_TIMING = Advice(
+    "block on the result before reading the clock (y.block_until_ready(), or jax.block_until_ready(tree)), "
+    "and leave the first, compiling call out of the timing",
+    "a jitted call returns as soon as its work is queued (asynchronous dispatch): a clock read right after it "
+    "measures microseconds of dispatch while the computation is still running.")
 JIT_THE_STEP = Advice(
     "jit the function that makes these calls (one jax.jit over the whole step)",
     "each jitted call or eager JAX operation pays its dispatch (microseconds of Python and C++) whatever its "
