@@ -82,7 +82,8 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("async-timing-mistake", "S7", "partly", ("JW507",), (),
                  "watch wraps the clocks (time.perf_counter, time.time, time.monotonic) and reports a closing "
                  "read while a result made in the region is not ready (JW507); not seen: a region whose result "
-                 "happens to be ready by then (a small program: harmless), results held deeper than one "
+                 "happens to be ready by then (a small program: harmless), a region inside a function before "
+                 "Python 3.13 (its locals cannot be read without keeping them alive), results held deeper than one "
                  "container level, timers other than the time module's (timeit, a C clock), and a timing that "
                  "includes the first call's compile"),
     PitfallClass("donation-misuse", "S6", "yes", ("JW104", "JW604"), ()),

@@ -249,7 +249,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "operand of a subtraction, at once or through the name it is stored in, read from the bytecode) looks "
         "at the ``jax.Array`` values its frame holds (and the items of tuples, lists and dicts held there): one "
         "that is new since the frame's previous clock read and not ready (``is_ready()`` False) makes the read "
-        "late. Reports each line with a late read, with how many of its regions were.",
+        "late. Reports each line with a late read, with how many of its regions were. Inside a function on "
+        "Python 3.13+ only (before 3.13 reading a function frame's locals would keep them alive: module-level "
+        "code only).",
         "JAX dispatches asynchronously: a jitted call returns once its work is queued, and a clock read after it "
         "measures microseconds while the computation runs on. Benchmarks and per-step timings then report "
         "impossibly fast numbers, and the cost shows up later at whatever line waits for the value.",

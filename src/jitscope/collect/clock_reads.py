@@ -10,7 +10,8 @@ subtraction: ``time.perf_counter() - t0``, or ``t1 = ...`` with ``t1 - t0`` in t
 bytecode) and is not the first clock read of that frame looks at the ``jax.Array`` values the frame holds (its locals, or a module's globals; the items of a tuple, list or dict
 held there), and counts the read as *late* when one of them is not ready (``is_ready()`` False) and was not
 held at the frame's previous clock read: a result made inside the timed region, still being computed when
-the region ended. Reads from JAX, libraries and jitscope itself pass straight through.
+the region ended. Reads from JAX, libraries and jitscope itself pass straight through. Function frames are
+looked at on Python 3.13+ only (``_PROXY_LOCALS``); before, module-level code only.
 
 Cost: a Python call around every clock read in the process (well under a microsecond when the caller is not
 the program's); a program frame's read also walks its locals (one ``is_ready()`` per new array), in full for
@@ -19,6 +20,7 @@ the first 256 reads of a line and then for one read in 64 (a loop that polls the
 
 from __future__ import annotations
 
+import inspect
 import sys
 import threading
 import time
@@ -32,6 +34,10 @@ from .program_frames import frame_kind, location
 CLOCKS = ("perf_counter", "time", "monotonic")
 MAX_SITES = 200
 _MAX_FRAMES = 256
+# Python 3.13+ (PEP 667): a function frame's f_locals is a live proxy. Before, reading it copies the locals
+# into a dict the frame keeps until its next sync: arrays the program deletes or rebinds would stay alive
+# (device memory held longer). There only module-level frames (f_locals is the globals dict) are looked at.
+_PROXY_LOCALS = sys.version_info >= (3, 13)
 _FULL_READS = 256  # reads of one line examined in full; then one in _SAMPLE_EVERY (a busy wait on the clock)
 _SAMPLE_EVERY = 64
 
@@ -87,6 +93,8 @@ class ClockReadProbe:
     def _on_read(self, frame: FrameType) -> None:
         if frame_kind(frame.f_code.co_filename) != "program":
             return
+        if not _PROXY_LOCALS and frame.f_code.co_flags & inspect.CO_OPTIMIZED:
+            return  # a function frame before 3.13: reading f_locals would snapshot (and keep alive) its locals
         key = id(frame)
         here = (frame.f_code, frame.f_lasti)
         n = self._reads.get(here, 0) + 1
