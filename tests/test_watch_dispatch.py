@@ -97,7 +97,7 @@ def test_debug_key_reuse_is_named():
 
     x = jnp.ones(2)
     with jax.debug_key_reuse(True), jitscope.watch(slow_compile=600) as w:
-        for _ in range(15):
+        for _ in range(300):  # enough calls to lose more than MIN_SECONDS_LOST against fast calls
             draw(x)
     (f,) = _jw501(w)
     assert f.details["cause"] == "debug_key_reuse" and "jax_debug_key_reuse" in f.message
@@ -279,3 +279,21 @@ def test_analyzer_unknown_cause_and_the_reference_only_when_something_is_reporte
     assert f.details["seconds_lost"] == pytest.approx(12 * (1e-4 - 2e-6))  # the median: one long call is noise
     (g,) = off_fast_path([hot], lambda: None)  # no reference: no claim about time lost
     assert g.details["seconds_lost"] is None and "lost" not in g.message and g.seconds == 0.0
+
+
+def test_a_nil_loss_is_not_reported():
+    """Slow-path calls that cost no more than a fast call (a small program under jax_debug_key_reuse the
+    program turned on itself) lost nothing measurable: no JW501 saying "0 s lost"."""
+    from jitscope.analyze.dispatch import MIN_SECONDS_LOST, off_fast_path
+    from jitscope.collect.dispatch import SlowPathFunction
+
+    cheap = SlowPathFunction("f", 1, None, calls=50, seconds=50 * 3e-6, samples=[3e-6] * 50,
+                             blockers={("debug_key_reuse",): 50})
+    assert off_fast_path([cheap], lambda: 5e-6) == []
+    near = SlowPathFunction("g", 2, None, calls=50, seconds=50 * 2e-5, samples=[2e-5] * 50,
+                            blockers={("debug_key_reuse",): 50})
+    assert 50 * (2e-5 - 5e-6) < MIN_SECONDS_LOST and off_fast_path([near], lambda: 5e-6) == []
+    costly = SlowPathFunction("h", 3, None, calls=100, seconds=100 * 2e-5, samples=[2e-5] * 100,
+                              blockers={("debug_key_reuse",): 100})
+    (h,) = off_fast_path([costly], lambda: 5e-6)  # 100 x 15 us = 1.5 ms lost
+    assert h.details["seconds_lost"] >= MIN_SECONDS_LOST and "0 s lost" not in h.message

@@ -105,7 +105,7 @@ class WatchSession:
         self._probe = TraceProbe() if findings else None
         self._dispatch = dispatch.DispatchProbe() if findings else None  # JW501: calls off the fast path
         # The taxonomy's other classes (docs/pitfalls.md): JAX's errors and warnings at the program's lines,
-        # host reads, PRNG keys, trace contexts (JW102-JW104, JW405-JW408, JW502-JW504, JW601-JW604).
+        # host reads, PRNG keys, trace contexts (JW102-JW107, JW405-JW408, JW502-JW507, JW601-JW604).
         self._signals = RuntimeSignals() if findings else None
         self.taxonomy = TaxonomyAnalyzer() if findings else None
         taxonomy = self.taxonomy

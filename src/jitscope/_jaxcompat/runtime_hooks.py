@@ -14,10 +14,15 @@ that already costs microseconds). Checked on JAX 0.10.2 (and 0.8.3, 0.6.2 where 
   Wrapping that function sees the exception (``sys.exc_info()``) and the frame that called the API,
   whether the program catches the exception later or not. ``x[i] = v`` on an array or tracer raises from
   ``__setitem__`` without crossing a boundary; a wrapper reports it the same way. Not seen: errors JAX
-  raises from C++ before any of its Python runs (a non-hashable static argument of a jitted function).
+  raises from C++ before any of its Python runs (a non-hashable static argument of a jitted function:
+  ``collect/cpp_raises`` sees those on Python 3.12+).
 * ``install_host_read_hook(on_read)``: ``ArrayImpl._value`` is how every host read of a ``jax.Array``
   (``float``, ``int``, ``bool``, ``.item()``, ``.tolist()``, ``np.asarray``, ``print``) gets its NumPy
   value, waiting for the computation that produces it.
+* ``install_host_callback_hook(on_call)``: a compiled program runs each ``jax.pure_callback`` through
+  ``jax._src.callback.pure_callback_impl`` (looked up as a module global at each run by the lowered
+  callback), on the host, once per execution of the callback (per iteration inside a compiled loop). On
+  CPU it runs on the thread that called the jitted function, so the program's call is on the stack.
 * ``install_key_check_hook(on_key)``: every ``jax.random`` function checks its key with
   ``jax._src.random.core._check_prng_key(name, key)`` (looked up as a module global at each call).
 * ``trace_context()``: ``(names, values)`` of JAX's trace context, the configuration jit adds to its cache
@@ -34,7 +39,8 @@ from typing import Any
 
 from ._base import _say_missing
 
-_SUBSCRIBERS: dict[str, list[Callable[..., None]]] = {"boundary": [], "host_read": [], "key_check": []}
+_SUBSCRIBERS: dict[str, list[Callable[..., None]]] = {"boundary": [], "host_read": [], "key_check": [],
+                                                      "host_callback": []}
 _UNINSTALL: dict[str, Callable[[], None]] = {}
 
 
@@ -216,6 +222,43 @@ def _install_key_check() -> Callable[[], None] | None:
     def uninstall() -> None:
         if getattr(random_core, "_check_prng_key", None) is _check_prng_key:
             random_core._check_prng_key = original
+
+    return uninstall
+
+
+# --- host callbacks run by compiled programs ----------------------------------------------------------
+def install_host_callback_hook(on_call: Callable[[Any, float, Any], None]) -> Callable[[], None]:
+    """Call ``on_call(callback, seconds, caller_frame)`` after each run of a ``jax.pure_callback`` by a
+    compiled program (``callback``: the user's host function; ``seconds``: the time JAX's host side of the
+    callback took, the function included: moving the operands to the host CPU device, the call, converting
+    the results). Returns the uninstaller."""
+    return _subscribe("host_callback", on_call, _install_host_callback)
+
+
+def _install_host_callback() -> Callable[[], None] | None:
+    try:
+        from jax._src import callback as cb
+
+        original = cb.pure_callback_impl
+    except (ImportError, AttributeError) as e:
+        _say_missing("host_callback_hook", e)
+        return None
+
+    def pure_callback_impl(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if not _SUBSCRIBERS["host_callback"]:
+            return original(*args, **kwargs)
+        t0 = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            fn = kwargs.get("callback")
+            _notify("host_callback", getattr(fn, "callback_func", fn), time.perf_counter() - t0, sys._getframe(1))
+
+    cb.pure_callback_impl = pure_callback_impl
+
+    def uninstall() -> None:
+        if getattr(cb, "pure_callback_impl", None) is pure_callback_impl:
+            cb.pure_callback_impl = original
 
     return uninstall
 

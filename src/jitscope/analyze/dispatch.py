@@ -3,7 +3,8 @@
 Input: the collector's per-function records (``collect/dispatch.SlowPathFunction``: Python-path calls
 that neither traced nor compiled, their total and sampled durations, why JAX refused the fast path, the
 program's effectful equations). A function is reported when it has at least ``min_calls`` such calls,
-so a one-off (an evicted cache entry, a call right after a compile) is not.
+so a one-off (an evicted cache entry, a call right after a compile) is not, and when the time they lost
+against a fast call is at least ``MIN_SECONDS_LOST`` (a nil cost is not advice).
 
 What is measured and what is estimated: each slow call's wall time is measured (from entering JAX's
 Python path to its end, including watch's own few microseconds there and any part of the program's run
@@ -31,6 +32,9 @@ from ..model import Fix, Location
 from .runtime_record import RuntimeFinding
 
 DISPATCH_MIN_CALLS = 10
+# A function whose measured loss is below this is not reported: a finding whose cost is nil is not advice
+# (the Python path of a small program under jax_debug_key_reuse can cost no more than a fast call).
+MIN_SECONDS_LOST = 0.001
 
 _PRIMITIVES = {"debug_callback": "jax.debug.callback/jax.debug.print", "debug_print": "jax.debug.print",
                "io_callback": "io_callback"}
@@ -113,6 +117,8 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
         # The median, not the total: on a busy machine a few calls wait for the CPU, not for JAX.
         # ... and never more than the calls took in all (the median of a skewed run can exceed the mean).
         lost = min(rec.calls * max(per - fast, 0.0), rec.seconds) if fast is not None else None
+        if lost is not None and lost < MIN_SECONDS_LOST:
+            continue
         against = f" against {fmt_seconds(fast)} for a fast call" if fast is not None else ""
         lost_text = f", {fmt_seconds(lost)} lost" if lost is not None else ""
         fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site

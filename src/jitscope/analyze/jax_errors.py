@@ -1,4 +1,4 @@
-"""Errors JAX raised into the program outside a trace, as runtime findings (JW102-JW106).
+"""Errors JAX raised into the program outside a trace, as runtime findings (JW102-JW107).
 
 The records come from ``collect/jax_signals.JaxErrorProbe`` (JAX's exception boundary): an exception
 JAX raised where the program called a JAX API, kept whether the program caught it or not. Three kinds are
@@ -15,6 +15,10 @@ pitfalls of jit with one cause and one fix each, recognised by JAX's own error c
 * JW105 ``inplace-array-update``: ``x[idx] = v`` on a JAX array or tracer (``JAX arrays are immutable``).
 * JW106 ``device-out-of-memory``: an allocation failed (``RESOURCE_EXHAUSTED``), eagerly or in a jitted
   call.
+* JW107 ``unhashable-static-argument``: a jitted function's static argument could not be hashed
+  (``Non-hashable static arguments are not supported``: a list, a dict, a non-frozen dataclass), raised by
+  JAX's C++ dispatch at the call, also under a wrapper that makes arguments static (``equinox.filter_jit``);
+  the fix is phrased for that wrapper's options.
 
 Tracer errors raised inside a trace are JW101's (``runtime_findings``), and any other exception is the
 program's own business: only these classes are reported, all ``error`` (JAX raised them: certain).
@@ -39,6 +43,9 @@ _DELETED = re.compile(r"Array has been deleted|buffer has been deleted or donate
 _IMMUTABLE = re.compile(r"JAX arrays are immutable|does not support item assignment")
 _OOM = re.compile(r"RESOURCE_EXHAUSTED|[Oo]ut of memory")
 _BYTES = re.compile(r"allocating (\d+) bytes")
+_UNHASHABLE = re.compile(r"Non-hashable static arguments are not supported")
+_UNHASHABLE_INNER = re.compile(r"unhashable type: '([^']+)'")
+_UNHASHABLE_TYPE = re.compile(r"hash an object of type <class '([^']+)'>")
 
 
 class ErrorRecord(Protocol):
@@ -51,10 +58,11 @@ class ErrorRecord(Protocol):
     time: float
     in_trace: bool
     count: int
+    library: str
 
 
 def error_findings(errors: list[Any], t0: float) -> list[RuntimeFinding]:
-    """JW102/JW103/JW104 for the errors that are one of those pitfalls; the rest are left alone."""
+    """JW102-JW107 for the errors that are one of those pitfalls; the rest are left alone."""
     out = []
     for e in errors:
         try:
@@ -100,6 +108,19 @@ def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
                 fix=Fix(fixes.INVALID_ARGUMENT.title, fixes.INVALID_ARGUMENT.why, location=loc),
                 details={"error": e.error, "argument": path, "type": typ, "count": e.count,
                          "evidence": f"JAX raised {e.error} at the jit call boundary ({caught})"}, **base)
+    if _UNHASHABLE.search(e.message) and ("ValueError" in e.bases or "TypeError" in e.bases):
+        # The innermost unhashable type (JAX's message names it last; first, the static argument's own type).
+        m = _UNHASHABLE_INNER.search(e.message) or _UNHASHABLE_TYPE.search(e.message)
+        typ = m.group(1) if m else "a value"
+        advice = fixes.unhashable_static(typ.rsplit(".", 1)[-1], getattr(e, "library", "") or "jax")
+        return RuntimeFinding(
+            "JW107", loc.function if loc and loc.function else "?",
+            f"a static argument of type {typ} could not be hashed at {where}: JAX raised {e.error} "
+            f"(Non-hashable static arguments){_times(e.count)}", "error",
+            fix=Fix(advice.title, advice.why, location=loc),
+            details={"error": e.error, "type": typ, "count": e.count, "library": getattr(e, "library", ""),
+                     "evidence": f"JAX raised {e.error} hashing the static arguments at the jitted call ({caught})"},
+            **base)
     if _IMMUTABLE.search(e.message) and "TypeError" in e.bases:
         return RuntimeFinding(
             "JW105", loc.function if loc and loc.function else "?",

@@ -42,11 +42,12 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("data-dependent-shape", "S3", "yes", ("JW101",), ("JS301", "JS302")),
     PitfallClass("leaked-tracer", "S3", "yes", ("JW102", "JW101", "JW201"), ("JS402", "JS403")),
     PitfallClass("invalid-jit-argument", "S1", "yes", ("JW103",), ()),
-    PitfallClass("unhashable-static-arg", "S1", "partly", (), ("JS602", "JS604"),
+    PitfallClass("unhashable-static-arg", "S1", "partly", ("JW107",), ("JS602", "JS604"),
                  "JAX's C++ dispatch hashes static arguments and raises the ValueError before any Python code of "
-                 "JAX runs, so a program that catches it leaves nothing to observe without a per-call trace "
-                 "hook; a program that dies of it gets the cause and fix as watch's crash explanation "
-                 "(result.crash, 'static-unhashable'), and lint sees literal lists/dicts and unhashable classes"),
+                 "JAX runs: watch sees it on Python 3.12+ (sys.monitoring's RAISE event, JW107), and on Python "
+                 "3.11 only where it crosses a JAX API (a jitted call inside another trace, JW107) or ends the "
+                 "program (the crash explanation, 'static-unhashable'); a caught one on 3.11 would need a trace "
+                 "function on every frame. lint sees literal lists/dicts and unhashable classes"),
     PitfallClass("immutable-array-update", "S3", "partly", ("JW105",), ("JS601", "JS603"),
                  "x[i] = v raises and is reported (JW105); a discarded x.at[i].set(v) raises nothing: "
                  + _NOT_TRACED),
@@ -69,17 +70,22 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("slow-compile", "S4", "yes", ("JW402",), ()),
     PitfallClass("persistent-cache-miss", "S4", "yes", ("JW408",), ()),
     PitfallClass("compile-cache-memory-growth", "S4", "yes", ("JW407",), ()),
-    PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501",), ()),
+    PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501", "JW506"), ()),
     PitfallClass("dispatch-overhead", "S5", "yes", ("JW504",), ()),
     PitfallClass("host-sync-in-loop", "S7", "yes", ("JW502", "JW503"), ("JS207",)),
     PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505",), (),
                  "the host-to-device copy of a NumPy argument happens in JAX's C++ dispatch with no Python hook on "
-                 "a cached call; watch sees the NumPy arrays a jitted call compiled for and whether the program "
-                 "still holds them at the end (the same array sent again), not each copy "
-                 "(JAX_TRANSFER_GUARD=log prints every one)"),
-    PitfallClass("async-timing-mistake", "S7", "partly", (), (),
-                 "a timed region is the program's own clock reads around a call: " + _NOT_TRACED
-                 + "; watch's own timings are never taken without block_until_ready"),
+                 "a cached call (JAX_TRANSFER_GUARD=log prints every one, but changes the program's output); "
+                 "watch sees the NumPy arrays a jitted call compiled for, and reports those the loop around the "
+                 "call passes unchanged (a name or an attribute the loop never assigns, still held at the end); "
+                 "a fresh NumPy batch per iteration is new data that must travel, not a pitfall by itself"),
+    PitfallClass("async-timing-mistake", "S7", "partly", ("JW507",), (),
+                 "watch wraps the clocks (time.perf_counter, time.time, time.monotonic) and reports a closing "
+                 "read while a result made in the region is not ready (JW507); not seen: a region whose result "
+                 "happens to be ready by then (a small program: harmless), a region inside a function before "
+                 "Python 3.13 (its locals cannot be read without keeping them alive), results held deeper than one "
+                 "container level, timers other than the time module's (timeit, a C clock), and a timing that "
+                 "includes the first call's compile"),
     PitfallClass("donation-misuse", "S6", "yes", ("JW104", "JW604"), ()),
     PitfallClass("device-memory-pressure", "S6", "partly", ("JW106",), (),
                  "an allocation failure is reported (JW106); the memory held short of failing needs a device "

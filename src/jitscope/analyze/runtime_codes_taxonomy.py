@@ -1,5 +1,5 @@
-"""The runtime finding codes that complete the pitfall taxonomy (docs/pitfalls.md): JW102-JW104,
-JW405-JW408, JW502-JW504, JW601-JW604. Merged into ``runtime_codes.CODES`` in code order; kept in their own
+"""The runtime finding codes that complete the pitfall taxonomy (docs/pitfalls.md): JW102-JW107,
+JW405-JW408, JW502-JW507, JW601-JW604. Merged into ``runtime_codes.CODES`` in code order; kept in their own
 module so each page sits beside its siblings (and ``runtime_codes.py`` stays readable). Codes are stable
 and never reused.
 """
@@ -79,6 +79,24 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "preallocated pool; a program that runs out often only needs fewer live buffers at once.",
         "```python\nh = forward(params, huge_batch)     # JW106: RESOURCE_EXHAUSTED\n```",
         "```python\nforward = jax.checkpoint(forward)   # remat; or smaller batches, donation\n```",
+        _CERTAIN_RAISED),
+    RuntimeCode(
+        "JW107", "unhashable-static-argument", "error",
+        "A jitted function's static argument could not be hashed (a list, a dict, a non-frozen dataclass): JAX "
+        "raised \"Non-hashable static arguments are not supported\" at the call (even when the program caught "
+        "it).",
+        "Reports each such error at the program's line that called the jitted function, with the argument's "
+        "type, also under a wrapper that makes arguments static (``equinox.filter_jit``: the fix then names "
+        "that wrapper's rules). JAX's C++ dispatch raises it before any of JAX's Python runs: watch sees it on "
+        "Python 3.12 and later (``sys.monitoring``), and on Python 3.11 only where it crosses a JAX API (a "
+        "jitted function called inside another trace) or ends the program (the crash explanation).",
+        "Static arguments are part of jit's cache key, so they must be hashable and comparable by value. A "
+        "program that catches the error and falls back to an eager path silently loses jit; older JAX hashed "
+        "such objects by identity and compiled again for every new instance (JW403).",
+        "```python\n@dataclasses.dataclass\nclass Config:\n    n: int\n\n"
+        "@functools.partial(jax.jit, static_argnums=1)\ndef f(x, cfg):\n    return x[:cfg.n]\n\n"
+        "f(x, Config(4))         # JW107: Config is not hashable\n```",
+        "```python\n@dataclasses.dataclass(frozen=True)   # hashable by value\nclass Config:\n    n: int\n```",
         _CERTAIN_RAISED),
     RuntimeCode(
         "JW405", "shape-recompiles", "warning",
@@ -200,8 +218,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "on every call.",
         "At the call that compiled a user function, looks for NumPy array arguments bound to names of the "
         "calling frame that the loop around the call never assigns (a module global, a local made before the "
-        "loop): the same host data on every iteration. Reports the arrays and their bytes (``info`` under "
-        "64 KiB).",
+        "loop), or to an attribute of such a name's object that the loop never assigns (``data.X``, "
+        "``self.X``) and that still holds the same array at the end of the run: the same host data on every "
+        "iteration. Reports the arrays and their bytes (``info`` under 64 KiB).",
         "A NumPy argument lives in host memory; each call of a jitted function copies it to the device again "
         "(JAX caches programs, not transfers). A constant input re-sent every step costs a host-to-device copy "
         "per step (``JAX_TRANSFER_GUARD=log`` prints each one).",
@@ -209,7 +228,46 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "    w = step(w, X)          # JW505: X copied every call\n```",
         "```python\nX = jax.device_put(X)       # once\nfor i in range(steps):\n    w = step(w, X)\n```",
         "**likely**: the arrays and the loop are observed at the compiling call; that later calls pass the same "
-        "object is inferred from the loop never assigning the name (the copies themselves run in C++, unseen)."),
+        "object is inferred from the loop never assigning the name or attribute (the copies themselves run in "
+        "C++, unseen)."),
+    RuntimeCode(
+        "JW506", "host-callback-per-call", "warning",
+        "A jitted function called in a loop runs a ``jax.pure_callback`` at every call: a round trip to Python "
+        "per call, which costs far more than the call's dispatch.",
+        "Counts the runs of each ``jax.pure_callback`` host function per line of the program that called the "
+        "jitted function (JAX's callback implementation, on CPU on the calling thread) and reports a line with "
+        "at least 20 runs taking at least 5 ms in all: the runs, the median seconds per run and the total. A "
+        "callback inside a compiled loop is JW503's instead.",
+        "JAX 0.10 and later dispatch a program with a ``pure_callback`` from the C++ fast path (JW501 does not "
+        "apply), but every execution leaves the compiled program: JAX copies the operands to the host CPU "
+        "device, calls the function and copies the results back (about 250 us per call of a small step on CPU, "
+        "against about 7 us without the callback; on an accelerator the device idles meanwhile).",
+        "```python\n@jax.jit\ndef step(w, x):\n    h = jax.pure_callback(np_tanh, spec, x @ w)\n"
+        "    return w - 0.01 * h.mean()\n\nfor i in range(1000):\n    w = step(w, x)        # JW506\n```",
+        "```python\n@jax.jit\ndef step(w, x):\n    h = jnp.tanh(x @ w)    # on the device\n"
+        "    return w - 0.01 * h.mean()\n```",
+        "**certain**: the runs of the host function and their seconds are counted at JAX's own callback "
+        "implementation; the device time the round trip stalls is not measured."),
+    RuntimeCode(
+        "JW507", "async-timing", "warning",
+        "A timed region around JAX work ended before the work did: the clock was read while a result computed "
+        "in the region was still running, so the time measured is the asynchronous dispatch.",
+        "Wraps ``time.perf_counter``, ``time.time`` and ``time.monotonic`` while watching (the value is the "
+        "clock's own, read first). A clock read in the program that closes a region (its value is the left "
+        "operand of a subtraction, at once or through the name it is stored in, read from the bytecode) looks "
+        "at the ``jax.Array`` values its frame holds (and the items of tuples, lists and dicts held there): one "
+        "that is new since the frame's previous clock read and not ready (``is_ready()`` False) makes the read "
+        "late. Reports each line with a late read, with how many of its regions were. Inside a function on "
+        "Python 3.13+ only (before 3.13 reading a function frame's locals would keep them alive: module-level "
+        "code only).",
+        "JAX dispatches asynchronously: a jitted call returns once its work is queued, and a clock read after it "
+        "measures microseconds while the computation runs on. Benchmarks and per-step timings then report "
+        "impossibly fast numbers, and the cost shows up later at whatever line waits for the value.",
+        "```python\nt0 = time.perf_counter()\ny = f(x)\nt1 = time.perf_counter()      # JW507: y still running\n"
+        "print(t1 - t0)\n```",
+        "```python\nt0 = time.perf_counter()\ny = f(x).block_until_ready()\nt1 = time.perf_counter()\n```",
+        "**likely**: the late result and the closing read are observed; that the two clock values time the work "
+        "(rather than stamp a log line) is inferred from the subtraction in the code."),
     RuntimeCode(
         "JW601", "prng-key-reuse", "warning",
         "One PRNG key consumed twice (two samples, or a sample after a split): both draws use the same random "

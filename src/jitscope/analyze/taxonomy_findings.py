@@ -8,7 +8,8 @@ Two moments, as for the other findings:
   callback inside a compiled loop, from the jaxpr) and JW406 (a recompile under another trace context).
 * ``finish(...)`` when the result is built: JW102-JW104 (errors JAX raised into the program), JW405/JW407
   (shape recompiles, compiles that never stop), JW408 (persistent cache), JW502 (host reads per
-  iteration), JW504 (dispatch-bound loops), JW601/JW602 (PRNG keys), JW603/JW604 (JAX's dtype and donation
+  iteration), JW506 (a pure_callback run at every call), JW507 (a timed region
+  cut short by asynchronous dispatch), JW504 (dispatch-bound loops), JW601/JW602 (PRNG keys), JW603/JW604 (JAX's dtype and donation
   warnings).
 
 Nothing here may break the user's program: each analysis is guarded, and a failure costs its findings only
@@ -94,6 +95,8 @@ class TaxonomyAnalyzer:
                 ("keys", lambda: _keys(signals, self.findings)),
                 ("host_args", lambda: _host_args(signals)),
                 ("dispatch", lambda: _dispatch(signals, events, dict(self.sizes))),
+                ("host_callbacks", lambda: _host_callbacks(signals, events, self.findings)),
+                ("clocks", lambda: _clocks(signals)),
             ]
         for _, step in steps:
             try:
@@ -145,7 +148,8 @@ def _keys(signals: Any, traced: list[RuntimeFinding]) -> list[RuntimeFinding]:
 def _host_args(signals: Any) -> list[RuntimeFinding]:
     from .host_sync import host_argument_findings
 
-    return host_argument_findings(list(signals.host_args.arguments))
+    probe = signals.host_args
+    return host_argument_findings(probe.confirmed() if hasattr(probe, "confirmed") else list(probe.arguments))
 
 
 def _dispatch(signals: Any, events: list[CompileEvent], sizes: dict[str, tuple[int, int]]) -> list[RuntimeFinding]:
@@ -153,3 +157,21 @@ def _dispatch(signals: Any, events: list[CompileEvent], sizes: dict[str, tuple[i
 
     sites = {(e.call_site.file, e.call_site.line): e.function for e in events if e.call_site is not None}
     return dispatch_findings(signals.sampler, sites, sizes)
+
+
+def _host_callbacks(signals: Any, events: list[CompileEvent], traced: list[RuntimeFinding]) -> list[RuntimeFinding]:
+    """JW506, for the functions whose callbacks are not inside a compiled loop (JW503 reported those)."""
+    from .host_callbacks import host_callback_findings
+
+    probe = getattr(signals, "host_callbacks", None)
+    if probe is None:
+        return []
+    sites = {(e.call_site.file, e.call_site.line): e.function for e in events if e.call_site is not None}
+    return host_callback_findings(list(probe.sites.values()), sites, {f.function for f in traced if f.code == "JW503"})
+
+
+def _clocks(signals: Any) -> list[RuntimeFinding]:
+    from .async_timing import async_timing_findings
+
+    probe = getattr(signals, "clocks", None)
+    return async_timing_findings(list(probe.sites.values())) if probe is not None else []

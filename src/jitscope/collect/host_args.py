@@ -6,8 +6,10 @@ event to observe per call. What can be observed at no per-call cost is the call 
 ``monitoring.probes`` member looks at its arguments (only for calls that traced a user function) and keeps
 each NumPy array leaf that is *the same object on every iteration*: the call site is inside a loop of its
 function (a backward jump around the call in the bytecode), and the array is bound to a name of the calling
-frame (a module global, or a local) that the loop never assigns. That array is sent to the device again on
-every call from the loop; arrays made inside the loop (each batch) are new data and are not kept.
+frame (a module global, or a local) that the loop never assigns, or to an attribute of such a name's object
+that the loop never assigns (``data.X``, ``self.X``; a method called in the loop could still rebind it:
+that is the "likely" in JW505's evidence). That array is sent to the device again on every call from the
+loop; arrays made inside the loop (each batch) are new data and are not kept.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 import dis
 import sys
 import threading
+import weakref
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, ModuleType
 from typing import Any
 
 from ..model import Location
@@ -36,6 +39,7 @@ class HostArgument:
     nbytes: int
     location: Location | None  # the program's call (inside a loop)
     name: str  # the name the calling frame holds it by (never assigned inside the loop)
+    holder: Any = None  # for ``obj.attr``: (weakref to obj, weakref to the array), checked at the end of the run
 
 
 _LOOPS: dict[CodeType, list[tuple[int, int]]] = {}
@@ -89,17 +93,72 @@ class HostArgumentProbe(MonitoringProbe):
         if span is None:
             return  # called once from here: one copy, nothing repeated
         try:
-            names = {id(v): k for ns in (frame.f_globals, frame.f_locals) for k, v in ns.items()
-                     if id(v) in {id(a) for _, a in found}}
+            names, holders = held_by(frame, span, {id(a) for _, a in found})
         except Exception:  # noqa: BLE001
             return
         loc = location(frame)
         with self._lock:
             for path, arr in found:
                 name = names.get(id(arr))
-                if name is None or assigned_in(frame.f_code, name, span):
+                if name is None:
                     continue  # made or rebound in the loop: new data each iteration
-                self.arguments.append(HostArgument(raw.function, path, _spec(arr), int(arr.nbytes), loc, name))
+                self.arguments.append(HostArgument(raw.function, path, _spec(arr), int(arr.nbytes), loc, name,
+                                                   holders.get(id(arr))))
+
+    def confirmed(self) -> list[HostArgument]:
+        """The arguments, less those held by an attribute that now holds another array (something in the
+        loop rebound it after all: a method of the object). An object gone by now is given the benefit of
+        the bytecode check."""
+        out = []
+        for a in list(self.arguments):
+            obj, arr = (a.holder[0](), a.holder[1]()) if a.holder is not None else (None, None)
+            if obj is not None and getattr(obj, a.name.rsplit(".", 1)[-1], None) is not arr:
+                continue
+            out.append(a)
+        return out
+
+
+def held_by(frame: Any, span: tuple[int, int], targets: set[int]) -> tuple[dict[int, str], dict[int, Any]]:
+    """How the calling frame holds each target array (by ``id``) the same on every iteration of the loop
+    ``span``: a name of its globals or locals that the loop never assigns (``X``), or an attribute of such a
+    name's object that the loop never assigns (``data.X``, ``self.X``: no ``.X = `` in the loop). Arrays
+    reached otherwise (made in the loop, an item of a container) are not named. Also returns, for each array
+    held by an attribute, weak references to its object and to the array (``HostArgument.holder``)."""
+    code = frame.f_code
+    out: dict[int, str] = {}
+    holders: dict[int, Any] = {}
+    stable: dict[str, bool] = {}
+    for ns in (frame.f_globals, frame.f_locals):
+        for k, v in list(ns.items()):
+            if id(v) in targets and not assigned_in(code, k, span):
+                out.setdefault(id(v), k)
+    if len(out) == len(targets):
+        return out, holders
+    for ns in (frame.f_locals, frame.f_globals):
+        for k, v in list(ns.items()):
+            attrs = getattr(v, "__dict__", None)
+            if not isinstance(attrs, dict) or isinstance(v, (type, ModuleType)) or k.startswith("__"):
+                continue
+            for a, av in list(attrs.items()):
+                if id(av) not in targets or id(av) in out:
+                    continue
+                if k not in stable:
+                    stable[k] = not assigned_in(code, k, span)
+                if stable[k] and not attribute_assigned_in(code, a, span):
+                    out[id(av)] = f"{k}.{a}"
+                    try:
+                        holders[id(av)] = (weakref.ref(v), weakref.ref(av))
+                    except TypeError:  # an object without weak references: no later check
+                        pass
+    return out, holders
+
+
+def attribute_assigned_in(code: CodeType, attr: str, span: tuple[int, int]) -> bool:
+    """Whether the code assigns an attribute named ``attr`` (``obj.attr = ...``) inside ``span``, or calls
+    anything that could (a method of an object: conservatively, any ``setattr``)."""
+    return any((ins.opname == "STORE_ATTR" and ins.argval == attr) or
+               (ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == "setattr")
+               for ins in dis.get_instructions(code) if span[0] <= ins.offset <= span[1])
 
 
 def _numpy_leaves(args: tuple, kwargs: dict) -> list[tuple[str, Any]]:

@@ -9,7 +9,9 @@ program's code (caught or not) and the warnings it issues, each at the program's
   program asserts it (a line inside ``with pytest.raises(...)``/``self.assertRaises(...)``: a test of the
   error path). An exception is kept
   once, at the innermost boundary that meets those rules. Errors raised inside a trace (a tracer error:
-  JW101 reports those) are marked ``in_trace``.
+  JW101 reports those) are marked ``in_trace``. Errors JAX's C++ dispatch raises straight into the
+  program's frame (a non-hashable static argument) cross no boundary: on Python 3.12+ ``cpp_raises`` sees
+  them through ``sys.monitoring`` (with the library, e.g. ``equinox``, whose frames they passed).
 * ``JaxWarningProbe``: ``warnings.showwarning`` is wrapped while watching; a warning whose ``warnings.warn``
   call came from JAX's code is kept with the program's line (the innermost program frame on the stack when
   it is shown). Only warnings Python's filters let through are seen (the program's own filters decide, as
@@ -47,6 +49,7 @@ class JaxError:
     time: float  # time.time() when it was raised
     in_trace: bool = False  # raised while a trace was running (a tracer error inside a jitted function)
     count: int = 1  # the same error (class, line) seen again
+    library: str = ""  # the top-level package of a library between the program's call and JAX ("equinox")
 
 
 @dataclass
@@ -59,6 +62,21 @@ class JaxWarning:
     time: float
     count: int = 1
     function: str = ""  # the user function whose jit call was on this thread's slow path when JAX warned
+
+
+def _library(exc: BaseException, frame: FrameType) -> str:
+    """The top-level package of the first library frame the exception passed on its way from JAX to the
+    program's ``frame`` (a jit wrapper such as ``equinox.filter_jit``), or ''."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame is not frame:
+        tb = tb.tb_next
+    tb = tb.tb_next if tb is not None else None
+    while tb is not None:
+        name = tb.tb_frame.f_globals.get("__name__", "")
+        if frame_kind(tb.tb_frame.f_code.co_filename) == "other" and name:
+            return str(name).split(".")[0]
+        tb = tb.tb_next
+    return ""
 
 
 def _raised_by_jax(exc: BaseException) -> bool:
@@ -77,34 +95,67 @@ class JaxErrorProbe:
         self.errors: list[JaxError] = []
         self._index: dict[tuple[str, str, int], JaxError] = {}
         # Recent exceptions by id, with their class and message: an exception crosses several boundaries in
-        # quick succession; no reference is kept (a traceback would keep the frames' arrays alive).
-        self._seen: dict[int, tuple[type, str]] = {}
+        # quick succession; no reference is kept (a traceback would keep the frames' arrays alive). The third
+        # item says which hook kept it ("boundary", "monitor").
+        self._seen: dict[int, tuple[type, str, str]] = {}
         self._lock = threading.Lock()
         self._uninstall: Any = None
+        self._uninstall_cpp: Any = None
 
     def install(self) -> JaxErrorProbe:
+        from .cpp_raises import install_raise_monitor
+
         self._uninstall = install_boundary_hook(self._on_error)
+        self._uninstall_cpp = install_raise_monitor(self._on_cpp_raise)
         return self
 
     def uninstall(self) -> None:
         if self._uninstall is not None:
             self._uninstall()
             self._uninstall = None
+        if self._uninstall_cpp is not None:
+            self._uninstall_cpp()
+            self._uninstall_cpp = None
+
+    def _on_cpp_raise(self, exc: BaseException, frame: FrameType) -> None:
+        """An error JAX's C++ dispatch raised into the program's ``frame`` (``cpp_raises``; the event fires
+        again in each frame the exception propagates to). Kept once: in the innermost program frame it
+        reached, unless a JAX boundary between kept it already. Raised by a call in this very frame, it is
+        new (never the ``_seen`` entry of an earlier exception whose id Python reused)."""
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame is not frame:
+            tb = tb.tb_next
+        deeper = tb.tb_next if tb is not None else None
+        inner = deeper
+        while inner is not None:
+            if frame_kind(inner.tb_frame.f_code.co_filename) == "program":
+                return  # kept in the program frame it came from
+            inner = inner.tb_next
+        sig = (type(exc), str(exc)[:200])
+        if deeper is not None:
+            with self._lock:
+                if self._seen.get(id(exc)) == (*sig, "boundary"):
+                    return  # kept where it crossed a JAX boundary
+        if not expects_error(frame):
+            self._keep(exc, sig, frame, "monitor")
 
     def _on_error(self, exc: BaseException, caller: FrameType) -> None:
         sig = (type(exc), str(exc)[:200])
         with self._lock:
-            if self._seen.get(id(exc)) == sig:
+            if self._seen.get(id(exc), ())[:2] == sig:
                 return
         frame = program_caller(caller)
         if frame is None or not _raised_by_jax(exc):
             return  # not (yet) where the program called JAX: an outer boundary may be
         if expects_error(frame):
             return  # `with pytest.raises(...)`: the program tests this error
+        self._keep(exc, sig, frame, "boundary")
+
+    def _keep(self, exc: BaseException, sig: tuple[type, str], frame: FrameType, source: str) -> None:
         with self._lock:
             if len(self._seen) >= 32:
                 self._seen.pop(next(iter(self._seen)))
-            self._seen[id(exc)] = sig
+            self._seen[id(exc)] = (*sig, source)
         loc = location(frame)
         key = (type(exc).__name__, loc.file, loc.line)
         with self._lock:
@@ -115,7 +166,8 @@ class JaxErrorProbe:
             if len(self.errors) >= MAX_RECORDS:
                 return
             rec = JaxError(type(exc).__name__, tuple(c.__name__ for c in type(exc).__mro__),
-                           str(exc)[:_MESSAGE_CHARS], loc, time.time(), in_trace=staging_now())
+                           str(exc)[:_MESSAGE_CHARS], loc, time.time(), in_trace=staging_now(),
+                           library=_library(exc, frame))
             self._index[key] = rec
             self.errors.append(rec)
 

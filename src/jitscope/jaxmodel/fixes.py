@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .known import lookup
+from .known import lookup, registry
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,23 @@ LEAKED_TRACER = Advice(
     "return the value from the jitted function instead of storing it in a global, a closure or an object",
     "a tracer is valid only inside the trace that made it; one kept in outer state (a global, self.x, a list) "
     "raises UnexpectedTracerError wherever it is used later. jax.checking_leaks() names the line that leaked it.")
+def unhashable_static(type_name: str, family: str = "jax") -> Advice:
+    """The fix for a static argument jit could not hash, phrased for the wrapper ``family`` whose call
+    raised (``jax``, or a library such as ``equinox`` whose jit makes every non-array leaf static)."""
+    by_type = any(t.static_by_type for t in registry().values() if t.family == family and t.compiles)
+    if by_type:
+        return Advice(
+            f"make {type_name} hashable by value (a frozen dataclass or {family} Module, tuples instead of lists), "
+            "or pass the values that change as arrays",
+            f"under {family}'s jit every non-array leaf of the arguments is static: part of the cache key, so it "
+            "must be hashable; an unhashable one raises at every call.")
+    return Advice(
+        f"make {type_name} hashable by value (@dataclass(frozen=True), a NamedTuple, tuples instead of lists), "
+        "or drop it from static_argnums/static_argnames and pass its arrays as a pytree argument",
+        "static arguments are part of jit's cache key and must be hashable; one that is not raises at every "
+        "call (a class hashed by identity instead compiles again for every new instance).")
+
+
 INVALID_ARGUMENT = Advice(
     "pass only arrays (and pytrees of arrays) as traced arguments; make the other values static or close "
     "over them",
@@ -215,6 +232,17 @@ CALLBACK_IN_LOOP = Advice(
     "host call after the loop",
     "a host callback (jax.pure_callback, io_callback, jax.debug.callback/print) inside lax.scan/fori_loop/"
     "while_loop stops the compiled loop at every iteration for a round trip to Python.")
+HOST_CALLBACK_PER_CALL = Advice(
+    "compute the host function's result on the device with jax.numpy (or lax) operations, or call it outside "
+    "the jitted step, on a batch of steps' values or every N steps",
+    "a jax.pure_callback leaves the compiled program for Python at every call: JAX copies the operands to "
+    "the host, runs the function and copies the results back, which costs far more than the dispatch of a "
+    "small step.")
+ASYNC_TIMING = Advice(
+    "block on the result before reading the clock (y.block_until_ready(), or jax.block_until_ready(tree)), "
+    "and leave the first, compiling call out of the timing",
+    "a jitted call returns as soon as its work is queued (asynchronous dispatch): a clock read right after it "
+    "measures microseconds of dispatch while the computation is still running.")
 JIT_THE_STEP = Advice(
     "jit the function that makes these calls (one jax.jit over the whole step)",
     "each jitted call or eager JAX operation pays its dispatch (microseconds of Python and C++) whatever its "
