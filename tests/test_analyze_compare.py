@@ -194,3 +194,22 @@ def test_apart_first_calls_need_disjoint_colds_and_enough_of_them():
     # one cold call each (an expensive compile): 1.3x on first calls is not a verdict, 3x is
     assert not apart(_rounds("a", 13.0, steady), _rounds("b", 10.0, steady), calls=1)
     assert apart(_rounds("a", 30.0, steady), _rounds("b", 10.0, steady), calls=1)
+
+
+def test_the_effect_must_show_in_the_paired_rounds_not_only_in_the_pooled_medians():
+    """Pooled steady medians weigh a fast round's many samples over a slow round's few: load that hit one
+    variant's rounds moves them 15% apart while round by round the two differ by 1-3% (issue #26.4)."""
+    a_rounds = [101e-6, 102e-6, 101e-6, 103e-6, 102e-6, 101e-6, 102e-6, 101e-6, 150e-6, 160e-6]
+    a = Costs("a", 0.5, 115e-6, None, (0.5,), tuple(a_rounds))
+    b = Costs("b", 0.5, 100e-6, None, (0.5,), (100e-6,) * 10)
+    assert not apart(a, b) and recommend([a, b]).within_noise
+    assert not apart(a, b, calls=100)
+
+
+def test_the_interval_must_clear_a_band_around_zero_not_only_zero():
+    # 12% slower in eight rounds, 1% and 2% in two: the difference may be 1%, which load makes alone
+    base = [100e-6] * 10
+    slower = [112e-6] * 8 + [101e-6, 102e-6]
+    assert not apart(_rounds("a", 0.5, slower), _rounds("b", 0.5, base))
+    # 20% slower in every round but two (15%, 30%): told apart, the band is well cleared
+    assert apart(_rounds("a", 0.5, [120e-6] * 8 + [115e-6, 130e-6]), _rounds("b", 0.5, base))

@@ -118,6 +118,9 @@ def median_interval(samples: list[float], confidence: float = 0.95) -> tuple[flo
 # machine can take three times as long as the next).
 MIN_COLDS = 5
 FIRST_CALL_EFFECT = 1.5
+# The difference's interval must clear zero by this fraction of the smaller total on either side, not just
+# clear zero: a difference that may be 1% is one that code placement and load make alone (issue #26.4).
+NOISE_BAND = 0.03
 
 
 def round_totals(c: Costs, calls: int | None) -> list[float]:
@@ -161,6 +164,14 @@ def paired_median_interval(diffs: list[float], alpha: float = 0.05) -> tuple[flo
     return d[j - 1], d[k - j]
 
 
+def paired_difference(a: Costs, b: Costs, calls: int | None = None) -> float:
+    """The median over rounds of ``total(a) - total(b)`` with round ``r`` of each paired (the steady part;
+    the median cold first calls' difference added ``calls`` ahead); needs rounds of both."""
+    k = min(len(a.rounds), len(b.rounds))
+    steady = statistics.median(x - y for x, y in zip(a.rounds[:k], b.rounds[:k]))
+    return steady if calls is None else (a.first - b.first) + (calls - 1) * steady
+
+
 def difference_interval(a: Costs, b: Costs, calls: int | None = None) -> tuple[float, float] | None:
     """An interval for ``total(a) - total(b)`` over ``calls`` calls (None: per call), or None when the
     measurements cannot bound it. The steady part comes from the rounds paired (round ``r`` of ``a``
@@ -186,9 +197,12 @@ def apart(a: Costs, b: Costs, calls: int | None = None) -> bool:
     interval of their difference (``difference_interval``: steady rounds paired, which is robust to
     load in a way that an overlap of per-variant intervals is not) excludes zero, and (3) when the
     difference comes mostly from first calls and either has fewer than ``MIN_COLDS`` cold calls, the
-    first calls differ by ``FIRST_CALL_EFFECT`` or more. Without rounds (one pass, e.g. a result
-    saved by an older jitscope) the 95% intervals of the steady medians must not overlap instead, and
-    with no spread known at all (costs built by hand) the 10% effect decides alone.
+    first calls differ by ``FIRST_CALL_EFFECT`` or more. With rounds, (1) and (2) are read on the rounds
+    paired as well: the median of the per-round differences is ``MIN_EFFECT`` too (pooled medians weigh a
+    fast round's many samples over a slow round's few, so load alone can move them 10% apart), and the
+    interval clears not just zero but ``NOISE_BAND`` of the smaller total on either side. Without rounds
+    (one pass, e.g. a result saved by an older jitscope) the 95% intervals of the steady medians must not
+    overlap instead, and with no spread known at all (costs built by hand) the 10% effect decides alone.
     """
     ta, tb = (c.steady if calls is None else total_time(c.first, c.steady, calls) for c in (a, b))
     lo, hi = sorted((ta, tb))
@@ -200,7 +214,10 @@ def apart(a: Costs, b: Costs, calls: int | None = None) -> bool:
             return True
         return ia[1] < ib[0] or ib[1] < ia[0]
     diff = difference_interval(a, b, calls)
-    if diff is None or diff[0] <= 0 <= diff[1]:
+    band = NOISE_BAND * lo
+    if diff is None or diff[0] <= band and diff[1] >= -band:  # the interval does not clear the band
+        return False
+    if abs(paired_difference(a, b, calls)) < (MIN_EFFECT - 1) * lo:  # the effect is not in the pairs
         return False
     if calls is not None and min(len(a.colds), len(b.colds)) < MIN_COLDS:
         first_gap, steady_gap = abs(a.first - b.first), (calls - 1) * abs(a.steady - b.steady)
