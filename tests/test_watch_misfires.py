@@ -140,3 +140,18 @@ def test_a_key_reused_across_tests_is_not_a_reuse_within_one_it_is(misfires):
             misfires.draw(key)
             misfires.draw(key)
     assert [(f.code, f.location.line) for f in w.result().findings] == [("JW601", _line("draw"))]
+
+
+def test_a_string_jax_builds_for_its_debug_info_is_not_the_programs_read(misfires):
+    """JAX's debug info formats the function it transforms (str(fun)); a pullback closing over a dataclass
+    prints the dataclass's arrays, a read per call that no line of the program asked for."""
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.transform_with_dataclass_closure()
+    assert [f.message for f in w.result().findings if f.code == "JW502"] == []
+
+
+def test_the_programs_own_print_of_a_dataclass_per_step_is(misfires, capsys):
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.print_dataclass_per_step()
+    found = [f for f in w.result().findings if f.code == "JW502"]
+    assert [f.location.line for f in found] == [_line("repr-per-step")], [f.message for f in found]

@@ -15,6 +15,7 @@ copy; nothing else in the program is touched.
 
 from __future__ import annotations
 
+import linecache
 import threading
 import weakref
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from typing import Any
 from .._jaxcompat.runtime_hooks import install_host_read_hook, staging_now
 from ..model import Location
 from .loop_index import loop_index
-from .program_frames import location, program_caller
+from .program_frames import frame_kind, location, program_caller
 
 MAX_SITES = 500
 
@@ -69,8 +70,9 @@ class HostReadProbe:
         if staging_now() or _in_jit_call():
             return  # JAX reading a constant while it traces, lowers or compiles: not the program's round trip
         frame = program_caller(caller)
-        if frame is None or _in_callback(caller, frame):
+        if frame is None or _in_callback(caller, frame) or _string_for_jax(caller):
             return
+        frame = _past_generated(frame)
         key = (frame.f_code.co_filename, frame.f_lineno)
         index = loop_index(frame)
         with self._lock:
@@ -109,6 +111,52 @@ def _in_callback(caller: FrameType, program: FrameType) -> bool:
     while f is not None and f is not program:
         if f.f_code.co_filename.endswith(_CALLBACK_FILES):
             return True
+        f = f.f_back
+    return False
+
+
+def _past_generated(frame: FrameType) -> FrameType:
+    """The program's line for a read made in generated code (a dataclass's ``__repr__``, exec'd from
+    ``<string>``: no source a user can open): the first program frame further out that has source; the
+    generated frame itself when there is none (``python -c``)."""
+    f: FrameType | None = frame
+    for _ in range(16):
+        if f is None:
+            break
+        name = f.f_code.co_filename
+        kind = frame_kind(name)
+        if kind == "program" and not (name.startswith("<") and not linecache.getline(name, f.f_lineno)):
+            return f
+        if kind == "jitscope":
+            break
+        f = f.f_back
+    return frame
+
+
+_TO_STRING = ("__repr__", "__str__", "__format__")
+
+
+def _string_for_jax(caller: FrameType) -> bool:
+    """A read made to build a string JAX itself asked for (its debug info formats the function it
+    transforms, ``str(fun)``, and a dataclass closed over in it prints its arrays): JAX's read, not the
+    program's. The asker is the first frame outside the string conversion: past the array's own
+    ``__repr__``/``__str__``/``__format__``, any object's conversion methods (a dataclass's generated
+    ``__repr__``) and the standard library's helpers. A conversion the program asks for (``print(x)``,
+    an f-string, even inside a function ``jax.tree.map`` calls) is the program's."""
+    f: FrameType | None = caller
+    converting = False
+    for _ in range(32):
+        if f is None:
+            return False
+        name = f.f_code.co_name
+        kind = frame_kind(f.f_code.co_filename)
+        if name in _TO_STRING:
+            converting = True
+        elif not converting:
+            if kind != "jax":
+                return False  # a plain read (float, np.asarray, .item()): no string is being built
+        elif kind != "other":
+            return kind == "jax"  # the first frame past the conversion: who asked for the string
         f = f.f_back
     return False
 
