@@ -108,8 +108,8 @@ class _Package(types.ModuleType):
     as the eager import left it, whichever is imported first."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in _PUBLIC and isinstance(value, types.ModuleType):
-            return
+        if name in _PUBLIC and isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+            return  # the import system binding the submodule of that name; anything else is set as asked
         super().__setattr__(name, value)
 
 
