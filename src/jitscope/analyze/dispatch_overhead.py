@@ -78,6 +78,7 @@ def dispatch_findings(sampler: Any, call_sites: dict[tuple[str, int], str],
     total = sampler.samples
     if total < MIN_SAMPLES:
         return []
+    sampler.read_callees()  # on this thread: the sampling thread never parses source (gh-106905)
     by_function: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for site in list(sampler.sites.values()):
         n = site.counts.get("call", 0) + site.counts.get("eager", 0)

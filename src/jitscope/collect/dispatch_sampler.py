@@ -55,6 +55,12 @@ class DispatchSampler:
         self._target: int | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # Sites whose callees are still to read: (file, line) -> the frame's globals. The sampling thread never
+        # parses source itself: CPython before 3.11.8 / 3.12.1 keeps one AST-conversion depth counter per
+        # interpreter (gh-106905), and an ``ast.parse`` on this thread while the program's thread parses
+        # (pytest rewriting a module, a library reading its source) makes the program's raise a spurious
+        # ``SystemError: AST constructor recursion depth mismatch``. They are read at ``uninstall``.
+        self._pending: dict[tuple[str, int], dict[str, Any]] = {}
 
     def install(self) -> DispatchSampler:
         self._target = threading.get_ident()
@@ -68,6 +74,19 @@ class DispatchSampler:
         t, self._thread = self._thread, None
         if t is not None and t is not threading.current_thread():
             t.join(timeout=1.0)
+        if t is None or not t.is_alive():
+            self.read_callees()
+
+    def read_callees(self) -> None:
+        """Fill in each sampled line's callees (``line_callees``), on the calling thread."""
+        pending, self._pending = self._pending, {}
+        for key, namespace in pending.items():
+            site = self.sites.get(key)
+            if site is not None:
+                try:
+                    site.callees = line_callees(key[0], key[1], namespace)
+                except Exception:  # noqa: BLE001 - a line that cannot be read names no callee
+                    pass
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval if self.samples < EARLY_SAMPLES else LATE_INTERVAL):
@@ -118,8 +137,8 @@ class DispatchSampler:
                 return
             code = f.f_code
             site = self.sites[key] = SampleSite(Location(code.co_filename, f.f_lineno,
-                                                         function=getattr(code, "co_qualname", code.co_name)),
-                                                callees=line_callees(f.f_code.co_filename, f.f_lineno, f.f_globals))
+                                                         function=getattr(code, "co_qualname", code.co_name)))
+            self._pending[key] = f.f_globals
         site.counts[what] = site.counts.get(what, 0) + 1
 
 
