@@ -66,3 +66,16 @@ def test_finding_classes_follow_the_details():
     assert "leaked-tracer" in finding_classes({"code": "JW201", "details": {"kind": "global"}})
     assert finding_classes({"code": "JW405", "details": {}}) == {"recompile-shape-change"}
     assert finding_classes({"code": "JW602", "details": {}}) == {"prng-key-reuse", "stale-captured-value"}
+
+
+def test_each_slow_compile_cause_the_analyzer_records_maps_to_its_class():
+    """JW402's details["cause"] is compile_cost's verdict cause: the map must read the same words (it read
+    "bloat" while the analyzer wrote "unrolled", so an unrolled loop's JW402 counted as no loop)."""
+    from jitscope.analyze.slow_compile import _CAUSES
+
+    expected = {"unrolled": "unrolled-python-loop", "constants": "captured-large-constant", "slow_for_size": None}
+    assert set(_CAUSES) == set(expected)
+    for cause, cls in expected.items():
+        got = finding_classes({"code": "JW402", "details": {"cause": cause}})
+        assert "slow-compile" in got
+        assert (cls in got) if cls else got == {"slow-compile"}, (cause, got)

@@ -160,7 +160,8 @@ def finding_classes(finding: Any) -> set[str]:
     if code == "JW404":
         return {"recompile-baked-constant", "recompile-static-arg-churn"}
     if code == "JW402":
-        return {"slow-compile", "unrolled-python-loop"} if details.get("cause") == "bloat" else \
+        # "unrolled" is analyze/compile_cost.py's cause; "bloat" what runs before it recorded
+        return {"slow-compile", "unrolled-python-loop"} if details.get("cause") in ("unrolled", "bloat") else \
             {"slow-compile", "captured-large-constant"} if details.get("cause") == "constants" else {"slow-compile"}
     if code == "JW301":
         return {"captured-large-constant", "stale-captured-value"}
