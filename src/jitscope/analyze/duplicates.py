@@ -183,7 +183,7 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
         if title == _KEY_FIXES["static_value_change"][1]:  # phrased for the wrapper that compiled (no option it lacks)
             title = fixes.static_value_ignored("the argument", _wrapper(new)).title
         return what, title, causes[0][2], [line for c in causes for line in c[3]]
-    if "never seen function" in (getattr(new.reason, "explanation", "") or ""):
+    if _explained_new_object(new):
         return _lost_function(new)
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
 
@@ -236,6 +236,10 @@ class DuplicateTracker:
         # per constants-blind fingerprint: a lookup, not a scan, so the 2,000th compile costs what the 100th does.
         self._by_program: dict[tuple, deque[tuple[CompileEvent, list[str] | None]]] = {}
         self._by_blind: dict[tuple, deque[tuple[CompileEvent, list[str] | None]]] = {}
+        # per (function, scope): the last cause read from JAX's own explanation (a new function object): JAX
+        # explains a function's first misses only (collect/monitoring.py), so a later identical repeat with no
+        # explanation inherits it instead of being called a cleared cache
+        self._explained: dict[tuple, tuple[str, str, str, list[str]]] = {}
         self._lock = threading.Lock()
 
     def observe(self, event: CompileEvent, constants: list[str] | None) -> RuntimeFinding | None:
@@ -258,7 +262,14 @@ class DuplicateTracker:
             if mergeable(old, event):
                 if _other_placement(old, event) or _library_static(old, event):
                     return None
-                return _identical(old, event)
+                cause = _key_difference(old, event)
+                if _explained_new_object(event):
+                    self._explained[key] = cause
+                elif cause[0] == _CLEARED[0] and not _explanation(event) and key in self._explained:
+                    what, title, why, _ = self._explained[key]
+                    cause = (what, title, why, ["as in this function's earlier recompiles, which JAX explained "
+                                                "(it explains only a function's first misses)"])
+                return _identical(old, event, cause)
         # Constants only: the fix is in the definition (the value as an argument), wherever it is called.
         for old, old_constants in reversed(near):
             if old.fingerprint != event.fingerprint:
@@ -272,8 +283,17 @@ def _base(old: CompileEvent, event: CompileEvent) -> dict[str, Any]:
     return {"compile_index": event.index, "timestamp": event.timestamp, "seconds": event.total_seconds}
 
 
-def _identical(old: CompileEvent, event: CompileEvent) -> RuntimeFinding:
-    what, title, why, details = _key_difference(old, event)
+def _explanation(event: CompileEvent) -> str:
+    return getattr(event.reason, "explanation", "") or ""
+
+
+def _explained_new_object(event: CompileEvent) -> bool:
+    return "never seen function" in _explanation(event)
+
+
+def _identical(old: CompileEvent, event: CompileEvent,
+               cause: tuple[str, str, str, list[str]] | None = None) -> RuntimeFinding:
+    what, title, why, details = cause or _key_difference(old, event)
     detail = f" ({'; '.join(details)})" if details else ""
     loc = event.call_site or event.definition
     return RuntimeFinding(
