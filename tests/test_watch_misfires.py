@@ -158,3 +158,15 @@ def test_the_programs_own_print_of_a_dataclass_per_step_is(misfires, capsys):
         misfires.print_dataclass_per_step()
     found = [f for f in w.result().findings if f.code == "JW502"]
     assert [f.location.line for f in found] == [_line("repr-per-step")], [f.message for f in found]
+
+
+def test_a_rebuilt_wrapper_is_named_without_dumping_its_internal_bindings(misfires):
+    """jit(grad(f)) built per iteration: equal bindings, but they are grad's internal cells (JAX's messages,
+    traceback helpers): the finding names the cause and leaves the dump to the JSON's events."""
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.grad_rejitted()
+    found = [f for f in w.result().findings if f.code == "JW403"]
+    assert found and all(f.location.line == _line("rejit-grad") for f in found), found
+    for f in found:
+        assert "a new function object" in f.message
+        assert "_simplified_tb_msg" not in f.message and len(f.message) < 400, f.message

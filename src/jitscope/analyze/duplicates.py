@@ -162,6 +162,9 @@ def _wrapper(event: CompileEvent) -> str:
     return getattr(event, "wrapper", None) or "jax.jit"
 
 
+_SHOWN_BINDINGS = 160  # characters
+
+
 def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str, list[str]]:
     """(what differed in jit's cache key, fix title, why, details) for two compiles of one function.
 
@@ -170,8 +173,11 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
     if old.function_id is not None and new.function_id is not None and old.function_id != new.function_id:
         what, title, why = _NEW_OBJECT
         same = old.bindings is not None and old.bindings == new.bindings
+        # the bindings are shown when a reader can take them in (a closure's few cells); a wrapper's (grad of a
+        # function JAX wrapped: its internal cells and messages) stay in the run's JSON
+        shown = same and old.bindings and len(old.bindings) <= _SHOWN_BINDINGS
         return (what + (" (equal bindings: the same function rebuilt)" if same else ""), title, why,
-                [f"bindings: {old.bindings}"] if same and old.bindings else [])
+                [f"bindings: {old.bindings}"] if shown else [])
     causes = _causes(old.signature, new.signature) if old.signature is not None and new.signature is not None \
         else []
     if _eager_primitive(new):
