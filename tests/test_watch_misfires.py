@@ -170,3 +170,18 @@ def test_a_rebuilt_wrapper_is_named_without_dumping_its_internal_bindings(misfir
     for f in found:
         assert "a new function object" in f.message
         assert "_simplified_tb_msg" not in f.message and len(f.message) < 400, f.message
+
+
+def test_html_says_one_fix_as_the_console_does_and_shows_code_literals(misfires):
+    """The HTML of a run with one fix does not say "All 1 fixes applied" (the console says nothing), and a
+    code's summary shows its reST literals (``float``) as code."""
+    from jitscope.render import render
+
+    with jitscope.watch(slow_compile=600) as w:
+        misfires.grad_rejitted(4)
+        misfires.reads_every_step()
+    result = w.result()
+    html = render(result, "html")
+    assert len(result.fixes) == 1, result.fixes
+    assert "fixes applied" not in html
+    assert "<code>float</code>" in html and "``" not in html

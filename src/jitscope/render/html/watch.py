@@ -78,10 +78,12 @@ def sections(result: WatchResult) -> list[Section]:
                  for i, fx in enumerate(result.fixes, 1)]
         total = result.fixes_total
         after = ""
-        if total is not None:
-            after = lesson(f"All {len(result.fixes)} fixes applied: {total.compiles} compiles fewer, "
-                           f"{fmt_seconds(total.seconds)} ({total.remaining_compiles} left; a compile that several "
-                           f"fixes remove is counted once, their savings add up to {total.sum_of_fixes}).")
+        if total is not None and len(result.fixes) > 1:  # as the console says it
+            overlap = (f"; the fixes overlap (their savings add up to {total.sum_of_fixes}), each compile "
+                       "counted once" if total.sum_of_fixes > total.compiles else "")
+            after = lesson(f"All {len(result.fixes)} fixes applied: {total.compiles} compile"
+                           f"{'s' if total.compiles != 1 else ''} fewer, {fmt_seconds(total.seconds)} "
+                           f"({total.remaining_compiles} left){overlap}.")
         out.append(Section("Fixes, largest saving first", table(
             ["", "fix", "saves", "compiles avoided", "at", "how"], frows, numeric=(0, 2, 3)) + after))
     if result.expected_recompiles:

@@ -5,10 +5,18 @@ other findings folded under the first. Records: ``analyze/runtime_findings.py``.
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 from ..._format import fmt_seconds
 from ._page import Raw, Section, details, esc, table
+
+_LITERAL = re.compile(r"``(.+?)``")
+
+
+def _literals(escaped: str) -> str:
+    """A code's summary marks literals as ``x`` (reST, as in `jitscope rules`): code in the page."""
+    return _LITERAL.sub(r"<code>\1</code>", escaped)
 
 if TYPE_CHECKING:
     from ...analyze.runtime_findings import RuntimeFinding
@@ -50,7 +58,7 @@ def sections(result: WatchResult) -> list[Section]:
         by_code.setdefault(g.code, []).append(g)
     for code in sorted(by_code):
         info = CODES.get(code)
-        body = f"<p>{esc(info.summary)}</p>" if info else ""
+        body = f"<p>{_literals(esc(info.summary))}</p>" if info else ""
         rows = [_group_row(g) for g in by_code[code][:MAX_ROWS]]
         more = (f'<p class="muted">... and {len(by_code[code]) - MAX_ROWS} more in the JSON.</p>'
                 if len(by_code[code]) > MAX_ROWS else "")
