@@ -219,3 +219,26 @@ def test_a_list_that_still_reaches_a_static_argument_is_reported():
                    "    except ValueError:\n        return filled(x, shape=shape)\n    return x\n")
     hits = [(f.location.line, f.severity) for f in lint_source(later, "m.py") if f.code == "JS602"]
     assert hits == [(13, "error"), (20, "warning"), (29, "warning")], hits
+
+
+def test_a_guard_narrows_the_path_that_skips_its_body():
+    """`if not isinstance(s, tuple): s = tuple(...)`: on the path that skips the body the guard proved `s` a
+    tuple already, so the array bound before never reaches the static argument; `list` narrows to a list."""
+    src = ("import functools\nimport jax\nimport jax.numpy as jnp\n\n\n"
+           "@functools.partial(jax.jit, static_argnames=('shape',))\ndef filled(x, shape):\n"
+           "    return jnp.zeros(shape) + x.sum()\n\n\n"
+           "def conv(x):\n    shape = jnp.array([2, 3])\n    if not isinstance(shape, tuple):\n"
+           "        shape = tuple(int(s) for s in shape)\n    return filled(x, shape=shape)\n\n\n"
+           "def conv_raise(x, shape):\n    shape = jnp.array(shape)\n    if not isinstance(shape, tuple):\n"
+           "        raise TypeError('shape must be a tuple')\n    return filled(x, shape=shape)\n\n\n"
+           "def conv_list(x):\n    shape = [2, 3]\n    if not isinstance(shape, list):\n        shape = list(shape)\n"
+           "    return filled(x, shape=shape)\n")
+    hits = [(f.location.line, f.severity) for f in lint_source(src, "m.py") if f.code == "JS602"]
+    assert hits == [(29, "error")], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    assert namespace["conv"](X).shape == (2, 3)
+    with pytest.raises(TypeError):
+        namespace["conv_raise"](X, (2, 3))
+    with pytest.raises(ValueError, match="[Hh]ashable"):
+        namespace["conv_list"](X)
