@@ -73,6 +73,8 @@ CASES = [
     ("early", lambda m: m.early(X), None),
     ("remade", lambda m: m.remade(X), None),
     ("fresh_acc", lambda m: m.fresh_acc(X, [1]), None),
+    ("seq_scaled", lambda m: (m.seq_scaled(X, [X, X]), m.seq_scaled(X, X)), None),
+    ("windowed", lambda m: (m.windowed(X, (2, 3)), m.windowed(X, [1, 1, 1])), None),
 ]
 
 

@@ -314,3 +314,22 @@ def fresh_acc(x, acc):
     acc = []
     acc.append(x * 2.0)
     return acc[0]
+
+
+# a guard that is one term of an `and` still runs its branch on a Python container: `ks` has a static length
+@jax.jit
+def seq_scaled(x, ks):
+    if isinstance(ks, Sequence) and len(ks) > 0:
+        for k in ks:
+            x = x * k
+    return x
+
+
+# `len` of a tuple (one entry per spatial dimension) is a Python int: the loop repeats per dimension, not per datum
+@jax.jit
+def windowed(x, window):
+    window = tuple(window) if not isinstance(window, tuple) else window
+    for i in range(len(window)):
+        x = x * window[i]
+    return x
+
