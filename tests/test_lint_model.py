@@ -75,6 +75,8 @@ CASES = [
     ("fresh_acc", lambda m: m.fresh_acc(X, [1]), None),
     ("seq_scaled", lambda m: (m.seq_scaled(X, [X, X]), m.seq_scaled(X, X)), None),
     ("windowed", lambda m: (m.windowed(X, (2, 3)), m.windowed(X, [1, 1, 1])), None),
+    ("Gains", lambda m: (m.gained(m.Gains(X, {}), X), m.gained(m.Gains(X, {"k": X}), X)), None),
+    ("gained", lambda m: m.gained(m.Gains(X, {"k": X, "j": X}), X), None),
 ]
 
 
@@ -244,3 +246,16 @@ def test_a_guard_narrows_the_path_that_skips_its_body():
         namespace["conv_raise"](X, (2, 3))
     with pytest.raises(ValueError, match="[Hh]ashable"):
         namespace["conv_list"](X)
+
+
+def test_an_item_of_a_dict_valued_field_is_still_traced():
+    """`if self.d:` is Python work on a dict; `if self.d["k"] > 0:` is a test of a traced leaf and still fails."""
+    src = ("from typing import Dict, NamedTuple\nimport jax\n\n\nclass B(NamedTuple):\n    w: jax.Array\n"
+           "    d: Dict[str, jax.Array]\n\n\n@jax.jit\ndef keep(b: B, x):\n    if b.d['k'].sum() > 0:\n"
+           "        return x\n    return -x\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS101", 12)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    with pytest.raises(ERRORS):
+        namespace["keep"](namespace["B"](X, {"k": X}), X)

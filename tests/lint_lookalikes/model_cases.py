@@ -333,3 +333,21 @@ def windowed(x, window):
         x = x * window[i]
     return x
 
+
+
+# a dict-valued field of a pytree is a Python dict of traced leaves: its truth value is its length
+class Gains(NamedTuple):
+    w: jax.Array
+    gains: dict[str, jax.Array]
+
+    def apply(self, x):
+        if not self.gains:
+            return x * self.w
+        return x * self.w * self.gains["k"]
+
+
+@jax.jit
+def gained(g: Gains, x):
+    if g.gains and len(g.gains) > 1:
+        return g.apply(x) * 2.0
+    return g.apply(x)
