@@ -259,3 +259,24 @@ def test_an_item_of_a_dict_valued_field_is_still_traced():
     exec(compile(src, "m.py", "exec"), namespace)
     with pytest.raises(ERRORS):
         namespace["keep"](namespace["B"](X, {"k": X}), X)
+
+
+def test_vmap_in_axes_none_in_every_form_leaves_python_values():
+    """An argument whose in_axes entry is None reaches the function as the caller's Python value: `in_axes=None`
+    for all (with axis_size), a lambda given in_axes, nested tuples, `(0,) + (None,)`. A mapped one is traced."""
+    src = ("import jax\nimport jax.numpy as jnp\n\n\ndef sc(x, n):\n    return jnp.zeros((n,)) + x.sum()\n\n\n"
+           "def all_none(x, n):\n    return jax.vmap(sc, in_axes=None, axis_size=3)(x, n)\n\n\n"
+           "def nested(xs, ys, n):\n"
+           "    return jax.vmap(lambda p, m: jnp.zeros((m,)) + p[0], in_axes=((0, 0), None))((xs, ys), n)\n\n\n"
+           "def sc2(x, n):\n    return jnp.zeros((n,)) + x\n\n\n"
+           "def joined(xs, n):\n    return jax.vmap(sc2, in_axes=(0,) + (None,))(xs, n)\n\n\n"
+           "def mapped(xs, ns):\n    return jax.vmap(lambda x, m: jnp.zeros((m,)) + x, in_axes=(0, 0))(xs, ns)\n")
+    hits = [(f.code, f.location.line, f.severity) for f in lint_source(src, "m.py")]
+    assert hits == [("JS303", 26, "error")], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    assert namespace["all_none"](X, 2).shape == (3, 2)
+    assert namespace["nested"](X, X, 2).shape == (3, 2)
+    assert namespace["joined"](X, 2).shape == (3, 2)
+    with pytest.raises(TypeError, match="concrete"):
+        namespace["mapped"](X, jnp.array([1, 2, 3]))

@@ -694,6 +694,9 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object
         pos = t.axes_option[1] if t is not None and t.axes_option else -1
         if axes is None and 0 < pos < len(call.args) and info.resolve(call.func) == wrapper:
             axes = info.literal(call.args[pos])  # jax.vmap(f, (0, None))
+        axes = _fold_axes(axes)
+        if isinstance(axes, ast.Constant) and axes.value is None:  # `in_axes=None`: every argument stays the caller's
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), unmapped_from=0)
         nums += unmapped_positions(axes)
         tail = _none_tail(axes, scope)
         if tail is not None:  # `in_axes=(0, 0, *nones, None)` with `nones = [None] * n`: the rest is unmapped
@@ -731,11 +734,23 @@ def _nones(v: ast.AST) -> bool:
     return False
 
 
+def _fold_axes(axes: ast.AST | None) -> ast.AST | None:
+    """``(0,) + (None,) * 2`` -> ``(0, None, None)``: tuples and lists of literals joined or repeated in the source."""
+    if isinstance(axes, ast.BinOp) and isinstance(axes.op, (ast.Add, ast.Mult)):
+        left, right = _fold_axes(axes.left), _fold_axes(axes.right)
+        if isinstance(axes.op, ast.Add) and isinstance(left, (ast.Tuple, ast.List)) and type(left) is type(right):
+            return ast.Tuple(elts=[*left.elts, *right.elts], ctx=ast.Load())  # type: ignore[union-attr]
+        seq, count = (left, right) if isinstance(left, (ast.Tuple, ast.List)) else (right, left)
+        if isinstance(axes.op, ast.Mult) and isinstance(seq, (ast.Tuple, ast.List)) and isinstance(count, ast.Constant) \
+                and type(count.value) is int and 0 <= count.value <= 64:
+            return ast.Tuple(elts=list(seq.elts) * count.value, ctx=ast.Load())
+    return axes
+
+
 def _literal_axes(axes: ast.AST) -> bool:
-    """``0``, ``None``, ``(0, None, 1)``: every entry known without running the program."""
+    """``0``, ``None``, ``(0, None, 1)``, ``((0, 0), None)``: every entry known without running the program."""
     if isinstance(axes, (ast.Tuple, ast.List)):
-        return all(isinstance(e, ast.Constant) or (isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant))
-                   for e in axes.elts)
+        return all(_literal_axes(e) for e in axes.elts)
     return isinstance(axes, ast.Constant) or (isinstance(axes, ast.UnaryOp) and isinstance(axes.operand, ast.Constant))
 
 
