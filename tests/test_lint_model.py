@@ -280,3 +280,21 @@ def test_vmap_in_axes_none_in_every_form_leaves_python_values():
     assert namespace["joined"](X, 2).shape == (3, 2)
     with pytest.raises(TypeError, match="concrete"):
         namespace["mapped"](X, jnp.array([1, 2, 3]))
+
+
+def test_filter_vmap_bound_to_a_name_passes_python_arguments_through():
+    """`fn = eqx.filter_vmap(g); fn(xs, 4)`: every call of the name passes the literal 4, a Python value to `g`.
+    Called with an array there, `n` is mapped and traced (still reported)."""
+    eqx = pytest.importorskip("equinox")
+    src = ("import equinox as eqx\nimport jax.numpy as jnp\n\n\ndef g(x, n):\n    return jnp.zeros((n,)) + x\n\n\n"
+           "def run(xs):\n    fn = eqx.filter_vmap(g)\n    return fn(xs, 4) + fn(xs, 4)\n\n\n"
+           "def g2(x, n):\n    return jnp.zeros((n,)) + x\n\n\n"
+           "def run2(xs, ns):\n    fn = eqx.filter_vmap(g2)\n    return fn(xs, ns)\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS303", 15)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    assert namespace["run"](X).shape == (3, 4)
+    with pytest.raises(TypeError, match="concrete"):
+        namespace["run2"](X, jnp.array([1, 2, 3]))
+    assert eqx is not None

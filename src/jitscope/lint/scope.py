@@ -115,7 +115,7 @@ class ModuleInfo:
     partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
     inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
-    applied: dict[ast.AST, ast.Call] = field(default_factory=dict)  # a wrapper call -> the call that applies it at once
+    applied: dict[ast.AST, list[ast.Call]] = field(default_factory=dict)  # a wrapper call -> the calls applying it
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -182,6 +182,7 @@ class ModuleInfo:
                         mutated.add(func.value.id)
                 elif t is ast.Assign:
                     assigns.append(node)  # type: ignore[arg-type]
+                    node._jscope = scopes[-1]  # type: ignore[attr-defined]
                     if nested:
                         for tgt in node.targets:  # type: ignore[attr-defined]
                             if type(tgt) is ast.Subscript and type(tgt.value) is ast.Name:
@@ -218,7 +219,8 @@ class ModuleInfo:
         later = []
         for c, _ in calls:
             if type(c.func) is ast.Call:  # `eqx.filter_vmap(g)(xs, 3)`: the wrapper applied at once
-                info.applied[c.func] = c
+                info.applied[c.func] = [c]
+        info._applied_by_name(tree, assigns)
         for c, scopes in calls:
             if info._call(c, scopes):
                 later.append((c, scopes))
@@ -369,13 +371,37 @@ class ModuleInfo:
         return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
 
     def _python_args(self, node: ast.Call, q: str) -> tuple[int, ...]:
-        """Positions of ``eqx.filter_vmap(g)(xs, 3)``'s immediate call that receive a Python literal: a wrapper
-        that keeps non-array leaves static (``static_by_type``) passes them through as Python values."""
+        """Positions that receive a Python literal in every call applying ``eqx.filter_vmap(g)`` (at once, or
+        through the one name it is bound to): a wrapper that keeps non-array leaves static (``static_by_type``)
+        passes them through as Python values."""
         t = known.lookup(q)
-        call = self.applied.get(node)
-        if t is None or not t.static_by_type or call is None or any(type(a) is ast.Starred for a in call.args):
+        uses = self.applied.get(node)
+        if t is None or not t.static_by_type or not uses or any(type(a) is ast.Starred for c in uses for a in c.args):
             return ()
-        return tuple(i for i, a in enumerate(call.args) if _python_literal(a))
+        return tuple(i for i in range(min(len(c.args) for c in uses)) if all(_python_literal(c.args[i]) for c in uses))
+
+    def _applied_by_name(self, tree: ast.AST, assigns: list[ast.Assign]) -> None:
+        """``fn = eqx.filter_vmap(g)`` then ``fn(xs, 4)``: the wrapper's applications, when the function (or module)
+        binds ``fn`` once and only ever calls it (a name passed or returned may be applied to anything elsewhere)."""
+        bound: dict[tuple[object, str], ast.Call] = {}
+        seen: set[tuple[object, str]] = set()
+        for a in assigns:
+            if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(a.value) is ast.Call:
+                key = (a.__dict__.get("_jscope", 0), a.targets[0].id)
+                t = known.lookup(self.resolve(a.value.func) or "")
+                if key in seen or t is None or not t.static_by_type:
+                    bound.pop(key, None)
+                else:
+                    bound[key] = a.value
+                seen.add(key)
+        targets = {a.targets[0] for a in assigns if len(a.targets) == 1}
+        for (scope, name) in list(bound):
+            node = scope if isinstance(scope, ast.AST) else tree
+            uses = [c for c in ast.walk(node) if type(c) is ast.Call and type(c.func) is ast.Name and c.func.id == name]
+            called = {c.func for c in uses}
+            if any(type(n) is ast.Name and n.id == name and n not in called and n not in targets for n in ast.walk(node)):
+                continue  # used otherwise than called, or bound again (a loop, `with`, `+=`)
+            self.applied.setdefault(bound[(scope, name)], []).extend(uses)
 
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec) -> None:
         if "<attribute>" in spec.argnames:
