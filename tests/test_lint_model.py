@@ -77,6 +77,7 @@ CASES = [
     ("windowed", lambda m: (m.windowed(X, (2, 3)), m.windowed(X, [1, 1, 1])), None),
     ("Gains", lambda m: (m.gained(m.Gains(X, {}), X), m.gained(m.Gains(X, {"k": X}), X)), None),
     ("gained", lambda m: m.gained(m.Gains(X, {"k": X, "j": X}), X), None),
+    ("typed_pick", lambda m: (m.typed_pick(X), m.typed_pick((X, 2.0))), None),
 ]
 
 
