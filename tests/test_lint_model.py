@@ -299,3 +299,22 @@ def test_filter_vmap_bound_to_a_name_passes_python_arguments_through():
     with pytest.raises(TypeError, match="concrete"):
         namespace["run2"](X, jnp.array([1, 2, 3]))
     assert eqx is not None
+
+
+def test_a_list_the_traced_caller_made_does_not_outlive_the_trace():
+    """`acc = []; helper(x, acc)` under jit: the list is made in the trace and dies with it, so the helper's append
+    leaks nothing. Passed a module-level list on some way, the append still leaks a tracer there (reported)."""
+    src = ("import jax\n\nLOG = []\n\n\ndef helper(x, out):\n    out.append(x * 2)\n    return out\n\n\n"
+           "@jax.jit\ndef caller(x):\n    acc = []\n    acc = helper(x, acc)\n    return acc[0]\n\n\n"
+           "def helper2(x, out):\n    out.append(x * 2)\n    return out\n\n\n"
+           "@jax.jit\ndef made(x):\n    return helper2(x, [])[0]\n\n\n"
+           "@jax.jit\ndef logged(x):\n    return helper2(x, LOG)[0]\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS403", 19)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    np.testing.assert_allclose(namespace["caller"](X), X * 2)
+    np.testing.assert_allclose(namespace["made"](X), X * 2)
+    namespace["logged"](X)
+    with pytest.raises(jax.errors.UnexpectedTracerError):
+        namespace["LOG"][0] + 1

@@ -53,6 +53,7 @@ class StaticSpec:
     passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
+    fresh: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a container made in its trace
     observed: str = ""  # evidence from a run: how the run saw it traced ("observed: traced by `step` ... in run.json")
     observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
     observed_leaves: tuple[tuple[str, frozenset[str]], ...] = ()  # parameters -> leaves the run saw abstract
