@@ -318,3 +318,22 @@ def test_a_list_the_traced_caller_made_does_not_outlive_the_trace():
     namespace["logged"](X)
     with pytest.raises(jax.errors.UnexpectedTracerError):
         namespace["LOG"][0] + 1
+
+
+def test_a_jit_wrapping_decorator_builds_the_jit_once_per_decorated_function():
+    """`jitted = jax.jit(lambda ...)` kept by a returned `wrapper`: one trace however often the wrapper runs. A
+    closure called at once instead of returned rebuilds the jit on every call (still reported)."""
+    src = ("import functools\nimport jax\n\nTRACES = []\n\n\n"
+           "def jit_method(fn):\n    jitted = jax.jit(lambda *a: TRACES.append(1) or fn(*a))\n\n"
+           "    @functools.wraps(fn)\n    def wrapper(*args):\n        return jitted(*args)\n    return wrapper\n\n\n"
+           "def per_call(fn, x):\n    jitted = jax.jit(lambda *a: TRACES.append(2) or fn(*a))\n\n"
+           "    def run(y):\n        return jitted(y)\n    return run(x)\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS204", 17)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    double = namespace["jit_method"](lambda x: x * 2)
+    for _ in range(3):
+        double(X)
+        namespace["per_call"](lambda x: x * 2, X)
+    assert sorted(namespace["TRACES"]) == [1, 2, 2, 2]
