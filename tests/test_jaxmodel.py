@@ -338,3 +338,17 @@ def test_dtype_predicates_are_concrete_under_jit():
         jax.jit(f)(jnp.ones(3))
     with pytest.raises(CONCRETIZATION):
         jax.jit(lambda x: x if jnp.all(x > 0) else -x)(jnp.ones(3))
+
+
+def test_type_queries_answer_in_python_under_jit():
+    """Each builtin of values.TYPE_QUERIES returns a Python value on a tracer: a builtin reduction over them
+    (`any(isinstance(v, jax.Array) for v in x)`) stages no JAX op, unlike one over the items themselves."""
+    calls = {"isinstance": lambda v: isinstance(v, jax.Array), "issubclass": lambda v: issubclass(type(v), object),
+             "callable": callable, "hasattr": lambda v: hasattr(v, "shape"), "type": lambda v: type(v) is int,
+             "len": lambda v: len(v) == 3, "id": lambda v: id(v) > 0}
+    assert set(calls) == values.TYPE_QUERIES
+    for query in calls.values():
+        seen = []
+        jaxpr = jax.make_jaxpr(lambda x, q=query, seen=seen: seen.append(any(q(v) for v in [x, x])) or x)(jnp.ones(3))
+        assert type(seen[0]) is bool and not jaxpr.eqns
+    assert jax.make_jaxpr(lambda x: sum(v * 2 for v in x))(jnp.ones(3)).eqns  # items that are arrays: staged ops

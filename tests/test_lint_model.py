@@ -73,6 +73,11 @@ CASES = [
     ("early", lambda m: m.early(X), None),
     ("remade", lambda m: m.remade(X), None),
     ("fresh_acc", lambda m: m.fresh_acc(X, [1]), None),
+    ("seq_scaled", lambda m: (m.seq_scaled(X, [X, X]), m.seq_scaled(X, X)), None),
+    ("windowed", lambda m: (m.windowed(X, (2, 3)), m.windowed(X, [1, 1, 1])), None),
+    ("Gains", lambda m: (m.gained(m.Gains(X, {}), X), m.gained(m.Gains(X, {"k": X}), X)), None),
+    ("gained", lambda m: m.gained(m.Gains(X, {"k": X, "j": X}), X), None),
+    ("typed_pick", lambda m: (m.typed_pick(X), m.typed_pick((X, 2.0))), None),
 ]
 
 
@@ -219,3 +224,116 @@ def test_a_list_that_still_reaches_a_static_argument_is_reported():
                    "    except ValueError:\n        return filled(x, shape=shape)\n    return x\n")
     hits = [(f.location.line, f.severity) for f in lint_source(later, "m.py") if f.code == "JS602"]
     assert hits == [(13, "error"), (20, "warning"), (29, "warning")], hits
+
+
+def test_a_guard_narrows_the_path_that_skips_its_body():
+    """`if not isinstance(s, tuple): s = tuple(...)`: on the path that skips the body the guard proved `s` a
+    tuple already, so the array bound before never reaches the static argument; `list` narrows to a list."""
+    src = ("import functools\nimport jax\nimport jax.numpy as jnp\n\n\n"
+           "@functools.partial(jax.jit, static_argnames=('shape',))\ndef filled(x, shape):\n"
+           "    return jnp.zeros(shape) + x.sum()\n\n\n"
+           "def conv(x):\n    shape = jnp.array([2, 3])\n    if not isinstance(shape, tuple):\n"
+           "        shape = tuple(int(s) for s in shape)\n    return filled(x, shape=shape)\n\n\n"
+           "def conv_raise(x, shape):\n    shape = jnp.array(shape)\n    if not isinstance(shape, tuple):\n"
+           "        raise TypeError('shape must be a tuple')\n    return filled(x, shape=shape)\n\n\n"
+           "def conv_list(x):\n    shape = [2, 3]\n    if not isinstance(shape, list):\n        shape = list(shape)\n"
+           "    return filled(x, shape=shape)\n")
+    hits = [(f.location.line, f.severity) for f in lint_source(src, "m.py") if f.code == "JS602"]
+    assert hits == [(29, "error")], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    assert namespace["conv"](X).shape == (2, 3)
+    with pytest.raises(TypeError):
+        namespace["conv_raise"](X, (2, 3))
+    with pytest.raises(ValueError, match="[Hh]ashable"):
+        namespace["conv_list"](X)
+
+
+def test_an_item_of_a_dict_valued_field_is_still_traced():
+    """`if self.d:` is Python work on a dict; `if self.d["k"] > 0:` is a test of a traced leaf and still fails."""
+    src = ("from typing import Dict, NamedTuple\nimport jax\n\n\nclass B(NamedTuple):\n    w: jax.Array\n"
+           "    d: Dict[str, jax.Array]\n\n\n@jax.jit\ndef keep(b: B, x):\n    if b.d['k'].sum() > 0:\n"
+           "        return x\n    return -x\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS101", 12)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    with pytest.raises(ERRORS):
+        namespace["keep"](namespace["B"](X, {"k": X}), X)
+
+
+def test_vmap_in_axes_none_in_every_form_leaves_python_values():
+    """An argument whose in_axes entry is None reaches the function as the caller's Python value: `in_axes=None`
+    for all (with axis_size), a lambda given in_axes, nested tuples, `(0,) + (None,)`. A mapped one is traced."""
+    src = ("import jax\nimport jax.numpy as jnp\n\n\ndef sc(x, n):\n    return jnp.zeros((n,)) + x.sum()\n\n\n"
+           "def all_none(x, n):\n    return jax.vmap(sc, in_axes=None, axis_size=3)(x, n)\n\n\n"
+           "def nested(xs, ys, n):\n"
+           "    return jax.vmap(lambda p, m: jnp.zeros((m,)) + p[0], in_axes=((0, 0), None))((xs, ys), n)\n\n\n"
+           "def sc2(x, n):\n    return jnp.zeros((n,)) + x\n\n\n"
+           "def joined(xs, n):\n    return jax.vmap(sc2, in_axes=(0,) + (None,))(xs, n)\n\n\n"
+           "def mapped(xs, ns):\n    return jax.vmap(lambda x, m: jnp.zeros((m,)) + x, in_axes=(0, 0))(xs, ns)\n")
+    hits = [(f.code, f.location.line, f.severity) for f in lint_source(src, "m.py")]
+    assert hits == [("JS303", 26, "error")], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    assert namespace["all_none"](X, 2).shape == (3, 2)
+    assert namespace["nested"](X, X, 2).shape == (3, 2)
+    assert namespace["joined"](X, 2).shape == (3, 2)
+    with pytest.raises(TypeError, match="concrete"):
+        namespace["mapped"](X, jnp.array([1, 2, 3]))
+
+
+def test_filter_vmap_bound_to_a_name_passes_python_arguments_through():
+    """`fn = eqx.filter_vmap(g); fn(xs, 4)`: every call of the name passes the literal 4, a Python value to `g`.
+    Called with an array there, `n` is mapped and traced (still reported)."""
+    eqx = pytest.importorskip("equinox")
+    src = ("import equinox as eqx\nimport jax.numpy as jnp\n\n\ndef g(x, n):\n    return jnp.zeros((n,)) + x\n\n\n"
+           "def run(xs):\n    fn = eqx.filter_vmap(g)\n    return fn(xs, 4) + fn(xs, 4)\n\n\n"
+           "def g2(x, n):\n    return jnp.zeros((n,)) + x\n\n\n"
+           "def run2(xs, ns):\n    fn = eqx.filter_vmap(g2)\n    return fn(xs, ns)\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS303", 15)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    assert namespace["run"](X).shape == (3, 4)
+    with pytest.raises(TypeError, match="concrete"):
+        namespace["run2"](X, jnp.array([1, 2, 3]))
+    assert eqx is not None
+
+
+def test_a_list_the_traced_caller_made_does_not_outlive_the_trace():
+    """`acc = []; helper(x, acc)` under jit: the list is made in the trace and dies with it, so the helper's append
+    leaks nothing. Passed a module-level list on some way, the append still leaks a tracer there (reported)."""
+    src = ("import jax\n\nLOG = []\n\n\ndef helper(x, out):\n    out.append(x * 2)\n    return out\n\n\n"
+           "@jax.jit\ndef caller(x):\n    acc = []\n    acc = helper(x, acc)\n    return acc[0]\n\n\n"
+           "def helper2(x, out):\n    out.append(x * 2)\n    return out\n\n\n"
+           "@jax.jit\ndef made(x):\n    return helper2(x, [])[0]\n\n\n"
+           "@jax.jit\ndef logged(x):\n    return helper2(x, LOG)[0]\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS403", 19)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    np.testing.assert_allclose(namespace["caller"](X), X * 2)
+    np.testing.assert_allclose(namespace["made"](X), X * 2)
+    namespace["logged"](X)
+    with pytest.raises(jax.errors.UnexpectedTracerError):
+        namespace["LOG"][0] + 1
+
+
+def test_a_jit_wrapping_decorator_builds_the_jit_once_per_decorated_function():
+    """`jitted = jax.jit(lambda ...)` kept by a returned `wrapper`: one trace however often the wrapper runs. A
+    closure called at once instead of returned rebuilds the jit on every call (still reported)."""
+    src = ("import functools\nimport jax\n\nTRACES = []\n\n\n"
+           "def jit_method(fn):\n    jitted = jax.jit(lambda *a: TRACES.append(1) or fn(*a))\n\n"
+           "    @functools.wraps(fn)\n    def wrapper(*args):\n        return jitted(*args)\n    return wrapper\n\n\n"
+           "def per_call(fn, x):\n    jitted = jax.jit(lambda *a: TRACES.append(2) or fn(*a))\n\n"
+           "    def run(y):\n        return jitted(y)\n    return run(x)\n")
+    hits = [(f.code, f.location.line) for f in lint_source(src, "m.py")]
+    assert hits == [("JS204", 17)], hits
+    namespace: dict = {}
+    exec(compile(src, "m.py", "exec"), namespace)
+    double = namespace["jit_method"](lambda x: x * 2)
+    for _ in range(3):
+        double(X)
+        namespace["per_call"](lambda x: x * 2, X)
+    assert sorted(namespace["TRACES"]) == [1, 2, 2, 2]

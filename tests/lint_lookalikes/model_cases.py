@@ -314,3 +314,48 @@ def fresh_acc(x, acc):
     acc = []
     acc.append(x * 2.0)
     return acc[0]
+
+
+# a guard that is one term of an `and` still runs its branch on a Python container: `ks` has a static length
+@jax.jit
+def seq_scaled(x, ks):
+    if isinstance(ks, Sequence) and len(ks) > 0:
+        for k in ks:
+            x = x * k
+    return x
+
+
+# `len` of a tuple (one entry per spatial dimension) is a Python int: the loop repeats per dimension, not per datum
+@jax.jit
+def windowed(x, window):
+    window = tuple(window) if not isinstance(window, tuple) else window
+    for i in range(len(window)):
+        x = x * window[i]
+    return x
+
+
+
+# a dict-valued field of a pytree is a Python dict of traced leaves: its truth value is its length
+class Gains(NamedTuple):
+    w: jax.Array
+    gains: dict[str, jax.Array]
+
+    def apply(self, x):
+        if not self.gains:
+            return x * self.w
+        return x * self.w * self.gains["k"]
+
+
+@jax.jit
+def gained(g: Gains, x):
+    if g.gains and len(g.gains) > 1:
+        return g.apply(x) * 2.0
+    return g.apply(x)
+
+
+# a builtin reduction over type checks is Python work: no JAX op per element
+@jax.jit
+def typed_pick(xs):
+    if any(isinstance(v, jax.Array) and v.ndim == 1 for v in xs):
+        return xs[0]
+    return xs[1]

@@ -41,6 +41,9 @@ CONTAINER_TYPES = frozenset({
     "collections.abc.MutableSequence", "typing.Sequence", "typing.Mapping", "typing.MutableMapping",
     "typing.MutableSequence", "collections.OrderedDict", "collections.namedtuple", "typing.NamedTuple",
 })
+# Builtins that answer from a value's type or container length and return a Python value, on a tracer too:
+# `any(isinstance(v, jax.Array) for v in xs)` stages no JAX op (tests/test_jaxmodel.py runs each under jit).
+TYPE_QUERIES = frozenset({"isinstance", "issubclass", "callable", "hasattr", "type", "len", "id"})
 # Calls that are True only for a concrete value.
 CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
 # Exceptions a failed concretization raises or derives from: code in a `try` catching one of them

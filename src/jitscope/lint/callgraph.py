@@ -81,6 +81,9 @@ class OutgoingCall:
     # positions (ints) and keywords (strs) given a value that is not the literal None: on this way, an
     # `if p is None:` branch of the callee does not run
     not_none: frozenset[int | str] = frozenset()
+    # positions and keywords given a container the caller made in its traced frame (`acc = []`, then
+    # `helper(x, acc)`): it lives only as long as the trace, so mutating it there leaks nothing
+    fresh: frozenset[int | str] = frozenset()
 
 
 @dataclass
@@ -165,8 +168,10 @@ class CallEdges(Rule):
         via = f"`{ctx.frame.name}` ({os.path.basename(ctx.filename)}:{call.lineno}) calls it"
         not_none = frozenset([i for i, a in enumerate(call.args) if not _none(a)] +
                              [k.arg for k in call.keywords if k.arg and not _none(k.value)])
+        fresh = frozenset([i for i, a in enumerate(call.args) if _made_here(ctx, a)] +
+                          [k.arg for k in call.keywords if k.arg and _made_here(ctx, k.value)])
         _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
-                                             staged=facts.staged(ctx), not_none=not_none,
+                                             staged=facts.staged(ctx), not_none=not_none, fresh=fresh,
                                              sites=frozenset({(call.lineno, call.col_offset)})))
 
 
@@ -217,6 +222,20 @@ def _pytree(ctx: Context, node: ast.AST) -> bool:
         return False
     f = ctx._local_frame(node.id)  # type: ignore[attr-defined]
     return f is not None and node.id in f.pytrees  # type: ignore[attr-defined]
+
+
+def _made_here(ctx: Context, node: ast.AST) -> bool:
+    """Is ``node`` a container made in this traced frame (``[]``, or a local bound to one on every path here)?"""
+    from .rules._reaching import reaching_values  # rules import this module's package: imported when used
+    from .rules.js403_container_mutation_in_traced import made_fresh
+
+    if made_fresh(ctx, node):
+        return True
+    f = ctx.frame
+    if type(node) is not ast.Name or f.node is None or node.id not in f.bound or node.id in f.params:  # type: ignore[attr-defined]
+        return False
+    reaching = reaching_values(f.node, ctx.parents, node, node.id)  # type: ignore[attr-defined]
+    return reaching is not None and all(made_fresh(ctx, v) for v in reaching)
 
 
 def _none(node: ast.AST) -> bool:

@@ -220,6 +220,8 @@ class Context:
             v = node.value  # type: ignore[attr-defined]
             if type(v) is ast.Name and v.id in self.frames[-1].pytrees:  # type: ignore[attr-defined]
                 return True  # an element of a container of traced arrays
+            if pytrees.container_field(self, v):
+                return True  # `self.d["k"]`: an item of a dict-valued field of a traced pytree
             if self.observed and evidence.observed_leaf(self, node):
                 return True  # `state[0]`: a leaf a run saw abstract
             return self.is_traced(v)

@@ -37,12 +37,17 @@ def tracer_guard(ctx, test: ast.AST) -> tuple[list[str], bool] | None:
 
 
 def container_guard(ctx, test: ast.AST) -> tuple[list[str], bool] | None:
-    """(names, True) if ``test`` holds exactly when those names are Python containers (``isinstance(x, (tuple,
-    list))``, ``isinstance(x, dict)``), (names, False) if it holds exactly when they are not; None otherwise.
+    """(names, True) if ``test`` holds only when those names are Python containers (``isinstance(x, (tuple,
+    list))``, ``isinstance(x, dict)``, also as one term of an ``and``), (names, False) if it fails only when they
+    are (``not isinstance(...)``, also as one term of an ``or``); None otherwise.
     A container of tracers is not a tracer: under that branch only its leaves are traced."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = container_guard(ctx, test.operand)
         return (inner[0], not inner[1]) if inner is not None else None
+    if isinstance(test, ast.BoolOp):  # `isinstance(xs, Sequence) and len(xs) > 0`: true only for a container
+        want = isinstance(test.op, ast.And)  # an `or` of `not isinstance(...)`: false only for a container
+        hit = next((g for g in (container_guard(ctx, v) for v in test.values) if g is not None and g[1] is want), None)
+        return hit
     if not (isinstance(test, ast.Call) and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
             and ctx.resolve(test.func) == "isinstance"):
         return None

@@ -5,7 +5,9 @@ Python object whose fields are its leaves: ``state.entities`` is a tracer, ``sta
 value is a Python one). For a parameter annotated with a class defined in the same module, a field
 annotated as an array (``jax.Array``, ``chex.Array``, ``jnp.ndarray``, ``Float[...]``) is a traced
 leaf, unless declared static (``struct.field(pytree_node=False)``, ``eqx.field(static=True)``);
-``state.replace(...)`` (and ``._replace``, ``dataclasses.replace``) keeps the class.
+``state.replace(...)`` (and ``._replace``, ``dataclasses.replace``) keeps the class. A field annotated as a
+Python container (``dict[str, Array]``, ``Sequence[Array]``: lint/params.container_annotation) is a Python
+dict/list/tuple whose leaves are traced: ``if self.d:`` tests its length (Python work), ``self.d["k"]`` is traced.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from ..jaxmodel import families
+from .params import container_annotation
 
 _ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey", "PRNGKeyArray", "DeviceArray"})
 _JAXTYPING = frozenset({"Float", "Int", "Bool", "Shaped", "Num", "Real", "Complex", "Integer", "Inexact", "Key",
@@ -75,23 +78,25 @@ def _bases(ctx, cls: ast.ClassDef) -> list[ast.ClassDef | str]:
     return out
 
 
-def _fields(ctx, cls: ast.ClassDef) -> dict[str, bool]:
-    """Annotated fields of a class body (and its module-level bases) -> whether the field is a traced array
-    leaf; a library base's array attributes (``nnx.Variable.value``) count too."""
+def _fields(ctx, cls: ast.ClassDef) -> dict[str, str]:
+    """Annotated fields of a class body (and its module-level bases) -> ``"array"`` for a traced array leaf,
+    ``"container"`` for a Python container of arrays, ``""`` otherwise; a library base's array attributes
+    (``nnx.Variable.value``) count too."""
     cached = cls.__dict__.get("_jitscope_fields")
     if cached is not None:
         return cached
     cls.__dict__["_jitscope_fields"] = out = {}
     for b in _bases(ctx, cls):
         if isinstance(b, str):
-            out.update({a: True for a in families.ARRAY_ATTRIBUTES.get(b, ())})
+            out.update({a: "array" for a in families.ARRAY_ATTRIBUTES.get(b, ())})
         else:
             out.update(_fields(ctx, b))
     for s in cls.body:
         if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
             text = ast.unparse(s.annotation)
             static = s.value is not None and any(w in ast.unparse(s.value).replace(" ", "") for w in _STATIC_FIELD)
-            out[s.target.id] = not static and _array_text(text)
+            leafy = not static and _array_text(text)
+            out[s.target.id] = "" if not leafy else "container" if container_annotation(s.annotation) else "array"
     return out
 
 
@@ -104,7 +109,17 @@ def array_field(ctx, node: ast.Attribute) -> bool:
     if f is None or not f.traced:
         return False
     cls = f.classes.get(base.id)
-    return cls is not None and _fields(ctx, cls).get(node.attr, False)
+    return cls is not None and _fields(ctx, cls).get(node.attr) == "array"
+
+
+def container_field(ctx, node: ast.AST) -> bool:
+    """Is ``node`` (``self.d``) a field of a traced pytree name annotated as a Python container of arrays?"""
+    base = getattr(node, "value", None)
+    if type(node) is not ast.Attribute or type(base) is not ast.Name:
+        return False
+    f = ctx._local_frame(base.id)
+    cls = f.classes.get(base.id) if f is not None and f.traced else None
+    return cls is not None and _fields(ctx, cls).get(node.attr) == "container"  # type: ignore[union-attr]
 
 
 def replaced(ctx, value: ast.AST) -> ast.ClassDef | None:

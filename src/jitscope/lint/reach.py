@@ -50,7 +50,9 @@ def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, met
     static |= set(edge.static_args)
     not_none = frozenset(positional[i] if isinstance(i, int) and i < len(positional) else i
                          for i in edge.not_none if not isinstance(i, int) or i < len(positional)) & every
-    return StaticSpec(argnames=tuple(sorted(static)), wrapper=edge.wrapper, filter=edge.filter, via=edge.via,
+    fresh = frozenset(positional[i] if isinstance(i, int) and i < len(positional) else i
+                      for i in edge.fresh if not isinstance(i, int) or i < len(positional)) & every
+    return StaticSpec(fresh=fresh, argnames=tuple(sorted(static)), wrapper=edge.wrapper, filter=edge.filter, via=edge.via,
                       assumed=edge.wrapper == CONVENTION, staged=edge.staged, closed=edge.closed, must_names=must,
                       refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none, accessor=edge.accessor)
 
@@ -106,6 +108,7 @@ def merge(prev: OutgoingCall, edge: OutgoingCall) -> OutgoingCall:
     staged = "must" if prev.staged == edge.staged == "must" else ("may" if prev.staged or edge.staged else "")
     closed = False if (prev.closed is False or edge.closed is False) else prev.closed
     return _with(base, traced=traced, keywords=keywords, must=must, not_none=prev.not_none & edge.not_none,
+                 fresh=prev.fresh & edge.fresh,
                  must_keywords=tuple(sorted(set(prev.must_keywords) & set(edge.must_keywords))), staged=staged,
                  sites=prev.sites | edge.sites, closed=closed, via=prev.via)
 

@@ -53,6 +53,7 @@ class StaticSpec:
     passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
+    fresh: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a container made in its trace
     observed: str = ""  # evidence from a run: how the run saw it traced ("observed: traced by `step` ... in run.json")
     observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
     observed_leaves: tuple[tuple[str, frozenset[str]], ...] = ()  # parameters -> leaves the run saw abstract
@@ -115,7 +116,7 @@ class ModuleInfo:
     partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
     inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
-    applied: dict[ast.AST, ast.Call] = field(default_factory=dict)  # a wrapper call -> the call that applies it at once
+    applied: dict[ast.AST, list[ast.Call]] = field(default_factory=dict)  # a wrapper call -> the calls applying it
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -182,6 +183,7 @@ class ModuleInfo:
                         mutated.add(func.value.id)
                 elif t is ast.Assign:
                     assigns.append(node)  # type: ignore[arg-type]
+                    node._jscope = scopes[-1]  # type: ignore[attr-defined]
                     if nested:
                         for tgt in node.targets:  # type: ignore[attr-defined]
                             if type(tgt) is ast.Subscript and type(tgt.value) is ast.Name:
@@ -218,7 +220,8 @@ class ModuleInfo:
         later = []
         for c, _ in calls:
             if type(c.func) is ast.Call:  # `eqx.filter_vmap(g)(xs, 3)`: the wrapper applied at once
-                info.applied[c.func] = c
+                info.applied[c.func] = [c]
+        info._applied_by_name(tree, assigns)
         for c, scopes in calls:
             if info._call(c, scopes):
                 later.append((c, scopes))
@@ -369,13 +372,37 @@ class ModuleInfo:
         return until > line and any(line < n < until for n in self.module_loads.get(fn, ()))
 
     def _python_args(self, node: ast.Call, q: str) -> tuple[int, ...]:
-        """Positions of ``eqx.filter_vmap(g)(xs, 3)``'s immediate call that receive a Python literal: a wrapper
-        that keeps non-array leaves static (``static_by_type``) passes them through as Python values."""
+        """Positions that receive a Python literal in every call applying ``eqx.filter_vmap(g)`` (at once, or
+        through the one name it is bound to): a wrapper that keeps non-array leaves static (``static_by_type``)
+        passes them through as Python values."""
         t = known.lookup(q)
-        call = self.applied.get(node)
-        if t is None or not t.static_by_type or call is None or any(type(a) is ast.Starred for a in call.args):
+        uses = self.applied.get(node)
+        if t is None or not t.static_by_type or not uses or any(type(a) is ast.Starred for c in uses for a in c.args):
             return ()
-        return tuple(i for i, a in enumerate(call.args) if _python_literal(a))
+        return tuple(i for i in range(min(len(c.args) for c in uses)) if all(_python_literal(c.args[i]) for c in uses))
+
+    def _applied_by_name(self, tree: ast.AST, assigns: list[ast.Assign]) -> None:
+        """``fn = eqx.filter_vmap(g)`` then ``fn(xs, 4)``: the wrapper's applications, when the function (or module)
+        binds ``fn`` once and only ever calls it (a name passed or returned may be applied to anything elsewhere)."""
+        bound: dict[tuple[object, str], ast.Call] = {}
+        seen: set[tuple[object, str]] = set()
+        for a in assigns:
+            if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(a.value) is ast.Call:
+                key = (a.__dict__.get("_jscope", 0), a.targets[0].id)
+                t = known.lookup(self.resolve(a.value.func) or "")
+                if key in seen or t is None or not t.static_by_type:
+                    bound.pop(key, None)
+                else:
+                    bound[key] = a.value
+                seen.add(key)
+        targets = {a.targets[0] for a in assigns if len(a.targets) == 1}
+        for (scope, name) in list(bound):
+            node = scope if isinstance(scope, ast.AST) else tree
+            uses = [c for c in ast.walk(node) if type(c) is ast.Call and type(c.func) is ast.Name and c.func.id == name]
+            called = {c.func for c in uses}
+            if any(type(n) is ast.Name and n.id == name and n not in called and n not in targets for n in ast.walk(node)):
+                continue  # used otherwise than called, or bound again (a loop, `with`, `+=`)
+            self.applied.setdefault(bound[(scope, name)], []).extend(uses)
 
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec) -> None:
         if "<attribute>" in spec.argnames:
@@ -694,6 +721,9 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object
         pos = t.axes_option[1] if t is not None and t.axes_option else -1
         if axes is None and 0 < pos < len(call.args) and info.resolve(call.func) == wrapper:
             axes = info.literal(call.args[pos])  # jax.vmap(f, (0, None))
+        axes = _fold_axes(axes)
+        if isinstance(axes, ast.Constant) and axes.value is None:  # `in_axes=None`: every argument stays the caller's
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), unmapped_from=0)
         nums += unmapped_positions(axes)
         tail = _none_tail(axes, scope)
         if tail is not None:  # `in_axes=(0, 0, *nones, None)` with `nones = [None] * n`: the rest is unmapped
@@ -731,11 +761,23 @@ def _nones(v: ast.AST) -> bool:
     return False
 
 
+def _fold_axes(axes: ast.AST | None) -> ast.AST | None:
+    """``(0,) + (None,) * 2`` -> ``(0, None, None)``: tuples and lists of literals joined or repeated in the source."""
+    if isinstance(axes, ast.BinOp) and isinstance(axes.op, (ast.Add, ast.Mult)):
+        left, right = _fold_axes(axes.left), _fold_axes(axes.right)
+        if isinstance(axes.op, ast.Add) and isinstance(left, (ast.Tuple, ast.List)) and type(left) is type(right):
+            return ast.Tuple(elts=[*left.elts, *right.elts], ctx=ast.Load())  # type: ignore[union-attr]
+        seq, count = (left, right) if isinstance(left, (ast.Tuple, ast.List)) else (right, left)
+        if isinstance(axes.op, ast.Mult) and isinstance(seq, (ast.Tuple, ast.List)) and isinstance(count, ast.Constant) \
+                and type(count.value) is int and 0 <= count.value <= 64:
+            return ast.Tuple(elts=list(seq.elts) * count.value, ctx=ast.Load())
+    return axes
+
+
 def _literal_axes(axes: ast.AST) -> bool:
-    """``0``, ``None``, ``(0, None, 1)``: every entry known without running the program."""
+    """``0``, ``None``, ``(0, None, 1)``, ``((0, 0), None)``: every entry known without running the program."""
     if isinstance(axes, (ast.Tuple, ast.List)):
-        return all(isinstance(e, ast.Constant) or (isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant))
-                   for e in axes.elts)
+        return all(_literal_axes(e) for e in axes.elts)
     return isinstance(axes, ast.Constant) or (isinstance(axes, ast.UnaryOp) and isinstance(axes.operand, ast.Constant))
 
 

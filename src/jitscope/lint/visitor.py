@@ -18,7 +18,7 @@ from .astutil import children
 from .context import NESTED, Context, Frame
 from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
 from .rule import Rule
-from .scope import BODY_ARGS, TRACES, StaticSpec, decorator_spec, traces_abstractly
+from .scope import BODY_ARGS, TRACES, VMAP_LIKE, StaticSpec, decorator_spec, spec_from_call, traces_abstractly
 
 
 class _Visitor:
@@ -221,7 +221,10 @@ class _Visitor:
             if isinstance(parent, (ast.List, ast.Tuple)) and len(parents) >= 3:
                 parent = parents[-3]  # lax.switch(i, [lambda ..., ...], x)
             if isinstance(parent, ast.Call) and node in _traced_call_args(self.ctx, parent):
-                spec = StaticSpec(wrapper=self.ctx.resolve(parent.func) or "")
+                wrapper = self.ctx.resolve(parent.func) or ""
+                # `jax.vmap(lambda x, n: ..., in_axes=(0, None))`: an unmapped argument stays the caller's value
+                spec = spec_from_call(info, parent, wrapper, outer.node) if wrapper in VMAP_LIKE and \
+                    parent.args and parent.args[0] is node else StaticSpec(wrapper=wrapper)
                 t = known.lookup(spec.wrapper)
                 if t is not None and t.body_arity is not None and t.body_arity >= 0:
                     spec.passed_positional = t.body_arity

@@ -7,6 +7,11 @@ straight path to it) is on every path there, so only it and the bindings between
 Bindings inside a loop around the use may reach it again through the loop's back edge, unless such a
 kill stands between the loop's start and the use. When no kill is found the answer is ``None``: every
 binding of the function may reach (the flow-insensitive answer).
+
+A guard narrows the path that skips its body: after ``if not isinstance(x, tuple): x = tuple(x)`` the name
+holds the body's value or, where the guard was false, a ``tuple`` already; so the ``if`` kills the earlier
+bindings as a plain assignment would, and the skipped path contributes ``tuple(...)`` (a value of that type).
+A body that leaves the block (``return``/``raise``) contributes nothing on the path through it.
 """
 
 from __future__ import annotations
@@ -40,12 +45,40 @@ def reaching_values(fn: ast.AST, parents: list[ast.AST], use: ast.AST, name: str
             if _kills(stmt, name):
                 found.append(stmt.value)  # type: ignore[attr-defined]
                 return found
+            narrowed = _guard_narrowed(stmt, name)
+            if narrowed is not None:
+                return found + narrowed
             found += _bindings(stmt, name)
         if isinstance(holder, LOOPS) and block is holder.body:
             found += _bindings(holder, name)  # the loop's later iterations: its whole body may run before
         elif isinstance(holder, (*LOOPS, ast.Try, getattr(ast, "TryStar", ast.Try))) and block is not holder.body:
             for stmt in holder.body + getattr(holder, "handlers", []) + holder.orelse:  # type: ignore[attr-defined]
                 found += _bindings(stmt, name)  # a loop's `else`, an `except`/`finally`: after some of the body
+    return None
+
+
+def _guard_narrowed(stmt: ast.AST, name: str) -> list[Value] | None:
+    """What ``name`` may hold after ``if not isinstance(name, T): <body>`` that rebinds it whole (or leaves the
+    block), with no ``else``: the body's values, and ``T()`` (an instance of T) from the path that skips it.
+    None when ``stmt`` is no such guard."""
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return None
+    test = stmt.test
+    if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call)):
+        return None
+    call = test.operand
+    if not (isinstance(call.func, ast.Name) and call.func.id == "isinstance" and len(call.args) == 2
+            and isinstance(call.args[0], ast.Name) and call.args[0].id == name):
+        return None
+    kind = call.args[1]
+    skipped: Value = ast.Call(func=kind, args=[], keywords=[]) if isinstance(kind, (ast.Name, ast.Attribute)) else None
+    body: list[Value] = []
+    for stmt2 in reversed(stmt.body):
+        if _kills(stmt2, name):
+            return [*body, stmt2.value, skipped]  # type: ignore[attr-defined]
+        if isinstance(stmt2, (ast.Return, ast.Raise)) and stmt2 is stmt.body[-1]:
+            return [skipped]
+        body += _bindings(stmt2, name)
     return None
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from ..context import Context
+from ...jaxmodel import values
+from ..context import STATIC_ATTRS, Context
 from ..rule import Rule
 from ._util import is_builtin, short
 
@@ -16,7 +17,9 @@ class BuiltinReduction(Rule):
 
     ## What it does
     Flags the Python builtins ``sum``, ``max``, ``min``, ``any`` and ``all`` called with a
-    single traced array (or a generator over one) inside a traced function.
+    single traced array (or a generator over one) inside a traced function. A generator whose items
+    are Python values (``any(isinstance(v, jax.Array) for v in xs)``, ``v.ndim == 1``, ``v is None``)
+    stages no JAX op and is not flagged.
 
     ## Why is this bad?
     The builtins iterate over the array in Python. Under jit every element becomes its own
@@ -67,6 +70,10 @@ class BuiltinReduction(Rule):
         arg = node.args[0]  # type: ignore[attr-defined]
         if isinstance(arg, ast.GeneratorExp):
             traced = any(ctx.is_traced(g.iter) for g in arg.generators)
+            if traced:  # only items that are arrays unroll JAX ops: `any(isinstance(v, T) for v in xs)` stages none
+                targets = {n.id for g in arg.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+                traced = not all(_python_valued(ctx, e, targets) for e in
+                                 [arg.elt, *(c for g in arg.generators for c in g.ifs)])
             can_fix = False
         else:
             traced = ctx.is_traced(arg) and not isinstance(arg, (ast.List, ast.Tuple))
@@ -87,3 +94,31 @@ class BuiltinReduction(Rule):
             repl = f"{jnp}.{fn}({ctx.segment(arg)}, axis=0)"
             fix = ctx.edit(self, node, repl, f"Replace with `{jnp}.{fn}(..., axis=0)`")
         ctx.report(self, node, fix=fix, fn=fn, expr=short(ctx, arg))
+
+
+def _python_valued(ctx: Context, e: ast.AST, targets: set[str]) -> bool:
+    """Is ``e`` a Python value whatever the loop variables ``targets`` hold: built from type queries
+    (``isinstance``, ``len``: values.TYPE_QUERIES), dtype predicates, static attributes (``v.ndim``), identity
+    tests and constants, with no array arithmetic?"""
+    t = type(e)
+    if t is ast.Constant:
+        return True
+    if t is ast.Name:
+        return e.id not in targets and not ctx.is_traced(e)  # type: ignore[attr-defined]
+    if t is ast.Attribute:
+        return e.attr in STATIC_ATTRS or _python_valued(ctx, e.value, targets)  # type: ignore[attr-defined]
+    if t is ast.Call:
+        q = ctx.resolve(e.func) or ""  # type: ignore[attr-defined]
+        return q in values.TYPE_QUERIES or q in values.DTYPE_PREDICATES
+    if t is ast.Compare:
+        if all(type(op) in (ast.Is, ast.IsNot) for op in e.ops):  # type: ignore[attr-defined]
+            return True
+        return all(_python_valued(ctx, v, targets) for v in (e.left, *e.comparators))  # type: ignore[attr-defined]
+    if t is ast.BoolOp:
+        return all(_python_valued(ctx, v, targets) for v in e.values)  # type: ignore[attr-defined]
+    if t is ast.UnaryOp:
+        return _python_valued(ctx, e.operand, targets)  # type: ignore[attr-defined]
+    if t in (ast.BinOp, ast.Subscript, ast.Tuple):
+        return all(_python_valued(ctx, v, targets) for v in ast.iter_child_nodes(e)
+                   if not isinstance(v, (ast.operator, ast.expr_context)))
+    return False

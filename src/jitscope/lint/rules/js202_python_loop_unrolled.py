@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from ...jaxmodel import values
 from ..context import ARRAY_NAMESPACES, Context
 from ..rule import Rule
+from ._static_args import values_of
 from ._util import Span, is_builtin, short, used_as_array
 
 UNROLL_THRESHOLD = 16  # literal trip counts below this are treated as intentional small unrolls
@@ -55,7 +57,8 @@ class PythonLoopUnrolled(Rule):
         final, path = lax.scan(lambda p, s: (p + s, p + s), 0.0, steps)
         return final
     ```
-    Loops over a short static Python list, or ``range(3)``, are fine and not flagged.
+    Loops over a short static Python list, or ``range(3)``, are fine and not flagged; nor is
+    ``range(len(window))`` of a Python tuple or list (one item per spatial dimension, say).
 
     ## Fix safety
     No fix is offered.
@@ -267,8 +270,39 @@ def _shape_derived(node: ast.AST, ctx: Context) -> bool:
         if isinstance(n, ast.Attribute) and n.attr in ("shape", "size"):
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args \
-                and ctx.is_traced(n.args[0]):
+                and ctx.is_traced(n.args[0]) and not _python_container(ctx, n.args[0]):
             return True
+    return False
+
+
+_SEQUENCE_CALLS = frozenset({"tuple", "list", "range", "sorted"})
+
+
+def _python_container(ctx: Context, node: ast.AST) -> bool:
+    """Is ``node`` a Python tuple/list (of tracers or of ints) on every binding that reaches here? Its length
+    is a number of items fixed by the program (``len(window)`` after ``window = tuple(window)``, one per
+    spatial dimension), not the size of an array's data."""
+    if isinstance(node, ast.Name) and node.id in getattr(ctx._local_frame(node.id), "pytrees", ()):
+        return True  # `Sequence[Array]` parameter, or inside `if isinstance(xs, (tuple, list)):`
+    found = values_of(ctx, node) if isinstance(node, ast.Name) else [node]
+    return bool(found) and all(_container_value(ctx, v, node) for v in found)
+
+
+def _container_value(ctx: Context, v: ast.AST | None, name: ast.AST) -> bool:
+    if isinstance(v, (ast.Tuple, ast.List, ast.ListComp)):
+        return True
+    if isinstance(v, ast.Call):
+        return ctx.resolve(v.func) in _SEQUENCE_CALLS or ctx.resolve(v.func) in values.CONTAINER_TYPES
+    if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Mult, ast.Add)):  # `(1,) * ndim`, `(0,) + axes`
+        return _container_value(ctx, v.left, name) or _container_value(ctx, v.right, name)
+    if isinstance(v, ast.IfExp):  # `w if isinstance(w, tuple) else tuple(w)`: the guarded branch is a tuple
+        guard = v.test.operand if isinstance(v.test, ast.UnaryOp) and isinstance(v.test.op, ast.Not) else v.test
+        negated = guard is not v.test
+        narrowed = isinstance(guard, ast.Call) and isinstance(guard.func, ast.Name) and guard.func.id == "isinstance" \
+            and len(guard.args) == 2 and ctx.resolve(guard.args[1]) in values.CONTAINER_TYPES
+        sides = [(v.body, not negated), (v.orelse, negated)]
+        return all((narrowed and inside and isinstance(side, ast.Name) and isinstance(guard.args[0], ast.Name)
+                    and side.id == guard.args[0].id) or _container_value(ctx, side, name) for side, inside in sides)
     return False
 
 

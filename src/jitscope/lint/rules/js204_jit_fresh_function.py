@@ -31,6 +31,9 @@ class JitFreshFunction(Rule):
     (it runs under its user's jit, which inlines the inner one); anything in a test file; a jit built
     once per object or key: in ``__init__``/``__post_init__``, in an ``@functools.lru_cache``/``cache``
     factory, or under a memo slot that outlives the call (``if self._f is None: self._f = ...``).
+    Nor a jit-wrapping decorator: the jitted function kept in a local that a returned closure uses
+    (``jitted = jax.jit(...)``; ``def wrapper(*a): return jitted(*a)``; ``return wrapper``) is built once per
+    decorated function and reused by every call of the wrapper.
 
     ## Why is this bad?
     Each call of the enclosing function creates a new function object, and jit's cache is
@@ -234,7 +237,11 @@ def _escapes(fn: ast.AST | None, name: str) -> bool:
         elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == name:
             if any(not isinstance(t, ast.Name) for t in n.targets):
                 return True
-    return False
+    # a closure that uses it and itself escapes (a decorator's returned `wrapper`): built once per decoration,
+    # then reused by every call of the wrapper
+    return any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d is not fn and d.name != name
+               and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(d)) and _escapes(fn, d.name)
+               for d in ast.walk(fn))
 
 
 def _mentions(node: ast.AST, name: str) -> bool:

@@ -113,7 +113,7 @@ def _known_container(ctx: Context, var: str) -> bool:
 _FRESH = frozenset({"list", "dict", "set", "collections.deque", "collections.OrderedDict", "collections.defaultdict"})
 
 
-def _fresh(ctx: Context, value: ast.AST | None) -> bool:
+def made_fresh(ctx: Context, value: ast.AST | None) -> bool:
     """Is ``value`` a new container made right there (``[]``, ``{}``, ``list(xs)``), not one that outlives the call?"""
     if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
         return True
@@ -124,8 +124,10 @@ def _owner(ctx: Context, var: str, use: ast.AST) -> str | None:
     f = ctx.frame
     if var in f.params and var in f.bound and f.node is not None:
         reaching = reaching_values(f.node, ctx.parents, use, var)
-        if reaching is not None and all(_fresh(ctx, v) for v in reaching):
+        if reaching is not None and all(made_fresh(ctx, v) for v in reaching):
             return None  # `acc = []` before the use on every path: a fresh local list, not the argument
+    if var in f.params and var not in f.bound and f.spec is not None and var in f.spec.fresh:
+        return None  # every traced caller made it in its own trace (`acc = []; helper(x, acc)`): it dies with it
     if var in f.params:
         a = f.node.args if isinstance(f.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else None
         fresh = a is not None and any(p is not None and p.arg == var for p in (a.vararg, a.kwarg))
