@@ -170,13 +170,18 @@ def test_paired_interval_ignores_one_freak_round_each_side():
 
 
 def test_apart_pairs_rounds_so_shared_load_cancels():
-    # jit is 4x faster than eager in every round, though load moves both by 3x between rounds: the
-    # per-variant ranges overlap, the paired difference does not
+    # jit is 4x faster than eager in every round; load moves both between rounds. While the per-variant
+    # ranges stay apart the pairs decide; once load swings them into overlap (5x), the verdict is "within
+    # noise" whatever the pairs say (issue #26: a loaded machine once paired identical eager code 2.2x apart)
+    steady = [1, 1.4, 1, 1.2, 1.5, 1, 1.2, 1, 1.3, 1.2]
+    eager = _rounds("eager", 0.5, [100e-6 * x for x in steady])
+    jit = _rounds("jit", 0.2, [25e-6 * x for x in steady])
+    assert apart(eager, jit) and not recommend([eager, jit]).within_noise
     load = [1, 5, 1, 2, 5, 1, 2, 1, 5, 2]
     eager = _rounds("eager", 0.5, [100e-6 * x for x in load])
     jit = _rounds("jit", 0.2, [25e-6 * x for x in load])
     assert min(eager.rounds) < max(jit.rounds)
-    assert apart(eager, jit) and not recommend([eager, jit]).within_noise
+    assert not apart(eager, jit) and recommend([eager, jit]).within_noise
     # identical code whose rounds disagree at random: within noise however far apart the medians drift
     a = _rounds("a", 0.5, [100e-6, 140e-6, 100e-6, 90e-6, 150e-6, 100e-6, 80e-6, 130e-6, 100e-6, 120e-6])
     b = _rounds("b", 0.5, [130e-6, 100e-6, 95e-6, 140e-6, 100e-6, 120e-6, 100e-6, 90e-6, 150e-6, 100e-6])

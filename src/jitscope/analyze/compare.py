@@ -197,22 +197,23 @@ def apart(a: Costs, b: Costs, calls: int | None = None) -> bool:
     interval of their difference (``difference_interval``: steady rounds paired, which is robust to
     load in a way that an overlap of per-variant intervals is not) excludes zero, and (3) when the
     difference comes mostly from first calls and either has fewer than ``MIN_COLDS`` cold calls, the
-    first calls differ by ``FIRST_CALL_EFFECT`` or more. With rounds, (1) and (2) are read on the rounds
+    first calls differ by ``FIRST_CALL_EFFECT`` or more; and never while the 95% intervals of the two
+    variants overlap (a loaded machine once paired identical eager code 2.2x apart). With rounds, (1) and (2) are read on the rounds
     paired as well: the median of the per-round differences is ``MIN_EFFECT`` too (pooled medians weigh a
     fast round's many samples over a slow round's few, so load alone can move them 10% apart), and the
     interval clears not just zero but ``NOISE_BAND`` of the smaller total on either side. Without rounds
-    (one pass, e.g. a result saved by an older jitscope) the 95% intervals of the steady medians must not
-    overlap instead, and with no spread known at all (costs built by hand) the 10% effect decides alone.
+    (one pass, e.g. a result saved by an older jitscope) the interval overlap decides, and with no spread
+    known at all (costs built by hand) the 10% effect decides alone.
     """
     ta, tb = (c.steady if calls is None else total_time(c.first, c.steady, calls) for c in (a, b))
     lo, hi = sorted((ta, tb))
     if lo <= 0 or hi / lo < MIN_EFFECT:
         return False
+    ia, ib = _interval(a, calls), _interval(b, calls)
+    if ia is not None and ib is not None and not (ia[1] < ib[0] or ib[1] < ia[0]):
+        return False  # the per-variant intervals overlap: within noise, whatever the pairs say (issue #26)
     if not (a.rounds and b.rounds):
-        ia, ib = _interval(a, calls), _interval(b, calls)
-        if ia is None or ib is None:  # no spread known (constructed costs): the effect size decides
-            return True
-        return ia[1] < ib[0] or ib[1] < ia[0]
+        return True  # no spread known (constructed costs): the effect size decided
     diff = difference_interval(a, b, calls)
     band = NOISE_BAND * lo
     if diff is None or diff[0] <= band and diff[1] >= -band:  # the interval does not clear the band
