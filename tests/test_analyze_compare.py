@@ -171,7 +171,7 @@ def test_paired_interval_ignores_one_freak_round_each_side():
 
 def test_apart_pairs_rounds_so_shared_load_cancels():
     # jit is 4x faster than eager in every round; load moves both between rounds. While the per-variant
-    # ranges stay apart the pairs decide; once load swings them into overlap (5x), the verdict is "within
+    # intervals stay apart the pairs decide; once load swings them into overlap (5x), the verdict is "within
     # noise" whatever the pairs say (issue #26: a loaded machine once paired identical eager code 2.2x apart)
     steady = [1, 1.4, 1, 1.2, 1.5, 1, 1.2, 1, 1.3, 1.2]
     eager = _rounds("eager", 0.5, [100e-6 * x for x in steady])

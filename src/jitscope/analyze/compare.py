@@ -133,10 +133,12 @@ def round_totals(c: Costs, calls: int | None) -> list[float]:
 
 
 def _interval(c: Costs, calls: int | None) -> tuple[float, float] | None:
-    """The range of the rounds' totals; from the steady median's interval when measured in one pass."""
+    """The 95% interval of the median round total (distribution-free: of ten rounds, the second lowest to
+    the second highest, so one round a load burst hit moves nothing; the whole range with five rounds or
+    fewer); from the steady median's interval when measured in one pass."""
     totals = round_totals(c, calls)
     if totals:
-        lo, hi = min(totals), max(totals)
+        lo, hi = paired_median_interval(totals) or (min(totals), max(totals))
         if calls is not None and len(c.colds) > 1:
             lo, hi = lo - c.first + min(c.colds), hi - c.first + max(c.colds)
         return lo, hi
