@@ -69,6 +69,19 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
     return None
 
 
+def static_arguments(ctx: Context, call: ast.Call) -> tuple[str, list[tuple[str, ast.expr]]] | None:
+    """For a call of a jitted function whose static parameters are known: (its name, ``static_passed``);
+    None when the callee is no known jit, or its static arguments are computed at run time (which ones is
+    unknown)."""
+    target = jitted_target(ctx, call)
+    if target is None:
+        return None
+    fn, spec, function, bound = target
+    if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
+        return None
+    return function, static_passed(call, fn, spec, bound)
+
+
 def static_passed(call: ast.Call, fn: Def, spec: StaticSpec, bound: int) -> list[tuple[str, ast.expr]]:
     """(parameter, argument) for each argument of ``call`` that lands on a static parameter of ``fn``.
 

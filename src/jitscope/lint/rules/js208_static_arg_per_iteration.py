@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._static_args import jitted_target, static_passed
+from ._static_args import static_arguments
 from ._util import short
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -67,13 +67,11 @@ class StaticArgPerIteration(Rule):
         if not loops:
             return
         call: ast.Call = node  # type: ignore[assignment]
-        target = jitted_target(ctx, call)
-        if target is None:
+        found = static_arguments(ctx, call)
+        if found is None:
             return
-        fn, spec, function, bound = target
-        if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
-            return  # static arguments computed at run time: which ones is unknown
-        for param, value in static_passed(call, fn, spec, bound):
+        function, passed = found
+        for param, value in passed:
             loop = _varying(ctx, value, loops)
             if loop is not None:
                 ctx.report(self, value, param=param, function=function, value=short(ctx, value), line=loop.lineno)

@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, decorator_spec
-from ._static_args import jitted_target, static_passed, unhashable, values_of
+from ._static_args import static_arguments, unhashable, values_of
 from ._util import short
 
 _UNHASHABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
@@ -67,13 +67,11 @@ class UnhashableStaticArg(Rule):
             self._defaults(node, ctx)
             return
         call: ast.Call = node  # type: ignore[assignment]
-        target = jitted_target(ctx, call)
-        if target is None:
+        found = static_arguments(ctx, call)
+        if found is None:
             return
-        fn, spec, function, bound = target
-        if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
-            return  # static arguments computed at run time: which ones is unknown
-        for param, value in static_passed(call, fn, spec, bound):
+        function, passed = found
+        for param, value in passed:
             if isinstance(value, _UNHASHABLE):
                 ctx.report(self, value, fix=self._fix(value, ctx), kind=f"a {_KIND[type(value)]}", param=param,
                            function=function)

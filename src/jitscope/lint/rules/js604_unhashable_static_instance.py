@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ._scan import own_statements, statement_bindings
-from ._static_args import jitted_target, static_passed, values_of
+from ._static_args import static_arguments, values_of
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 
@@ -72,13 +72,11 @@ class UnhashableStaticInstance(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]
-        target = jitted_target(ctx, call)
-        if target is None:
+        found = static_arguments(ctx, call)
+        if found is None:
             return
-        fn, spec, function, bound = target
-        if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
-            return  # static arguments computed at run time: which ones is unknown
-        for param, value in static_passed(call, fn, spec, bound):
+        function, passed = found
+        for param, value in passed:
             fresh = isinstance(value, ast.Call)
             ctor = value if fresh else _bound_instance(ctx, value)
             if ctor is None and isinstance(value, ast.Attribute):  # `self.cfg` set in __init__ to `Config(...)`

@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._static_args import jitted_target, static_passed
+from ._static_args import static_arguments
 
 
 class FreshFunctionStaticArg(Rule):
@@ -63,13 +63,11 @@ class FreshFunctionStaticArg(Rule):
         if not in_function and not ctx.in_loop:
             return  # made once at import
         call: ast.Call = node  # type: ignore[assignment]
-        target = jitted_target(ctx, call)
-        if target is None:
+        found = static_arguments(ctx, call)
+        if found is None:
             return
-        fn, spec, function, bound = target
-        if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
-            return
-        for param, value in static_passed(call, fn, spec, bound):
+        function, passed = found
+        for param, value in passed:
             what = _fresh(ctx, value)
             if what is not None:
                 when = "every iteration" if ctx.in_loop else f"on every call of `{ctx.frame.name}`"
