@@ -78,6 +78,10 @@ class ClockReadProbe:
                     pass
                 return value
 
+            # The wrapper answers to the original's name: code that stores a clock by reference
+            # (``f"{fn.__module__}.{fn.__name__}"``, pickle) and looks it up again gets it back while watching
+            # (pytest-benchmark does this for its default timer; it failed to start under `watch -m pytest`).
+            clock.__module__ = getattr(original, "__module__", None) or "time"
             clock.__name__ = clock.__qualname__ = name
             clock.__doc__ = original.__doc__
             self._saved[name] = (original, clock)

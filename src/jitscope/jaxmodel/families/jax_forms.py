@@ -35,6 +35,7 @@ FORMS: dict[str, str] = {
     "jax.jacobian": WRAPPER, "jax.hessian": WRAPPER, "jax.jvp": WRAPPER, "jax.vjp": WRAPPER,
     "jax.linearize": WRAPPER, "jax.linear_transpose": WRAPPER, "jax.vmap": WRAPPER, "jax.checkpoint": WRAPPER,
     "jax.remat": WRAPPER, "jax.custom_jvp": WRAPPER, "jax.custom_vjp": WRAPPER, "jax.custom_gradient": WRAPPER,
+    "jax.custom_remat": WRAPPER,  # JAX 0.11+
     "jax.named_call": WRAPPER, "jax.shard_map": WRAPPER, "jax.smap": WRAPPER, "jax.fwd_and_bwd": WRAPPER,
     "jax.closure_convert": NONE, "jax.eval_shape": NONE, "jax.make_jaxpr": NONE, "jax.pure_callback": NONE,
     "jax.make_array_from_callback": NONE,
