@@ -42,7 +42,8 @@ def demo(only: str | Sequence[str] | None = None, *, quick: bool = False,
 
     Args:
         only: case study names (``"selu,jit_scope"`` or a list); None runs all of ``gallery.CASES``.
-        quick: smaller inputs and sampling budgets (the whole demo in well under 30 s).
+        quick: smaller inputs and sampling budgets (the whole demo in well under 30 s on a CPU; on a GPU,
+            where first calls and eager dispatches cost more, much longer).
         on_case: called as ``on_case(name, title)`` before each case study (for progress bars).
 
     Returns:

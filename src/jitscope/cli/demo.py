@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Run the case studies of five articles on jax.jit (" + ", ".join(CASES)
                                    + ") with the compare engine and print each table with a lesson computed from "
                                    "the numbers.")
-    p.add_argument("--quick", action="store_true", help="smaller inputs and budgets (whole demo under 30 s)")
+    p.add_argument("--quick", action="store_true", help="smaller inputs and budgets (whole demo under 30 s on a CPU)")
     p.add_argument("--only", metavar="NAME[,NAME]", help="run only these case studies: " + ", ".join(CASES))
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_option(p)
