@@ -6,6 +6,7 @@ inside every trace an instance enters."""
 from __future__ import annotations
 
 import textwrap
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -133,3 +134,57 @@ def test_an_unflatten_that_does_not_call_the_class_keeps_init_eager():
     exec(textwrap.dedent(src), ns)
     c = ns["Chunks"](jnp.ones(5))
     assert jax.jit(lambda c: c.starts())(c).tolist() == [0, 2, 4]
+
+
+def _reduce(name, x, k):
+    return getattr(jnp, name)(x.reshape(2, 3), axis=k)
+
+
+# One call per row of jaxmodel.values.STATIC_INT_ARGS, the traced `k` in the row's first static position.
+_ROW_CALLS = {
+    "jax.nn.one_hot": lambda x, k: jax.nn.one_hot(jnp.array([0, 1]), k),
+    "jax.numpy.repeat": lambda x, k: jnp.repeat(x, k),
+    "jax.lax.dynamic_slice": lambda x, k: jax.lax.dynamic_slice(x, (0,), (k,)),
+    "jax.lax.dynamic_slice_in_dim": lambda x, k: jax.lax.dynamic_slice_in_dim(x, 0, k),
+    "jax.numpy.pad": lambda x, k: jnp.pad(x, k),
+    "jax.numpy.tril": lambda x, k: jnp.tril(jnp.ones((3, 3)), k),
+    "jax.numpy.triu": lambda x, k: jnp.triu(jnp.ones((3, 3)), k),
+    "jax.lax.top_k": lambda x, k: jax.lax.top_k(x, k),
+    "jax.random.split": lambda x, k: jax.random.split(jax.random.PRNGKey(0), k),
+    "jax.numpy.expand_dims": lambda x, k: jnp.expand_dims(x, k),
+    "jax.numpy.moveaxis": lambda x, k: jnp.moveaxis(x[None], k, 0),
+    "jax.numpy.diag": lambda x, k: jnp.diag(x, k),
+    "jax.numpy.triu_indices": lambda x, k: jnp.triu_indices(k),
+    "jax.numpy.tril_indices": lambda x, k: jnp.tril_indices(k),
+    "jax.numpy.resize": lambda x, k: jnp.resize(x, (k,)),
+    "jax.lax.slice": lambda x, k: jax.lax.slice(x, (k,), (5,)),
+    "jax.lax.slice_in_dim": lambda x, k: jax.lax.slice_in_dim(x, k, 5),
+    "jax.lax.index_in_dim": lambda x, k: jax.lax.index_in_dim(x, k),
+    "jax.lax.broadcast": lambda x, k: jax.lax.broadcast(x, (k,)),
+    "jax.numpy.zeros_like": lambda x, k: jnp.zeros_like(x, shape=(k,)),
+    "jax.numpy.ones_like": lambda x, k: jnp.ones_like(x, shape=(k,)),
+    "jax.numpy.full_like": lambda x, k: jnp.full_like(x, 1.0, shape=(k,)),
+    **{f"jax.numpy.{r}": partial(_reduce, r)
+       for r in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "std", "var", "any", "all")},
+}
+
+
+def test_every_static_int_row_has_a_real_jax_call():
+    from jitscope.jaxmodel.values import STATIC_INT_ARGS
+
+    assert sorted(_ROW_CALLS) == sorted(STATIC_INT_ARGS)
+
+
+@pytest.mark.parametrize("name", sorted(_ROW_CALLS))
+def test_a_traced_int_where_the_row_says_raises_under_jit_and_a_python_int_works(name):
+    f = _ROW_CALLS[name]
+    x = jnp.arange(6.0)
+    jax.jit(f, static_argnums=1)(x, 1)  # a Python int there works
+    with pytest.raises(Exception) as info:  # noqa: B017 - JAX raises several error types
+        jax.jit(f)(x, jnp.asarray(1))
+    assert not isinstance(info.value, (NameError, AttributeError)), info.value
+
+
+def test_repeat_with_total_repeat_length_takes_traced_repeats():
+    x = jnp.arange(3.0)
+    assert jax.jit(lambda x, r: jnp.repeat(x, r, total_repeat_length=6))(x, jnp.asarray(2)).shape == (6,)

@@ -118,3 +118,50 @@ class Rebuilt:
 
     def starts(self):
         return jnp.arange(self.n)
+
+
+@jax.jit
+def classes(labels):
+    n = jnp.max(labels) + 1
+    return jax.nn.one_hot(labels, n)  # JS304
+
+
+@jax.jit
+def reduce_over(x, axis):
+    return jnp.sum(x, axis=axis)  # JS304
+
+
+@jax.jit
+def window_sized(x, size):
+    return jax.lax.dynamic_slice(x, (0,), (size,))  # JS304
+
+
+@jax.jit
+def keys(key, n):
+    return jax.random.split(key, n)  # JS304
+
+
+# ---- negatives: static ints, and traced values where JAX takes them ----
+
+@jax.jit
+def classes_ok(labels):
+    return jax.nn.one_hot(labels, labels.shape[0])
+
+
+@jax.jit
+def repeat_total(x, r):
+    return jnp.repeat(x, r, total_repeat_length=2 * x.shape[0])
+
+
+@jax.jit
+def window_start(x, start):
+    return jax.lax.dynamic_slice(x, (start,), (2,)) + jnp.sum(x, axis=0)
+
+
+import equinox as eqx  # noqa: E402
+
+
+@eqx.filter_jit
+def move_to(x, axis):
+    """filter_jit keeps a Python int static: `axis` is one whenever this works."""
+    return jnp.moveaxis(x[None], 0, axis)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ...jaxmodel import values
 from ..context import Context
 from ..rule import Rule
 from ._util import short
@@ -11,12 +12,15 @@ from .js303_traced_shape_argument import _SHAPE_ARGS
 
 
 class TracedPythonInt(Rule):
-    """A traced value where Python needs an ``int``: ``range(n)``, a slice bound ``x[:n]``, or a count
-    kept on ``self`` and used as one.
+    """A traced value where Python needs an ``int``: ``range(n)``, a slice bound ``x[:n]``, a static
+    parameter (``one_hot``'s ``num_classes``, ``axis=``), or a count kept on ``self`` and used as one.
 
     ## What it does
     Flags, inside traced code, ``range(...)`` given a traced bound, a slice of a traced array whose
-    start, stop or step is traced, and a traced value stored on ``self`` (``self.n = jnp.ceil(...)``)
+    start, stop or step is traced, a traced value for a parameter JAX needs as a Python int (the
+    table ``STATIC_INT_ARGS`` in ``jaxmodel/values.py``: ``jax.nn.one_hot`` ``num_classes``,
+    ``jnp.sum(x, axis=...)``, ``lax.dynamic_slice`` sizes, ``jax.random.split`` ``num``, ``jnp.repeat``
+    without ``total_repeat_length``, ...; shapes are JS303's), and a traced value stored on ``self`` (``self.n = jnp.ceil(...)``)
     that a method of the same class uses as a count: in ``range(...)``, a slice bound or a shape argument
     (``jnp.arange(self.n)``, ``jnp.zeros(self.n)``, ``x.reshape(self.n, -1)``).
 
@@ -66,11 +70,15 @@ class TracedPythonInt(Rule):
     confidence = "certain"
     requires = "abstract"
     nodes = (ast.Call, ast.Subscript, ast.Assign)
-    calls = ("range",)
+    calls = ("range", *values.STATIC_INT_ARGS)
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         if isinstance(node, ast.Call):
-            if ctx.resolve(node.func) != "range":
+            q = ctx.resolve(node.func)
+            if q in values.STATIC_INT_ARGS:
+                self._static_param(node, ctx, q)
+                return
+            if q != "range":
                 return
             hit = next((a for a in node.args if ctx.is_traced(a)), None)
             if hit is not None:
@@ -88,6 +96,24 @@ class TracedPythonInt(Rule):
                              "use lax.dynamic_slice with a static size")
         else:
             self._stored(node, ctx)  # type: ignore[arg-type]
+
+    def _static_param(self, node: ast.Call, ctx: Context, q: str) -> None:
+        """``jax.nn.one_hot(x, n)``, ``jnp.sum(x, axis=a)``, ``lax.dynamic_slice(x, i, sizes)``: a traced int."""
+        unless = values.STATIC_INT_UNLESS.get(q)
+        if unless is not None and any(k.arg == unless for k in node.keywords):
+            return
+        positions, keywords = values.STATIC_INT_ARGS[q]
+        args = [node.args[i] for i in positions if i < len(node.args)]
+        args += [k.value for k in node.keywords if k.arg in keywords]
+        for a in args:
+            parts = a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a]
+            hit = next((p for p in parts if not isinstance(p, ast.Starred) and ctx.is_traced(p)), None)
+            if hit is not None:
+                fn = "jnp." + q.rpartition(".")[2] if q.startswith("jax.numpy.") else q.removeprefix("jax.")
+                what = f"`{fn}` needs a Python int for `{short(ctx, hit)}`"
+                self._report(ctx, node, hit, what, "it raises at trace time",
+                             "pass a Python int (a static argument, or one computed from shapes)")
+                return
 
     def _stored(self, node: ast.Assign, ctx: Context) -> None:
         """``self.n = <traced>`` where a method of the class uses ``self.n`` as a count."""
@@ -107,8 +133,21 @@ class TracedPythonInt(Rule):
                          "compute it with Python or NumPy (math.ceil, np.cumsum)")
 
     def _report(self, ctx: Context, node: ast.AST, subject: ast.AST, what: str, error: str, fix: str) -> None:
+        if _filter_static(ctx, subject):
+            return
         ctx.report(self, node, f"{self.message.format(what=what, error=error)}; {fix}", subject=subject,
                    what=what, error=error)
+
+
+def _filter_static(ctx: Context, node: ast.AST) -> bool:
+    """Does ``node`` read only parameters that ``equinox.filter_jit`` keeps static when they are Python ints
+    (no array annotation, not used like an array): a program that works passes an int there."""
+    frame = ctx.frame
+    if frame.spec is None or not frame.spec.filter:
+        return False
+    names = [n for n in ast.walk(node) if isinstance(n, ast.Name) and ctx.is_traced(n)]
+    return bool(names) and all(n.id in frame.params and n.id not in frame.must for n in names) and not any(
+        isinstance(n, ast.Call) for n in ast.walk(node))
 
 
 def _slices(index: ast.AST) -> list[ast.Slice]:
