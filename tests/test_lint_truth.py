@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -44,6 +45,9 @@ FAILS = [
     ("JS602_dataflow", "numpy_axes", (X.reshape(2, 3),)), ("JS602_dataflow", "one_way_a_list", (X.reshape(2, 3), True)),
     ("JS602_dataflow", "inline_jit", (X.reshape(2, 3),)), ("JS602_dataflow", "reducer_bound_jit", (X.reshape(2, 3),)),
     ("JS602_dataflow", "reducer_decorated", (X.reshape(2, 3),)),
+    ("JS304", "unrolled", (X,)), ("JS304", "head", (X,)), ("JS304", "window", (X, 1)),
+    ("JS304", "make_chunks", (X,)), ("JS304", "classes", (jnp.arange(3),)), ("JS304", "reduce_over", (X, 0)),
+    ("JS304", "window_sized", (X, 2)), ("JS304", "keys", (jax.random.PRNGKey(0), 2)),
     ("JS106", "run_solver", (S,)), ("JS303", "split_by_sizes", (X,)),  # while_loop rejects the int32 condition that `~False` makes
 ]
 # Look-alike negatives that must work.
@@ -70,6 +74,10 @@ WORKS = [
     ("JS602_dataflow", "tuples_ok", (X.reshape(2, 3),)), ("JS602_dataflow", "one_way_a_list", (X.reshape(2, 3), False)),
     ("JS602_dataflow", "reducer_fine", (X.reshape(2, 3),)),
     ("JS106", "mask_ok", (X, X > 1)), ("JS106", "masks_ok", (X,)), ("JS303", "split_ok", (X,)),
+    ("JS304", "unrolled_ok", (X,)), ("JS304", "head_ok", (X,)), ("JS304", "window_ok", (X, 1)),
+    ("JS304", "window_dynamic", (X, 1)), ("JS304", "make_chunks_ok", (X,)),
+    ("JS304", "classes_ok", (jnp.arange(3),)), ("JS304", "repeat_total", (X, 2)), ("JS304", "window_start", (X, 1)),
+    ("JS304", "move_to", (X, 1)),
 ]
 
 

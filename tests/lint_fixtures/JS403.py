@@ -82,3 +82,40 @@ def kernel(x_ref, o_ref):
         return acc
 
     lax.fori_loop(0, 8, body, 0)
+
+
+def make_recorder(cache):
+    def record(x):
+        cache.update(last=x * 2)  # JS403
+        return x + 1
+
+    return jax.jit(record)
+
+
+def make_tracker(stats):
+    def track(x):
+        stats.update({"mean": x.mean()})  # JS403
+        return x
+
+    return jax.jit(track)
+
+
+def make_smoother(ema):
+    def smooth(x):
+        ema.update(x)  # an object of unknown type given an array: could be anything
+        return x
+
+    return jax.jit(smooth)
+
+
+class Metrics:
+    def update(self, **values):
+        self.names = sorted(values)  # keeps the names only: no tracer outlives the trace
+
+
+def make_logger(metrics: Metrics):
+    def log(x):
+        metrics.update(loss=x.sum())  # a typed object's own update(**kw): not dict.update
+        return x
+
+    return jax.jit(log)

@@ -38,7 +38,7 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("traced-control-flow", "S3", "yes", ("JW101",), ("JS101", "JS102")),
     PitfallClass("traced-to-python-scalar", "S3", "yes", ("JW101",), ("JS103",)),
     PitfallClass("numpy-on-tracer", "S3", "yes", ("JW101",), ("JS104", "JS105")),
-    PitfallClass("traced-shape-or-static-param", "S3", "yes", ("JW101",), ("JS303",)),
+    PitfallClass("traced-shape-or-static-param", "S3", "yes", ("JW101",), ("JS303", "JS304")),
     PitfallClass("data-dependent-shape", "S3", "yes", ("JW101",), ("JS301", "JS302")),
     PitfallClass("leaked-tracer", "S3", "yes", ("JW102", "JW101", "JW201"), ("JS402", "JS403")),
     PitfallClass("invalid-jit-argument", "S1", "yes", ("JW103",), ()),

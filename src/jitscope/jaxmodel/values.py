@@ -51,3 +51,24 @@ CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
 CONCRETIZATION_ERRORS = frozenset({"ConcretizationTypeError", "TracerBoolConversionError",
                                    "TracerIntegerConversionError", "TracerArrayConversionError",
                                    "TypeError", "Exception", "BaseException", "JAXTypeError"})
+# Parameters of jnp/lax/nn/random functions that must be Python ints (or tuples of them) other than
+# array shapes (JS303 has those): a tracer there raises under jit (ConcretizationTypeError, TypeError,
+# TracerIntegerConversionError, ...). function -> (positions, keywords). `jnp.repeat` only without
+# `total_repeat_length` (`STATIC_INT_UNLESS`). tests/test_lint_traced_int.py runs every row under real jit.
+STATIC_INT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "jax.nn.one_hot": ((1,), ("num_classes",)), "jax.numpy.repeat": ((1,), ("repeats",)),
+    "jax.lax.dynamic_slice": ((2,), ("slice_sizes",)), "jax.lax.dynamic_slice_in_dim": ((2,), ("slice_size",)),
+    "jax.numpy.pad": ((1,), ("pad_width",)), "jax.numpy.tril": ((1,), ("k",)), "jax.numpy.triu": ((1,), ("k",)),
+    "jax.lax.top_k": ((1,), ("k",)), "jax.random.split": ((1,), ("num",)),
+    "jax.numpy.expand_dims": ((1,), ("axis",)), "jax.numpy.moveaxis": ((1, 2), ("source", "destination")),
+    "jax.numpy.diag": ((1,), ("k",)), "jax.numpy.triu_indices": ((0, 1), ("n", "k")),
+    "jax.numpy.tril_indices": ((0, 1), ("n", "k")), "jax.numpy.resize": ((1,), ("new_shape",)),
+    "jax.lax.slice": ((1, 2, 3), ("start_indices", "limit_indices", "strides")),
+    "jax.lax.slice_in_dim": ((1, 2, 3), ("start_index", "limit_index", "stride")),
+    "jax.lax.index_in_dim": ((1,), ("index",)), "jax.lax.broadcast": ((1,), ("sizes",)),
+    "jax.numpy.zeros_like": ((), ("shape",)), "jax.numpy.ones_like": ((), ("shape",)),
+    "jax.numpy.full_like": ((), ("shape",)),
+    **{f"jax.numpy.{r}": ((1,), ("axis",)) for r in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
+                                                    "cumsum", "std", "var", "any", "all")},
+}
+STATIC_INT_UNLESS: dict[str, str] = {"jax.numpy.repeat": "total_repeat_length"}

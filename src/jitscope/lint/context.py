@@ -254,7 +254,9 @@ class Context:
 
         The same forward dataflow as ``is_traced``, over the names the model proved abstract
         (``Frame.must``, in a frame whose every caller is known). ``jnp`` applied to Python values
-        alone is never a must fact: such code is often a function's eager path."""
+        alone is a must fact only where the code is staged on every way it is reached (every caller
+        known, each under jit): under jit every ``jnp`` operation gives a tracer, constants or not;
+        elsewhere such code is often a function's eager path."""
         if node is None:
             return False
         t = type(node)
@@ -279,6 +281,9 @@ class Context:
             if not self._call_traced(node):  # type: ignore[arg-type]
                 return False
             func = node.func  # type: ignore[attr-defined]
+            if not self.frames[-1].compile_time_eval and (self.resolve(func) or "").startswith(ARRAY_NAMESPACES) \
+                    and facts.staged(self) == facts.MUST:
+                return True  # `jnp.ceil(n / b)` inside a function only ever jitted: a tracer, whatever n and b are
             args = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
             if isinstance(func, ast.Attribute) and self.is_must(func.value):  # x.sum(); jnp.sum's `jnp` is no local
                 return True

@@ -195,7 +195,7 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
     """Does this pytree method run on traced values when an instance passes through jit: a computation or
     property that reads an array field of ``self`` (not a host-side ``__repr__``, ``plot``, ``to_numpy``,
     ``save``)? Construction (``__init__``/``__post_init__``) runs eagerly, except for classes JAX rebuilds
-    while tracing (flax nnx Variables: jaxmodel's families)."""
+    while tracing (flax nnx Variables: jaxmodel's families; a ``tree_unflatten`` that calls the class)."""
     name = getattr(method, "name", "")
     if name in ("__init__", "__post_init__"):
         return rebuilt_while_tracing(ctx, cls)
@@ -219,12 +219,27 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
 
 
 def rebuilt_while_tracing(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+    """Does JAX run the class's constructor inside a trace: a library class it rebuilds (jaxmodel's
+    families), or a ``tree_unflatten`` (its own or a module-level base's) that calls the class
+    (``cls(*children, **aux)``)? JAX unflattens with the traced leaves in every trace the instance enters."""
+    if _unflatten_constructs(cls):
+        return True
     for b in _bases(ctx, cls):
         if isinstance(b, str):
             if b in families.REBUILT_WHILE_TRACING:
                 return True
         elif b.name not in seen and rebuilt_while_tracing(ctx, b, seen | {cls.name}):
             return True
+    return False
+
+
+def _unflatten_constructs(cls: ast.ClassDef) -> bool:
+    for s in cls.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "tree_unflatten" and s.args.args:
+            names = {s.args.args[0].arg, cls.name}
+            if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+                   for n in ast.walk(s)):
+                return True
     return False
 
 

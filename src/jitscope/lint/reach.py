@@ -86,8 +86,11 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
                 if m is called or not pytrees.method_may_run_traced(ctx, cls, m):
                     continue
                 params = [p for p in m.args.posonlyargs + m.args.args][1:]
+                built = m.name in ("__init__", "__post_init__")
+                via_m = via if not built else \
+                    f"JAX rebuilds `{cname}` while tracing: its `__init__` runs in every trace an instance enters"
                 traced = tuple(i for i, p in enumerate(params) if pytrees.array_annotation(p.annotation))
-                out.append((m, OutgoingCall("", traced=traced, wrapper=CONVENTION, via=via, staged="may",
+                out.append((m, OutgoingCall("", traced=traced, wrapper=CONVENTION, via=via_m, staged="may",
                                             closed=False, accessor=pytrees.python_scalar(m)), True))
     return out
 

@@ -30,9 +30,10 @@ TRANSFORMS = (
               static_by_type=True, trace_only=True, doc=_DOC),
 )
 
-# Classes whose instances are pytrees (lint/pytrees.py). An equinox Module is one too, but its methods
-# are reached through filter_jit/__call__ conventions, not listed here.
-PYTREE_BASES: tuple[str, ...] = ()
+# Classes whose instances are pytrees (lint/pytrees.py): every field of an equinox Module is a leaf, so a
+# method computing with its array-annotated fields runs on tracers when the module passes through
+# filter_jit or jit (its `__call__` is reached by the module convention, lint/reach.py).
+PYTREE_BASES: tuple[str, ...] = ("equinox.Module",)
 PYTREE_DECORATORS: tuple[str, ...] = ()
 ARRAY_ATTRIBUTES: dict[str, tuple[str, ...]] = {}
 REBUILT_WHILE_TRACING: tuple[str, ...] = ()

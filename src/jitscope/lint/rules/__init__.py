@@ -23,6 +23,7 @@ from .js209_eager_control_flow_fresh_body import EagerControlFlowFreshBody
 from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
+from .js304_traced_python_int import TracedPythonInt
 from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
@@ -43,7 +44,7 @@ RULE_CLASSES = (
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
     EagerControlFlowFreshBody,
-    BooleanMaskIndex, DataDependentShape, TracedShapeArgument,
+    BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,

@@ -27,7 +27,9 @@ class ContainerMutationInTraced(Rule):
     functions traced only for shapes (``jax.eval_shape``, ``jax.make_jaxpr``) and functions
     or containers named for tracing (``traces.append(x)``): recording traces is their point.
     Appending static shapes (``shapes.append([jnp.shape(v) for v in leaves])``, numpyro's scan)
-    is not flagged either: no tracer leaks.
+    is not flagged either: no tracer leaks. ``.update``/``.add``/``.pop`` on an object whose type
+    is not known is flagged only in ``dict.update``'s own forms (``d.update(k=v)``,
+    ``d.update({...})``): an object's own ``update(x)`` could be anything.
 
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives
@@ -85,10 +87,34 @@ class ContainerMutationInTraced(Rule):
             var, expr, use = sub.value.id, f"{sub.value.id}[...] = ...", sub.value  # type: ignore[attr-defined]
         owner = _owner(ctx, var, use)
         if owner and isinstance(node, ast.Call) and node.func.attr not in _LIST_ONLY:  # type: ignore[attr-defined]
-            if not _known_container(ctx, var):
+            if not _known_container(ctx, var) and not (_dict_update(node) and not _typed_other(ctx, var)):  # type: ignore[arg-type]
                 return  # `.update`/`.add`/`.pop` on an object of unknown type: could be anything
         if owner and not trace_time_effect_expected(ctx, var):
             ctx.report(self, node, expr=expr, owner=owner, var=var, function=ctx.frame.name)
+
+
+def _dict_update(call: ast.Call) -> bool:
+    """``d.update({"k": v})`` / ``d.update(k=v)`` with its result unused: ``dict.update``'s own forms (a dict
+    display or keywords alone), whatever ``d``'s type is not known to be (an optimizer's ``update`` takes
+    arrays and returns its results)."""
+    if call.func.attr != "update":  # type: ignore[attr-defined]
+        return False
+    if call.keywords and not call.args:
+        return all(k.arg is not None for k in call.keywords)
+    return len(call.args) == 1 and not call.keywords and isinstance(call.args[0], (ast.Dict, ast.DictComp))
+
+
+def _typed_other(ctx: Context, var: str) -> bool:
+    """Is ``var`` a parameter annotated with a type that is no dict (``metrics: nnx.MultiMetric``)?"""
+    for f in reversed(ctx.frames[1:]):
+        if var in f.params and isinstance(f.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = f.node.args
+            p = next((p for p in (*a.posonlyargs, *a.args, *a.kwonlyargs) if p.arg == var), None)
+            ann = getattr(p, "annotation", None)
+            return ann is not None and not any(w in ast.unparse(ann) for w in ("dict", "Dict", "Mapping"))
+        if var in f.bound:
+            return False
+    return False
 
 
 _LIST_ONLY = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
