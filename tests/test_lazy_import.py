@@ -76,7 +76,7 @@ def test_linting_one_file_as_text_imports_no_module_it_does_not_use(tmp_path):
     # What one small file's lint spent beyond parsing (issue #25 item 5): `platform.platform()` for the
     # result's environment (it runs `uname -p` in a subprocess), json and the schema, the worker pool's
     # signal and threading. Text output shows no environment; the outputs that do capture it (next test).
-    which = 'm in ("platform", "subprocess", "json", "threading", "signal", "jitscope.schema")'
+    which = 'm in ("platform", "subprocess", "json", "threading", "signal", "jitscope.schema", "shutil")'
     assert _modules_after_linting_one_file(tmp_path, which) == "[]"
 
 
@@ -108,3 +108,16 @@ def test_help_still_lists_every_command():
         print([c for c in COMMANDS if c not in out.getvalue()])
     """
     assert _run(code) == "[]"
+
+
+@pytest.mark.parametrize("columns", ["40", "100"])
+def test_help_is_still_wrapped_to_the_terminal(columns):
+    # The parser's add_argument checks use a formatter of a fixed width (so that building the parser does not
+    # import shutil); help itself must still wrap to the terminal's width (COLUMNS here).
+    import os
+
+    out = subprocess.run([sys.executable, "-m", "jitscope", "lint", "--help"], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "COLUMNS": columns})
+    assert out.returncode == 0, out.stderr
+    too_wide = [line for line in out.stdout.splitlines() if len(line) > int(columns) - 2]
+    assert len(too_wide) <= 10, too_wide  # usage items and option names argparse cannot break (6 at 40 columns)
