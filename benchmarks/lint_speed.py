@@ -10,6 +10,10 @@ The single-process lint runs twice, with the call graph (lint/callgraph.py: func
 because traced code calls them, within and across the linted files) and without it, side by side.
     python benchmarks/lint_speed.py --cases [--repeats 5]
 
+``--against OTHER/src`` (repeatable) times serial lint of another checkout's sources beside this one's,
+interleaved, each run in a fresh process that times the floor before and after its lint (before/after a
+change, in the same window of a shared machine).
+
 ``--cases`` times two generated worst cases instead (written to a temporary directory):
 a file with one 1 MB line (one finding on it) and a ~100 KB file with 2,000 findings, each
 next to ``ast.parse`` of the same file (goal: within 3x; slicing per finding used to make
@@ -26,6 +30,7 @@ import argparse
 import ast
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -110,6 +115,46 @@ def run_cases(repeats: int) -> None:
             print(f"| {name} | {path.stat().st_size:,} | {found} | {f:.3f} | {m:.3f} | {m / f:.2f} |")
 
 
+AGAINST = """
+import ast, sys, time
+sys.path.insert(0, sys.argv[1])
+from jitscope.lint import runner
+from jitscope.lint.registry import all_rules
+files = runner.collect_files(sys.argv[2:])
+enabled = frozenset(all_rules())
+def floor():
+    t = time.process_time()
+    for f in files:
+        try:
+            ast.parse(open(f, "rb").read(), filename=f)
+        except (SyntaxError, ValueError):
+            pass
+    return time.process_time() - t
+a = floor()
+t = time.process_time()
+n = sum(len(o.findings) for o in runner.run([(f, enabled) for f in files], jobs=1))
+b = time.process_time() - t
+print(a, b, floor(), n)
+"""
+
+
+def run_against(srcs: list[str], trees: list[Path], repeats: int) -> None:
+    """Serial lint CPU of each ``src`` against the floor, interleaved (the order alternates per repeat)."""
+    rows: dict[str, list[tuple[float, float, int]]] = {s: [] for s in srcs}
+    for r in range(repeats):
+        for src in srcs if r % 2 == 0 else srcs[::-1]:
+            out = subprocess.run([sys.executable, "-c", AGAINST, src, *map(str, trees)],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            a, b, c, n = float(out[0]), float(out[1]), float(out[2]), int(out[3])
+            rows[src].append(((a + c) / 2, b, n))
+    print(f"repeats: {repeats}  load average {os.getloadavg()[0]:.1f} (at the end)  python {sys.version.split()[0]}")
+    print("\n| src | median floor CPU s | median serial lint CPU s | median x floor (per run) | findings |")
+    print("|---|---:|---:|---:|---:|")
+    for src, v in rows.items():
+        print(f"| {src} | {statistics.median(x[0] for x in v):.2f} | {statistics.median(x[1] for x in v):.2f} | "
+              f"{statistics.median(x[1] / x[0] for x in v):.2f} | {v[0][2]} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tree", action="append", type=Path, help="directory to lint (repeatable)")
@@ -117,7 +162,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="every 4th file, one repeat")
     ap.add_argument("--cases", action="store_true", help="time the generated worst cases instead of a tree")
+    ap.add_argument("--against", action="append", default=[], metavar="SRC",
+                    help="another checkout's src directory: serial lint beside this one's, interleaved")
     args = ap.parse_args()
+    if args.against:
+        run_against([str(ROOT / "src"), *args.against], args.tree or default_trees(), args.repeats)
+        return
     if args.cases:
         run_cases(args.repeats)
         return

@@ -50,7 +50,8 @@ def test_every_public_name_is_its_modules_object():
     assert _run(code).splitlines() == ["[] True", "[]", "jitscope.collect jitscope._watch False"]
 
 
-def test_the_lint_command_imports_only_what_linting_needs(tmp_path):
+def _modules_after_linting_one_file(tmp_path, which: str) -> str:
+    """What ``print(sorted(m for m in sys.modules if WHICH))`` prints after `jitscope lint` of a small file."""
     small = tmp_path / "small.py"
     small.write_text("import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n")
     code = f"""
@@ -59,11 +60,43 @@ def test_the_lint_command_imports_only_what_linting_needs(tmp_path):
         with contextlib.redirect_stdout(io.StringIO()) as out:
             code = main(["lint", "--no-config", "--exit-zero", {str(small)!r}])
         assert code == 0 and "JS101" in out.getvalue(), out.getvalue()
-        print(sorted(m for m in sys.modules if m.split(".")[0] in ("jax", "rich", "numpy")
-                     or m.startswith(("jitscope.cli.", "jitscope._watch", "jitscope._inspect", "jitscope.collect",
-                                      "jitscope.analyze", "jitscope.render.html"))))
+        print(sorted(m for m in sys.modules if {which}))
     """
-    assert _run(code) == "['jitscope.cli._common', 'jitscope.cli._outputs', 'jitscope.cli.lint']"
+    return _run(code)
+
+
+def test_the_lint_command_imports_only_what_linting_needs(tmp_path):
+    which = ('m.split(".")[0] in ("jax", "rich", "numpy") or m.startswith(("jitscope.cli.", "jitscope._watch", '
+             '"jitscope._inspect", "jitscope.collect", "jitscope.analyze", "jitscope.render.html"))')
+    assert _modules_after_linting_one_file(tmp_path, which) == \
+        "['jitscope.cli._common', 'jitscope.cli._outputs', 'jitscope.cli.lint']"
+
+
+def test_linting_one_file_as_text_imports_no_module_it_does_not_use(tmp_path):
+    # What one small file's lint spent beyond parsing (issue #25 item 5): `platform.platform()` for the
+    # result's environment (it runs `uname -p` in a subprocess), json and the schema, the worker pool's
+    # signal and threading. Text output shows no environment; the outputs that do capture it (next test).
+    which = 'm in ("platform", "subprocess", "json", "threading", "signal", "jitscope.schema", "shutil")'
+    assert _modules_after_linting_one_file(tmp_path, which) == "[]"
+
+
+@pytest.mark.parametrize("how", [["--format", "json"], ["--json", "OUT"], ["--html", "OUT"]])
+def test_the_outputs_that_show_the_environment_still_capture_it(tmp_path, how):
+    import json
+    import platform
+
+    small = tmp_path / "small.py"
+    small.write_text("import jax\n")
+    out = tmp_path / "out"
+    args = [str(out) if a == "OUT" else a for a in how]
+    run = subprocess.run([sys.executable, "-m", "jitscope", "lint", "--no-config", *args, str(small)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    text = run.stdout if how[0] == "--format" else out.read_text()
+    if how[0] == "--html":
+        assert f"Python {platform.python_version()}" in text
+    else:
+        assert json.loads(text)["env"]["platform"] == platform.platform()
 
 
 def test_help_still_lists_every_command():
@@ -75,3 +108,16 @@ def test_help_still_lists_every_command():
         print([c for c in COMMANDS if c not in out.getvalue()])
     """
     assert _run(code) == "[]"
+
+
+@pytest.mark.parametrize("columns", ["40", "100"])
+def test_help_is_still_wrapped_to_the_terminal(columns):
+    # The parser's add_argument checks use a formatter of a fixed width (so that building the parser does not
+    # import shutil); help itself must still wrap to the terminal's width (COLUMNS here).
+    import os
+
+    out = subprocess.run([sys.executable, "-m", "jitscope", "lint", "--help"], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "COLUMNS": columns})
+    assert out.returncode == 0, out.stderr
+    too_wide = [line for line in out.stdout.splitlines() if len(line) > int(columns) - 2]
+    assert len(too_wide) <= 10, too_wide  # usage items and option names argparse cannot break (6 at 40 columns)

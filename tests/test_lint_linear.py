@@ -62,3 +62,55 @@ def test_many_fixes_apply_in_one_pass():
     findings = lint_source(src, "m.py")
     new, applied = apply_fixes(src, fixes_for(findings, ("safe", "unsafe")))
     assert applied == 500 and new.count("jnp.sum(x, axis=0)") == 500 and "= sum(" not in new
+
+
+@pytest.mark.parametrize("text", ["", "x", "x\n", "\n\n", "a\nb", "a\r\nb\rc\n", "a\x0cb\nc\u2028d\n", "é\n😀\n\n"])
+def test_line_starts_are_where_python_starts_lines(text):
+    import re
+
+    from jitscope.lint.source import line_starts
+
+    assert line_starts(text) == [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+
+def test_a_linted_tree_is_freed_without_the_cyclic_collector(tmp_path):
+    """A node holding a reference up the tree (an assignment to its enclosing def) made every function a
+    reference cycle: the trees of a large run were freed only by the cyclic collector, which walked them
+    all (an eighth of a serial lint of jax+flax+optax)."""
+    import gc
+
+    from jitscope.lint.registry import all_rules
+
+    src = tmp_path / "m.py"
+    src.write_text(HEAD + "    y = x + 1\n    return y\n\n\nclass C:\n    def g(self, a):\n        b = jax.jit(f)\n"
+                   "        c = b(a)\n        return c\n\n\ndef h(z):\n    k = [z]\n    return k\n")
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        outcome = lint_file(str(src), frozenset(all_rules()))
+        del outcome
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage if isinstance(o, ast.AST)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []
+
+
+def test_each_call_is_resolved_to_its_jitted_target_once_per_walk(monkeypatch):
+    """JS208, JS602, JS604 and JS605 each ask for the static arguments of every call: the answer is computed
+    once per call and walk, not once per rule."""
+    from jitscope.lint.rules import _static_args
+
+    asked: list[ast.Call] = []
+    real = _static_args.jitted_target
+    monkeypatch.setattr(_static_args, "jitted_target", lambda ctx, call: asked.append(call) or real(ctx, call))
+    src = ("import functools\nimport jax\n\n\n@functools.partial(jax.jit, static_argnums=1)\ndef f(x, n):\n"
+           "    return x * n\n\n\ndef g(xs):\n    out = []\n    for i, x in enumerate(xs):\n"
+           "        out.append(f(x, [i]))\n    return out\n")
+    findings = lint_source(src, "m.py")
+    assert {f.code for f in findings} >= {"JS602"}
+    calls = sum(isinstance(n, ast.Call) for n in ast.walk(ast.parse(src)))
+    assert len(asked) <= calls, (len(asked), calls)

@@ -9,7 +9,6 @@ than inventing their own shapes.
 from __future__ import annotations
 
 import dataclasses
-import platform
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -459,7 +458,10 @@ class Environment(Record):
 
     @classmethod
     def capture(cls, with_jax: bool = True) -> Environment:
+        # platform imported here: platform.platform() runs `uname -p` in a subprocess, and `jitscope lint`
+        # printing text never calls it (cli/lint.py)
         import os
+        import platform
 
         from ._version import __version__
 

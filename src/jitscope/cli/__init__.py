@@ -18,6 +18,31 @@ COMMANDS = ("demo", "compare", "watch", "inspect", "scale", "lint", "rules", "re
 
 
 class _Parser(argparse.ArgumentParser):
+    _checking = False
+
+    def add_argument(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201 - argparse's own signature
+        # argparse builds a help formatter on every add_argument, only to check the metavar against nargs, and
+        # in add_subparsers, only to render the bare program name; a formatter asks shutil for the terminal's
+        # width (shutil imports bz2, lzma and zlib: 3 ms of a one-file lint). Neither reads the width; help
+        # and usage still get the terminal's (_get_formatter below).
+        self._checking = True
+        try:
+            return super().add_argument(*args, **kwargs)
+        finally:
+            self._checking = False
+
+    def add_subparsers(self, **kwargs):  # noqa: ANN003, ANN201 - argparse's own signature
+        self._checking = True
+        try:
+            return super().add_subparsers(**kwargs)
+        finally:
+            self._checking = False
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        if self._checking:
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
+
     def error(self, message: str) -> None:  # one line, exit 2, like every usage error (usage only with --help)
         where = self.prog.removeprefix("jitscope").strip()
         hint = f"jitscope {where} --help" if where else "jitscope --help"

@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._lint import lint
+    from .._lint import run as lint
     from ..errors import UsageError
 
     if args.config and args.no_config:
@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     config = False if args.no_config else (args.config or True)
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config,
-                  keep_partial_on_interrupt=True, evidence=False if args.no_evidence else args.evidence)
+                  keep_partial_on_interrupt=True, evidence=False if args.no_evidence else args.evidence,
+                  env=bool(args.json or args.html or args.format == "json"))  # the outputs that show it
     if args.add_noqa and not result.interrupted:
         return _add_noqa(result)
     if args.diff:

@@ -16,7 +16,6 @@ function's first line.
 from __future__ import annotations
 
 import ast
-import json
 import os
 from pathlib import Path
 
@@ -46,6 +45,8 @@ def find(path: str | None, root: str = ".") -> Path | None:
 
 def load(path: Path) -> TraceEvidence:
     """Read trace evidence from a ``trace-evidence`` file or a watch result that carries one."""
+    import json  # here, not at the top: a lint without evidence does not import it
+
     from .._files import read_text
 
     text = read_text(path)  # a device, a directory, an oversized or non-UTF-8 file: one line

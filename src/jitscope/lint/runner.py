@@ -12,10 +12,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import signal
 import stat
 import sys
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -290,6 +288,8 @@ def _worker_ignores_sigint() -> None:
     """A worker's first act: ignore SIGINT (the parent handles Ctrl-C and stops the workers), then take the
     signal mask the parent forked it with off (a SIGINT pending since the fork is discarded, never raised:
     a worker waiting for work used to die of it with a KeyboardInterrupt traceback)."""
+    import signal  # here, not at the top: one file's lint (no workers) does not pay for it
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
@@ -299,6 +299,9 @@ def _worker_ignores_sigint() -> None:
 def _sigint_blocked() -> Iterator[None]:
     """SIGINT blocked in this thread while workers are forked (they inherit the mask); restored after, when a
     SIGINT that came meanwhile is delivered to the parent."""
+    import signal
+    import threading
+
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -162,6 +162,8 @@ class ModuleInfo:
         info = cls()
         calls: list[tuple[ast.Call, tuple[object, ...]]] = []
         assigns: list[ast.Assign] = []
+        assign_scopes: list[object] = []  # the scope of each (never stored on the node: a child pointing at
+        # its enclosing def makes the tree a reference cycle, freed only by the cyclic collector)
         defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         # One walk; each function or class body is walked as its own unit with its scope chain,
         # so the inner loop handles plain nodes without building per-node tuples.
@@ -183,7 +185,7 @@ class ModuleInfo:
                         mutated.add(func.value.id)
                 elif t is ast.Assign:
                     assigns.append(node)  # type: ignore[arg-type]
-                    node._jscope = scopes[-1]  # type: ignore[attr-defined]
+                    assign_scopes.append(scopes[-1])
                     if nested:
                         for tgt in node.targets:  # type: ignore[attr-defined]
                             if type(tgt) is ast.Subscript and type(tgt.value) is ast.Name:
@@ -221,7 +223,7 @@ class ModuleInfo:
         for c, _ in calls:
             if type(c.func) is ast.Call:  # `eqx.filter_vmap(g)(xs, 3)`: the wrapper applied at once
                 info.applied[c.func] = [c]
-        info._applied_by_name(tree, assigns)
+        info._applied_by_name(tree, assigns, assign_scopes)
         for c, scopes in calls:
             if info._call(c, scopes):
                 later.append((c, scopes))
@@ -381,14 +383,14 @@ class ModuleInfo:
             return ()
         return tuple(i for i in range(min(len(c.args) for c in uses)) if all(_python_literal(c.args[i]) for c in uses))
 
-    def _applied_by_name(self, tree: ast.AST, assigns: list[ast.Assign]) -> None:
+    def _applied_by_name(self, tree: ast.AST, assigns: list[ast.Assign], assign_scopes: list[object]) -> None:
         """``fn = eqx.filter_vmap(g)`` then ``fn(xs, 4)``: the wrapper's applications, when the function (or module)
         binds ``fn`` once and only ever calls it (a name passed or returned may be applied to anything elsewhere)."""
         bound: dict[tuple[object, str], ast.Call] = {}
         seen: set[tuple[object, str]] = set()
-        for a in assigns:
+        for a, scope in zip(assigns, assign_scopes, strict=True):
             if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(a.value) is ast.Call:
-                key = (a.__dict__.get("_jscope", 0), a.targets[0].id)
+                key = (scope, a.targets[0].id)
                 t = known.lookup(self.resolve(a.value.func) or "")
                 if key in seen or t is None or not t.static_by_type:
                     bound.pop(key, None)

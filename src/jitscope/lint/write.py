@@ -15,9 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import signal
 import stat
-import threading
 import tokenize
 from collections.abc import Iterator
 
@@ -50,6 +48,9 @@ def unwritable(path: str) -> str | None:
 @contextlib.contextmanager
 def _sigint_deferred() -> Iterator[None]:
     """Hold Ctrl-C until the block ends, so a file is never left half-written (main thread only)."""
+    import signal  # here, not at the top: a lint that writes no file does not import them
+    import threading
+
     if threading.current_thread() is not threading.main_thread():
         yield
         return

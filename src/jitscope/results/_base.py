@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from .._files import read_text
 from .._serde import Record
 from ..errors import UsageError
-from ..schema.check import first_problem
 
 FORMAT_VERSION = 1
 
@@ -41,6 +38,8 @@ class Result(Record):
         return super().from_dict(data)  # type: ignore[misc]
 
     def to_json(self, indent: int | None = 2) -> str:
+        import json  # here, not at the top: a result printed as text never imports it
+
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -92,11 +91,15 @@ def result_class(kind: str) -> type[Result]:
 
 def load_result(path: str | os.PathLike[str]) -> Result:
     """Read a saved result of any kind (a regular file or a pipe, ``_files.read_text``)."""
+    from .._files import read_text  # here: writing a result never reads one
+
     return result_from_text(path, read_text(path))
 
 
 def result_from_text(path: str | os.PathLike[str], text: str) -> Result:
     """The saved result of any kind whose JSON text is ``text`` (read from ``path``, named in errors)."""
+    import json
+
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -113,6 +116,8 @@ def result_from_text(path: str | os.PathLike[str], text: str) -> Result:
         raise UsageError(f"{path}: not a jitscope JSON result ('kind' is not a string)")
     cls = result_class(kind)
     # Validate before trusting: a renderer must never meet a field of the wrong type or shape.
+    from ..schema.check import first_problem  # here: writing a result never imports the schema
+
     problem = first_problem(data)
     if problem:
         raise UsageError(f"{path}: not a valid {kind} result: {problem}")

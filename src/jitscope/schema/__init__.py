@@ -7,7 +7,6 @@ result and refers to the records by ``$ref``. ``CHANGELOG.md`` logs format chang
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 BASE_URI = "https://jitscope.invalid/schema/"
@@ -15,6 +14,7 @@ BASE_URI = "https://jitscope.invalid/schema/"
 
 def load_schema(name: str) -> dict[str, Any]:
     """The schema document ``<name>.schema.json`` (``records`` or a result kind)."""
+    import json
     from importlib import resources  # here: reading a result validates it without the schema files
 
     text = resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")

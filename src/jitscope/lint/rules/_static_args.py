@@ -72,7 +72,21 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
 def static_arguments(ctx: Context, call: ast.Call) -> tuple[str, list[tuple[str, ast.expr]]] | None:
     """For a call of a jitted function whose static parameters are known: (its name, ``static_passed``);
     None when the callee is no known jit, or its static arguments are computed at run time (which ones is
-    unknown)."""
+    unknown).
+
+    Four rules (JS208, JS602, JS604, JS605) ask this of every call, one after the other: the answer for the
+    call being checked is kept while the walk stays there (the same call, function frame and ancestors: what
+    the answer depends on; a later walk of the same function has a new frame)."""
+    frame, depth = ctx.frames[-1], len(ctx.parents)
+    last = ctx.__dict__.get("_static_arguments_last")
+    if last is not None and last[0] is call and last[1] is frame and last[2] == depth:
+        return last[3]
+    found = _static_arguments(ctx, call)
+    ctx.__dict__["_static_arguments_last"] = (call, frame, depth, found)
+    return found
+
+
+def _static_arguments(ctx: Context, call: ast.Call) -> tuple[str, list[tuple[str, ast.expr]]] | None:
     target = jitted_target(ctx, call)
     if target is None:
         return None
