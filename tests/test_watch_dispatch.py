@@ -97,11 +97,57 @@ def test_debug_key_reuse_is_named():
 
     x = jnp.ones(2)
     with jax.debug_key_reuse(True), jitscope.watch(slow_compile=600) as w:
-        for _ in range(300):  # enough calls to lose more than MIN_SECONDS_LOST against fast calls
+        for _ in range(3000):  # the flag's cost is a large share of this run (beside one compile): worth saying
             draw(x)
     (f,) = _jw501(w)
     assert f.details["cause"] == "debug_key_reuse" and "jax_debug_key_reuse" in f.message
     assert f.details["effects"] == []
+
+
+def test_debug_key_reuse_the_program_chose_is_not_advice_when_its_cost_is_small_in_the_run(monkeypatch):
+    """jax_debug_key_reuse is a debugging setting whose price (every jitted call through Python) is
+    documented: a program that turned it on is told only when that price is a material share of its run."""
+    from jitscope.analyze.dispatch import MIN_SECONDS_LOST, OPTED_IN_MIN_SHARE
+
+    @jax.jit
+    def draw(x):
+        return x + 1
+
+    @jax.jit
+    def work(a):
+        return jnp.tanh(a @ a) @ a
+
+    def run():  # 300 cheap calls beside 40 heavy ones: the flag's price is a small share of the run
+        x, a = jnp.ones(2), jnp.ones((384, 384))
+        with jax.debug_key_reuse(True), jitscope.watch(slow_compile=600) as w:
+            for _ in range(300):
+                draw(x)
+            for _ in range(40):
+                a = work(a) * 1e-3
+            a.block_until_ready()
+        return w
+
+    with monkeypatch.context() as m:  # without the share rule (as before it): the calls are reported
+        m.setattr("jitscope.analyze.dispatch.OPTED_IN", ())
+        assert [f for f in _jw501(run()) if f.function.endswith("draw")]
+    w = run()
+    assert not [f for f in _jw501(w) if f.function.endswith("draw")]
+    assert OPTED_IN_MIN_SHARE == 0.10 and MIN_SECONDS_LOST == 0.001
+
+
+def test_opted_in_causes_need_a_share_of_the_run():
+    from jitscope.analyze.dispatch import off_fast_path
+    from jitscope.collect.dispatch import SlowPathFunction
+
+    rec = SlowPathFunction("f", 1, None, calls=1000, seconds=1000 * 2e-5, samples=[2e-5] * 1000,
+                           blockers={("debug_key_reuse",): 1000})  # 15 ms lost against 5 us fast calls
+    assert off_fast_path([rec], lambda: 5e-6, wall_seconds=1.0) == []
+    (f,) = off_fast_path([rec], lambda: 5e-6, wall_seconds=0.1)
+    assert f.details["cause"] == "debug_key_reuse"
+    assert off_fast_path([rec], lambda: None, wall_seconds=0.1) == []  # no measured loss: no claim
+    effects = SlowPathFunction("g", 2, None, calls=1000, seconds=1000 * 2e-5, samples=[2e-5] * 1000,
+                               blockers={("unordered_effects",): 1000})
+    assert len(off_fast_path([effects], lambda: 5e-6, wall_seconds=1.0)) == 1  # not a setting: unchanged
 
 
 def test_threshold_counts_only_slow_calls_that_neither_traced_nor_compiled():
@@ -295,5 +341,5 @@ def test_a_nil_loss_is_not_reported():
     assert 50 * (2e-5 - 5e-6) < MIN_SECONDS_LOST and off_fast_path([near], lambda: 5e-6) == []
     costly = SlowPathFunction("h", 3, None, calls=100, seconds=100 * 2e-5, samples=[2e-5] * 100,
                               blockers={("debug_key_reuse",): 100})
-    (h,) = off_fast_path([costly], lambda: 5e-6)  # 100 x 15 us = 1.5 ms lost
+    (h,) = off_fast_path([costly], lambda: 5e-6, wall_seconds=0.01)  # 100 x 15 us = 1.5 ms lost, 15% of the run
     assert h.details["seconds_lost"] >= MIN_SECONDS_LOST and "0 s lost" not in h.message

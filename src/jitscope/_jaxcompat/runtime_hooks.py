@@ -23,6 +23,13 @@ that already costs microseconds). Checked on JAX 0.10.2 (and 0.8.3, 0.6.2 where 
   ``jax._src.callback.pure_callback_impl`` (looked up as a module global at each run by the lowered
   callback), on the host, once per execution of the callback (per iteration inside a compiled loop). On
   CPU it runs on the thread that called the jitted function, so the program's call is on the stack.
+* ``install_host_transfer_hook(on_transfer)``: the program's eager conversions of host data to device arrays,
+  ``jax.numpy.asarray``, ``jax.numpy.array`` and ``jax.device_put`` (the public attributes, looked up by the
+  program at each call; JAX's own modules call the private functions and are not seen): the wrappers call the
+  original with the same arguments and return its result, and time the call only when an argument is a NumPy
+  array of at least ``TRANSFER_MIN_BYTES`` outside a trace (a trace makes it a constant, not a copy). Not seen:
+  a name bound before the hook was installed (``from jax.numpy import asarray`` before ``jitscope.watch()``),
+  and the NumPy arguments of jitted calls (copied in C++: ``collect/host_args``).
 * ``install_key_check_hook(on_key)``: every ``jax.random`` function checks its key with
   ``jax._src.random.core._check_prng_key(name, key)`` (looked up as a module global at each call).
 * ``trace_context()``: ``(names, values)`` of JAX's trace context, the configuration jit adds to its cache
@@ -40,7 +47,7 @@ from typing import Any
 from ._base import _say_missing
 
 _SUBSCRIBERS: dict[str, list[Callable[..., None]]] = {"boundary": [], "host_read": [], "key_check": [],
-                                                      "host_callback": []}
+                                                      "host_callback": [], "host_transfer": []}
 _UNINSTALL: dict[str, Callable[[], None]] = {}
 
 
@@ -259,6 +266,73 @@ def _install_host_callback() -> Callable[[], None] | None:
     def uninstall() -> None:
         if getattr(cb, "pure_callback_impl", None) is pure_callback_impl:
             cb.pure_callback_impl = original
+
+    return uninstall
+
+
+# --- eager host-to-device conversions ----------------------------------------------------------------
+TRANSFER_MIN_BYTES = 1024  # smaller NumPy arrays (and every Python or NumPy scalar) are not timed at all
+
+
+def install_host_transfer_hook(on_transfer: Callable[[str, list[Any], float, Any], None]) -> Callable[[], None]:
+    """Call ``on_transfer(api, arrays, seconds, caller_frame)`` after each eager ``jnp.asarray``, ``jnp.array``
+    or ``jax.device_put`` of host data (``api``: ``"jnp.asarray"``, ...; ``arrays``: the NumPy arrays of at least
+    ``TRANSFER_MIN_BYTES`` it converted, the leaves of a ``device_put`` pytree included; ``seconds``: the call's
+    time). Returns the uninstaller."""
+    return _subscribe("host_transfer", on_transfer, _install_host_transfer)
+
+
+def _install_host_transfer() -> Callable[[], None] | None:
+    try:
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        # (module, attribute, name in findings, the keyword of the data argument)
+        targets = [(jnp, "asarray", "jnp.asarray", "a"), (jnp, "array", "jnp.array", "object"),
+                   (jax, "device_put", "jax.device_put", "x")]
+        originals = [(mod, attr, getattr(mod, attr)) for mod, attr, _, _ in targets]
+        leaves_of = jax.tree_util.tree_leaves
+    except (ImportError, AttributeError) as e:
+        _say_missing("host_transfer_hook", e)
+        return None
+    ndarray, containers = np.ndarray, (dict, list, tuple)
+
+    def host_arrays(x: Any) -> list[Any]:
+        if type(x) is ndarray:
+            return [x] if x.nbytes >= TRANSFER_MIN_BYTES else []
+        if type(x) in containers:
+            return [v for v in leaves_of(x) if type(v) is ndarray and v.nbytes >= TRANSFER_MIN_BYTES]
+        return []
+
+    def wrap(original: Callable[..., Any], api: str, keyword: str) -> Callable[..., Any]:
+        def converter(*args, **kwargs):  # type: ignore[no-untyped-def]
+            if not _SUBSCRIBERS["host_transfer"]:
+                return original(*args, **kwargs)
+            arrays = host_arrays(args[0] if args else kwargs.get(keyword))
+            if not arrays or staging_now():
+                return original(*args, **kwargs)
+            t0 = time.perf_counter()
+            out = original(*args, **kwargs)
+            _notify("host_transfer", api, arrays, time.perf_counter() - t0, sys._getframe(1))
+            return out
+
+        for name in ("__name__", "__qualname__", "__doc__", "__module__"):
+            try:
+                setattr(converter, name, getattr(original, name))
+            except (AttributeError, TypeError):
+                pass
+        converter.__wrapped__ = original  # type: ignore[attr-defined]
+        return converter
+
+    wrappers = [(mod, attr, wrap(orig, api, kw)) for (mod, attr, orig), (_, _, api, kw) in zip(originals, targets)]
+    for mod, attr, w in wrappers:
+        setattr(mod, attr, w)
+
+    def uninstall() -> None:
+        for (mod, attr, w), (_, _, orig) in zip(wrappers, originals):
+            if getattr(mod, attr, None) is w:
+                setattr(mod, attr, orig)
 
     return uninstall
 

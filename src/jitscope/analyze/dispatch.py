@@ -4,7 +4,9 @@ Input: the collector's per-function records (``collect/dispatch.SlowPathFunction
 that neither traced nor compiled, their total and sampled durations, why JAX refused the fast path, the
 program's effectful equations). A function is reported when it has at least ``min_calls`` such calls,
 so a one-off (an evicted cache entry, a call right after a compile) is not, and when the time they lost
-against a fast call is at least ``MIN_SECONDS_LOST`` (a nil cost is not advice).
+against a fast call is at least ``MIN_SECONDS_LOST`` (a nil cost is not advice). A cause the program opted
+into with a debugging or profiling setting (``jax_debug_key_reuse``, PGLE) is the setting's documented price:
+reported only when the loss is at least ``OPTED_IN_MIN_SHARE`` of the watched run's wall time.
 
 What is measured and what is estimated: each slow call's wall time is measured (from entering JAX's
 Python path to its end, including watch's own few microseconds there and any part of the program's run
@@ -35,6 +37,11 @@ DISPATCH_MIN_CALLS = 10
 # A function whose measured loss is below this is not reported: a finding whose cost is nil is not advice
 # (the Python path of a small program under jax_debug_key_reuse can cost no more than a fast call).
 MIN_SECONDS_LOST = 0.001
+# Causes the program opted into with a debugging or profiling setting (``jax_debug_key_reuse``, PGLE): their
+# cost is the setting's documented price, so it is advice only when it is a material share of the watched run
+# (a flag left on in a run it now dominates); below that, the finding would tell the user what they chose.
+OPTED_IN = ("debug_key_reuse", "pgle")
+OPTED_IN_MIN_SHARE = 0.10
 
 _PRIMITIVES = {"debug_callback": "jax.debug.callback/jax.debug.print", "debug_print": "jax.debug.print",
                "io_callback": "io_callback"}
@@ -97,10 +104,12 @@ def _source(loc: Location | None) -> str:
 
 
 def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None], t0: float = 0.0,
-                  min_calls: int = DISPATCH_MIN_CALLS) -> list[RuntimeFinding]:
+                  min_calls: int = DISPATCH_MIN_CALLS, wall_seconds: float | None = None) -> list[RuntimeFinding]:
     """One JW501 per function with at least ``min_calls`` Python-path calls that neither traced nor
     compiled. ``fast_call()`` gives the cost of a fast call (called only when something is reported);
-    ``t0`` is the ``time.time()`` the watch started at (finding timestamps are relative to it)."""
+    ``t0`` is the ``time.time()`` the watch started at (finding timestamps are relative to it);
+    ``wall_seconds``, the watched run's wall time: an ``OPTED_IN`` cause is reported only when its loss is at
+    least ``OPTED_IN_MIN_SHARE`` of it (without it, or without a measured loss, never)."""
     hot = [f for f in functions if f.calls >= min_calls]
     if not hot:
         return []
@@ -119,6 +128,8 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
         lost = min(rec.calls * max(per - fast, 0.0), rec.seconds) if fast is not None else None
         if lost is not None and lost < MIN_SECONDS_LOST:
             continue
+        if cause in OPTED_IN and (lost is None or not wall_seconds or lost < OPTED_IN_MIN_SHARE * wall_seconds):
+            continue  # the price of a setting the program chose, small against its run
         against = f" against {fmt_seconds(fast)} for a fast call" if fast is not None else ""
         lost_text = f", {fmt_seconds(lost)} lost" if lost is not None else ""
         fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site

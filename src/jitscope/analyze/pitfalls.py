@@ -73,12 +73,16 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501", "JW506"), ()),
     PitfallClass("dispatch-overhead", "S5", "yes", ("JW504",), ()),
     PitfallClass("host-sync-in-loop", "S7", "yes", ("JW502", "JW503"), ("JS207",)),
-    PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505",), (),
+    PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505", "JW508"), (),
                  "the host-to-device copy of a NumPy argument happens in JAX's C++ dispatch with no Python hook on "
                  "a cached call (JAX_TRANSFER_GUARD=log prints every one, but changes the program's output); "
                  "watch sees the NumPy arrays a jitted call compiled for, and reports those the loop around the "
-                 "call passes unchanged (a name or an attribute the loop never assigns, still held at the end); "
-                 "a fresh NumPy batch per iteration is new data that must travel, not a pitfall by itself"),
+                 "call passes unchanged (a name or an attribute the loop never assigns, still held at the end; "
+                 "JW505); the program's eager jnp.asarray, jnp.array and jax.device_put of NumPy data are timed "
+                 "per line, and a line converting the same contents call after call, at a material share of the "
+                 "time between its calls, is JW508; a fresh NumPy batch per iteration is new data that must "
+                 "travel, not a pitfall by itself; not seen: Python lists and scalars (a Python scalar costs "
+                 "microseconds), and eager operations given NumPy operands (x + X_np)"),
     PitfallClass("async-timing-mistake", "S7", "partly", ("JW507",), (),
                  "watch wraps the clocks (time.perf_counter, time.time, time.monotonic) and reports a closing "
                  "read while a result made in the region is not ready (JW507); not seen: a region whose result "

@@ -210,7 +210,10 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "(``jax.debug.print``, ``jax.debug.callback``, ``io_callback``, ordered effects; each with its line), "
         "host callbacks (JAX 0.6-0.8), mutable-array ref effects, ``jax_debug_key_reuse``, PGLE profiling, "
         "``jax_no_execution``, or an executable the C++ path cannot run. Anything else, and a call JAX had "
-        "made fast-path ready that still came back through Python, is reported with an unknown cause. Not counted: calls with tracers (a jitted function "
+        "made fast-path ready that still came back through Python, is reported with an unknown cause. A cause "
+        "the program opted into with a debugging or profiling setting (``jax_debug_key_reuse``, PGLE) is its "
+        "documented price: reported only when the time lost is at least 10% of the watched run. Not counted: "
+        "calls with tracers (a jitted function "
         "under ``grad``/``vmap`` outside jit), calls that traced or compiled (the compile path), and "
         "anything on the fast path, which watch never sees and which costs nothing.",
         "Each such call costs tens to hundreds of microseconds instead of a few (a ``jax.debug.callback`` "

@@ -269,6 +269,27 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "**likely**: the late result and the closing read are observed; that the two clock values time the work "
         "(rather than stamp a log line) is inferred from the subtraction in the code."),
     RuntimeCode(
+        "JW508", "host-data-converted-per-step", "warning",
+        "A line of the program converts the same NumPy data to a device array (``jnp.asarray``, ``jnp.array``, "
+        "``jax.device_put``) over and over: a host-to-device copy per step of data that could stay on the device.",
+        "Wraps the public ``jax.numpy.asarray``, ``jax.numpy.array`` and ``jax.device_put`` while watching (the "
+        "original runs with the same arguments; calls inside a trace, and NumPy arrays under 1 KiB, are not "
+        "looked at). Per line of the program: the conversions, their bytes and seconds, and whether each of the "
+        "line's first 12 calls converted the same contents as the call before (a CRC-32 of the data, of a "
+        "sample of 262,144 elements for larger arrays). Reports a line whose conversions (at least 20 each) all "
+        "converted the same data and, from each one's third call on (the first may compile JAX's conversion, the "
+        "loop's first iteration compiles the step), took at least 10% of the time they span: the copy is "
+        "material against this run's step. New contents each call (a new batch, a buffer refilled in place) "
+        "are input the step needs: not reported.",
+        "JAX keeps no cache of transfers: each conversion of a NumPy array copies it host-to-device (on an "
+        "accelerator, through PCIe), whether or not the data changed. A constant table or a whole dataset "
+        "converted inside the training loop pays that copy every step.",
+        "```python\nX = np.random.rand(4096, 256).astype(np.float32)\nfor i in range(steps):\n"
+        "    w = step(w, jnp.asarray(X))    # JW508: X copied every step\n```",
+        "```python\nX_dev = jnp.asarray(X)             # once\nfor i in range(steps):\n    w = step(w, X_dev)\n```",
+        "**likely**: the conversions are timed and the first 12 calls' contents compared; that later calls "
+        "converted the same data too is inferred."),
+    RuntimeCode(
         "JW601", "prng-key-reuse", "warning",
         "One PRNG key consumed twice (two samples, or a sample after a split): both draws use the same random "
         "bits.",

@@ -9,7 +9,7 @@ Two moments, as for the other findings:
 * ``finish(...)`` when the result is built: JW102-JW104 (errors JAX raised into the program), JW405/JW407
   (shape recompiles, compiles that never stop), JW408 (persistent cache), JW502 (host reads per
   iteration), JW506 (a pure_callback run at every call), JW507 (a timed region
-  cut short by asynchronous dispatch), JW504 (dispatch-bound loops), JW601/JW602 (PRNG keys), JW603/JW604 (JAX's dtype and donation
+  cut short by asynchronous dispatch), JW508 (the same host data converted to a device array per step), JW504 (dispatch-bound loops), JW601/JW602 (PRNG keys), JW603/JW604 (JAX's dtype and donation
   warnings).
 
 Nothing here may break the user's program: each analysis is guarded, and a failure costs its findings only
@@ -97,6 +97,7 @@ class TaxonomyAnalyzer:
                 ("dispatch", lambda: _dispatch(signals, events, dict(self.sizes))),
                 ("host_callbacks", lambda: _host_callbacks(signals, events, self.findings)),
                 ("clocks", lambda: _clocks(signals)),
+                ("host_transfers", lambda: _host_transfers(signals)),
             ]
         for _, step in steps:
             try:
@@ -175,3 +176,10 @@ def _clocks(signals: Any) -> list[RuntimeFinding]:
 
     probe = getattr(signals, "clocks", None)
     return async_timing_findings(list(probe.sites.values())) if probe is not None else []
+
+
+def _host_transfers(signals: Any) -> list[RuntimeFinding]:
+    from .host_transfers import host_transfer_findings
+
+    probe = getattr(signals, "host_transfers", None)
+    return host_transfer_findings(list(probe.sites.values())) if probe is not None else []

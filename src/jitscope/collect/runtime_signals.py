@@ -2,7 +2,7 @@
 
 ``RuntimeSignals`` groups what ``jax_signals``, ``host_reads``, ``host_args``, ``host_callbacks``, ``key_use`` and
 ``dispatch_sampler`` record while a watch with findings runs: JAX's exceptions and warnings at the program's
-lines, host reads of arrays per line, host callback runs per call site, clock reads that end a timed region early, NumPy arguments sent from loops, PRNG key uses, the trace context of
+lines, host reads of arrays per line, host callback runs per call site, clock reads that end a timed region early, NumPy arguments sent from loops, eager conversions of NumPy data per line, PRNG key uses, the trace context of
 each user trace, and sampled stacks of the watched thread. Each probe is independent: one that cannot install (a JAX that moved its hook) leaves the others
 working.
 """
@@ -16,6 +16,7 @@ from .dispatch_sampler import DispatchSampler
 from .host_args import HostArgumentProbe
 from .host_callbacks import HostCallbackProbe
 from .host_reads import HostReadProbe
+from .host_transfers import HostTransferProbe
 from .jax_signals import JaxErrorProbe, JaxWarningProbe, TraceContextProbe
 from .key_use import KeyUseProbe
 
@@ -33,8 +34,10 @@ class RuntimeSignals:
         self.sampler = DispatchSampler()
         self.host_callbacks = HostCallbackProbe()
         self.clocks = ClockReadProbe()
+        self.host_transfers = HostTransferProbe()
         self._probes: list[Any] = [self.errors, self.warnings, self.host_reads, self.keys, self.context,
-                                   self.host_args, self.sampler, self.host_callbacks, self.clocks]
+                                   self.host_args, self.sampler, self.host_callbacks, self.clocks,
+                                   self.host_transfers]
         self._installed: list[Any] = []
 
     def install(self) -> RuntimeSignals:

@@ -277,3 +277,9 @@ DEVICE_PUT_ONCE = Advice(
     "put the array on the device once, before the loop (x = jax.device_put(x) or jnp.asarray(x)), and pass that",
     "a NumPy argument is host memory: every call of a jitted function copies it to the device again, even "
     "when it is the same array each time; a jax.Array already on the device is passed without a copy.")
+CONVERT_ONCE = Advice(
+    "convert it once, before the loop (x_dev = jnp.asarray(x) or jax.device_put(x)), keep the device array and "
+    "use it in every step; for data that really is new each step, prefetch it (device_put the next batch while "
+    "this step runs)",
+    "jnp.asarray, jnp.array and jax.device_put of a NumPy array copy it host-to-device at every call: JAX keeps no "
+    "cache of transfers, so the same host data converted each step is copied each step.")

@@ -40,7 +40,7 @@ def render(result: WatchResult, console: Console) -> None:
                   "`jitscope rules CODE` explains each code)")
     for g in groups[:MAX_GROUPS]:
         times = f" x{g.count}" if g.count > 1 else ""
-        what = "in host callbacks" if g.code == "JW506" else \
+        what = "in host callbacks" if g.code == "JW506" else "in host-to-device copies" if g.code == "JW508" else \
             "lost off the fast path" if g.code.startswith("JW5") else "of trace+compile"
         secs = f", {fmt_seconds(g.seconds)} {what}" if g.seconds > 0 else ""
         style = _STYLE.get(g.severity, "")

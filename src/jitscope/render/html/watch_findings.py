@@ -51,7 +51,7 @@ def sections(result: WatchResult) -> list[Section]:
             for g in groups[:MAX_ROWS]]
     out = [Section("Runtime findings", "<p>What jit did to this run, grouped by function and code, worst first "
                    "(<code>jitscope rules CODE</code> explains each code). Seconds are the trace + compile time "
-                   "of the compiles each was seen in (for JW5xx, the dispatch time lost off the fast path; for JW506, the time in host callbacks).</p>"
+                   "of the compiles each was seen in (for JW5xx, the dispatch time lost off the fast path; for JW506, the time in host callbacks; for JW508, the time in host-to-device copies).</p>"
                    + table(["severity", "code", "function", "count", "seconds", "fix"], rows, numeric=(3, 4)))]
     by_code: dict[str, list] = {}
     for g in groups:
