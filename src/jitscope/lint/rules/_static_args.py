@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import wrappers
 from ..astutil import walk_in_order
 from ..context import Context
 from ..scope import JIT_LIKE, StaticSpec, decorator_spec, spec_from_call
@@ -41,6 +42,9 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
         def_name, spec = info.jitted_callables[func.id]
         fn = info.defs.get(def_name)
         return (fn, spec, func.id, 0) if fn is not None else None
+    if isinstance(func, ast.Name) and len(ctx.frames) > 1 and func.id in ctx.frame.bound \
+            and func.id not in ctx.frame.params:
+        return _local_jit(ctx, func)  # `step = jax.jit(f, static_argnames="t")` in this function
     if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name) \
             and ctx.resolve(func.func) in JIT_LIKE:  # jax.jit(f, static_argnums=1)(x, [1, 2])
         fn = info.defs.get(func.args[0].id)
@@ -69,17 +73,81 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
     return None
 
 
-def static_arguments(ctx: Context, call: ast.Call) -> tuple[str, list[tuple[str, ast.expr]]] | None:
+def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int] | None:
+    """A name of this function bound (on every binding reaching the call) to one jit of one function:
+    ``jax.jit(f, ...)`` or ``partial(jax.jit, ...)(f)`` of a module-level or local def ``f``."""
+    if not wrappers.jits_in(ctx, ctx.frame.node):
+        return None  # no jit in this function: the name is bound to something else
+    values = values_of(ctx, func)
+    made = [wrappers._jitting(ctx, v) if v is not None else None for v in values]
+    if not made or any(m is None for m in made) or len({(m[1].id if isinstance(m[1], ast.Name) else None, m[2].argnums,
+                                                         m[2].argnames) for m in made}) != 1:  # type: ignore[index]
+        return None
+    _, wrapped, spec, _ = made[0]  # type: ignore[misc]
+    if not isinstance(wrapped, ast.Name):
+        return None
+    fn = None
+    frame = ctx._local_frame(wrapped.id)
+    if frame is ctx.frame and frame.node is not None:
+        defs = [s for s in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == wrapped.id]
+        fn = defs[0] if len(defs) == 1 else None
+    elif frame is None:
+        fn = ctx.info.defs.get(wrapped.id)
+    return (fn, spec, func.id, 0) if fn is not None else None
+
+
+def static_arguments(ctx: Context, call: ast.Call, jitted: bool = False
+                     ) -> tuple[str, list[tuple[str, ast.expr]]] | None:
     """For a call of a jitted function whose static parameters are known: (its name, ``static_passed``);
     None when the callee is no known jit, or its static arguments are computed at run time (which ones is
-    unknown)."""
+    unknown). A call of a project function that hands parameters to a jit (``lint/wrappers.py``) counts
+    too: its parameters that reach a static position (and, with ``jitted``, those it jits itself); how
+    each was established is ``via(ctx, value)``."""
     target = jitted_target(ctx, call)
     if target is None:
-        return None
+        summary = wrappers.summary_for_call(ctx, call)
+        if summary is None:
+            return None
+        vias = ctx.__dict__.setdefault("_static_via", {})
+        passed = []
+        for p, a in wrappers.passed_through(summary, call):
+            if p.kind == "static" or jitted:
+                vias[a] = p
+                passed.append((p.name, a))
+        return (summary.function, passed) if passed else None
     fn, spec, function, bound = target
     if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
         return None
     return function, static_passed(call, fn, spec, bound)
+
+
+def via(ctx: Context, value: ast.expr) -> str:
+    """How ``value``'s parameter was found to reach a jit (" (static because ...)"), "" for a direct jitted call."""
+    p = ctx.__dict__.get("_static_via", {}).get(value)
+    if p is None:
+        return ""
+    return f" (`{p.name}` is {'jitted' if p.kind == 'jitted' else 'static'}: {p.via})"
+
+
+def message_via(rule, ctx: Context, node: ast.expr, /, **details: object) -> str | None:
+    """The rule's message with how ``node`` reaches a jit appended, or None (the rule's own message) for a
+    direct jitted call."""
+    how = via(ctx, node)
+    return rule.message.format(**details) + how if how else None
+
+
+def jitted_param(ctx: Context, value: ast.expr) -> bool:
+    """Is ``value`` passed for a wrapper parameter that is jitted itself (not a static argument)?"""
+    p = ctx.__dict__.get("_static_via", {}).get(value)
+    return p is not None and p.kind == "jitted"
+
+
+def certain(ctx: Context, value: ast.expr) -> bool:
+    """Does ``value`` reach a static argument on every call (a direct jitted call, or a wrapper that jits it
+    unconditionally)? An ``error`` about it needs that; otherwise a warning."""
+    p = ctx.__dict__.get("_static_via", {}).get(value)
+    return p is None or p.certain
 
 
 def static_passed(call: ast.Call, fn: Def, spec: StaticSpec, bound: int) -> list[tuple[str, ast.expr]]:
