@@ -56,6 +56,7 @@ class FileOutcome:
     replaces: bool = False  # the file linted again with calls from other files: its findings replace the first
     summaries: dict = field(default_factory=dict)  # its jit-wrapper summaries and imports (lint/wrappers.py)
     static_imports: set = field(default_factory=set)  # imported functions its static-argument rules asked about
+    no_jax: bool = False  # skipped: it mentions no jax (its calls of other modules' jits are read after the run)
 
 
 def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -147,6 +148,7 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
         return FileOutcome(path, [bad] if bad is not None and "JS002" in enabled else [], data.count(b"\n"))
     findings, ctx = lint_text(text, path, set(enabled), assume_traced, observed=observed)
     outcome = FileOutcome(path, findings, text.count("\n") + (not text.endswith("\n") and bool(text)))
+    outcome.no_jax = ctx is None and not findings
     if fix and findings:
         new, applied = apply_fixes(text, fixes_for(findings, fix))
         if applied:
@@ -267,7 +269,10 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     classes: dict[str, list] = {}
     summaries: dict[str, dict] = {}
     imports: dict[str, set] = {}
+    no_jax: list[str] = []
     for outcome in _run(items, jobs, fix, diff, assume_traced, can_fork, tables):
+        if outcome.no_jax:
+            no_jax.append(outcome.path)
         if outcome.summaries:
             summaries[outcome.path], outcome.summaries = outcome.summaries, {}
         if outcome.static_imports:
@@ -281,6 +286,8 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
         yield outcome
     enabled_of = dict(items)
     # Static arguments across the linted files: calls of another module's jit wrapper (lint/wrappers.py).
+    if not fix:
+        imports.update(wrappers.skipped_callers(summaries, no_jax))
     wrappers.PROJECT = {} if fix else wrappers.join(summaries, imports, [p for p, _ in items])
     try:
         for path in sorted(wrappers.PROJECT):

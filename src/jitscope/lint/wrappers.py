@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
+import re
 from dataclasses import dataclass
 
 from .scope import JIT_LIKE, decorator_spec, spec_from_call
@@ -85,6 +86,56 @@ def module_summaries(ctx) -> dict[str, Summary]:
                 changed = True
         if not changed:
             break
+    return out
+
+
+def skipped_callers(exported: dict[str, dict], skipped: list[str]) -> dict[str, set[tuple[str, int]]]:
+    """The imported functions called by linted files the lint skipped (no mention of jax: a training script
+    importing only the project's jitted step), for the files whose text names a summarized function."""
+    names = {n for e in exported.values() for n in e.get("functions", ())}
+    if not names or not skipped:
+        return {}
+    alternatives = "|".join(sorted(map(re.escape, names)))
+    pattern = re.compile(rf"\b(?:{alternatives})\s*\(")
+    out: dict[str, set[tuple[str, int]]] = {}
+    for path in skipped:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if pattern.search(text):
+            found = _calls_to_imports(text)
+            if found:
+                out[path] = found
+    return out
+
+
+def _calls_to_imports(text: str) -> set[tuple[str, int]]:
+    from .callgraph import _LIBRARY_HEADS
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    aliases: dict[str, tuple[str, int]] = {}
+    for s in tree.body:
+        if isinstance(s, ast.ImportFrom):
+            for a in s.names:
+                aliases[a.asname or a.name] = (f"{s.module}.{a.name}" if s.module else a.name, s.level)
+        elif isinstance(s, ast.Import):
+            for a in s.names:
+                aliases[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], 0)
+    aliases = {k: v for k, v in aliases.items() if v[1] or v[0].split(".")[0] not in _LIBRARY_HEADS}
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name) and f.id in aliases:
+                out.add(aliases[f.id])
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in aliases:
+                t, lv = aliases[f.value.id]
+                out.add((f"{t}.{f.attr}", lv))
     return out
 
 
@@ -284,10 +335,30 @@ def exports(ctx) -> dict:
     level (a package's ``from ._src.loop import while_loop`` re-export, followed by ``join``)."""
     from .callgraph import _LIBRARY_HEADS, index
 
-    functions = module_summaries(ctx)
+    functions = {**_jitted_functions(ctx), **module_summaries(ctx)}
     aliases = {name: (q, 0) for name, q in ctx.info.module_aliases.items() if q.split(".")[0] not in _LIBRARY_HEADS}
     aliases.update({name: (t, lv) for name, (lv, t) in index(ctx).relative.items()})
     return {"functions": functions, "aliases": aliases} if functions or aliases else {}
+
+
+def _jitted_functions(ctx) -> dict[str, Summary]:
+    """The module's jitted functions (``@partial(jax.jit, static_argnames=...)``, ``g = jax.jit(f, ...)``) with
+    literal static parameters, as summaries for calls from other modules (this module's own calls read the
+    decorator directly)."""
+    info = ctx.info
+    out: dict[str, Summary] = {}
+    base = os.path.basename(ctx.filename)
+    for name, (def_name, spec) in info.jitted_callables.items():
+        fn = info.defs.get(def_name)
+        if fn is None or (not spec.argnums and not spec.argnames) or spec.traced_argnums == ():
+            continue
+        positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+        how = f"`{name}` is jitted with {_spec_text(spec)} (`{def_name}`, {base}:{fn.lineno})"
+        params = tuple(KeyParam(p, positional.index(p) if p in positional else None, "static", how, True)
+                       for p in sorted(spec.static_params(fn), key=lambda p: (p not in positional, p)))
+        if params:
+            out[name] = Summary(name, params)
+    return out
 
 
 def join(exported: dict[str, dict], imports: dict[str, set[tuple[str, int]]],

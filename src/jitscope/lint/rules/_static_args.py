@@ -143,6 +143,17 @@ def jitted_param(ctx: Context, value: ast.expr) -> bool:
     return p is not None and p.kind == "jitted"
 
 
+def cost_severity(ctx: Context, value: ast.expr) -> tuple[str | None, str]:
+    """(severity override, note) for a recompile found through a wrapper or another module's jit: the cost is
+    paid only where the calling code runs eagerly, and a library function's callers may all jit it (a jit
+    called while tracing only re-traces, once per trace of its caller). At module level, or in a loop (a
+    driver loop calling jitted code is eager in practice), the rule's own severity; in a function's
+    straight-line code, an ``info`` saying so."""
+    if not via(ctx, value) or len(ctx.frames) == 1 or ctx.in_loop:
+        return None, ""
+    return "info", f" (when `{ctx.frame.name}` runs outside jit; under a jit it is traced once per trace instead)"
+
+
 def certain(ctx: Context, value: ast.expr) -> bool:
     """Does ``value`` reach a static argument on every call (a direct jitted call, or a wrapper that jits it
     unconditionally)? An ``error`` about it needs that; otherwise a warning."""

@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._static_args import jitted_param, message_via, static_arguments, via
+from ._static_args import cost_severity, jitted_param, message_via, static_arguments, via
 
 
 class FreshFunctionStaticArg(Rule):
@@ -21,6 +21,8 @@ class FreshFunctionStaticArg(Rule):
     its parameter to a static position of a jit, or jits it (``maybe_jit(f)``), in this module or
     another linted one, counts as a jitted call (``lint/wrappers.py``), and so does a name bound in the
     calling function to ``jax.jit(f, ...)``; the finding says which line makes the parameter static.
+    Found through a wrapper or another module's jit in a function's straight-line code, it is an
+    ``info``: the cost is paid only when that function runs outside jit.
 
     ## Why is this bad?
     jit keys its cache on the static arguments' hashes, and a function or a ``partial`` hashes by
@@ -83,7 +85,8 @@ class FreshFunctionStaticArg(Rule):
                     msg = (f"{what} passed for `{param}` of `{function}`, which jits it, is a new object {when}: jit "
                            "caches by function identity, so it is traced and compiled again each time; define the "
                            f"function once (at module level) and pass its data as traced arguments{via(ctx, value)}")
-                ctx.report(self, value, msg, **details)
+                severity, note = cost_severity(ctx, value)
+                ctx.report(self, value, (msg or self.message.format(**details)) + note, severity=severity, **details)
                 return
 
 
