@@ -76,8 +76,15 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
 def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int] | None:
     """A name of this function bound (on every binding reaching the call) to one jit of one function:
     ``jax.jit(f, ...)`` or ``partial(jax.jit, ...)(f)`` of a module-level or local def ``f``."""
-    if not wrappers.jits_in(ctx, ctx.frame.node):
+    scope = ctx.frame.node
+    if not wrappers.jits_in(ctx, scope):
         return None  # no jit in this function: the name is bound to something else
+    cache = ctx.__dict__.setdefault("_static_bindings", {})
+    if scope not in cache:
+        cache[scope] = statement_bindings(own_statements(scope))
+    if not any(value is not None and wrappers._jitting(ctx, value) is not None
+               for _, value, _, _ in cache[scope].get(func.id, ())):
+        return None  # none of its bindings is a jit: no need for the precise reaching ones
     values = values_of(ctx, func)
     made = [wrappers._jitting(ctx, v) if v is not None else None for v in values]
     if not made or any(m is None for m in made) or len({(m[1].id if isinstance(m[1], ast.Name) else None, m[2].argnums,
@@ -103,7 +110,16 @@ def static_arguments(ctx: Context, call: ast.Call, jitted: bool = False
     None when the callee is no known jit, or its static arguments are computed at run time (which ones is
     unknown). A call of a project function that hands parameters to a jit (``lint/wrappers.py``) counts
     too: its parameters that reach a static position (and, with ``jitted``, those it jits itself); how
-    each was established is ``via(ctx, value)``."""
+    each was established is ``via(ctx, value)``. Asked by four rules per call: answered once per call
+    (the node, not its id, keys the memo: it lives as long as the tree)."""
+    memo = ctx.__dict__.setdefault("_static_arguments", {})
+    key = (call, jitted)
+    if key not in memo:
+        memo[key] = _static_arguments(ctx, call, jitted)
+    return memo[key]
+
+
+def _static_arguments(ctx: Context, call: ast.Call, jitted: bool) -> tuple[str, list[tuple[str, ast.expr]]] | None:
     target = jitted_target(ctx, call)
     if target is None:
         summary = wrappers.summary_for_call(ctx, call)
