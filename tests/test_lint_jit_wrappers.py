@@ -417,3 +417,18 @@ def test_real_jax_under_an_outer_jit_the_fresh_closure_costs_one_trace(pkg):
     for _ in range(3):
         outer(jnp.float32(5.0))
     assert len(loop.TRACES) == 1
+
+
+def test_a_wrapper_that_may_return_first_is_no_certain_jit(tmp_path):
+    src = UNHASHABLE.replace('''def draw(shape, key):
+    fn = jax.jit(_draw, static_argnums=(0,))''', '''def draw(shape, key):
+    if key is None:
+        return None
+    fn = jax.jit(_draw, static_argnums=(0,))''')
+    path = tmp_path / "m.py"
+    path.write_text(src)
+    result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS602"])
+    assert [f.severity for f in result.findings] == ["warning", "warning", "warning"]  # draw([1], None) works
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    assert ns["draw"]([2, 3], None) is None

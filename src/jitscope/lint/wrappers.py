@@ -235,10 +235,14 @@ def _through(callee: Summary, call: ast.Call, mark, sure: bool) -> None:
 
 def _unconditional(fn: Def) -> set[ast.AST]:
     """Nodes of ``fn`` that run on every call reaching the end of its straight-line top level: those of its
-    top-level simple statements, outside the branches of ``a if c else b``, ``and``/``or`` and comprehensions."""
+    top-level simple statements, outside the branches of ``a if c else b``, ``and``/``or`` and comprehensions;
+    none when a compound statement may return or raise first."""
     out: set[ast.AST] = set()
-    stack: list[ast.AST] = [s for s in fn.body if isinstance(s, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign,
-                                                                   ast.Return))]
+    simple = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
+    for s in fn.body:
+        if not isinstance(s, simple) and any(isinstance(n, (ast.Return, ast.Raise)) for n in _own_nodes_of(s)):
+            return out  # `if key is None: return None` first: some calls never reach the jit
+    stack: list[ast.AST] = [s for s in fn.body if isinstance(s, simple)]
     while stack:
         n = stack.pop()
         out.add(n)
@@ -255,7 +259,11 @@ def _unconditional(fn: Def) -> set[ast.AST]:
 
 def _own_nodes(fn: Def):
     """The nodes of ``fn``'s body, not entering nested functions, lambdas or classes."""
-    stack = list(reversed(fn.body))
+    return _own_nodes_of(*fn.body)
+
+
+def _own_nodes_of(*roots: ast.AST):
+    stack = list(reversed(roots))
     while stack:
         n = stack.pop()
         yield n
