@@ -432,3 +432,56 @@ def test_a_wrapper_that_may_return_first_is_no_certain_jit(tmp_path):
     ns: dict = {}
     exec(compile(src, str(path), "exec"), ns)
     assert ns["draw"]([2, 3], None) is None
+
+
+FACTORY = '''\
+import jax
+
+DISABLE = False
+TRACES = []
+
+
+def maybe_jit(fn, *args, **kwargs):
+    if DISABLE:
+        return fn
+    return jax.jit(fn, *args, **kwargs)
+
+
+def step(x, n):
+    TRACES.append(n)
+    return x * n
+
+
+fast_step = maybe_jit(step, static_argnums=1)
+
+
+def train(x, k):
+    local_step = maybe_jit(step, static_argnames="n")
+    for i in range(3):
+        x = fast_step(x, i)                                 # 24: per-iteration static through the wrapper
+        x = local_step(x, n=i)                              # 25: the same, bound in the function
+        x = maybe_jit(step, static_argnums=1)(x, k)         # loop-invariant: quiet
+    return x
+
+
+def configure(x):
+    return maybe_jit(step, static_argnums=(1,))(x, [1, 2])  # 31: a list, when the wrapper jits (warning)
+'''
+
+
+def test_calls_of_what_a_jit_wrapper_returns_are_jitted_calls(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(FACTORY)
+    result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208", "JS602", "JS605"])
+    got = [(f.code, f.location.line, f.severity) for f in result.findings]
+    assert got == [("JS208", 24, "warning"), ("JS208", 25, "warning"), ("JS602", 31, "warning")], got
+    assert "`maybe_jit` returns `jax.jit` of `step` (m.py:10) on some calls" in result.findings[0].message
+    assert result.findings[2].fix is None
+    ns: dict = {}
+    exec(compile(FACTORY, str(path), "exec"), ns)
+    ns["train"](jnp.float32(1.0), 7)
+    assert sorted(ns["TRACES"]) == [0, 0, 1, 1, 2, 2, 7]  # one trace per value and per jit object
+    with pytest.raises((TypeError, ValueError), match="[Hh]ashable|unhashable"):
+        ns["configure"](jnp.float32(1.0))
+    ns["DISABLE"] = True  # the wrapper's other path: no jit, so no hashing of the list (hence a warning)
+    assert ns["maybe_jit"](ns["step"], static_argnums=(1,)) is ns["step"]

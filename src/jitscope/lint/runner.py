@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
-from . import evidence, wrappers
+from . import evidence, wrappers, wrappers_join
 from .callgraph import OutgoingCall
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
@@ -168,7 +168,7 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
         outcome.outgoing = ctx.__dict__.get("cg_outgoing", [])
         outcome.classes = class_bases(ctx)
         outcome.static_imports = ctx.__dict__.get("static_imports", set())
-        outcome.summaries = wrappers.exports(ctx)
+        outcome.summaries = wrappers_join.exports(ctx)
     return outcome
 
 
@@ -287,8 +287,8 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     enabled_of = dict(items)
     # Static arguments across the linted files: calls of another module's jit wrapper (lint/wrappers.py).
     if not fix:
-        imports.update(wrappers.skipped_callers(summaries, no_jax))
-    wrappers.PROJECT = {} if fix else wrappers.join(summaries, imports, [p for p, _ in items])
+        imports.update(wrappers_join.skipped_callers(summaries, no_jax))
+    wrappers.PROJECT = {} if fix else wrappers_join.join(summaries, imports, [p for p, _ in items])
     try:
         for path in sorted(wrappers.PROJECT):
             again, _ = lint_incoming(path, enabled_of[path], [], evidence.for_file(tables, path))

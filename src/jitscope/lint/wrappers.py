@@ -17,9 +17,9 @@ A caller passing a value made anew on each call (a lambda, a local def, a ``part
 loop iteration into such a parameter misses the cache every time: the rules asking
 ``_static_args.static_arguments`` see these calls as jitted calls (JS605, JS208, JS602, JS604), and
 their findings say which line makes the parameter static. Functions of another linted module are
-summarized there and handed to the caller's file by the runner (``lint/runner.py`` sets
-``PROJECT``: ``(dotted target, import level)`` -> summary); only a parameter never rebound in the
-function is summarized.
+summarized there and handed to the caller's file by the runner (``lint/wrappers_join.py``; the runner
+sets ``PROJECT``: file -> ``(dotted target, import level)`` -> summary); only a parameter never rebound in
+the function is summarized.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 import bisect
 import os
-import re
 from dataclasses import dataclass
 
 from .scope import JIT_LIKE, decorator_spec, spec_from_call
@@ -37,7 +36,7 @@ _AOT = frozenset({"lower", "trace", "eval_shape"})
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 # Summaries of the other linted modules' functions that a file's calls reach: file -> (target, level) -> summary.
-# Set by the runner (``join``) for the files it lints again once every module was summarized; empty otherwise.
+# Set by the runner (``wrappers_join.join``) for the files it lints again once every module was summarized; empty otherwise.
 PROJECT: dict[str, dict[tuple[str, int], Summary]] = {}
 
 
@@ -56,6 +55,9 @@ class KeyParam:
 class Summary:
     function: str
     params: tuple[KeyParam, ...]
+    # It returns a jit of one of its parameters (``maybe_jit(fn, **kw)`` returning ``jax.jit(fn, **kw)``):
+    # (that parameter's position, the jit's name, its static spec, whether the spec is the caller's keywords).
+    returns: tuple | None = None
 
 
 def module_summaries(ctx) -> dict[str, Summary]:
@@ -87,72 +89,6 @@ def module_summaries(ctx) -> dict[str, Summary]:
         if not changed:
             break
     return out
-
-
-def skipped_callers(exported: dict[str, dict], skipped: list[str]) -> dict[str, set[tuple[str, int]]]:
-    """The imported functions called by linted files the lint skipped (no mention of jax: a training script
-    importing only the project's jitted step), for the files whose text names a summarized function."""
-    names = {n for e in exported.values() for n in e.get("functions", ())}
-    if not names or not skipped:
-        return {}
-    alternatives = "|".join(sorted(map(re.escape, names)))
-    pattern = re.compile(rf"\b(?:{alternatives})\s*\(")
-    out: dict[str, set[tuple[str, int]]] = {}
-    for path in skipped:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if pattern.search(text):
-            found = _calls_to_imports(text)
-            if found:
-                out[path] = found
-    return out
-
-
-def _calls_to_imports(text: str) -> set[tuple[str, int]]:
-    from .callgraph import _LIBRARY_HEADS
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    aliases: dict[str, tuple[str, int]] = {}
-    for s in tree.body:
-        if isinstance(s, ast.ImportFrom):
-            for a in s.names:
-                aliases[a.asname or a.name] = (f"{s.module}.{a.name}" if s.module else a.name, s.level)
-        elif isinstance(s, ast.Import):
-            for a in s.names:
-                aliases[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], 0)
-    aliases = {k: v for k, v in aliases.items() if v[1] or v[0].split(".")[0] not in _LIBRARY_HEADS}
-    out = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Call):
-            f = n.func
-            if isinstance(f, ast.Name) and f.id in aliases:
-                out.add(aliases[f.id])
-            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in aliases:
-                t, lv = aliases[f.value.id]
-                out.add((f"{t}.{f.attr}", lv))
-    return out
-
-
-def _imports_of(path: str) -> dict:
-    """The module-level ``from ... import`` names of a file the lint skipped (one not mentioning jax, e.g. a
-    package ``__init__`` re-exporting a wrapper), read when a call needs them."""
-    try:
-        with open(path, "rb") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    aliases = {}
-    for s in tree.body:
-        if isinstance(s, ast.ImportFrom):
-            for a in s.names:
-                aliases[a.asname or a.name] = (f"{s.module}.{a.name}" if s.module else a.name, s.level)
-    return {"aliases": aliases}
 
 
 def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | None:
@@ -221,10 +157,30 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
             if k.arg and isinstance(k.value, ast.Name) and (k.arg in spec.argnames or (
                     names and k.arg in names and names.index(k.arg) in spec.argnums)):
                 mark(k.value.id, "static", f"{where} gets it as a static argument", sure)
+    returns = _returned_jit(ctx, fn, body, positional, always, base)
     if not found:
         return None
     return Summary(fn.name, tuple(found[k] for k in sorted(found, key=lambda p: (found[p].index is None,
-                                                                               found[p].index or 0, p))))
+                                                                               found[p].index or 0, p))), returns)
+
+
+def _returned_jit(ctx, fn: Def, body: list, positional: list[str], always: set, base: str) -> tuple | None:
+    """(position, jit, spec, forwards, certain, where) when ``fn`` returns a jit of its parameter (alone, or as
+    one branch of ``a if c else b``); ``forwards``: the jit gets ``fn``'s own ``**kwargs``, so its caller's
+    keywords are the static options; ``certain``: every call returns it."""
+    kwarg = fn.args.kwarg.arg if fn.args.kwarg else None
+    for n in body:
+        if not isinstance(n, ast.Return) or n.value is None:
+            continue
+        for e in ((n.value.body, n.value.orelse) if isinstance(n.value, ast.IfExp) else (n.value,)):
+            j = _jitting(ctx, e)
+            if j is None or not isinstance(j[1], ast.Name) or j[1].id not in positional:
+                continue
+            forwards = any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg
+                           for k in e.keywords)  # type: ignore[union-attr]
+            certain = n in always and e is n.value
+            return positional.index(j[1].id), j[0], j[2], forwards, certain, f"{base}:{n.lineno}"
+    return None
 
 
 def _through(callee: Summary, call: ast.Call, mark, sure: bool) -> None:
@@ -321,6 +277,12 @@ def jits_in(ctx, fn: ast.AST | None) -> bool:
     return found
 
 
+def returns_jit(ctx) -> bool:
+    """Does a function of this module, or of another module this file's calls reach, return a jit?"""
+    return any(s.returns for s in module_summaries(ctx).values()) or any(
+        s.returns for s in PROJECT.get(ctx.filename, {}).values())
+
+
 def summary_for_call(ctx, call: ast.Call) -> Summary | None:
     """The summary of the function ``call`` calls: a module-level function of this module (not shadowed
     here), or one of another linted module the runner handed over (``PROJECT``)."""
@@ -336,68 +298,6 @@ def summary_for_call(ctx, call: ast.Call) -> Summary | None:
         ctx.__dict__.setdefault("static_imports", set()).add(key)  # for the runner's join across modules
         return None
     return PROJECT.get(ctx.filename, {}).get(key)
-
-
-def exports(ctx) -> dict:
-    """What the runner's join needs of a module: its summaries, and the project names it imports at module
-    level (a package's ``from ._src.loop import while_loop`` re-export, followed by ``join``)."""
-    from .callgraph import _LIBRARY_HEADS, index
-
-    functions = {**_jitted_functions(ctx), **module_summaries(ctx)}
-    aliases = {name: (q, 0) for name, q in ctx.info.module_aliases.items() if q.split(".")[0] not in _LIBRARY_HEADS}
-    aliases.update({name: (t, lv) for name, (lv, t) in index(ctx).relative.items()})
-    return {"functions": functions, "aliases": aliases} if functions or aliases else {}
-
-
-def _jitted_functions(ctx) -> dict[str, Summary]:
-    """The module's jitted functions (``@partial(jax.jit, static_argnames=...)``, ``g = jax.jit(f, ...)``) with
-    literal static parameters, as summaries for calls from other modules (this module's own calls read the
-    decorator directly)."""
-    info = ctx.info
-    out: dict[str, Summary] = {}
-    base = os.path.basename(ctx.filename)
-    for name, (def_name, spec) in info.jitted_callables.items():
-        fn = info.defs.get(def_name)
-        if fn is None or (not spec.argnums and not spec.argnames) or spec.traced_argnums == ():
-            continue
-        positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
-        how = f"`{name}` is jitted with {_spec_text(spec)} (`{def_name}`, {base}:{fn.lineno})"
-        params = tuple(KeyParam(p, positional.index(p) if p in positional else None, "static", how, True)
-                       for p in sorted(spec.static_params(fn), key=lambda p: (p not in positional, p)))
-        if params:
-            out[name] = Summary(name, params)
-    return out
-
-
-def join(exported: dict[str, dict], imports: dict[str, set[tuple[str, int]]],
-         paths: list[str]) -> dict[str, dict[tuple[str, int], Summary]]:
-    """For each file whose static-argument calls reach another linted module's summarized function
-    (``imports``: file -> (target, level) its rules asked about; ``exported``: file -> ``exports``), through
-    re-exports too: file -> (target, level) -> summary. The runner lints those files again with it
-    (``PROJECT``)."""
-    from .traced import ModuleMap
-
-    if not imports or not any(e.get("functions") for e in exported.values()):
-        return {}
-    modules = ModuleMap(paths)
-    out: dict[str, dict[tuple[str, int], Summary]] = {}
-    for caller in sorted(imports):
-        for target, level in sorted(imports[caller]):
-            where, name, lv = caller, target, level
-            for _ in range(4):  # follow up to three re-exports
-                hit = modules.resolve_name(where, name, lv)
-                if hit is None or hit[0] == where:
-                    break
-                mod = exported.get(hit[0]) or _imports_of(hit[0])
-                found = mod.get("functions", {}).get(hit[1])
-                if found is not None:
-                    out.setdefault(caller, {})[(target, level)] = found
-                    break
-                if hit[1] not in mod.get("aliases", {}):
-                    break
-                where, (name, lv) = hit[0], mod["aliases"][hit[1]]
-    return out
-
 
 
 def import_target(ctx, func: ast.AST) -> tuple[str, int] | None:

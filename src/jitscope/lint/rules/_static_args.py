@@ -45,6 +45,14 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
     if isinstance(func, ast.Name) and len(ctx.frames) > 1 and func.id in ctx.frame.bound \
             and func.id not in ctx.frame.params:
         return _local_jit(ctx, func)  # `step = jax.jit(f, static_argnames="t")` in this function
+    if isinstance(func, ast.Name) and ctx._local_frame(func.id) is None and func.id not in info.defs:
+        made = _name_values(ctx, func.id)  # `step = maybe_jit(f, static_argnums=1)` at module level
+        if len(made) == 1 and isinstance(made[0], ast.Call):
+            return _made_by_wrapper(ctx, made[0], func.id)
+    if isinstance(func, ast.Call):  # `maybe_jit(f, static_argnums=1)(x, n)`: a project function returning a jit
+        made = _made_by_wrapper(ctx, func)
+        if made is not None:
+            return made
     if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name) \
             and ctx.resolve(func.func) in JIT_LIKE:  # jax.jit(f, static_argnums=1)(x, [1, 2])
         fn = info.defs.get(func.args[0].id)
@@ -73,17 +81,49 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
     return None
 
 
+def _made_by_wrapper(ctx: Context, made: ast.Call, name: str | None = None) -> tuple[Def, StaticSpec, str, int] | None:
+    """The jitted def and spec of ``maybe_jit(f, static_argnums=1)``: a summarized project function that returns
+    a jit of its parameter (``lint/wrappers.py``), given a module-level or local def."""
+    summary = wrappers.summary_for_call(ctx, made)
+    if summary is None or summary.returns is None:
+        return None
+    index, jit, spec, forwards, sure, where = summary.returns
+    if index >= len(made.args) or not isinstance(made.args[index], ast.Name):
+        return None
+    if forwards:
+        spec = spec_from_call(ctx.info, made, jit)
+    fn = _def_named(ctx, made.args[index].id)
+    if fn is None:
+        return None
+    how = f"`{summary.function}` returns `{jit}` of `{fn.name}` ({where}){'' if sure else ' on some calls'}"
+    ctx.__dict__["_made_now"] = (how, sure)  # read by _static_arguments right after jitted_target
+    return fn, spec, name or fn.name, 0
+
+
+def _def_named(ctx: Context, name: str) -> Def | None:
+    frame = ctx._local_frame(name)
+    if frame is not None and frame.node is not None:
+        defs = [s for s in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == name]
+        return defs[0] if len(defs) == 1 else None
+    return ctx.info.defs.get(name) if frame is None else None
+
+
 def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int] | None:
     """A name of this function bound (on every binding reaching the call) to one jit of one function:
     ``jax.jit(f, ...)`` or ``partial(jax.jit, ...)(f)`` of a module-level or local def ``f``."""
     scope = ctx.frame.node
-    if not wrappers.jits_in(ctx, scope):
-        return None  # no jit in this function: the name is bound to something else
+    if not wrappers.jits_in(ctx, scope) and not wrappers.returns_jit(ctx):
+        return None  # no jit in this function (nor a project function returning one): bound to something else
     cache = ctx.__dict__.setdefault("_static_bindings", {})
     if scope not in cache:
         cache[scope] = statement_bindings(own_statements(scope))
-    if not any(value is not None and wrappers._jitting(ctx, value) is not None
-               for _, value, _, _ in cache[scope].get(func.id, ())):
+    entries = cache[scope].get(func.id, ())
+    if len(entries) == 1 and isinstance(entries[0][1], ast.Call):
+        through = _made_by_wrapper(ctx, entries[0][1], func.id)  # `step = maybe_jit(f, static_argnums=1)`
+        if through is not None:
+            return through
+    if not any(value is not None and wrappers._jitting(ctx, value) is not None for _, value, _, _ in entries):
         return None  # none of its bindings is a jit: no need for the precise reaching ones
     values = values_of(ctx, func)
     made = [wrappers._jitting(ctx, v) if v is not None else None for v in values]
@@ -120,7 +160,9 @@ def static_arguments(ctx: Context, call: ast.Call, jitted: bool = False
 
 
 def _static_arguments(ctx: Context, call: ast.Call, jitted: bool) -> tuple[str, list[tuple[str, ast.expr]]] | None:
+    ctx.__dict__["_made_now"] = None
     target = jitted_target(ctx, call)
+    made = ctx.__dict__["_made_now"]  # the jit came from a project function returning it
     if target is None:
         summary = wrappers.summary_for_call(ctx, call)
         if summary is None:
@@ -135,7 +177,12 @@ def _static_arguments(ctx: Context, call: ast.Call, jitted: bool) -> tuple[str, 
     fn, spec, function, bound = target
     if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
         return None
-    return function, static_passed(call, fn, spec, bound)
+    passed = static_passed(call, fn, spec, bound)
+    if made is not None:  # through a project function returning the jit: say so, and how sure
+        vias = ctx.__dict__.setdefault("_static_via", {})
+        for param, a in passed:
+            vias[a] = wrappers.KeyParam(param, None, "static", made[0], made[1])
+    return function, passed
 
 
 def via(ctx: Context, value: ast.expr) -> str:
