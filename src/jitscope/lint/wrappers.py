@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .scope import JIT_LIKE, decorator_spec, spec_from_call
 
@@ -40,8 +40,7 @@ _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 PROJECT: dict[str, dict[tuple[str, int], Summary]] = {}
 
 
-@dataclass(frozen=True)
-class KeyParam:
+class KeyParam(NamedTuple):
     """A parameter of a summarized function that reaches a jit's cache key."""
 
     name: str
@@ -51,8 +50,7 @@ class KeyParam:
     certain: bool = False  # on every call of the function (the jit and its binding are not under a condition)
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(NamedTuple):
     function: str
     params: tuple[KeyParam, ...]
     # It returns a jit of one of its parameters (``maybe_jit(fn, **kw)`` returning ``jax.jit(fn, **kw)``):
