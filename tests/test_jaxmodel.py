@@ -352,3 +352,49 @@ def test_type_queries_answer_in_python_under_jit():
         jaxpr = jax.make_jaxpr(lambda x, q=query, seen=seen: seen.append(any(q(v) for v in [x, x])) or x)(jnp.ones(3))
         assert type(seen[0]) is bool and not jaxpr.eqns
     assert jax.make_jaxpr(lambda x: sum(v * 2 for v in x))(jnp.ones(3)).eqns  # items that are arrays: staged ops
+
+
+@pytest.mark.parametrize("family", ["equinox", "nnx"])
+def test_static_field_bases_key_the_cache_on_each_instances_function_objects(family):
+    """families.STATIC_FIELD_BASES: a function object stored per instance is a new cache key per instance."""
+    from jitscope.jaxmodel import families
+
+    traces = []
+    if family == "equinox":
+        eqx = pytest.importorskip("equinox")
+
+        assert "equinox.Module" in families.STATIC_FIELD_BASES
+
+        class M(eqx.Module):
+            norm: object
+            w: jax.Array
+
+            def __init__(self, norm):
+                self.norm = norm
+                self.w = jnp.ones(2)
+
+        jit, read = eqx.filter_jit, (lambda m: m.w)
+    else:
+        nnx = pytest.importorskip("flax.nnx")
+
+        assert "flax.nnx.Module" in families.STATIC_FIELD_BASES
+
+        class M(nnx.Module):  # type: ignore[no-redef]
+            def __init__(self, norm):
+                self.norm = norm
+                self.w = nnx.Param(jnp.ones(2))
+
+        jit, read = nnx.jit, (lambda m: m.w[...])
+
+    @jit
+    def f(m, x):
+        traces.append(1)
+        return m.norm(read(m)) * x
+
+    for _ in range(3):
+        f(M(functools.partial(jnp.sum, axis=0)), 1.0)  # a new partial per instance: a trace per instance
+    assert len(traces) == 3
+    shared = functools.partial(jnp.sum, axis=0)
+    for _ in range(3):
+        f(M(shared), 1.0)  # one object shared by every instance: one trace
+    assert len(traces) == 4

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
-from . import evidence
+from . import evidence, wrappers, wrappers_join
 from .callgraph import OutgoingCall
 from .engine import decode_source, lint_text
 from .fixes import apply_fixes, fixes_for, unified_diff
@@ -52,6 +52,9 @@ class FileOutcome:
     outgoing: list[OutgoingCall] = field(default_factory=list)  # calls from traced code into other modules
     classes: list = field(default_factory=list)  # (class, bases) of the module, for overrides across files
     replaces: bool = False  # the file linted again with calls from other files: its findings replace the first
+    summaries: dict = field(default_factory=dict)  # its jit-wrapper summaries and imports (lint/wrappers.py)
+    static_imports: set = field(default_factory=set)  # imported functions its static-argument rules asked about
+    no_jax: bool = False  # skipped: it mentions no jax (its calls of other modules' jits are read after the run)
 
 
 def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -143,6 +146,7 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
         return FileOutcome(path, [bad] if bad is not None and "JS002" in enabled else [], data.count(b"\n"))
     findings, ctx = lint_text(text, path, set(enabled), assume_traced, observed=observed)
     outcome = FileOutcome(path, findings, text.count("\n") + (not text.endswith("\n") and bool(text)))
+    outcome.no_jax = ctx is None and not findings
     if fix and findings:
         new, applied = apply_fixes(text, fixes_for(findings, fix))
         if applied:
@@ -161,6 +165,8 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
     if ctx is not None:
         outcome.outgoing = ctx.__dict__.get("cg_outgoing", [])
         outcome.classes = class_bases(ctx)
+        outcome.static_imports = ctx.__dict__.get("static_imports", set())
+        outcome.summaries = wrappers_join.exports(ctx)
     return outcome
 
 
@@ -259,7 +265,16 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
     can_fork = jobs > 1 and len(items) >= PARALLEL_MIN_FILES and _can_fork()
     outgoing: dict[str, list[OutgoingCall]] = {}
     classes: dict[str, list] = {}
+    summaries: dict[str, dict] = {}
+    imports: dict[str, set] = {}
+    no_jax: list[str] = []
     for outcome in _run(items, jobs, fix, diff, assume_traced, can_fork, tables):
+        if outcome.no_jax:
+            no_jax.append(outcome.path)
+        if outcome.summaries:
+            summaries[outcome.path], outcome.summaries = outcome.summaries, {}
+        if outcome.static_imports:
+            imports[outcome.path], outcome.static_imports = outcome.static_imports, set()
         if outcome.outgoing:
             outgoing[outcome.path] = outcome.outgoing
             outcome.outgoing = []
@@ -267,11 +282,22 @@ def run(items: list[tuple[str, frozenset[str]]], *, jobs: int = 1, fix: tuple[st
             classes[outcome.path] = outcome.classes
             outcome.classes = []
         yield outcome
-    # The call graph across the linted files: functions in one file reached from traced code in another.
     enabled_of = dict(items)
-    yield from follow_across(outgoing, [p for p, _ in items],  # type: ignore[misc]
-                             lambda path, calls: lint_incoming(path, enabled_of[path], calls,
-                                                               evidence.for_file(tables, path)), classes)
+    # Static arguments across the linted files: calls of another module's jit wrapper (lint/wrappers.py).
+    if not fix:
+        imports.update(wrappers_join.skipped_callers(summaries, no_jax))
+    wrappers.PROJECT = {} if fix else wrappers_join.join(summaries, imports, [p for p, _ in items])
+    try:
+        for path in sorted(wrappers.PROJECT):
+            again, _ = lint_incoming(path, enabled_of[path], [], evidence.for_file(tables, path))
+            if again is not None:
+                yield again
+        # The call graph across the linted files: functions in one file reached from traced code in another.
+        yield from follow_across(outgoing, [p for p, _ in items],  # type: ignore[misc]
+                                 lambda path, calls: lint_incoming(path, enabled_of[path], calls,
+                                                                   evidence.for_file(tables, path)), classes)
+    finally:
+        wrappers.PROJECT = {}
 
 
 def _can_fork() -> bool:

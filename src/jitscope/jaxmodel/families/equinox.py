@@ -37,3 +37,7 @@ PYTREE_BASES: tuple[str, ...] = ("equinox.Module",)
 PYTREE_DECORATORS: tuple[str, ...] = ()
 ARRAY_ATTRIBUTES: dict[str, tuple[str, ...]] = {}
 REBUILT_WHILE_TRACING: tuple[str, ...] = ()
+# Module classes whose non-array attributes are the static part of the instance's pytree: a jit given the
+# instance keys its cache on them with ==, so a function object (compared by identity) made per instance
+# is a new key for every new instance (lint JS606; tests/test_jaxmodel.py counts the traces).
+STATIC_FIELD_BASES = ("equinox.Module", "equinox._module.Module")

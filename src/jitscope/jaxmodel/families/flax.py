@@ -40,3 +40,6 @@ ARRAY_ATTRIBUTES = {"flax.nnx.Variable": ("value",), "flax.nnx.Param": ("value",
 # Classes whose instances JAX rebuilds while tracing (nnx splits and merges Variables under nnx.jit and
 # friends): their __init__ runs on traced values too.
 REBUILT_WHILE_TRACING = ("flax.nnx.Variable", "flax.nnx.Param")
+# nnx keeps a Module's non-Variable attributes in its GraphDef, which nnx.jit's cache key compares with ==
+# (equinox.py's STATIC_FIELD_BASES).
+STATIC_FIELD_BASES = ("flax.nnx.Module", "flax.nnx.module.Module")

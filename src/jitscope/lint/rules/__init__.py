@@ -36,6 +36,7 @@ from .js602_unhashable_static_arg import UnhashableStaticArg
 from .js603_discarded_at_update import DiscardedAtUpdate
 from .js604_unhashable_static_instance import UnhashableStaticInstance
 from .js605_fresh_function_static_arg import FreshFunctionStaticArg
+from .js606_fresh_function_module_field import FreshFunctionModuleField
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
@@ -48,5 +49,5 @@ RULE_CLASSES = (
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
-    DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg,
+    DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import wrappers
 from ..astutil import walk_in_order
 from ..context import Context
 from ..scope import JIT_LIKE, StaticSpec, decorator_spec, spec_from_call
@@ -41,6 +42,17 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
         def_name, spec = info.jitted_callables[func.id]
         fn = info.defs.get(def_name)
         return (fn, spec, func.id, 0) if fn is not None else None
+    if isinstance(func, ast.Name) and len(ctx.frames) > 1 and func.id in ctx.frame.bound \
+            and func.id not in ctx.frame.params:
+        return _local_jit(ctx, func)  # `step = jax.jit(f, static_argnames="t")` in this function
+    if isinstance(func, ast.Name) and ctx._local_frame(func.id) is None and func.id not in info.defs:
+        made = _name_values(ctx, func.id)  # `step = maybe_jit(f, static_argnums=1)` at module level
+        if len(made) == 1 and isinstance(made[0], ast.Call):
+            return _made_by_wrapper(ctx, made[0], func.id)
+    if isinstance(func, ast.Call):  # `maybe_jit(f, static_argnums=1)(x, n)`: a project function returning a jit
+        made = _made_by_wrapper(ctx, func)
+        if made is not None:
+            return made
     if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name) \
             and ctx.resolve(func.func) in JIT_LIKE:  # jax.jit(f, static_argnums=1)(x, [1, 2])
         fn = info.defs.get(func.args[0].id)
@@ -69,31 +81,154 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
     return None
 
 
-def static_arguments(ctx: Context, call: ast.Call) -> tuple[str, list[tuple[str, ast.expr]]] | None:
+def _made_by_wrapper(ctx: Context, made: ast.Call, name: str | None = None) -> tuple[Def, StaticSpec, str, int] | None:
+    """The jitted def and spec of ``maybe_jit(f, static_argnums=1)``: a summarized project function that returns
+    a jit of its parameter (``lint/wrappers.py``), given a module-level or local def."""
+    summary = wrappers.summary_for_call(ctx, made)
+    if summary is None or summary.returns is None:
+        return None
+    index, jit, spec, forwards, sure, where = summary.returns
+    if index >= len(made.args) or not isinstance(made.args[index], ast.Name):
+        return None
+    if forwards:
+        spec = spec_from_call(ctx.info, made, jit)
+    fn = _def_named(ctx, made.args[index].id)
+    if fn is None:
+        return None
+    how = f"`{summary.function}` returns `{jit}` of `{fn.name}` ({where}){'' if sure else ' on some calls'}"
+    ctx.__dict__["_made_now"] = (how, sure)  # read by _static_arguments right after jitted_target
+    return fn, spec, name or fn.name, 0
+
+
+def _def_named(ctx: Context, name: str) -> Def | None:
+    frame = ctx._local_frame(name)
+    if frame is not None and frame.node is not None:
+        defs = [s for s in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == name]
+        return defs[0] if len(defs) == 1 else None
+    return ctx.info.defs.get(name) if frame is None else None
+
+
+def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int] | None:
+    """A name of this function bound (on every binding reaching the call) to one jit of one function:
+    ``jax.jit(f, ...)`` or ``partial(jax.jit, ...)(f)`` of a module-level or local def ``f``."""
+    scope = ctx.frame.node
+    if not wrappers.jits_in(ctx, scope) and not wrappers.returns_jit(ctx):
+        return None  # no jit in this function (nor a project function returning one): bound to something else
+    cache = ctx.__dict__.setdefault("_static_bindings", {})
+    if scope not in cache:
+        cache[scope] = statement_bindings(own_statements(scope))
+    entries = cache[scope].get(func.id, ())
+    if len(entries) == 1 and isinstance(entries[0][1], ast.Call):
+        through = _made_by_wrapper(ctx, entries[0][1], func.id)  # `step = maybe_jit(f, static_argnums=1)`
+        if through is not None:
+            return through
+    if not any(value is not None and wrappers._jitting(ctx, value) is not None for _, value, _, _ in entries):
+        return None  # none of its bindings is a jit: no need for the precise reaching ones
+    values = values_of(ctx, func)
+    made = [wrappers._jitting(ctx, v) if v is not None else None for v in values]
+    if not made or any(m is None for m in made) or len({(m[1].id if isinstance(m[1], ast.Name) else None, m[2].argnums,
+                                                         m[2].argnames) for m in made}) != 1:  # type: ignore[index]
+        return None
+    _, wrapped, spec, _ = made[0]  # type: ignore[misc]
+    if not isinstance(wrapped, ast.Name):
+        return None
+    fn = None
+    frame = ctx._local_frame(wrapped.id)
+    if frame is ctx.frame and frame.node is not None:
+        defs = [s for s in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == wrapped.id]
+        fn = defs[0] if len(defs) == 1 else None
+    elif frame is None:
+        fn = ctx.info.defs.get(wrapped.id)
+    return (fn, spec, func.id, 0) if fn is not None else None
+
+
+def static_arguments(ctx: Context, call: ast.Call, jitted: bool = False
+                     ) -> tuple[str, list[tuple[str, ast.expr]]] | None:
     """For a call of a jitted function whose static parameters are known: (its name, ``static_passed``);
     None when the callee is no known jit, or its static arguments are computed at run time (which ones is
-    unknown).
+    unknown). A call of a project function that hands parameters to a jit (``lint/wrappers.py``) counts
+    too: its parameters that reach a static position (and, with ``jitted``, those it jits itself); how
+    each was established is ``via(ctx, value)``.
 
     Four rules (JS208, JS602, JS604, JS605) ask this of every call, one after the other: the answer for the
-    call being checked is kept while the walk stays there (the same call, function frame and ancestors: what
-    the answer depends on; a later walk of the same function has a new frame)."""
+    call being checked is kept while the walk stays there (the same call node, function frame and depth:
+    what the answer depends on; a later walk of the same function has a new frame). Nodes, not ids, key it."""
     frame, depth = ctx.frames[-1], len(ctx.parents)
-    last = ctx.__dict__.get("_static_arguments_last")
-    if last is not None and last[0] is call and last[1] is frame and last[2] == depth:
-        return last[3]
-    found = _static_arguments(ctx, call)
-    ctx.__dict__["_static_arguments_last"] = (call, frame, depth, found)
+    memo = ctx.__dict__.setdefault("_static_arguments", {})
+    key = (call, jitted)
+    last = memo.get(key)
+    if last is not None and last[0] is frame and last[1] == depth:
+        return last[2]
+    found = _static_arguments(ctx, call, jitted)
+    memo[key] = (frame, depth, found)
     return found
 
 
-def _static_arguments(ctx: Context, call: ast.Call) -> tuple[str, list[tuple[str, ast.expr]]] | None:
+def _static_arguments(ctx: Context, call: ast.Call, jitted: bool) -> tuple[str, list[tuple[str, ast.expr]]] | None:
+    ctx.__dict__["_made_now"] = None
     target = jitted_target(ctx, call)
+    made = ctx.__dict__["_made_now"]  # the jit came from a project function returning it
     if target is None:
-        return None
+        summary = wrappers.summary_for_call(ctx, call)
+        if summary is None:
+            return None
+        vias = ctx.__dict__.setdefault("_static_via", {})
+        passed = []
+        for p, a in wrappers.passed_through(summary, call):
+            if p.kind == "static" or jitted:
+                vias[a] = p
+                passed.append((p.name, a))
+        return (summary.function, passed) if passed else None
     fn, spec, function, bound = target
     if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
         return None
-    return function, static_passed(call, fn, spec, bound)
+    passed = static_passed(call, fn, spec, bound)
+    if made is not None:  # through a project function returning the jit: say so, and how sure
+        vias = ctx.__dict__.setdefault("_static_via", {})
+        for param, a in passed:
+            vias[a] = wrappers.KeyParam(param, None, "static", made[0], made[1])
+    return function, passed
+
+
+def via(ctx: Context, value: ast.expr) -> str:
+    """How ``value``'s parameter was found to reach a jit (" (static because ...)"), "" for a direct jitted call."""
+    p = ctx.__dict__.get("_static_via", {}).get(value)
+    if p is None:
+        return ""
+    return f" (`{p.name}` is {'jitted' if p.kind == 'jitted' else 'static'}: {p.via})"
+
+
+def message_via(rule, ctx: Context, node: ast.expr, /, **details: object) -> str | None:
+    """The rule's message with how ``node`` reaches a jit appended, or None (the rule's own message) for a
+    direct jitted call."""
+    how = via(ctx, node)
+    return rule.message.format(**details) + how if how else None
+
+
+def jitted_param(ctx: Context, value: ast.expr) -> bool:
+    """Is ``value`` passed for a wrapper parameter that is jitted itself (not a static argument)?"""
+    p = ctx.__dict__.get("_static_via", {}).get(value)
+    return p is not None and p.kind == "jitted"
+
+
+def cost_severity(ctx: Context, value: ast.expr) -> tuple[str | None, str]:
+    """(severity override, note) for a recompile found through a wrapper or another module's jit: the cost is
+    paid only where the calling code runs eagerly, and a library function's callers may all jit it (a jit
+    called while tracing only re-traces, once per trace of its caller). At module level, or in a loop (a
+    driver loop calling jitted code is eager in practice), the rule's own severity; in a function's
+    straight-line code, an ``info`` saying so."""
+    if not via(ctx, value) or len(ctx.frames) == 1 or ctx.in_loop:
+        return None, ""
+    return "info", f" (when `{ctx.frame.name}` runs outside jit; under a jit it is traced once per trace instead)"
+
+
+def certain(ctx: Context, value: ast.expr) -> bool:
+    """Does ``value`` reach a static argument on every call (a direct jitted call, or a wrapper that jits it
+    unconditionally)? An ``error`` about it needs that; otherwise a warning."""
+    p = ctx.__dict__.get("_static_via", {}).get(value)
+    return p is None or p.certain
 
 
 def static_passed(call: ast.Call, fn: Def, spec: StaticSpec, bound: int) -> list[tuple[str, ast.expr]]:

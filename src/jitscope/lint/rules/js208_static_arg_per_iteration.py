@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._static_args import static_arguments
+from ._static_args import message_via, static_arguments
 from ._util import short
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -26,7 +26,9 @@ class StaticArgPerIteration(Rule):
     ``itertools.count``), or a name or attribute the loop's body rebinds with ``+=`` or from its
     own value (``alpha = alpha * decay``), passed as is, converted by ``int``/``float``, or in
     arithmetic (``step + 1``). A value passed through ``%``, ``//``, a comparison or ``min`` takes
-    few values and is not flagged.
+    few values and is not flagged. A jit bound in the calling function (``step_fn = jax.jit(step,
+    static_argnames="t")``) and a project function that passes its parameter on to a jit's static
+    position (``lint/wrappers.py``, across the linted modules) count as jitted calls too.
 
     ## Why is this bad?
     jit keys its cache on the static arguments' values: every new value is a new trace and a
@@ -74,7 +76,8 @@ class StaticArgPerIteration(Rule):
         for param, value in passed:
             loop = _varying(ctx, value, loops)
             if loop is not None:
-                ctx.report(self, value, param=param, function=function, value=short(ctx, value), line=loop.lineno)
+                details = dict(param=param, function=function, value=short(ctx, value), line=loop.lineno)
+                ctx.report(self, value, message_via(self, ctx, value, **details), **details)
                 return
 
 

@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, decorator_spec
-from ._static_args import static_arguments, unhashable, values_of
+from ._static_args import certain, message_via, static_arguments, unhashable, values_of, via
 from ._util import short
 
 _UNHASHABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
@@ -22,7 +22,9 @@ class UnhashableStaticArg(Rule):
     Flags call sites of a jitted function (decorated, or wrapped as ``g = jax.jit(f, ...)``
     in the same module) that pass a list/dict/set literal or comprehension for a parameter
     named in ``static_argnums``/``static_argnames``, and static parameters whose default
-    value is a list, dict or set.
+    value is a list, dict or set. A project function passing its parameter on to a jit's static
+    position (``lint/wrappers.py``, across the linted modules) counts as a jitted call: an error only
+    when it does so on every call, with no fix (the wrapper may use the value otherwise too).
 
     ## Why is this bad?
     jit keys its cache on the static values, so they must be hashable: passing a list
@@ -73,8 +75,11 @@ class UnhashableStaticArg(Rule):
         function, passed = found
         for param, value in passed:
             if isinstance(value, _UNHASHABLE):
-                ctx.report(self, value, fix=self._fix(value, ctx), kind=f"a {_KIND[type(value)]}", param=param,
-                           function=function)
+                details = dict(kind=f"a {_KIND[type(value)]}", param=param, function=function)
+                direct = not via(ctx, value)  # through a wrapper: it may use the value otherwise too, no fix
+                ctx.report(self, value, message_via(self, ctx, value, **details),
+                           fix=self._fix(value, ctx) if direct else None,
+                           severity=None if certain(ctx, value) else "warning", **details)
                 continue
             # Through data flow: a name or attribute bound to a list, dict, set or array (every binding: an
             # error; some: a warning), or an array made at the call.
@@ -90,7 +95,9 @@ class UnhashableStaticArg(Rule):
                    f"hashable; {advice}")
             if len(bad) < len(kinds):
                 msg += " (on some of the ways it is bound)"
-            ctx.report(self, value, msg, severity="error" if len(bad) == len(kinds) else "warning",
+            msg += via(ctx, value)
+            sure = len(bad) == len(kinds) and certain(ctx, value)
+            ctx.report(self, value, msg, severity="error" if sure else "warning",
                        kind=what, param=param, function=function)
 
     def _defaults(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:

@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ._scan import own_statements, statement_bindings
-from ._static_args import static_arguments, values_of
+from ._static_args import certain, message_via, static_arguments, values_of
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 
@@ -91,14 +91,16 @@ class UnhashableStaticInstance(Rule):
             if kind == "unhashable":
                 why = (f"`{cls.name}` is unhashable ({_why_unhashable(ctx, cls)}), so the call raises "
                        "'Non-hashable static arguments'; make it `@dataclass(frozen=True)` or define `__hash__`")
-                ctx.report(self, value, why=why, cls=cls.name, param=param, function=function)
+                details = dict(why=why, cls=cls.name, param=param, function=function)
+                ctx.report(self, value, message_via(self, ctx, value, **details),
+                           severity=None if certain(ctx, value) else "warning", **details)
             elif kind == "identity" and fresh and (ctx.in_loop or len(ctx.frames) > 1) \
                     and not ctx.frame.name.startswith("test"):
                 why = (f"`{cls.name}` hashes by identity and a new instance is built for every call, so every call "
                        "traces and compiles again; define `__eq__` and `__hash__` (or a frozen dataclass), or build "
                        "it once")
-                ctx.report(self, value, why=why, severity="warning", cls=cls.name, param=param,
-                           function=function)
+                details = dict(why=why, cls=cls.name, param=param, function=function)
+                ctx.report(self, value, message_via(self, ctx, value, **details), severity="warning", **details)
 
 
 def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
