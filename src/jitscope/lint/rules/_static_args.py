@@ -96,7 +96,7 @@ def _made_by_wrapper(ctx: Context, made: ast.Call, name: str | None = None) -> t
     if fn is None:
         return None
     how = f"`{summary.function}` returns `{jit}` of `{fn.name}` ({where}){'' if sure else ' on some calls'}"
-    ctx.__dict__["_made_now"] = (how, sure)  # read by _static_arguments right after jitted_target
+    ctx.__dict__["_made_now"] = (how, sure)  # read by static_arguments right after jitted_target
     return fn, spec, name or fn.name, 0
 
 
@@ -161,15 +161,19 @@ def static_arguments(ctx: Context, call: ast.Call, jitted: bool = False
     last = memo.get(key)
     if last is not None and last[0] is frame and last[1] == depth:
         return last[2]
-    found = _static_arguments(ctx, call, jitted)
+    resolved = memo.get(call)  # the jitted target does not depend on `jitted`: resolved once for both
+    if resolved is None or resolved[0] is not frame or resolved[1] != depth:
+        ctx.__dict__["_made_now"] = None
+        target = jitted_target(ctx, call)
+        resolved = memo[call] = (frame, depth, target, ctx.__dict__["_made_now"])
+    found = _static_arguments(ctx, call, jitted, resolved[2], resolved[3])
     memo[key] = (frame, depth, found)
     return found
 
 
-def _static_arguments(ctx: Context, call: ast.Call, jitted: bool) -> tuple[str, list[tuple[str, ast.expr]]] | None:
-    ctx.__dict__["_made_now"] = None
-    target = jitted_target(ctx, call)
-    made = ctx.__dict__["_made_now"]  # the jit came from a project function returning it
+def _static_arguments(ctx: Context, call: ast.Call, jitted: bool, target: tuple[Def, StaticSpec, str, int] | None,
+                      made: tuple[str, bool] | None) -> tuple[str, list[tuple[str, ast.expr]]] | None:
+    """``made``: how the jit came from a project function returning it (``_made_by_wrapper``), or None."""
     if target is None:
         summary = wrappers.summary_for_call(ctx, call)
         if summary is None:
