@@ -103,6 +103,7 @@ class ModuleInfo:
     # defs, and each def's spec from the calls that one reaches (the nearest earlier def in a block around the call)
     redefined: dict[tuple[object, str], list[ast.AST]] = field(default_factory=dict)
     traced_defs: dict[ast.AST, StaticSpec] = field(default_factory=dict)
+    _tree: ast.AST | None = None
     mutated_names: set[str] = field(default_factory=set)  # receivers of .append/.update/..., `x[k] = v` targets
     uses_pallas: bool = False
     jitted_callables: dict[str, tuple[str, StaticSpec]] = field(default_factory=dict)  # callable -> (def, spec)
@@ -224,8 +225,7 @@ class ModuleInfo:
             info._def(d)
             seen_defs.setdefault((d._jdscope, d.name), []).append(d)  # type: ignore[attr-defined]
         info.redefined = {k: sorted(v, key=lambda d: d.lineno) for k, v in seen_defs.items() if len(v) > 1}
-        if info.redefined:
-            _note_blocks(tree, {d for v in info.redefined.values() for d in v})
+        info._tree = tree  # walked for the redefined defs' blocks only when a wrapper names one (rare)
         for a in assigns:
             v = a.value
             if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(v) is ast.Call and v.args \
@@ -437,6 +437,9 @@ class ModuleInfo:
         for scope in scopes:
             defs = self.redefined.get((scope, name))
             if defs is not None and site is not None:
+                if self._tree is not None:
+                    _note_blocks(self._tree, {d for v in self.redefined.values() for d in v})
+                    self._tree = None
                 reaching = _reaching_def(defs, site)
                 if reaching is not None:
                     self.traced_defs.setdefault(reaching, spec)
