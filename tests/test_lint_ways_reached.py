@@ -389,3 +389,43 @@ def test_the_arrays_in_a_tuple_result_are_traced(name):
         ns[name](jnp.eye(4) + 1.0 if name == "eig_sign" else jnp.arange(1.0, 5.0))
     assert [h for h in _hits(ITEMS) if h[0] == "JS101"] == [
         ("JS101", 8, "error"), ("JS101", 16, "error"), ("JS101", 24, "error"), ("JS101", 32, "error")], _hits(ITEMS)
+
+
+APPLIED = '''import jax
+import jax.numpy as jnp
+
+
+def folded(x, n=3):
+    return jnp.reshape(x, (n, -1))
+
+
+def rows(x, n=3):
+    return jnp.reshape(x, (n, -1))
+
+
+def use(xs, x):
+    a = jax.vmap(folded)(xs)
+    h = jax.jit(rows)
+    return a, h(x)
+
+
+def blocks(x, n=2):
+    return jnp.reshape(x, (n, -1))
+
+
+def use_mapped(xs, ns):
+    h = jax.vmap(blocks)
+    return h(xs, n=ns)
+'''
+
+
+def test_a_wrapper_applied_where_every_call_is_seen_leaves_unpassed_defaults_python():
+    """`jax.vmap(f)(xs)` and `h = jax.jit(g); h(x)` in a function: every traced call is seen, none passes `n`,
+    so it holds its Python default 3 (JAX traces only the arguments a call passes). A call that passes it
+    (mapped, by keyword) makes it abstract, and that is still reported."""
+    ns = _run(APPLIED)
+    a, b = ns["use"](jnp.ones((2, 6)), jnp.ones(6))
+    assert a.shape == (2, 3, 2) and b.shape == (3, 2)
+    with pytest.raises(ERRORS):
+        ns["use_mapped"](jnp.ones((2, 4)), jnp.array([2, 2]))
+    assert [h[:2] for h in _hits(APPLIED)] == [("JS303", 20)], _hits(APPLIED)

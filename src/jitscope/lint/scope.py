@@ -52,6 +52,8 @@ class StaticSpec:
     pytrees: tuple[str, ...] = ()  # parameters that receive Python containers of traced values
     pytree_argnums: tuple[int, ...] = ()  # the same, by position (a lax.scan carry given a dict)
     passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
+    passed_keywords: frozenset[str] = frozenset()  # ... and the keywords some call passes (the rest keep defaults)
+    from_calls: bool = False  # those counts come from the calls of one wrapper's result (it must be the only way)
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
     fresh: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a container made in its trace
@@ -128,6 +130,7 @@ class ModuleInfo:
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
     inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
     applied: dict[ast.AST, list[ast.Call]] = field(default_factory=dict)  # a wrapper call -> the calls applying it
+    applied_module: set[ast.AST] = field(default_factory=set)  # ... bound to a module-level name: not every call
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -405,8 +408,9 @@ class ModuleInfo:
         for a in assigns:
             if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(a.value) is ast.Call:
                 key = (a.__dict__.get("_jscope", 0), a.targets[0].id)
-                t = known.lookup(self.resolve(a.value.func) or "")
-                if key in seen or t is None or not t.static_by_type:
+                q = self.resolve(a.value.func) or ""
+                t = known.lookup(q)
+                if key in seen or t is None or not (t.static_by_type or q in TRACES):
                     bound.pop(key, None)
                 else:
                     bound[key] = a.value
@@ -419,6 +423,8 @@ class ModuleInfo:
             if any(type(n) is ast.Name and n.id == name and n not in called and n not in targets for n in ast.walk(node)):
                 continue  # used otherwise than called, or bound again (a loop, `with`, `+=`)
             self.applied.setdefault(bound[(scope, name)], []).extend(uses)
+            if scope == 0:  # a module-level handle may be imported and called elsewhere with other arguments
+                self.applied_module.add(bound[(scope, name)])
 
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec, site: ast.AST | None = None) -> None:
         if "<attribute>" in spec.argnames:
@@ -518,6 +524,16 @@ class ModuleInfo:
             python = self._python_args(node, q)
             if python:
                 spec = replace(spec, argnums=tuple(sorted(set(spec.argnums) | set(python))))
+            uses = self.applied.get(node)
+            if uses and node not in self.applied_module and not any(
+                    type(a) is ast.Starred for c in uses for a in c.args) and all(k.arg for c in uses for k in c.keywords):
+                # `jax.jit(g)(x)`, or `h = jax.jit(g)` in a function and only ever called: every traced call is
+                # seen, so a defaulted parameter none of them passes keeps its Python default
+                npos = min(len(c.args) for c in uses)
+                if spec.passed_positional is None or npos < spec.passed_positional:
+                    spec = replace(spec, passed_positional=npos)
+                spec = replace(spec, passed_keywords=frozenset(k.arg for c in uses for k in c.keywords if k.arg),
+                               from_calls=True)
             fns = [(node.args[0], spec)]
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
