@@ -429,3 +429,28 @@ def test_a_wrapper_applied_where_every_call_is_seen_leaves_unpassed_defaults_pyt
     with pytest.raises(ERRORS):
         ns["use_mapped"](jnp.ones((2, 4)), jnp.array([2, 2]))
     assert [h[:2] for h in _hits(APPLIED)] == [("JS303", 20)], _hits(APPLIED)
+
+
+LATE = '''import jax
+
+
+def outer(x):
+    def f(y):
+        return y
+
+    def g():
+        return jax.jit(f)
+
+    def f(y):
+        if y.sum() > 0:
+            return y
+        return -y
+    return g()(x)
+'''
+
+
+def test_a_reference_in_a_nested_function_may_name_a_later_def():
+    """A nested function reads `f` when it runs (late binding): `g()` here jits the second `f`."""
+    with pytest.raises(ERRORS):
+        _run(LATE)["outer"](jnp.ones(2))
+    assert [h[:2] for h in _hits(LATE)] == [("JS101", 12)], _hits(LATE)

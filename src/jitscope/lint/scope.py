@@ -446,7 +446,8 @@ class ModuleInfo:
                 if self._tree is not None:
                     _note_blocks(self._tree, {d for v in self.redefined.values() for d in v})
                     self._tree = None
-                reaching = _reaching_def(defs, site)
+                # a reference in a nested function reads the name when it runs (late binding): any def may be it
+                reaching = _reaching_def(defs, site) if scope is scopes[-1] else None
                 if reaching is not None:
                     self.traced_defs.setdefault(reaching, spec)
                     continue
