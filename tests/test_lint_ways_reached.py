@@ -454,3 +454,50 @@ def test_a_reference_in_a_nested_function_may_name_a_later_def():
     with pytest.raises(ERRORS):
         _run(LATE)["outer"](jnp.ones(2))
     assert [h[:2] for h in _hits(LATE)] == [("JS101", 12)], _hits(LATE)
+
+
+HANDLE = '''import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def _evidence(x, block=None):
+    if block is None:
+        return jnp.asarray(np.sort(np.asarray(x)))
+    return x * block
+
+
+_evidence_jit = jax.jit(_evidence)
+
+
+def batches(x, block=None):
+    kernel = _evidence if block is None else _evidence_jit
+    return [kernel(x, block=block) for _ in range(2)]
+
+
+def _summary(x, block=None):
+    if block is None:
+        return jnp.asarray(np.sort(np.asarray(x)))
+    return x * block
+
+
+_summary_jit = jax.jit(_summary)
+
+
+def summaries(x, block=None):
+    kernel = _summary_jit if block is None else _summary
+    return kernel(x, block=block)
+'''
+
+
+def test_a_private_jit_handle_chosen_only_when_an_argument_is_set_passes_it_set():
+    """`kernel = f if block is None else f_jit`: the jitted kernel runs only where `block` is not None, so its
+    `if block is None:` NumPy path is eager only. The look-alike picks the jitted kernel exactly when `block`
+    is None: there the NumPy path runs under jit, and fails."""
+    ns = _run(HANDLE)
+    x = jnp.array([3.0, 1.0, 2.0])
+    assert [v.tolist() for v in ns["batches"](x)] == [[1.0, 2.0, 3.0]] * 2
+    assert ns["batches"](x, 2.0)[0].tolist() == [6.0, 2.0, 4.0]
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        ns["summaries"](x)
+    assert [h[:2] for h in _hits(HANDLE)] == [("JS104", 22)], _hits(HANDLE)

@@ -102,3 +102,72 @@ def _stores(fn: ast.AST) -> dict[str, list[int]]:
             out.setdefault(n.id, []).append(n.lineno)
         stack.extend(ast.iter_child_nodes(n))
     return out
+
+
+def handle_not_none(tree: ast.AST, handle: str, params: list[str]) -> frozenset[str]:
+    """``_h = jax.jit(f)`` at module level (a private name: every use is in this module): the parameters of
+    ``f`` that every call through ``_h`` passes a value other than ``None``. A use is a call ``_h(...)``, or a
+    branch of ``k = f if x is None else _h`` (that branch runs only where ``x`` is not None) bound once to a
+    local ``k`` that is only called. Any other use gives nothing."""
+    parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    sites: list[tuple[ast.Call, set[str], int]] = []
+    for n in ast.walk(tree):
+        if type(n) is not ast.Name or n.id != handle or type(n.ctx) is not ast.Load:
+            continue
+        p = parents.get(n)
+        if type(p) is ast.Call and p.func is n:
+            sites.append((p, set(), 0))
+            continue
+        if type(p) is not ast.IfExp or n is p.test:
+            return frozenset()
+        test = _none_test(p.test)
+        extra = set(test[0]) if test is not None and (n is p.orelse) == test[1] else set()
+        a = parents.get(p)
+        fn = _enclosing(parents, p)
+        if type(a) is not ast.Assign or len(a.targets) != 1 or type(a.targets[0]) is not ast.Name or fn is None:
+            return frozenset()
+        local = a.targets[0].id
+        if _stores(fn).get(local, []) != [a.lineno]:
+            return frozenset()  # bound again: which function a call runs is not this branch
+        for m in ast.walk(fn):
+            if type(m) is ast.Name and m.id == local and type(m.ctx) is ast.Load:
+                q = parents.get(m)
+                if type(q) is not ast.Call or q.func is not m:
+                    return frozenset()  # handed on: called elsewhere with anything
+                sites.append((q, extra, a.lineno))
+    out: set[str] | None = None
+    for call, extra, since in sites:
+        fn = _enclosing(parents, call)
+        nn = set(not_none_at(fn, call)) if fn is not None else set()
+        if extra and fn is not None:  # the branch's test holds while its names are not bound again
+            stores = _stores(fn)
+            nn |= {x for x in extra if not any(since < s <= call.lineno for s in stores.get(x, ()))}
+        passed = set()
+        for i, arg in enumerate(call.args):
+            if type(arg) is ast.Starred:
+                return frozenset()
+            if i < len(params) and _not_none(arg, nn):
+                passed.add(params[i])
+        for k in call.keywords:
+            if k.arg is None:
+                return frozenset()
+            if _not_none(k.value, nn):
+                passed.add(k.arg)
+        out = passed if out is None else out & passed
+    return frozenset(out or ())
+
+
+def _not_none(node: ast.AST, names: set[str]) -> bool:
+    if type(node) is ast.Constant:
+        return node.value is not None
+    if type(node) is ast.Name:
+        return node.id in names
+    return isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.Lambda, ast.ListComp, ast.DictComp))
+
+
+def _enclosing(parents: dict, node: ast.AST) -> ast.AST | None:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return node
+    return None

@@ -54,6 +54,7 @@ class StaticSpec:
     passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
     passed_keywords: frozenset[str] = frozenset()  # ... and the keywords some call passes (the rest keep defaults)
     from_calls: bool = False  # those counts come from the calls of one wrapper's result (it must be the only way)
+    handle_not_none: frozenset[str] = frozenset()  # ... and the parameters they all pass not None
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
     fresh: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a container made in its trace
@@ -106,6 +107,7 @@ class ModuleInfo:
     redefined: dict[tuple[object, str], list[ast.AST]] = field(default_factory=dict)
     traced_defs: dict[ast.AST, StaticSpec] = field(default_factory=dict)
     _tree: ast.AST | None = None
+    module_tree: ast.AST | None = None  # kept only when a module-level private name holds a call's result
     mutated_names: set[str] = field(default_factory=set)  # receivers of .append/.update/..., `x[k] = v` targets
     uses_pallas: bool = False
     jitted_callables: dict[str, tuple[str, StaticSpec]] = field(default_factory=dict)  # callable -> (def, spec)
@@ -231,6 +233,10 @@ class ModuleInfo:
         info._tree = tree  # walked for the redefined defs' blocks only when a wrapper names one (rare)
         for a in assigns:
             v = a.value
+            if a.__dict__.get("_jscope") == 0 and len(a.targets) == 1 and type(a.targets[0]) is ast.Name \
+                    and a.targets[0].id.startswith("_") and type(v) is ast.Call:
+                v._jhandle = a.targets[0].id  # type: ignore[attr-defined]  # `_h = jax.jit(f)`: a private handle
+                info.module_tree = tree
             if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(v) is ast.Call and v.args \
                     and type(v.args[0]) is ast.Name and info.resolve(v.func) in ("functools.partial", "partial") \
                     and not any(type(x) is ast.Starred for x in v.args) and all(k.arg for k in v.keywords):
@@ -535,6 +541,13 @@ class ModuleInfo:
                     spec = replace(spec, passed_positional=npos)
                 spec = replace(spec, passed_keywords=frozenset(k.arg for c in uses for k in c.keywords if k.arg),
                                from_calls=True)
+            handle = node.__dict__.get("_jhandle")
+            target = self.defs.get(node.args[0].id) if type(node.args[0]) is ast.Name else None
+            if handle and target is not None and self.module_tree is not None:
+                # every call through the private handle passes these not None (narrow.handle_not_none)
+                a = target.args
+                given = narrow.handle_not_none(self.module_tree, handle, [p.arg for p in a.posonlyargs + a.args])
+                spec = replace(spec, handle_not_none=given)
             fns = [(node.args[0], spec)]
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]

@@ -140,6 +140,8 @@ class _Visitor:
             frame.static = spec.static_params(node) - spec.observed_abstract
             frame.pytrees.update(spec.pytrees)
             frame.not_none = spec.not_none
+            if spec.handle_not_none and ctx.info.wrapped_refs.get(name, 0) <= 1:  # the private handle is its only way
+                frame.not_none = frame.not_none | spec.handle_not_none
             if spec.pytree_argnums:
                 names = [p.arg for p in a.posonlyargs + a.args]
                 frame.pytrees.update(names[i] for i in spec.pytree_argnums if i < len(names))
