@@ -334,7 +334,8 @@ def converged_cases(xs):
 
 
 # eager-path (jax_md partition.py neighbor_list_fn): jnp on Python values in a branch that only the eager
-# allocate call takes; under lax.cond `neighbors` is set. Flagged as a warning at most, never an error.
+# allocate call takes; under lax.cond `neighbors` is set (the cond traces its branch at the call, after the
+# `if neighbors is None: return`), so the branch never runs traced: not flagged.
 CUTOFF, BOX = 1.0, 10.0
 
 

@@ -23,6 +23,27 @@ LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.num
                             "jax.numpy.dsplit", "jax.numpy.unstack", "jax.numpy.meshgrid",
                             "jax.numpy.broadcast_arrays", "jax.numpy.atleast_1d", "jax.numpy.atleast_2d",
                             "jax.numpy.atleast_3d", "jax.lax.split"})
+# jnp/lax functions that return a Python tuple of arrays (a fixed number of them: one per dimension, or
+# one per output), not one array: iterating or unpacking the result is Python work on a tuple. Each is run
+# under jit in tests/test_lint_ways_reached.py.
+TUPLE_RETURNING = frozenset({"jax.numpy.nonzero", "jax.numpy.unravel_index", "jax.numpy.triu_indices",
+                             "jax.numpy.tril_indices", "jax.numpy.diag_indices", "jax.numpy.diag_indices_from",
+                             "jax.numpy.triu_indices_from", "jax.numpy.tril_indices_from", "jax.numpy.divmod",
+                             "jax.numpy.frexp", "jax.numpy.modf", "jax.numpy.linalg.eigh", "jax.numpy.linalg.slogdet",
+                             "jax.lax.top_k"})
+# ... and those that do so only when called with their first argument alone: `jnp.where(c)` (and its
+# `size=`/`fill_value=` keywords) is `jnp.nonzero(c)`, one index array per dimension of `c`.
+TUPLE_RETURNING_ONE_ARG = frozenset({"jax.numpy.where"})
+
+
+def returns_container(q: str | None, positional: int, keywords: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Does a call of ``q`` with ``positional`` arguments and these keyword names return a Python list or tuple
+    of arrays (a fixed number of items) rather than one array?"""
+    if q in LIST_RETURNING or q in TUPLE_RETURNING:
+        return True
+    return q in TUPLE_RETURNING_ONE_ARG and positional == 1 and not ({"x", "y"} & set(keywords))
+
+
 # Calls that answer from a value's dtype, shape or type alone and return a Python value (a bool, a
 # dtype, an int), even on an abstract tracer under jit: `if jnp.isdtype(x.dtype, "real floating"):`
 # is Python control flow on a concrete bool (tests/test_jaxmodel.py runs each under jit).

@@ -224,6 +224,8 @@ class Context:
                 return True  # `self.d["k"]`: an item of a dict-valued field of a traced pytree
             if self.observed and evidence.observed_leaf(self, node):
                 return True  # `state[0]`: a leaf a run saw abstract
+            if type(v) is ast.Call and container_call(self.resolve(v.func), v):  # type: ignore[attr-defined]
+                return self.container_items(v)[0]  # `jnp.nonzero(m, size=3)[0]`: one of its arrays
             return self.is_traced(v)
         if t is ast.BinOp:
             return self.is_traced(node.left) or self.is_traced(node.right)  # type: ignore[attr-defined]
@@ -265,6 +267,9 @@ class Context:
             return f is not None and node.id in f.must and facts.closed(self, f)  # type: ignore[attr-defined]
         if t is ast.Attribute:
             return node.attr in ("T", "mT", "real", "imag", "at") and self.is_must(node.value)  # type: ignore[attr-defined]
+        if t is ast.Subscript and type(node.value) is ast.Call and container_call(  # type: ignore[attr-defined]
+                self.resolve(node.value.func), node.value):  # type: ignore[attr-defined]
+            return self.container_items(node.value)[1]  # type: ignore[attr-defined]
         if t is ast.Subscript or t is ast.NamedExpr or t is ast.Starred:
             return self.is_must(node.value)  # type: ignore[attr-defined]
         if t is ast.BinOp:
@@ -290,6 +295,18 @@ class Context:
             return any(self.is_must(a) for a in args)
         return False
 
+    def container_items(self, call: ast.Call) -> tuple[bool, bool]:
+        """(traced, must) of the arrays in what a jnp call returning a Python tuple or list of them gives
+        (``jnp.nonzero``, ``jnp.split``: ``values.returns_container``): the container is Python, its items
+        are jnp results like any other (abstract under jit, a must fact when an argument is one)."""
+        if not self.frames[-1].traced:
+            return False, False
+        args = [*call.args, *(k.value for k in call.keywords)]
+        traced = True
+        if self.frames[-1].compile_time_eval:  # concrete unless computed from a tracer
+            traced = any(self.is_traced(a) for a in args)
+        return traced, traced and any(self.is_must(a) for a in args)
+
     def _sentinel(self, node: ast.AST) -> bool:
         """A module-level ``object()`` sentinel (or an imported name called ``sentinel``/``_MISSING``)."""
         if type(node) is not ast.Name or self._local_frame(node.id) is not None:  # type: ignore[attr-defined]
@@ -302,7 +319,7 @@ class Context:
         func = node.func
         q = self.resolve(func)
         if q is not None:
-            if q in STATIC_CALLS or q in values.LIST_RETURNING:
+            if q in STATIC_CALLS or container_call(q, node):
                 return False  # a Python value (jnp.split gives a list of arrays: its length is static)
             if q.startswith(ARRAY_NAMESPACES) or q in ("jax.numpy", "jax.lax"):
                 if self.frames[-1].compile_time_eval:  # concrete unless computed from a tracer
@@ -392,3 +409,10 @@ MASK_FUNCS = frozenset({
     "jax.numpy.logical_not", "jax.numpy.logical_xor", "jax.numpy.greater", "jax.numpy.less", "jax.numpy.equal",
     "jax.numpy.not_equal", "jax.numpy.greater_equal", "jax.numpy.less_equal", "jax.numpy.isclose",
 })
+
+
+def container_call(q: str | None, call: ast.Call) -> bool:
+    """Does this call of ``q`` return a Python list or tuple of arrays (``jnp.split``, ``jnp.where(c)``)?"""
+    if any(type(a) is ast.Starred for a in call.args):
+        return q in values.LIST_RETURNING or q in values.TUPLE_RETURNING
+    return values.returns_container(q, len(call.args), {k.arg for k in call.keywords if k.arg})

@@ -275,14 +275,25 @@ def self_class(ctx, node: ast.AST) -> ast.ClassDef | None:
     return cls if cls is not None and is_pytree(ctx, cls) else None
 
 
+# Conversions whose result is a Python value by protocol (`float(x)` calls `x.__float__()`), and the array
+# methods that return one (`jax.Array.item()` a Python scalar, `.tolist()` nested lists): both concretize.
+_PROTOCOL_CONVERSIONS = frozenset({"__int__", "__float__", "__bool__", "__index__", "__complex__"})
+_PYTHON_RESULT_METHODS = frozenset({"item", "tolist"})
+
+
 def python_scalar(method: ast.AST) -> bool:
-    """Does the method hand back a Python value: ``-> int``/``float``/``bool``/``str``, or every ``return``
-    a comparison, ``and``/``or``/``not``, or an ``int()``/``float()``/``bool()``/``len()`` call?"""
+    """Does the method hand back a Python value: ``-> int``/``float``/``bool``/``str``, a conversion by protocol
+    (``__float__``, ``__index__``), or every ``return`` a comparison, ``and``/``or``/``not``, an
+    ``int()``/``float()``/``bool()``/``len()`` call, or ``x.item()``/``x.tolist()``?"""
     ann = getattr(method, "returns", None)
     if isinstance(ann, ast.Name) and ann.id in ("int", "float", "bool", "str", "complex"):
+        return True
+    if getattr(method, "name", "") in _PROTOCOL_CONVERSIONS:
         return True
     values = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
     return bool(values) and all(
         isinstance(v, (ast.Compare, ast.BoolOp)) or (isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not))
         or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("int", "float", "bool", "len"))
+        or (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _PYTHON_RESULT_METHODS
+            and not v.args and not v.keywords)
         for v in values)

@@ -62,7 +62,7 @@ def already_traced(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> 
     A ``@jax.grad`` function is not: it sees abstract values only when traced code calls it."""
     if any((spec := decorator_spec(ctx.info, d)) is not None and traces_abstractly(spec) for d in fn.decorator_list):
         return True
-    return ctx.info.traced_spec(0, fn.name) is not None
+    return ctx.info.traced_spec(0, fn.name, fn) is not None
 
 
 def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, OutgoingCall, bool]]:

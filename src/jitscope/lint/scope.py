@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from ..jaxmodel import known
+from . import narrow
 from .astutil import children, walk_in_order
 
 # What each transformation does lives in jaxmodel (one table per wrapper family); these names are
@@ -51,6 +52,9 @@ class StaticSpec:
     pytrees: tuple[str, ...] = ()  # parameters that receive Python containers of traced values
     pytree_argnums: tuple[int, ...] = ()  # the same, by position (a lax.scan carry given a dict)
     passed_positional: int | None = None  # how many positional arguments every call passes (a lax body's operands)
+    passed_keywords: frozenset[str] = frozenset()  # ... and the keywords some call passes (the rest keep defaults)
+    from_calls: bool = False  # those counts come from the calls of one wrapper's result (it must be the only way)
+    handle_not_none: frozenset[str] = frozenset()  # ... and the parameters they all pass not None
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
     fresh: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a container made in its trace
@@ -61,6 +65,9 @@ class StaticSpec:
     # The wrapper was given the bound method (`jax.vmap(self._one, in_axes=(0, None))`): its argument numbers
     # and `in_axes` count from the parameter after `self`.
     bound_self: bool = False
+    # `jax.jit(self._env.step)`: the class whose own method of that name is not the one traced (`self._env` is
+    # another object than `self`)
+    not_class: object = None
 
     def static_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
         a = fn.args
@@ -95,6 +102,15 @@ class ModuleInfo:
     # so a def is traced only by calls that can see it (scope 0 is the module). Keys hold the nodes,
     # never their id(): an id can be reused once its object dies (issue #25 item 6).
     traced_names: dict[tuple[object, str], StaticSpec] = field(default_factory=dict)
+    # a name defined by several defs in one scope (`if a: def f ... else: def f ...`): (scope, name) -> the
+    # defs, and each def's spec from the calls that one reaches (the nearest earlier def in a block around the call)
+    redefined: dict[tuple[object, str], list[ast.AST]] = field(default_factory=dict)
+    traced_defs: dict[ast.AST, StaticSpec] = field(default_factory=dict)
+    # each def's enclosing scope (a def or class node, or 0), beside the tree: a def pointing up at its
+    # enclosing def would make the tree a reference cycle (docs/architecture.md)
+    def_scopes: dict[ast.AST, object] = field(default_factory=dict)
+    _tree: ast.AST | None = None
+    module_tree: ast.AST | None = None  # kept only when a module-level private name holds a call's result
     mutated_names: set[str] = field(default_factory=set)  # receivers of .append/.update/..., `x[k] = v` targets
     uses_pallas: bool = False
     jitted_callables: dict[str, tuple[str, StaticSpec]] = field(default_factory=dict)  # callable -> (def, spec)
@@ -112,11 +128,14 @@ class ModuleInfo:
     called_repeatedly: set[str] = field(default_factory=set)
     array_sizes: dict[str, int | None] = field(default_factory=dict)  # module-level array -> elements, if literal
     sentinels: set[str] = field(default_factory=set)  # module-level names bound to a fresh `object()`
-    # `X = partial(F, a, k=v)` anywhere: X -> (F, number of bound positionals, bound keywords)
-    partial_binds: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
+    # `X = partial(F, a, k=v)` in a scope: (scope, X) -> (F, number of bound positionals, bound keywords,
+    # the keywords bound to something other than None)
+    partial_binds: dict[tuple[object, str], tuple[str, int, tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict)
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
     inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
     applied: dict[ast.AST, list[ast.Call]] = field(default_factory=dict)  # a wrapper call -> the calls applying it
+    applied_module: set[ast.AST] = field(default_factory=set)  # ... bound to a module-level name: not every call
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -193,6 +212,7 @@ class ModuleInfo:
                 elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.Lambda or t is ast.ClassDef:
                     if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                         defs.append(node)  # type: ignore[arg-type]
+                        info.def_scopes[node] = scopes[-1]
                     ch = node._jc = children(node)  # type: ignore[attr-defined]  # reused by the main walk
                     units.append((list(ch), scopes + (node,)))
                     continue
@@ -210,15 +230,23 @@ class ModuleInfo:
                 info._import(stmt, info.module_aliases)
         for stmt in tree.body:
             info._module_stmt(stmt)
+        seen_defs: dict[tuple[object, str], list[ast.AST]] = {}
         for d in defs:
             info._def(d)
-        for a in assigns:
+            seen_defs.setdefault((info.def_scopes[d], d.name), []).append(d)
+        info.redefined = {k: sorted(v, key=lambda d: d.lineno) for k, v in seen_defs.items() if len(v) > 1}
+        info._tree = tree  # walked for the redefined defs' blocks only when a wrapper names one (rare)
+        for a, a_scope in zip(assigns, assign_scopes, strict=True):
             v = a.value
+            if a_scope == 0 and len(a.targets) == 1 and type(a.targets[0]) is ast.Name \
+                    and a.targets[0].id.startswith("_") and type(v) is ast.Call:
+                v._jhandle = a.targets[0].id  # type: ignore[attr-defined]  # `_h = jax.jit(f)`: a private handle
+                info.module_tree = tree
             if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(v) is ast.Call and v.args \
                     and type(v.args[0]) is ast.Name and info.resolve(v.func) in ("functools.partial", "partial") \
                     and not any(type(x) is ast.Starred for x in v.args) and all(k.arg for k in v.keywords):
-                info.partial_binds[a.targets[0].id] = (v.args[0].id, len(v.args) - 1,
-                                                       tuple(k.arg for k in v.keywords))  # type: ignore[misc]
+                info.partial_binds[(a_scope, a.targets[0].id)] = (v.args[0].id, len(v.args) - 1,  # type: ignore
+                                                       tuple(k.arg for k in v.keywords), _given(v.keywords))
         later = []
         for c, _ in calls:
             if type(c.func) is ast.Call:  # `eqx.filter_vmap(g)(xs, 3)`: the wrapper applied at once
@@ -391,8 +419,9 @@ class ModuleInfo:
         for a, scope in zip(assigns, assign_scopes, strict=True):
             if len(a.targets) == 1 and type(a.targets[0]) is ast.Name and type(a.value) is ast.Call:
                 key = (scope, a.targets[0].id)
-                t = known.lookup(self.resolve(a.value.func) or "")
-                if key in seen or t is None or not t.static_by_type:
+                q = self.resolve(a.value.func) or ""
+                t = known.lookup(q)
+                if key in seen or t is None or not (t.static_by_type or q in TRACES):
                     bound.pop(key, None)
                 else:
                     bound[key] = a.value
@@ -405,17 +434,37 @@ class ModuleInfo:
             if any(type(n) is ast.Name and n.id == name and n not in called and n not in targets for n in ast.walk(node)):
                 continue  # used otherwise than called, or bound again (a loop, `with`, `+=`)
             self.applied.setdefault(bound[(scope, name)], []).extend(uses)
+            if scope == 0:  # a module-level handle may be imported and called elsewhere with other arguments
+                self.applied_module.add(bound[(scope, name)])
 
-    def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec) -> None:
+    def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec, site: ast.AST | None = None) -> None:
         if "<attribute>" in spec.argnames:
             spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False)
+        if "<held>" in spec.argnames:
+            # `jax.jit(self._env.step)` inside class `Wrapper`: the method of an object `self` holds, not
+            # `Wrapper.step` (only `self.step` names the enclosing class's method): any other `step` may be it.
+            owner = next((s for s in reversed(scopes) if type(s) is ast.ClassDef), None)
+            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<held>"), not_class=owner)
         if "<self>" in spec.argnames:
             spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<self>"), bound_self=True)
-        bound = self.partial_binds.get(name)
+        bound = next((self.partial_binds[(s, name)] for s in reversed(scopes) if (s, name) in self.partial_binds), None)
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
-            name, spec = bound[0], _with_bound(spec, bound[1], bound[2])
+            name, spec = bound[0], _with_bound(spec, bound[1], bound[2], bound[3])
         self.wrapped_refs[name] = self.wrapped_refs.get(name, 0) + 1 + (bound is not None)
         for scope in scopes:
+            defs = self.redefined.get((scope, name))
+            if defs is not None and site is not None:
+                if self._tree is not None:
+                    _note_blocks(self._tree, {d for v in self.redefined.values() for d in v})
+                    self._tree = None
+                # a reference in a nested function reads the name when it runs (late binding): any def may be it
+                reaching = _reaching_def(defs, site) if scope is scopes[-1] else None
+                if reaching is not None:
+                    self.traced_defs.setdefault(reaching, spec)
+                    continue
+                for d in defs:  # which def the call sees is unknown: each may be the one
+                    self.traced_defs.setdefault(d, spec)
+                continue
             self.traced_names.setdefault((scope, name), spec)
 
     def _container(self, arg: ast.AST, scopes: tuple[object, ...]) -> bool:
@@ -455,13 +504,20 @@ class ModuleInfo:
                 spec = decorator_spec(self, dec)
                 if spec is not None and traces_abstractly(spec):
                     return True
-            if self.traced_names.get((scopes[i - 1], node.name)) is not None:
+            if self.traced_spec(scopes[i - 1], node.name, node) is not None:
                 return True
         return False
 
-    def traced_spec(self, scope: int, name: str) -> StaticSpec | None:
-        """How the function ``name`` defined in ``scope`` is traced by a wrapping call, if it is."""
-        return self.traced_names.get((scope, name))
+    def traced_spec(self, scope: object, name: str, node: ast.AST | None = None) -> StaticSpec | None:
+        """How the function ``name`` defined in ``scope`` (the def ``node``, when the scope defines the name
+        more than once) is traced by a wrapping call, if it is."""
+        if node is not None and (scope, name) in self.redefined:
+            return self.traced_defs.get(node)
+        spec = self.traced_names.get((scope, name))
+        if spec is not None and spec.not_class is not None and node is not None \
+                and self.def_scopes.get(node) is spec.not_class:
+            return None  # `jax.jit(self._env.step)` does not trace this class's own `step`
+        return spec
 
     def _call(self, node: ast.Call, scopes: tuple[object, ...] = (0,), concrete: bool = False) -> bool:
         """Mark the functions a transform call traces. Transforms that give concrete values under an eager
@@ -480,6 +536,23 @@ class ModuleInfo:
             python = self._python_args(node, q)
             if python:
                 spec = replace(spec, argnums=tuple(sorted(set(spec.argnums) | set(python))))
+            uses = self.applied.get(node)
+            if uses and node not in self.applied_module and not any(
+                    type(a) is ast.Starred for c in uses for a in c.args) and all(k.arg for c in uses for k in c.keywords):
+                # `jax.jit(g)(x)`, or `h = jax.jit(g)` in a function and only ever called: every traced call is
+                # seen, so a defaulted parameter none of them passes keeps its Python default
+                npos = min(len(c.args) for c in uses)
+                if spec.passed_positional is None or npos < spec.passed_positional:
+                    spec = replace(spec, passed_positional=npos)
+                spec = replace(spec, passed_keywords=frozenset(k.arg for c in uses for k in c.keywords if k.arg),
+                               from_calls=True)
+            handle = node.__dict__.get("_jhandle")
+            target = self.defs.get(node.args[0].id) if type(node.args[0]) is ast.Name else None
+            if handle and target is not None and self.module_tree is not None:
+                # every call through the private handle passes these not None (narrow.handle_not_none)
+                a = target.args
+                given = narrow.handle_not_none(self.module_tree, handle, [p.arg for p in a.posonlyargs + a.args])
+                spec = replace(spec, handle_not_none=given)
             fns = [(node.args[0], spec)]
         elif q in BODY_ARGS:
             positions, keywords = BODY_ARGS[q]
@@ -491,7 +564,11 @@ class ModuleInfo:
             arity = t.body_arity if t is not None else None
             if arity is not None and arity < 0:
                 arity = len(node.args) + arity if not any(type(a) is ast.Starred for a in node.args) else None
-            fns = [(a, StaticSpec(wrapper=q, pytree_argnums=pytrees, passed_positional=arity)) for a in args]
+            # the body is traced during this call: its free variables hold their values here (narrow.py)
+            site = scopes[-1]
+            nn = narrow.not_none_at(site, node) if type(site) in (ast.FunctionDef, ast.AsyncFunctionDef) else frozenset()
+            fns = [(a, StaticSpec(wrapper=q, pytree_argnums=pytrees, passed_positional=arity, not_none=nn))
+                   for a in args]
         elif q in ("functools.partial", "partial") and node.args:
             inner = self.resolve(node.args[0])
             if inner in TRACES and len(node.args) > 1:
@@ -518,8 +595,8 @@ class ModuleInfo:
             spec.staged = "must" if site_staged else ""
             spec.closed = None
             spec.site = f"line {line}"
-            for fn, bound, kw in _function_names(fn_node):
-                self._mark(fn, scopes, _with_bound(spec, bound, kw))
+            for fn, bound, kw, given in _function_names(fn_node):
+                self._mark(fn, scopes, _with_bound(spec, bound, kw, given), node)
         return False
 
     def _def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -538,25 +615,31 @@ class ModuleInfo:
             self.jitted_callables[target.id] = (call.args[0].id, spec_from_call(self, call, q))
 
 
-def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = ()) -> list[tuple[str, int, tuple[str, ...]]]:
+def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = (),
+                    given: tuple[str, ...] = ()) -> list[tuple[str, int, tuple[str, ...], tuple[str, ...]]]:
     """Functions referenced by an argument (``f``, ``self.f``, ``[f, g]``, ``partial(f, a, k=1)``),
     each with the number of leading positional arguments and the keywords a ``partial`` binds:
-    those are Python values fixed before tracing, so the matching parameters are static."""
+    those are Python values fixed before tracing, so the matching parameters are static; and the
+    keywords among them bound to something other than ``None`` (every call through it passes them)."""
     if isinstance(node, ast.Name):
-        return [(node.id, bound, kw)]
+        return [(node.id, bound, kw, given)]
     if isinstance(node, ast.Attribute):
         if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
             # `jax.jit(model.apply)`: which class's `apply` is unknown here; any method of that name may be
             # the one (a may fact), and a library's method may be none of them.
-            return [(node.attr, bound, kw + ("<attribute>",))]
-        return [(node.attr, bound, kw + ("<self>",))]  # a bound method: `self` is not among the call's arguments
+            root = node.value
+            while type(root) is ast.Attribute:
+                root = root.value
+            held = ("<held>",) if type(root) is ast.Name and root.id == "self" else ()
+            return [(node.attr, bound, kw + ("<attribute>",) + held, given)]
+        return [(node.attr, bound, kw + ("<self>",), given)]  # a bound method: `self` is not among the call's arguments
     if isinstance(node, (ast.List, ast.Tuple)):
         return [n for e in node.elts for n in _function_names(e)]
     if isinstance(node, ast.Call) and node.args and isinstance(node.func, (ast.Name, ast.Attribute)):
         fname = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
         if fname == "partial":
             return _function_names(node.args[0], bound + len(node.args) - 1,
-                                   kw + tuple(k.arg for k in node.keywords if k.arg))
+                                   kw + tuple(k.arg for k in node.keywords if k.arg), given + _given(node.keywords))
     return []
 
 
@@ -569,14 +652,54 @@ def _python_literal(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and not isinstance(node.value, bytes)
 
 
-def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...]) -> StaticSpec:
+def _note_blocks(tree: ast.AST, defs: set[ast.AST]) -> None:
+    """Give each def of ``defs`` the line span of the statement list that holds it (``_jblock``)."""
+    for node in ast.walk(tree):
+        for field_name in ("body", "orelse", "finalbody"):
+            block = getattr(node, field_name, None)
+            if type(block) is list and block and any(st in defs for st in block):
+                span = (block[0].lineno, block[-1].end_lineno or block[-1].lineno)
+                for st in block:
+                    if st in defs:
+                        st._jblock = span  # type: ignore[attr-defined]
+        for h in getattr(node, "handlers", ()) or ():
+            if any(st in defs for st in h.body):
+                for st in h.body:
+                    if st in defs:
+                        st._jblock = (h.body[0].lineno, h.body[-1].end_lineno or h.body[-1].lineno)
+
+
+def _reaching_def(defs: list[ast.AST], site: ast.AST) -> ast.AST | None:
+    """Of several defs of one name in a scope, the one a reference at ``site`` sees: the last def before it in a
+    statement list that holds the site (a def in the other branch of an ``if`` never reaches it); None when no
+    def precedes the site in such a list (a loop may carry one around, or the reference runs later)."""
+    best = None
+    line = getattr(site, "lineno", 0)
+    for d in defs:
+        start, end = getattr(d, "_jblock", (0, 0))
+        if start <= d.lineno < line <= end and (best is None or d.lineno > best.lineno):  # type: ignore[attr-defined]
+            best = d
+    return best
+
+
+def _given(keywords: list[ast.keyword]) -> tuple[str, ...]:
+    """The keywords of a ``partial(f, k=v)`` bound to a value other than a literal ``None``."""
+    return tuple(k.arg for k in keywords if k.arg and not (type(k.value) is ast.Constant and k.value.value is None))
+
+
+def _with_bound(spec: StaticSpec, bound: int, kw: tuple[str, ...], given: tuple[str, ...] = ()) -> StaticSpec:
     """The spec of ``f`` when ``partial(f, <bound positionals>, **kw)`` is wrapped with ``spec``: the
-    wrapper's argument numbers count from the first unbound parameter, and the bound ones are static."""
+    wrapper's argument numbers count from the first unbound parameter, and the bound ones are static;
+    a keyword bound to a value other than ``None`` is passed on every call through the partial, so an
+    ``if k is None:`` branch does not run there (``given``, the call graph's ``not_none``)."""
     if not bound and not kw:
         return spec
     argnums = tuple(i + bound if i >= 0 else i for i in spec.argnums) + tuple(range(bound))
     traced = None if spec.traced_argnums is None else tuple(i + bound for i in spec.traced_argnums)
-    return replace(spec, argnums=argnums, argnames=tuple(spec.argnames) + kw, traced_argnums=traced)
+    passed = None if spec.passed_positional is None else spec.passed_positional + bound
+    unmapped = None if spec.unmapped_from is None else spec.unmapped_from + bound
+    return replace(spec, argnums=argnums, argnames=tuple(spec.argnames) + kw, traced_argnums=traced,
+                   passed_positional=passed, unmapped_from=unmapped, not_none=spec.not_none | frozenset(given))
 
 
 DRIVER_NAMES = frozenset({"main", "_main", "cli", "run_main", "entrypoint", "entry_point"})
@@ -735,6 +858,11 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object
             # caller's (Python) value, so none is abstract on every way (a may fact, never an error).
             return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"),
                               must_names=frozenset())
+        if isinstance(axes, (ast.Tuple, ast.List)):
+            # A tuple `in_axes` has one entry per positional argument of every call (JAX raises otherwise):
+            # `vmap(f, (0, None))` calls `f(x, a)`, and f's defaulted third parameter keeps its Python default.
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"),
+                              unmapped_from=len(axes.elts))
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
 
 

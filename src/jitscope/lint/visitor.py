@@ -12,10 +12,10 @@ import ast
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from ..jaxmodel import known, values
+from ..jaxmodel import known
 from . import evidence, facts, guards, pytrees
 from .astutil import children
-from .context import NESTED, Context, Frame
+from .context import NESTED, Context, Frame, container_call
 from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, VMAP_LIKE, StaticSpec, decorator_spec, spec_from_call, traces_abstractly
@@ -140,6 +140,8 @@ class _Visitor:
             frame.static = spec.static_params(node) - spec.observed_abstract
             frame.pytrees.update(spec.pytrees)
             frame.not_none = spec.not_none
+            if spec.handle_not_none and ctx.info.wrapped_refs.get(name, 0) <= 1:  # the private handle is its only way
+                frame.not_none = frame.not_none | spec.handle_not_none
             if spec.pytree_argnums:
                 names = [p.arg for p in a.posonlyargs + a.args]
                 frame.pytrees.update(names[i] for i in spec.pytree_argnums if i < len(names))
@@ -149,9 +151,12 @@ class _Visitor:
             never = facts.defaults_never_passed(self.ctx, node, spec, [
                 (i, p.arg) for i, p in enumerate(positional) if p.arg in defaults] + [
                 (10_000, p.arg) for p in a.kwonlyargs if p.arg in defaults]) if defaults else set()
-            if spec.passed_positional is not None:  # `lax.cond(p, f, g, x)` calls f(x): f's defaulted `axis=-1` stays -1
-                never |= {p.arg for i, p in enumerate(positional) if i >= spec.passed_positional and p.arg in defaults}
-                never |= {p.arg for p in a.kwonlyargs if p.arg in defaults}
+            if spec.passed_positional is not None and (  # `lax.cond(p, f, g, x)` calls f(x): its `axis=-1` stays -1
+                    not spec.from_calls or ctx.info.wrapped_refs.get(name, 0) <= 1):  # `jax.jit(g)(x)`: g's only way
+                skip = 1 if spec.bound_self and positional and positional[0].arg in ("self", "cls") else 0
+                never |= {p.arg for i, p in enumerate(positional)
+                          if i >= spec.passed_positional + skip and p.arg in defaults} - spec.passed_keywords
+                never |= {p.arg for p in a.kwonlyargs if p.arg in defaults} - spec.passed_keywords
             flax = spec.wrapper in FLAX_METHODS
             first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
                                None)
@@ -212,7 +217,7 @@ class _Visitor:
                     if outer.traced and not spec.staged:
                         spec.staged = facts.staged(self.ctx)
                     return spec
-            spec = info.traced_spec(outer.node if outer.node is not None else 0, node.name)
+            spec = info.traced_spec(outer.node if outer.node is not None else 0, node.name, node)
             if spec is not None:
                 return spec
         else:
@@ -278,7 +283,7 @@ class _Visitor:
         t = type(value)
         if t is ast.Call:
             q = ctx.resolve(value.func) or ""  # type: ignore[attr-defined]
-            array = q not in LIST_RETURNING and (q.startswith(("jax.numpy.", "jax.random.", "jax.lax.")) or (
+            array = not container_call(q, value) and (q.startswith(("jax.numpy.", "jax.random.", "jax.lax.")) or (
                 traced and isinstance(value.func, ast.Attribute)))  # type: ignore[attr-defined]
         else:
             array = traced and t in (ast.BinOp, ast.UnaryOp)
@@ -295,8 +300,13 @@ class _Visitor:
         if node.value is not None:
             vf = self._value_facts(node.value)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            items = self.ctx.container_items(node.value) if type(node.value) is ast.Call and container_call(
+                self.ctx.resolve(node.value.func), node.value) else None  # type: ignore[arg-type]
             for t in targets:
-                self._bind(t, *vf)
+                if items is not None and type(t) in (ast.Tuple, ast.List):  # `w, v = jnp.linalg.eigh(x)`: its arrays
+                    self._bind(t, items[0], False, items[0], items[1])
+                else:
+                    self._bind(t, *vf)
             ctx = self.ctx
             cls = pytrees.replaced(ctx, node.value) if ctx.in_traced else None
             if cls is not None:  # `state = state.replace(x=...)`: the same pytree class, new leaves
@@ -307,7 +317,7 @@ class _Visitor:
             elif ctx.in_traced and type(node.value) is ast.Call:
                 for t in targets:  # `state = step_agent(state, a)` with `-> EnvState`: what it returns
                     pytrees.bind_returned(ctx, t, node.value)
-            if ctx.in_traced and type(node.value) is ast.Call and ctx.resolve(node.value.func) in LIST_RETURNING:
+            if ctx.in_traced and type(node.value) is ast.Call and container_call(ctx.resolve(node.value.func), node.value):
                 ctx.frame.pytrees.update(t.id for t in targets if type(t) is ast.Name)  # a list of tracers
             elif ctx.in_traced and type(node.value) is ast.Name and node.value.id in ctx.frame.pytrees:
                 for t in targets:  # `sigma, cache, key = carry`: each element a traced leaf (or a container)
@@ -366,8 +376,11 @@ class _Visitor:
         if q == "reversed" and it.args:  # type: ignore[attr-defined]
             self._bind_loop(target, it.args[0])  # type: ignore[attr-defined]
             return
-        traced = ctx.is_traced(it) or (type(it) is ast.Name and it.id in ctx.frame.pytrees) or (  # type: ignore[attr-defined]
-            type(it) is ast.Call and ctx.resolve(it.func) in values.LIST_RETURNING and ctx.in_traced)  # a list of tracers
+        if type(it) is ast.Call and container_call(ctx.resolve(it.func), it):  # type: ignore[attr-defined]
+            traced, must = ctx.container_items(it)  # type: ignore[arg-type]  # a tuple or list of arrays
+            self._bind(target, traced, False, traced, must)
+            return
+        traced = ctx.is_traced(it) or (type(it) is ast.Name and it.id in ctx.frame.pytrees)  # type: ignore[attr-defined]
         self._bind(target, traced, False, traced, traced and ctx.is_must(it))
 
     @contextlib.contextmanager
@@ -548,9 +561,6 @@ def _is_container(ctx: Context, value: ast.AST) -> bool:
     if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
         return True
     return isinstance(value, ast.Call) and ctx.resolve(value.func) in _CONTAINER_CALLS
-
-
-LIST_RETURNING = values.LIST_RETURNING
 
 
 def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:

@@ -61,9 +61,11 @@ class DataDependentShape(Rule):
         head, _, fn = q.rpartition(".")
         if head == "jax.numpy" and (fn in _SIZED or (fn == "where" and len(call.args) == 1 and not call.keywords)):
             if fn == "where" or any(ctx.is_traced(a) for a in call.args):
-                ctx.report(self, call, fn=f"jnp.{fn}" + ("(cond)" if fn == "where" else ""))
+                # the claim rests on the data being abstract (the call itself may return a tuple of arrays)
+                ctx.report(self, call, subject=call.args[0] if call.args else None,
+                           fn=f"jnp.{fn}" + ("(cond)" if fn == "where" else ""))
         elif isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" and ctx.is_traced(call.func.value):
             recv = short(ctx, call.func.value)
             if not isinstance(call.func.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
                 recv = f"({recv})"
-            ctx.report(self, call, fn=f"{recv}.nonzero()")
+            ctx.report(self, call, subject=call.func.value, fn=f"{recv}.nonzero()")

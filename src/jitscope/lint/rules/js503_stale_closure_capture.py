@@ -82,10 +82,12 @@ class StaleClosureCapture(Rule):
                     calls[callee] = _calls(stmts, callee)  # only now: the one walk over expressions
                 for rebind, rebind_loops in later:
                     # stale only if a call traced it before the rebinding and a call runs it after
+                    # ... of this function: a call after the name is bound again runs the new one
+                    own = [(c, c_loops) for c, c_loops in calls[callee] if _pos(c) < redefined]
                     if any(_before_or_same_loop(c, c_loops, rebind, rebind_loops, created)
-                           for c, c_loops in calls[callee]) and any(
+                           for c, c_loops in own) and any(
                             _pos(c) > _pos(rebind) or any(loop in rebind_loops for loop in c_loops)
-                            for c, c_loops in calls[callee]):
+                            for c, c_loops in own):
                         ctx.report(self, rebind, var=var, function=callee, line=created.lineno)
                         break
 
