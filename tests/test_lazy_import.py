@@ -72,11 +72,37 @@ def test_the_lint_command_imports_only_what_linting_needs(tmp_path):
         "['jitscope.cli._common', 'jitscope.cli._outputs', 'jitscope.cli.lint']"
 
 
+def test_linting_one_file_creates_no_compile_event_record(tmp_path):
+    # LeafSpec, ArgSignature, Timing, Reason, CompileEvent and the persistent-cache records: seven dataclasses
+    # lint never makes, in compile_records.py, which jitscope.model imports when one is first asked for
+    which = 'm in ("jitscope.compile_records", "jitscope.model", "jitscope.records")'
+    assert _modules_after_linting_one_file(tmp_path, which) == "['jitscope.model', 'jitscope.records']"
+
+
+def test_model_still_gives_every_record_where_it_was():
+    code = """
+        import sys, jitscope, jitscope.model as model
+        print("jitscope.compile_records" in sys.modules)
+        from jitscope.model import CompileEvent, Finding, LeafSpec, NOT_WRITTEN, sharding_text
+        from jitscope import compile_records, records
+        print(CompileEvent is compile_records.CompileEvent is jitscope.CompileEvent, Finding is records.Finding,
+              LeafSpec.__module__, sharding_text is compile_records.sharding_text, NOT_WRITTEN[0])
+        print(all(n in dir(model) for n in ("Timing", "Reason", "Location", "Environment")))
+        try:
+            model.NoSuchRecord
+        except AttributeError as e:
+            print(e)
+    """
+    assert _run(code).splitlines() == [
+        "False", "True True jitscope.compile_records True cache_disabled", "True",
+        "module 'jitscope.model' has no attribute 'NoSuchRecord'"]
+
+
 def test_linting_one_file_as_text_imports_no_module_it_does_not_use(tmp_path):
     # What one small file's lint spent beyond parsing (issue #25 item 5): `platform.platform()` for the
     # result's environment (it runs `uname -p` in a subprocess), json and the schema, the worker pool's
     # signal and threading. Text output shows no environment; the outputs that do capture it (next test).
-    which = 'm in ("platform", "subprocess", "json", "threading", "signal", "jitscope.schema", "shutil")'
+    which = 'm in ("platform", "subprocess", "json", "threading", "signal", "jitscope.schema", "shutil", "pathlib")'
     assert _modules_after_linting_one_file(tmp_path, which) == "[]"
 
 

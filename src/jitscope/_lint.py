@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable
-from pathlib import Path
 
 from .errors import UsageError
 from .lint import evidence as lint_evidence
@@ -87,7 +86,7 @@ def run(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", 
     elif config is False:
         cfg = LintConfig()
     else:
-        if not Path(config).is_file():
+        if not os.path.isfile(config):
             raise UsageError(f"{config}: no such config file")
         cfg = load_config(config)
     base_select = (cli_select or cfg.select or ["ALL"]) + cfg.extend_select

@@ -9,7 +9,6 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 from ._outputs import Input, Output, module_file, try_write
 
@@ -33,6 +32,8 @@ def write_output(path: str | os.PathLike[str], text: str) -> None:
     Raises:
         UsageError: the file cannot be written (``cannot write PATH: reason``).
     """
+    from pathlib import Path
+
     from ..errors import UsageError
 
     out = Path(path)

@@ -21,7 +21,6 @@ import argparse
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
@@ -204,6 +203,8 @@ def try_write(path: str | os.PathLike[str], option: str) -> None:
     """Prove ``path`` can be written, changing nothing: an existing file is opened for appending; for a
     new one, a probe file is created and removed in the nearest existing directory on its path (the
     missing directories are created only when the output is really written)."""
+    from pathlib import Path  # here: `jitscope lint` writing no file does not import it
+
     p = Path(os.path.abspath(os.fspath(path)))
     if p.is_dir():
         raise UsageError(f"{option}: cannot write {path}: is a directory")

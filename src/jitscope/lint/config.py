@@ -23,7 +23,10 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from ..errors import UsageError
 from .registry import check_selectors
@@ -44,9 +47,13 @@ class LintConfig:
 
     @property
     def root(self) -> Path | None:
+        from pathlib import Path  # here: only per-file-ignores and exclude ask, and a lint without them does not
+
         return Path(self.path).parent if self.path else None
 
     def _rel(self, file: str) -> str:
+        from pathlib import Path
+
         root = self.root
         p = Path(file).resolve()
         if root is not None:
@@ -70,22 +77,24 @@ class LintConfig:
         return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(os.path.basename(rel), p) for p in self.exclude)
 
 
-def find_config(start: str | os.PathLike[str]) -> Path | None:
-    """Nearest pyproject.toml with a ``[tool.jitscope]`` table, walking up from ``start``."""
-    p = Path(start).resolve()
-    if p.is_file():
-        p = p.parent
-    for d in (p, *p.parents):
-        candidate = d / "pyproject.toml"
+def find_config(start: str | os.PathLike[str]) -> str | None:
+    """Nearest pyproject.toml with a ``[tool.jitscope]`` table, walking up from ``start`` (its real path)."""
+    d = os.path.realpath(start)  # what Path(start).resolve() gives, without importing pathlib on every lint
+    if os.path.isfile(d):
+        d = os.path.dirname(d)
+    while True:
+        candidate = os.path.join(d, "pyproject.toml")
         try:  # an unreadable directory on the way up is not an error: there is no config in it for us
-            if not candidate.is_file():
-                continue
-            text = candidate.read_text(encoding="utf-8")
+            if os.path.isfile(candidate):
+                with open(candidate, encoding="utf-8") as fh:
+                    if "[tool.jitscope" in fh.read():
+                        return candidate
         except (OSError, UnicodeDecodeError):
-            continue
-        if "[tool.jitscope" in text:
-            return candidate
-    return None
+            pass
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
 
 
 def _line_of(text: str, key: str) -> str:

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import ast
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from ..errors import UsageError
 from ..model import EVIDENCE_DEFAULT_PATH, TraceEvidence
@@ -29,9 +32,14 @@ Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str,
 def find(path: str | None, root: str = ".") -> Path | None:
     """The evidence file to read: ``path`` (a file, or a directory holding one), else the default
     location under ``root`` when a run left one there; None when there is none."""
+    if path is None:  # every lint asks: answered without importing pathlib when there is no file
+        default = os.path.join(root, EVIDENCE_DEFAULT_PATH)
+        if not os.path.isfile(default):
+            return None
+    from pathlib import Path
+
     if path is None:
-        default = Path(root) / EVIDENCE_DEFAULT_PATH
-        return default if default.is_file() else None
+        return Path(root) / EVIDENCE_DEFAULT_PATH
     p = Path(path)
     if p.is_dir():
         for cand in (p / "trace-evidence.json", p / EVIDENCE_DEFAULT_PATH):

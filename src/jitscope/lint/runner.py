@@ -17,7 +17,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Finding
@@ -67,7 +66,7 @@ def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     """
     out: list[str] = []
     for raw in paths:
-        p = Path(raw)
+        p = posix_path(raw)
         try:
             is_dir = stat.S_ISDIR(os.stat(p).st_mode)
         except (FileNotFoundError, NotADirectoryError):
@@ -90,6 +89,18 @@ def collect_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
             raise UsageError(f"{raw}: no such file or directory")
     seen: set[str] = set()
     return [f for f in out if not (f in seen or seen.add(f))]  # type: ignore[func-returns-value]
+
+
+def posix_path(raw: str | os.PathLike[str]) -> str:
+    """``str(PurePosixPath(raw))`` without importing pathlib: empty and ``.`` parts and a trailing ``/`` dropped,
+    ``//`` kept at the start only (POSIX leaves its meaning to the system), ``""`` read as ``.``; ``..`` kept
+    (it is not normalised away: a link may come before it). The paths lint prints are these
+    (tests/test_lint_paths.py compares it with pathlib's)."""
+    s = os.fspath(raw)
+    if not isinstance(s, str):
+        raise TypeError(f"expected str or os.PathLike[str], not {type(s).__name__}")
+    root = "//" if s.startswith("//") and not s.startswith("///") else "/" if s.startswith("/") else ""
+    return root + "/".join(part for part in s.split("/") if part and part != ".") or "."
 
 
 def _note_unreadable(into: list[str], e: OSError) -> None:
@@ -138,7 +149,8 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
     if why is not None:
         return FileOutcome(path, [_io_finding(path, why)])
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:  # Path.read_bytes, without importing pathlib
+            data = fh.read()
     except OSError as e:
         return FileOutcome(path, [_io_finding(path, f"cannot read file: {e.strerror or e}")])
     text, bad = decode_source(data, path)
@@ -175,7 +187,8 @@ def lint_incoming(path: str, enabled: frozenset[str], calls: list,
     """Lint ``path`` again with the calls from other files that reach its functions (``lint/traced.py``);
     the outcome (``replaces``) holds every finding of the file."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:  # Path.read_bytes, without importing pathlib
+            data = fh.read()
     except OSError:
         return None, []
     text, _ = decode_source(data, path)

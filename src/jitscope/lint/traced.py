@@ -15,7 +15,6 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 
 from .callgraph import OutgoingCall
 from .reach import merge
@@ -30,13 +29,20 @@ def _is_package(directory: str) -> bool:
 
 def module_name(path: str) -> str:
     """Dotted module name of ``path`` inside its package (``pkg/sub/mod.py`` -> ``pkg.sub.mod``)."""
-    p = Path(os.path.abspath(path))
-    parts = [] if p.stem == "__init__" else [p.stem]
-    d = p.parent
-    while _is_package(str(d)) and d.parent != d:
-        parts.insert(0, d.name)
-        d = d.parent
+    p = os.path.abspath(path)
+    stem = _stem(os.path.basename(p))
+    parts = [] if stem == "__init__" else [stem]
+    d = os.path.dirname(p)
+    while _is_package(d) and os.path.dirname(d) != d:
+        parts.insert(0, os.path.basename(d))
+        d = os.path.dirname(d)
     return ".".join(parts)
+
+
+def _stem(name: str) -> str:
+    """``PurePath(name).stem``: the name without its last suffix (a suffix is a dot not first, not last)."""
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
 
 
 class ModuleMap:

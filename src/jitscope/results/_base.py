@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from .._serde import Record
@@ -48,6 +47,8 @@ class Result(Record):
         Raises:
             UsageError: the file cannot be written (``cannot write PATH: reason``).
         """
+        from pathlib import Path  # here: a command writing no result file does not import it
+
         text = self.to_json() + "\n"
         p = Path(path)
         if p.is_symlink():  # write through the link, as a shell redirect does, never replace the link
@@ -135,6 +136,6 @@ def _import_all() -> None:
     import pkgutil
 
     package = __name__.rsplit(".", 1)[0]
-    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+    for info in pkgutil.iter_modules([os.path.dirname(__file__)]):
         if not info.name.startswith("_"):
             importlib.import_module(f"{package}.{info.name}")

@@ -1,0 +1,225 @@
+"""The records every command speaks, lint included: where, what went wrong, what to change, on what machine.
+
+``jitscope.model`` gives these and the compile-event records (``compile_records.py``); this module holds the
+ones ``jitscope lint`` makes or reads, so that linting imports nothing else (docs/architecture.md, "Records").
+
+These are deliberately small and plain. Collectors produce them, analyzers read
+and derive them, renderers display them, and all of them round-trip through JSON
+(see ``jitscope/schema/records.schema.json``). Later commands reuse these rather
+than inventing their own shapes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._serde import Record
+
+Severity = Literal["error", "warning", "info"]
+FixSafety = Literal["safe", "unsafe", "advice"]
+Confidence = Literal["certain", "likely"]
+
+# Short dtype names in jaxpr notation, both directions.
+DTYPE_SHORT = {
+    "float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16",
+    "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8",
+    "uint64": "u64", "uint32": "u32", "uint16": "u16", "uint8": "u8",
+    "bool": "bool", "complex64": "c64", "complex128": "c128",
+}
+DTYPE_LONG = {v: k for k, v in DTYPE_SHORT.items()}
+
+
+@dataclass(frozen=True)
+class Location(Record):
+    """A place in source code. ``line`` and ``column`` are 1-based; column may be unknown."""
+
+    file: str
+    line: int
+    column: int | None = None
+    function: str | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def __str__(self) -> str:
+        col = f":{self.column}" if self.column else ""
+        fn = f" in {self.function}" if self.function else ""
+        return f"{self.file}:{self.line}{col}{fn}"
+
+
+def installed_package_file(path: str) -> bool:
+    """True for a file of an installed package (under ``site-packages``/``dist-packages``, or the
+    interpreter's ``purelib``/``platlib``): a library's code, not the user's."""
+    import os
+    import sysconfig
+
+    parts = path.split(os.sep)
+    if "site-packages" in parts or "dist-packages" in parts:
+        return True
+    paths = sysconfig.get_paths()
+    return any(root and path.startswith(root + os.sep) for root in (paths.get("purelib"), paths.get("platlib")))
+
+
+@dataclass
+class Fix(Record):
+    """A suggested change. ``safety='safe'`` fixes never change behaviour and may be applied automatically."""
+
+    title: str
+    description: str = ""
+    safety: FixSafety = "advice"
+    replacement: str | None = None
+    location: Location | None = None
+    saving_seconds: float | None = None
+    saving_compiles: int | None = None
+
+
+@dataclass
+class Finding(Record):
+    """A diagnosed problem: a lint rule hit, a tracer error, graph bloat, a stale capture."""
+
+    code: str
+    message: str
+    severity: Severity = "warning"
+    location: Location | None = None
+    name: str = ""
+    fix: Fix | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    # lint: how sure the rule is, given what the linter proved: "certain" (fails or is silently
+    # wrong under jit) or "likely" (depends on something it could not see). None elsewhere.
+    confidence: Confidence | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out.get("confidence") is None:
+            del out["confidence"]  # optional: findings of other commands, and files older than the field, lack it
+        return out
+
+
+@dataclass
+class Environment(Record):
+    """The machine and versions a result was measured on; every result carries one."""
+
+    python: str = ""
+    platform: str = ""
+    jax: str = ""
+    jaxlib: str = ""
+    backend: str = ""
+    devices: list[str] = field(default_factory=list)
+    cpu_count: int = 0
+    jitscope: str = ""
+
+    @classmethod
+    def capture(cls, with_jax: bool = True) -> Environment:
+        # platform imported here: platform.platform() runs `uname -p` in a subprocess, and `jitscope lint`
+        # printing text never calls it (cli/lint.py)
+        import os
+        import platform
+
+        from ._version import __version__
+
+        env = cls(
+            python=sys.version.split()[0],
+            platform=platform.platform(),
+            cpu_count=os.cpu_count() or 0,
+            jitscope=__version__,
+        )
+        if with_jax:
+            import jax
+            import jaxlib
+
+            env = dataclasses.replace(
+                env,
+                jax=jax.__version__,
+                jaxlib=getattr(jaxlib, "__version__", ""),
+                backend=jax.default_backend(),
+                devices=[str(d) for d in jax.devices()],
+            )
+        return env
+
+
+# -- what a run saw JAX trace (written by watch, read by `jitscope lint --evidence`) ----------------------
+
+TraceKind = Literal["abstract", "concrete", "static"]
+# Where a run leaves its trace evidence when no path is given: `jitscope lint` reads it from there.
+EVIDENCE_DEFAULT_PATH = ".jitscope/trace-evidence.json"
+
+
+@dataclass(frozen=True)
+class TracedParameter(Record):
+    """One parameter of a traced function and what JAX made of it on one trace.
+
+    ``abstract``: a tracer without a value (jit, vmap, a scan body: Python control flow on it raises);
+    ``concrete``: a tracer that still carries its value (grad or jvp outside jit); ``static``: not a
+    tracer (a static argument, a Python value passed through, a closure's config).
+
+    ``leaves``: for a parameter that is not itself a tracer (a tuple state, a dict, an equinox module's
+    ``self``, a dataclass), the access paths of its leaves that were abstract tracers, as Python writes
+    them (``.w``, ``[0]``, ``['key']``, ``.layer.b``; at most three steps deep): lint reads
+    ``state[0]``, ``self.w`` as traced where the run saw them so. Absent when there is none.
+    """
+
+    name: str
+    kind: TraceKind
+    leaves: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not out.get("leaves"):
+            out.pop("leaves", None)  # optional: absent where the value is a tracer or holds none
+        return out
+
+
+@dataclass
+class TracedFunction(Record):
+    """A function of the user's code that ran while JAX traced it, as seen from one entry point.
+
+    ``module``/``qualname`` name it as Python does (``pkg.ops``, ``Trainer._step``,
+    ``make_step.<locals>.step``); ``file`` is its source file (absolute path) and ``line`` its code
+    object's first line (the first decorator's line for a decorated def, else the ``def`` line).
+    ``entry`` is the transformed function whose trace ran it (``step`` for ``jax.jit(step)``), at
+    ``entry_file``:``entry_line``, under ``transform`` (``jax.jit``, ``jax.vmap``, ... or ``""`` when
+    unknown). ``parameters`` says what each parameter was on that trace; ``traces`` counts the traces
+    that saw the function this way.
+    """
+
+    module: str
+    qualname: str
+    file: str
+    line: int
+    parameters: list[TracedParameter] = field(default_factory=list)
+    entry: str = ""
+    entry_file: str = ""
+    entry_line: int = 0
+    transform: str = ""
+    traces: int = 1
+
+
+@dataclass
+class TraceEvidence(Record):
+    """What a run observed JAX trace: every user function that ran under a trace, and how.
+
+    Written by watch (or any collector) to a file of its own (``save``: ``kind: "trace-evidence"``,
+    ``records.schema.json#/$defs/trace_evidence_file``) or inside a watch result (``trace_evidence``); read by
+    ``jitscope lint --evidence RUN``, which turns the model's guesses about those functions into
+    observations (docs/lint.md, "Evidence from a run").
+    """
+
+    functions: list[TracedFunction] = field(default_factory=list)
+    program: str = ""  # what ran (a script, a pytest node id), for messages
+    env: Environment | None = None
+
+    def file_text(self) -> str:
+        """The evidence as the text of a ``trace-evidence`` file (``format_version`` 1)."""
+        import json
+
+        return json.dumps({"format_version": 1, "kind": "trace-evidence", **self.to_dict()}, indent=1)
+
+    def save(self, path: str | Any) -> None:
+        """Write the evidence as a ``trace-evidence`` file (``format_version`` 1), creating its directory."""
+        from pathlib import Path
+
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(self.file_text(), encoding="utf-8")
