@@ -70,7 +70,7 @@ class TracedValueOnSelf(Rule):
             if not (isinstance(func, ast.Attribute) and func.attr in _STORES and _self_attr(func.value)
                     and isinstance(parent, ast.Expr)):
                 return
-            if not any(ctx.is_traced(a) or _holds_traced(ctx, a) for a in node.args):
+            if not any(ctx.is_traced(a) or holds_traced(ctx, a) for a in node.args):
                 return
             where, expr = func.value, f"{ctx.segment(func.value)}.{func.attr}(...)"
         else:
@@ -103,11 +103,11 @@ def _self_attr(node: ast.AST) -> str | None:
     return None
 
 
-def _holds_traced(ctx: Context, node: ast.AST) -> bool:
+def holds_traced(ctx: Context, node: ast.AST) -> bool:
     """A dict or list display holding a traced value (``self.cache.update({"k": v})``)."""
     if isinstance(node, ast.Dict):
         return any(ctx.is_traced(v) for v in node.values)
-    if isinstance(node, (ast.List, ast.Tuple)):
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return any(ctx.is_traced(v) for v in node.elts)
     return False
 
