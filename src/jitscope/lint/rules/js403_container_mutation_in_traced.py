@@ -23,7 +23,8 @@ class ContainerMutationInTraced(Rule):
     Flags ``.append``/``.extend``/``.update``/``.add``/... statements inside a traced
     function when the container is a module global, a variable of an enclosing function
     (seen from a separately traced body such as a ``lax.scan`` step), or a parameter of the
-    traced function, and item assignment to a module-global container. Lists built and
+    traced function, and item assignment to a module-global container or, with a traced value, to a
+    dict or list an untraced enclosing function built (a closure's memo, ``cache[k] = jnp.sin(x)``). Lists built and
     consumed inside the same function, ``**kwargs`` and calls whose result is used
     (``opt.update(...)`` of an optax transformation) are not flagged, nor are test files,
     functions traced only for shapes (``jax.eval_shape``, ``jax.make_jaxpr``) and functions
@@ -95,8 +96,8 @@ class ContainerMutationInTraced(Rule):
                 if sub is not None:
                     self._imported(node, sub.value, ctx)
                 return
-            if not ctx.is_module_global(sub.value.id):  # type: ignore[attr-defined]
-                return  # item assignment on arguments/closures is often a Pallas Ref write: only globals
+            if not ctx.is_module_global(sub.value.id) and not _closure_cache(ctx, sub.value.id, node):  # type: ignore[attr-defined]
+                return  # item assignment on arguments/closures is often a Pallas Ref write: globals, closed-over dicts
             var, expr, use = sub.value.id, f"{sub.value.id}[...] = ...", sub.value  # type: ignore[attr-defined]
         owner = _owner(ctx, var, use)
         if owner is None and project_import(ctx, var) is not None:
@@ -136,6 +137,17 @@ class ContainerMutationInTraced(Rule):
         var = ctx.segment(receiver)
         if not trace_time_effect_expected(ctx, var.split(".")[-1]):
             ctx.report(self, node, expr=expr, owner="another module's", var=name.lstrip("."), function=ctx.frame.name)
+
+
+def _closure_cache(ctx: Context, var: str, node: ast.AST) -> bool:
+    """``cache[k] = v`` with ``v`` traced and ``cache`` a dict or list an enclosing function that is not traced
+    built (``cache = {}``): a closure's memo, not a Pallas Ref (a parameter of the kernel)."""
+    if not ctx.is_traced(node.value) or var in ctx.frame.bound or var in ctx.frame.params:  # type: ignore[attr-defined]
+        return False
+    for outer in reversed(ctx.frames[1:-1]):
+        if var in outer.bound or var in outer.params:
+            return not outer.traced and var in outer.containers and var not in outer.params
+    return False
 
 
 def project_import(ctx: Context, name: str) -> str | None:
