@@ -28,6 +28,8 @@ from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
 from .js404_traced_value_on_self import TracedValueOnSelf
+from .js405_caching_descriptor_keeps_tracer import CachingDescriptorKeepsTracer
+from .js406_cache_filled_in_trace import CacheFilledInTrace
 from .js501_global_array_capture import GlobalArrayCapture
 from .js502_stale_global_capture import StaleGlobalCapture
 from .js503_stale_closure_capture import StaleClosureCapture
@@ -47,6 +49,7 @@ RULE_CLASSES = (
     EagerControlFlowFreshBody,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
+    CachingDescriptorKeepsTracer, CacheFilledInTrace,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import os
 
 from ..context import STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import BODY_ARGS, JIT_LIKE, MUTATORS, TRACES
 from ._reaching import reaching_values
 from ._util import trace_time_effect_expected
+from .js404_traced_value_on_self import holds_traced
 
 _RETURNS_NONE = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
                            "appendleft", "extendleft"})
@@ -21,7 +23,8 @@ class ContainerMutationInTraced(Rule):
     Flags ``.append``/``.extend``/``.update``/``.add``/... statements inside a traced
     function when the container is a module global, a variable of an enclosing function
     (seen from a separately traced body such as a ``lax.scan`` step), or a parameter of the
-    traced function, and item assignment to a module-global container. Lists built and
+    traced function, and item assignment to a module-global container or, with a traced value, to a
+    dict or list an untraced enclosing function built (a closure's memo, ``cache[k] = jnp.sin(x)``). Lists built and
     consumed inside the same function, ``**kwargs`` and calls whose result is used
     (``opt.update(...)`` of an optax transformation) are not flagged, nor are test files,
     functions traced only for shapes (``jax.eval_shape``, ``jax.make_jaxpr``) and functions
@@ -29,7 +32,10 @@ class ContainerMutationInTraced(Rule):
     Appending static shapes (``shapes.append([jnp.shape(v) for v in leaves])``, numpyro's scan)
     is not flagged either: no tracer leaks. ``.update``/``.add``/``.pop`` on an object whose type
     is not known is flagged only in ``dict.update``'s own forms (``d.update(k=v)``,
-    ``d.update({...})``): an object's own ``update(x)`` could be anything.
+    ``d.update({...})``): an object's own ``update(x)`` could be anything. A container of another
+    module of the project (``from .state import CACHE``, ``state.CACHE`` after ``from . import
+    state``) is flagged when a traced value goes in (``.append``/``.extend``/``.insert``,
+    ``dict.update``'s forms, ``CACHE[k] = v``): a registry of Python values filled at trace time is not.
 
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives
@@ -71,7 +77,10 @@ class ContainerMutationInTraced(Rule):
     def check(self, node: ast.AST, ctx: Context) -> None:
         if isinstance(node, ast.Call):
             func = node.func
-            if not (isinstance(func, ast.Attribute) and func.attr in MUTATORS and isinstance(func.value, ast.Name)):
+            if not (isinstance(func, ast.Attribute) and func.attr in MUTATORS):
+                return
+            if not isinstance(func.value, ast.Name):
+                self._imported(node, func.value, ctx)
                 return
             parent = ctx.parents[-1] if ctx.parents else None
             if func.attr in _RETURNS_NONE and not isinstance(parent, ast.Expr):
@@ -82,15 +91,90 @@ class ContainerMutationInTraced(Rule):
         else:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
             sub = next((t for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)), None)
-            if sub is None or not ctx.is_module_global(sub.value.id):  # type: ignore[attr-defined]
-                return  # item assignment on arguments/closures is often a Pallas Ref write: only globals
+            if sub is None:
+                sub = next((t for t in targets if isinstance(t, ast.Subscript)), None)
+                if sub is not None:
+                    self._imported(node, sub.value, ctx)
+                return
+            if not ctx.is_module_global(sub.value.id) and not _closure_cache(ctx, sub.value.id, node):  # type: ignore[attr-defined]
+                return  # item assignment on arguments/closures is often a Pallas Ref write: globals, closed-over dicts
             var, expr, use = sub.value.id, f"{sub.value.id}[...] = ...", sub.value  # type: ignore[attr-defined]
         owner = _owner(ctx, var, use)
+        if owner is None and project_import(ctx, var) is not None:
+            self._imported(node, use, ctx)
+            return
         if owner and isinstance(node, ast.Call) and node.func.attr not in _LIST_ONLY:  # type: ignore[attr-defined]
             if not _known_container(ctx, var) and not (_dict_update(node) and not _typed_other(ctx, var)):  # type: ignore[arg-type]
                 return  # `.update`/`.add`/`.pop` on an object of unknown type: could be anything
         if owner and not trace_time_effect_expected(ctx, var):
             ctx.report(self, node, expr=expr, owner=owner, var=var, function=ctx.frame.name)
+
+
+    def _imported(self, node: ast.AST, receiver: ast.AST, ctx: Context) -> None:
+        """Another module of the project's container (``from .state import CACHE``, ``state.CACHE``, ``from . import
+        state``) given a traced value: it lives as long as the process, so the tracer outlives the trace. Its type
+        is not seen here: lists' and dicts' own forms only (``.append``/``.extend``/``.insert``, ``d.update({...})``,
+        ``d[k] = v``), and only with a traced value, not whatever a trace-time registry records."""
+        if isinstance(receiver, ast.Name) and ctx.is_module_global(receiver.id):
+            name = project_import(ctx, receiver.id)
+        elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and ctx.is_module_global(
+                receiver.value.id) and project_import(ctx, receiver.value.id) is not None:
+            name = f"{project_import(ctx, receiver.value.id)}.{receiver.attr}"
+        else:
+            return
+        if name is None:
+            return
+        if isinstance(node, ast.Call):
+            parent = ctx.parents[-1] if ctx.parents else None
+            if not isinstance(parent, ast.Expr) or not (node.func.attr in _LIST_ONLY or _dict_update(node)):  # type: ignore[attr-defined]
+                return
+            stored = [*node.args, *(k.value for k in node.keywords)]
+            expr = f"{ctx.segment(receiver)}.{node.func.attr}(...)"  # type: ignore[attr-defined]
+        else:
+            stored, expr = [node.value], f"{ctx.segment(receiver)}[...] = ..."  # type: ignore[attr-defined]
+        if not any(ctx.is_traced(v) or holds_traced(ctx, v) for v in stored):
+            return
+        var = ctx.segment(receiver)
+        if not trace_time_effect_expected(ctx, var.split(".")[-1]):
+            ctx.report(self, node, expr=expr, owner="another module's", var=name.lstrip("."), function=ctx.frame.name)
+
+
+def _closure_cache(ctx: Context, var: str, node: ast.AST) -> bool:
+    """``cache[k] = v`` with ``v`` traced and ``cache`` a dict or list an enclosing function that is not traced
+    built (``cache = {}``): a closure's memo, not a Pallas Ref (a parameter of the kernel)."""
+    if not ctx.is_traced(node.value) or var in ctx.frame.bound or var in ctx.frame.params:  # type: ignore[attr-defined]
+        return False
+    for outer in reversed(ctx.frames[1:-1]):
+        if var in outer.bound or var in outer.params:
+            return not outer.traced and var in outer.containers and var not in outer.params
+    return False
+
+
+def project_import(ctx: Context, name: str) -> str | None:
+    """Where a module-level import of this project binds ``name`` (``.state.CACHE``, ``pkg.state``): a relative
+    import, or one from the file's own top-level package; None for every other name (a library's object)."""
+    names = ctx.__dict__.get("_project_imports")
+    if names is None:
+        names = {}
+        top = _top_package(ctx.filename)
+        for s in ctx.tree.body:
+            if isinstance(s, ast.ImportFrom) and (s.level or (top and (s.module or "").split(".")[0] == top)):
+                for a in s.names:
+                    if a.name != "*":
+                        names[a.asname or a.name] = "." * s.level + ".".join(filter(None, (s.module, a.name)))
+            elif isinstance(s, ast.Import) and top:
+                for a in s.names:
+                    if a.name.split(".")[0] == top:
+                        names[a.asname or a.name.split(".")[0]] = a.name if a.asname else top
+        ctx.__dict__["_project_imports"] = names
+    return names.get(name)
+
+
+def _top_package(filename: str) -> str:
+    d, top = os.path.dirname(os.path.abspath(filename)), ""
+    while os.path.isfile(os.path.join(d, "__init__.py")) and os.path.dirname(d) != d:
+        top, d = os.path.basename(d), os.path.dirname(d)
+    return top
 
 
 def _dict_update(call: ast.Call) -> bool:

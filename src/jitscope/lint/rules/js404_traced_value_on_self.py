@@ -9,7 +9,7 @@ from ..rule import Rule
 from ._util import trace_time_effect_expected
 
 # Methods that build the object: an object made inside the trace dies with it.
-_BUILDERS = frozenset({"__init__", "__post_init__", "__new__", "__setattr__", "setup", "tree_unflatten",
+BUILDERS = frozenset({"__init__", "__post_init__", "__new__", "__setattr__", "setup", "tree_unflatten",
                        "__set_state__", "__setstate__", "replace"})
 _STORES = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "appendleft"})
 
@@ -70,7 +70,7 @@ class TracedValueOnSelf(Rule):
             if not (isinstance(func, ast.Attribute) and func.attr in _STORES and _self_attr(func.value)
                     and isinstance(parent, ast.Expr)):
                 return
-            if not any(ctx.is_traced(a) or _holds_traced(ctx, a) for a in node.args):
+            if not any(ctx.is_traced(a) or holds_traced(ctx, a) for a in node.args):
                 return
             where, expr = func.value, f"{ctx.segment(func.value)}.{func.attr}(...)"
         else:
@@ -85,11 +85,11 @@ class TracedValueOnSelf(Rule):
                 return
             expr = ctx.segment(where) + (" = ..." if not isinstance(node, ast.AugAssign) else " += ...")
         fn = ctx.frame.node
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name in _BUILDERS:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name in BUILDERS:
             return
         if not fn.args.args or fn.args.args[0].arg != "self" or ctx._local_frame("self") is not ctx.frame:
             return
-        if "self" in ctx.frame.bound or not _plain_class(ctx, _enclosing_class(ctx)):
+        if "self" in ctx.frame.bound or not plain_class(ctx, enclosing_class(ctx)):
             return
         if trace_time_effect_expected(ctx, _self_attr(where)):
             return
@@ -103,16 +103,16 @@ def _self_attr(node: ast.AST) -> str | None:
     return None
 
 
-def _holds_traced(ctx: Context, node: ast.AST) -> bool:
+def holds_traced(ctx: Context, node: ast.AST) -> bool:
     """A dict or list display holding a traced value (``self.cache.update({"k": v})``)."""
     if isinstance(node, ast.Dict):
         return any(ctx.is_traced(v) for v in node.values)
-    if isinstance(node, (ast.List, ast.Tuple)):
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return any(ctx.is_traced(v) for v in node.elts)
     return False
 
 
-def _enclosing_class(ctx: Context) -> ast.ClassDef | None:
+def enclosing_class(ctx: Context) -> ast.ClassDef | None:
     """The class whose body defines the current method directly."""
     fn = ctx.frame.node
     for p in reversed(ctx.parents):
@@ -121,7 +121,7 @@ def _enclosing_class(ctx: Context) -> ast.ClassDef | None:
     return None
 
 
-def _plain_class(ctx: Context, cls: ast.ClassDef | None, depth: int = 0) -> bool:
+def plain_class(ctx: Context, cls: ast.ClassDef | None, depth: int = 0) -> bool:
     """A class with no base but ``object``, or only such classes of this module: nothing of a library
     (a module system that keeps state, a frozen dataclass) decides what an attribute store does."""
     if cls is None or depth > 8 or cls.keywords:
@@ -136,6 +136,6 @@ def _plain_class(ctx: Context, cls: ast.ClassDef | None, depth: int = 0) -> bool
         if not isinstance(b, ast.Name):
             return False
         local = [s for s in ctx.tree.body if isinstance(s, ast.ClassDef) and s.name == b.id]
-        if len(local) != 1 or not _plain_class(ctx, local[0], depth + 1):
+        if len(local) != 1 or not plain_class(ctx, local[0], depth + 1):
             return False
     return True
