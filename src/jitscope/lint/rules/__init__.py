@@ -24,6 +24,7 @@ from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
 from .js304_traced_python_int import TracedPythonInt
+from .js305_carry_dtype_mismatch import CarryDtypeMismatch
 from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
@@ -45,7 +46,7 @@ RULE_CLASSES = (
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
     EagerControlFlowFreshBody,
-    BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt,
+    BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt, CarryDtypeMismatch,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
