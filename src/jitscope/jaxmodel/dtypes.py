@@ -191,3 +191,35 @@ def _own_nodes(body: list[ast.stmt]):
         for c in ast.iter_child_nodes(n):
             if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 stack.append(c)
+
+
+# Without x64 a Python int meeting a JAX array (an operand, a jnp argument) becomes a weak int32 first, whatever
+# the other side's dtype: outside this range JAX raises OverflowError, under jit and eagerly alike
+# (`jnp.float32(1) * 2**31` too; tests/test_lint_int32_overflow.py).
+INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+_FOLD = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.LShift: int.__lshift__,
+         ast.Pow: int.__pow__}
+
+
+def python_int(node: ast.AST, resolve: Callable[[ast.AST], str | None] | None = None) -> int | None:
+    """The value of a Python int the source spells out: ``10**10``, ``1 << 40``, ``-(2**31)``, ``int(1e10)``."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = python_int(node.operand, resolve)
+        return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLD:
+        a, b = python_int(node.left, resolve), python_int(node.right, resolve)
+        if a is None or b is None or (isinstance(node.op, (ast.Pow, ast.LShift)) and not 0 <= b <= 128):
+            return None
+        return _FOLD[type(node.op)](a, b)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int"
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, float) and abs(node.args[0].value) < 1e300):
+        return int(node.args[0].value)
+    return None
+
+
+def beyond_int32(value: int | None) -> bool:
+    return value is not None and not INT32_MIN <= value <= INT32_MAX

@@ -25,6 +25,7 @@ from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
 from .js304_traced_python_int import TracedPythonInt
 from .js305_carry_dtype_mismatch import CarryDtypeMismatch
+from .js306_int_overflow_literal import IntOverflowLiteral
 from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
@@ -47,6 +48,7 @@ RULE_CLASSES = (
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
     EagerControlFlowFreshBody,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt, CarryDtypeMismatch,
+    IntOverflowLiteral,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
