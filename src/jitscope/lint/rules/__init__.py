@@ -20,6 +20,7 @@ from .js206_jit_rewrap_in_loop import JitRewrapInLoop
 from .js207_host_sync_in_loop import HostSyncInLoop
 from .js208_static_arg_per_iteration import StaticArgPerIteration
 from .js209_eager_control_flow_fresh_body import EagerControlFlowFreshBody
+from .js210_weak_typed_state_field import WeakTypedStateField
 from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
@@ -46,7 +47,7 @@ RULE_CLASSES = (
     NumpyArrayTracedIndex, BitwiseNotOnBool,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
-    EagerControlFlowFreshBody,
+    EagerControlFlowFreshBody, WeakTypedStateField,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt, CarryDtypeMismatch,
     IntOverflowLiteral,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
