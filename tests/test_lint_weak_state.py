@@ -12,7 +12,7 @@ import textwrap
 import types
 
 import jax
-import jax.numpy as jnp
+import pytest
 
 from jitscope.lint import lint_source
 
@@ -87,6 +87,7 @@ def _compiles(step, state) -> int:
 
 
 def test_flagged_state_compiles_twice_and_lookalikes_once_under_real_jit():
+    pytest.importorskip("flax")
     mod = types.ModuleType("weak_state_program")
     sys.modules[mod.__name__] = mod  # dataclasses look their module up
     try:
@@ -96,8 +97,6 @@ def test_flagged_state_compiles_twice_and_lookalikes_once_under_real_jit():
     assert _compiles(mod.step_churn, mod.reset_churn()) == 2
     assert _compiles(mod.step_typed, mod.reset_typed()) == 1
     assert _compiles(mod.step_weak, mod.reset_weak()) == 1
-    # the two avals jit sees: a weak and a strong int32
-    assert jax.typeof(jnp.asarray(0)).weak_type and not jax.typeof(jnp.int32(0)).weak_type
 
 
 def test_findings_are_exactly_the_marked_lines():
