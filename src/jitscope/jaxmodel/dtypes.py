@@ -210,7 +210,8 @@ def python_int(node: ast.AST, resolve: Callable[[ast.AST], str | None] | None = 
         v = python_int(node.operand, resolve)
         return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
     if isinstance(node, ast.BinOp) and type(node.op) in _FOLD:
-        a, b = python_int(node.left, resolve), python_int(node.right, resolve)
+        b = python_int(node.right, resolve)  # the right side first: a long chain `x + y + ...` stops at once
+        a = None if b is None else python_int(node.left, resolve)
         if a is None or b is None or (isinstance(node.op, (ast.Pow, ast.LShift)) and not 0 <= b <= 128):
             return None
         return _FOLD[type(node.op)](a, b)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from itertools import repeat
 
 from ...jaxmodel.dtypes import Dtype, DtypeOf
 from .. import pytrees
@@ -60,6 +61,11 @@ class WeakTypedStateField(Rule):
         call: ast.Call = node  # type: ignore[assignment]
         if type(call.func) is not ast.Name or not call.keywords:
             return
+        if not any(isinstance(k.value, (ast.Constant, ast.UnaryOp)) for k in call.keywords):
+            return  # only a Python number is a weak site: the module's sites are gathered only then
+        cls = pytrees.module_classes(ctx).get(call.func.id)
+        if cls is None or not pytrees.is_pytree(ctx, cls):
+            return
         sites = _sites(ctx)
         top = next((s for s in ctx.tree.body if s.lineno <= call.lineno <= (s.end_lineno or s.lineno)), None)
         owner = top.name if isinstance(top, ast.ClassDef) else None
@@ -87,21 +93,29 @@ def _sites(ctx: Context) -> dict[tuple[str | None, str, str | None], list[tuple[
     classes = {name: cls for name, cls in pytrees.module_classes(ctx).items() if pytrees.is_pytree(ctx, cls)}
     if not classes:
         return got
-    done: set[ast.AST] = set()  # tree nodes: they live as long as the lint of this file
     for top in ctx.tree.body:
         owner = top.name if isinstance(top, ast.ClassDef) else None
-        for fn in ast.walk(top):
-            if not isinstance(fn, _DEFS):
-                continue
-            dt: DtypeOf | None = None
-            for n in ast.walk(fn):
-                if (n in done or not (isinstance(n, ast.Call) and type(n.func) is ast.Name and n.func.id in classes
-                                      and n.keywords) or n.func.id in {a.arg for a in fn.args.args}):
-                    continue  # seen from an enclosing def, not a state class, or a parameter shadowing it
-                done.add(n)
-                dt = dt or DtypeOf(fn, ctx.info.resolve)
-                for kw in n.keywords:
-                    d = dt(kw.value) if kw.arg else None
-                    if d is not None and (not d[1] or isinstance(kw.value, (ast.Constant, ast.UnaryOp))):
-                        got.setdefault((owner, n.func.id, kw.arg), []).append((kw.value, d))
+        _visit(ctx, top, owner, classes, got)
     return got
+
+
+def _visit(ctx: Context, top: ast.AST, owner: str | None, classes: dict, got: dict) -> None:
+    """One walk of a top-level statement (a stack, not recursion: expressions can nest deeply): each call of a
+    state class read in its innermost enclosing def."""
+    envs: dict[ast.AST, DtypeOf] = {}
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(top, None)]
+    while stack:
+        node, fn = stack.pop()
+        if isinstance(node, _DEFS):
+            fn = node
+        elif (fn is not None and isinstance(node, ast.Call) and type(node.func) is ast.Name
+                and node.func.id in classes and node.keywords
+                and node.func.id not in {a.arg for a in fn.args.args}):  # type: ignore[attr-defined]
+            dt = envs.get(fn)
+            if dt is None:
+                dt = envs[fn] = DtypeOf(fn, ctx.info.resolve)
+            for kw in node.keywords:
+                d = dt(kw.value) if kw.arg else None
+                if d is not None and (not d[1] or isinstance(kw.value, (ast.Constant, ast.UnaryOp))):
+                    got.setdefault((owner, node.func.id, kw.arg), []).append((kw.value, d))
+        stack += zip(ast.iter_child_nodes(node), repeat(fn))

@@ -59,13 +59,8 @@ class IntOverflowLiteral(Rule):
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:
-        if _x64_file(ctx):
-            return
         if isinstance(node, ast.BinOp):
-            pairs = [(node.right, node.left), (node.left, node.right)]
-            if python_int(node, ctx.resolve) is not None:
-                return  # Python arithmetic on constants, folded by Python
-            self._pairs(node, pairs, ctx, "an operand of arithmetic")
+            self._pairs(node, [(node.right, node.left), (node.left, node.right)], ctx, "an operand of arithmetic")
         elif isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             self._pairs(node, [(a, b) for a in sides for b in sides if a is not b], ctx, "a comparison")
@@ -74,13 +69,16 @@ class IntOverflowLiteral(Rule):
 
     def _pairs(self, node: ast.AST, pairs: list[tuple[ast.AST, ast.AST]], ctx: Context, where: str) -> None:
         for lit, other in pairs:
-            v = python_int(lit, ctx.resolve)
-            if beyond_int32(v) and _is_array(ctx, other):
+            if not beyond_int32(python_int(lit, ctx.resolve)) or python_int(other, ctx.resolve) is not None:
+                continue  # no big int, or Python arithmetic on constants (folded by Python)
+            if not _x64_file(ctx) and _is_array(ctx, other):
                 ctx.report(self, lit, value=ctx.segment(lit), where=f"{where} with `{ctx.segment(other)[:40]}`")
                 return
 
     def _call(self, call: ast.Call, ctx: Context) -> None:
         func = call.func
+        if not call.args:
+            return
         q = ctx.resolve(func) or ""
         args = list(call.args)
         if q.startswith("jax.numpy.") and q.rsplit(".", 1)[1] in _VALUE_FUNCS:
@@ -94,7 +92,7 @@ class IntOverflowLiteral(Rule):
         else:
             return
         for a in args:
-            if beyond_int32(python_int(a, ctx.resolve)):
+            if beyond_int32(python_int(a, ctx.resolve)) and not _x64_file(ctx):
                 ctx.report(self, a, value=ctx.segment(a), where=where)
                 return
 
