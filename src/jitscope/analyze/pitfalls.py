@@ -56,7 +56,7 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("captured-large-constant", "S4", "yes", ("JW301", "JW402"), ("JS501",)),
     PitfallClass("prng-key-reuse", "S3", "yes", ("JW601", "JW602", "JW101"), ()),
     PitfallClass("recompile-shape-change", "S2", "yes", ("JW405",), ()),
-    PitfallClass("recompile-dtype-or-weak-type", "S2", "yes", ("JW403",), ()),
+    PitfallClass("recompile-dtype-or-weak-type", "S2", "yes", ("JW403",), ("JS210",)),
     PitfallClass("recompile-static-arg-churn", "S2", "yes", ("JW403", "JW404"), ()),
     PitfallClass("recompile-identity-hashed-static", "S2", "yes", ("JW403",), ("JS604",)),
     PitfallClass("recompile-fresh-jit-object", "S2", "yes", ("JW403",), ("JS203", "JS204", "JS205", "JS206")),

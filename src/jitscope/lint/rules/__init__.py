@@ -20,10 +20,13 @@ from .js206_jit_rewrap_in_loop import JitRewrapInLoop
 from .js207_host_sync_in_loop import HostSyncInLoop
 from .js208_static_arg_per_iteration import StaticArgPerIteration
 from .js209_eager_control_flow_fresh_body import EagerControlFlowFreshBody
+from .js210_weak_typed_state_field import WeakTypedStateField
 from .js301_boolean_mask_index import BooleanMaskIndex
 from .js302_data_dependent_shape import DataDependentShape
 from .js303_traced_shape_argument import TracedShapeArgument
 from .js304_traced_python_int import TracedPythonInt
+from .js305_carry_dtype_mismatch import CarryDtypeMismatch
+from .js306_int_overflow_literal import IntOverflowLiteral
 from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
@@ -46,8 +49,9 @@ RULE_CLASSES = (
     NumpyArrayTracedIndex, BitwiseNotOnBool,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
-    EagerControlFlowFreshBody,
-    BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt,
+    EagerControlFlowFreshBody, WeakTypedStateField,
+    BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt, CarryDtypeMismatch,
+    IntOverflowLiteral,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     CachingDescriptorKeepsTracer, CacheFilledInTrace,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
