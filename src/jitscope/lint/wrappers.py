@@ -29,6 +29,8 @@ import bisect
 import os
 from typing import NamedTuple
 
+from .astutil import own_nodes as _own_nodes_of
+from .jit_applied import application, portable
 from .scope import JIT_LIKE, decorator_spec, spec_from_call
 
 Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -48,6 +50,11 @@ class KeyParam(NamedTuple):
     kind: str  # "static" or "jitted"
     via: str  # how: "`jax.jit(..., static_argnums=(0, 1, 3))` (loop.py:78) gets it as a static argument"
     certain: bool = False  # on every call of the function (the jit and its binding are not under a condition)
+    # kind "jitted": how the jit is applied (``lint/wrapped.py`` traces the caller's function with it):
+    # (jit's qualified name, its options as ``wrapped.option`` rows, the gate, "file:line"); the gate is
+    # ``(parameter, index, default, sense)`` when the jit runs only if that parameter is true (sense True)
+    # or false (sense False), ``None`` when no condition, ``()`` when a condition the model cannot read.
+    applied: tuple | None = None
 
 
 class Summary(NamedTuple):
@@ -110,10 +117,10 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
     always = _unconditional(fn)
     found: dict[str, KeyParam] = {}
 
-    def mark(name: str, kind: str, via: str, certain: bool = False) -> None:
+    def mark(name: str, kind: str, via: str, certain: bool = False, applied: tuple | None = None) -> None:
         if name in live and (name not in found or (certain and not found[name].certain)):
             found[name] = KeyParam(name, positional.index(name) if name in positional else None, kind, via,
-                                   certain)
+                                   certain, applied)
 
     # `jax.jit(fn).lower(*args)`: lowered for inspection (cost analysis, HLO), never called: its cache is no concern
     inspected = {a.value for a in body if isinstance(a, ast.Attribute) and a.attr in _AOT}
@@ -123,7 +130,7 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
         j = _jitting(ctx, n)
         if j is not None and isinstance(j[1], ast.Name) and n not in inspected:
             mark(j[1].id, "jitted", f"`{j[0]}` ({base}:{n.lineno}) jits it: the function object is the cache key",
-                 n in always)
+                 n in always, application(ctx, fn, n, j[0], f"{base}:{n.lineno}"))
         func = n.func
         spec = wrapped = where = None
         sure = n in always
@@ -184,7 +191,8 @@ def _returned_jit(ctx, fn: Def, body: list, positional: list[str], always: set, 
 def _through(callee: Summary, call: ast.Call, mark, sure: bool) -> None:
     for p, a in passed_through(callee, call):
         if isinstance(a, ast.Name):
-            mark(a.id, p.kind, f"`{callee.function}` passes it on: {p.via}", sure and p.certain)
+            mark(a.id, p.kind, f"`{callee.function}` passes it on: {p.via}", sure and p.certain,
+                 portable(p.applied))
 
 
 def _unconditional(fn: Def) -> set[ast.AST]:
@@ -214,16 +222,6 @@ def _unconditional(fn: Def) -> set[ast.AST]:
 def _own_nodes(fn: Def):
     """The nodes of ``fn``'s body, not entering nested functions, lambdas or classes."""
     return _own_nodes_of(*fn.body)
-
-
-def _own_nodes_of(*roots: ast.AST):
-    stack = list(reversed(roots))
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, _NESTED):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
 
 
 def _jitting(ctx, expr: ast.AST) -> tuple | None:
