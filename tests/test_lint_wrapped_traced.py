@@ -204,3 +204,56 @@ class Trainer:
     with pytest.raises(jax.errors.TracerBoolConversionError):
         trainer.step(jnp.asarray(1.0))
     assert float(trainer.plain(jnp.asarray(-1.0))) == 1.0
+
+
+FACTORIES = '''\
+import functools
+
+import jax
+
+
+def wrap_jit(*args, **kwargs):
+    def wrapper(fun):
+        foo = jax.jit(fun, *args, **kwargs)
+        return functools.wraps(fun)(foo)
+
+    return wrapper
+
+
+def my_jit(**kwargs):
+    return functools.partial(jax.jit, **kwargs)
+
+
+@wrap_jit(static_argnames=("nu",))
+def deriv(x, nu=0):
+    if nu > 0:                                  # 20: nu is static
+        return x * nu
+    if x > 0:                                   # 22: traced
+        return x
+    return -x
+
+
+@my_jit(static_argnames="n")
+def power(x, n):
+    if n > 1:                                   # 29: n is static
+        return x * n
+    if x > 1:                                   # 31: traced
+        return x
+    return -x
+'''
+
+
+def test_decorator_factories_trace_what_they_decorate(tmp_path):
+    path = tmp_path / "factories.py"
+    path.write_text(FACTORIES)
+    found = _js101(jitscope.lint([str(path)], config=False, jobs=1, select=["JS101"]))
+    assert sorted(found) == [22, 31], sorted(found)
+    assert "traced because `wrap_jit` (factories.py:8) jits it" in found[22].message
+    assert "traced because `my_jit` (factories.py:15) jits it" in found[31].message
+    namespace: dict = {}
+    exec(compile(FACTORIES, str(path), "exec"), namespace)
+    for name in ("deriv", "power"):
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            namespace[name](jnp.asarray(2.0), 0)  # x reaches the traced `if`
+    assert float(namespace["deriv"](jnp.asarray(2.0), nu=3)) == 6.0  # the static `if` alone works
+    assert float(namespace["power"](jnp.asarray(2.0), n=3)) == 6.0

@@ -24,9 +24,12 @@ def application(ctx, fn, call: ast.Call, q: str, where: str) -> tuple | None:
     defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None})
     params = set(positional) | {p.arg for p in a.kwonlyargs}
     keywords = list(call.keywords) + (list(call.func.keywords) if isinstance(call.func, ast.Call) else [])
-    if any(isinstance(x, ast.Starred) for x in call.args):
-        return None
-    options = []
+    options: list[tuple] = []
+    for x in call.args:
+        if isinstance(x, ast.Starred):  # `jax.jit(f, *args)`: the wrapper's extra positionals, if a call gives any
+            if not (a.vararg is not None and isinstance(x.value, ast.Name) and x.value.id == a.vararg.arg):
+                return None
+            options.append(("args", len(positional)))
     for k in keywords:
         if k.arg is None:
             if not (a.kwarg is not None and isinstance(k.value, ast.Name) and k.value.id == a.kwarg.arg):
@@ -37,13 +40,13 @@ def application(ctx, fn, call: ast.Call, q: str, where: str) -> tuple | None:
             options.append(("param", k.arg, p, positional.index(p) if p in positional else None, defaults.get(p)))
         else:
             options.append(("lit", k.arg, k.value))
-    return q, tuple(options), _gate(fn, call, positional, defaults), where
+    return q, tuple(options), gate(fn, call, positional, defaults), where
 
 
-def _gate(fn, call: ast.Call, positional: list[str], defaults: dict) -> tuple | None:
+def gate(fn, call: ast.Call, positional: list[str], defaults: dict) -> tuple | None:
     """The one condition the jit runs under, as (parameter, index, default, sense); None: none; (): unreadable."""
     parents: dict[ast.AST, ast.AST] = {}
-    for n in _own(fn):
+    for n in own_nodes(*fn.body):
         for ch in ast.iter_child_nodes(n):
             parents[ch] = n
     conds: list[tuple[ast.expr, bool] | None] = []
@@ -56,13 +59,13 @@ def _gate(fn, call: ast.Call, positional: list[str], defaults: dict) -> tuple | 
             conds.append(None)
         child = p
     top = child
-    for s in fn.body:  # `if not jit: return f` before the jit: it runs only when the test is false
+    for s in fn.body if top in fn.body else ():  # `if not jit: return f` before the jit: it runs only when the test is false
         if s is top:
             break
         if isinstance(s, ast.If) and not s.orelse and s.body and isinstance(s.body[-1], (ast.Return, ast.Raise)):
             conds.append((s.test, False))
         elif not isinstance(s, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
-                isinstance(n, (ast.Return, ast.Raise)) for n in _own(s)):
+                isinstance(n, (ast.Return, ast.Raise)) for n in own_nodes(s)):
             conds.append(None)
     if not conds:
         return None
@@ -76,12 +79,6 @@ def _gate(fn, call: ast.Call, positional: list[str], defaults: dict) -> tuple | 
         return ()
     p = test.id
     return p, positional.index(p) if p in positional else None, defaults.get(p), sense
-
-
-def _own(root: ast.AST):
-    """The nodes of a function's body (or of one statement), not entering nested functions."""
-    return own_nodes(*root.body) if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
-        own_nodes(root)
 
 
 def portable(applied: tuple | None) -> tuple | None:
@@ -123,7 +120,10 @@ def spec_for_call(info, call: ast.Call, applied: tuple, skip: set[str]):
     q, options, _, _ = applied
     keywords = []
     for o in options:
-        if o[0] == "kwargs":
+        if o[0] == "args":
+            if len(call.args) > o[1] or any(isinstance(x, ast.Starred) for x in call.args):
+                return None  # positional options (jit's `in_shardings`, ...) the model does not read
+        elif o[0] == "kwargs":
             keywords += [k for k in call.keywords if k.arg is not None and k.arg not in skip]
         elif o[0] == "param":
             v = argument(call, o[2], o[3], o[4])

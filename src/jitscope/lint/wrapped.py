@@ -30,12 +30,14 @@ def mark(ctx) -> None:
     imported = wrappers._project_imports(ctx) if info.calls else {}
     if not own and not imported:
         return
-    for c, scopes in _applications(info, own, imported):
+    for c, scopes, decorated in _applications(info, own, imported):
         s = wrappers.summary_for_call(ctx, c)
         if s is None:
             continue
-        for p, arg in wrappers.passed_through(s, c):
-            if p.kind != "jitted" or not p.applied:
+        pairs = wrappers.passed_through(s, c) if decorated is None else [
+            (p, decorated) for p in s.params if p.kind == "decorates"]
+        for p, arg in pairs:
+            if p.kind not in ("jitted", "decorates") or not p.applied:
                 continue
             gate = p.applied[2]
             on = True if gate is None and p.certain else gate_open(gate, c) if gate else None
@@ -62,7 +64,7 @@ def _applications(info, own: dict, imported: dict):
 
     for c, scopes in info.calls:
         if c.args and wrapper(c.func):
-            yield c, scopes
+            yield c, scopes, None
     units: list[tuple[list, tuple]] = [(info.tree_body, (0,))]
     while units:
         body, scopes = units.pop()
@@ -76,5 +78,8 @@ def _applications(info, own: dict, imported: dict):
                 f, keywords = d, []
                 if isinstance(d, ast.Call) and d.args and (info.resolve(d.func) or "").endswith("partial"):
                     f, keywords = d.args[0], d.keywords
+                elif isinstance(d, ast.Call) and wrapper(d.func):  # `@my_jit(static_argnames=...)`: a factory
+                    yield d, scopes, ast.Name(id=s.name)
+                    continue
                 if wrapper(f):
-                    yield ast.Call(func=f, args=[ast.Name(id=s.name)], keywords=keywords, lineno=s.lineno), scopes
+                    yield ast.Call(func=f, args=[ast.Name(id=s.name)], keywords=keywords, lineno=s.lineno), scopes, None

@@ -87,7 +87,7 @@ def module_summaries(ctx) -> dict[str, Summary]:
             k = bisect.bisect_left(lines, fn.lineno)
             if k == len(lines) or lines[k] > (fn.end_lineno or fn.lineno):
                 continue  # no jit, and no call of a jitted or summarized function, in it
-            s = _summarize(ctx, fn, out, base)
+            s = _summarize(ctx, fn, out, base) or _factory(ctx, fn, base)
             if s is not None and out.get(fn.name) != s:
                 out[fn.name] = s
                 changed = True
@@ -167,6 +167,33 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
         return None
     return Summary(fn.name, tuple(found[k] for k in sorted(found, key=lambda p: (found[p].index is None,
                                                                                found[p].index or 0, p))), returns)
+
+
+def _factory(ctx, fn: Def, base: str) -> Summary | None:
+    """A decorator factory: ``def my_jit(**kw)`` returning ``partial(jax.jit, **kw)``, or a def of its own that
+    jits its parameter on every call (``def deco(f): return jax.jit(f, *args, **kw)``). Its call's arguments are
+    the jit's options; the function it decorates is jitted (the parameter ``<decorated>``)."""
+    last = fn.body[-1] if fn.body else None
+    if not isinstance(last, ast.Return) or last.value is None:
+        return None
+    info, v, applied = ctx.info, last.value, None
+    if isinstance(v, ast.Call) and (info.resolve(v.func) or "").endswith("partial") and len(v.args) == 1 \
+            and info.resolve(v.args[0]) in JIT_LIKE:
+        applied = application(ctx, fn, ast.Call(func=v.func, args=[], keywords=v.keywords), info.resolve(v.args[0]),
+                              f"{base}:{v.lineno}")
+    elif isinstance(v, ast.Name):
+        inner = next((s for s in fn.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == v.id),
+                     None)
+        first = inner.args.args[0].arg if inner is not None and len(inner.args.args) == 1 else None
+        for n in _own_nodes(inner) if first else ():
+            j = _jitting(ctx, n)
+            if j is not None and isinstance(j[1], ast.Name) and j[1].id == first and n in _unconditional(inner):
+                applied = application(ctx, fn, n, j[0], f"{base}:{n.lineno}")
+                break
+    if applied is None or applied[2] is not None:
+        return None
+    via = f"`{applied[0]}` ({applied[3]}) jits the function `{fn.name}(...)` decorates"
+    return Summary(fn.name, (KeyParam("<decorated>", None, "decorates", via, True, applied),))
 
 
 def _returned_jit(ctx, fn: Def, body: list, positional: list[str], always: set, base: str) -> tuple | None:
