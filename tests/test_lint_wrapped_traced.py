@@ -257,3 +257,41 @@ def test_decorator_factories_trace_what_they_decorate(tmp_path):
             namespace[name](jnp.asarray(2.0), 0)  # x reaches the traced `if`
     assert float(namespace["deriv"](jnp.asarray(2.0), nu=3)) == 6.0  # the static `if` alone works
     assert float(namespace["power"](jnp.asarray(2.0), n=3)) == 6.0
+
+
+SELF_JIT = '''\
+import jax
+
+
+class Trainer:
+    def jit(self, f, **kwargs):
+        return jax.jit(f, **kwargs)
+
+    def __init__(self):
+        self.step = self.jit(self._step)
+        self.other = self.jit(self._other, static_argnames="n")
+
+    def _step(self, x):
+        if x > 0:                               # 13: traced through the method `jit`
+            return x
+        return -x
+
+    def _other(self, x, n):
+        if n > 0:                               # 18: n is static
+            return x * n
+        return -x
+'''
+
+
+def test_a_method_of_the_class_that_jits_its_parameter(tmp_path):
+    path = tmp_path / "selfjit.py"
+    path.write_text(SELF_JIT)
+    found = _js101(jitscope.lint([str(path)], config=False, jobs=1, select=["JS101"]))
+    assert sorted(found) == [13], sorted(found)
+    assert "traced because `jit` (selfjit.py:6) jits it" in found[13].message
+    namespace: dict = {}
+    exec(compile(SELF_JIT, str(path), "exec"), namespace)
+    trainer = namespace["Trainer"]()
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        trainer.step(jnp.asarray(1.0))
+    assert float(trainer.other(jnp.asarray(1.0), n=2)) == 2.0

@@ -16,6 +16,7 @@ traced on some way only (a may fact: warnings, never errors).
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import replace
 
 from . import wrappers
@@ -28,10 +29,11 @@ def mark(ctx) -> None:
     info = ctx.info
     own = wrappers.module_summaries(ctx)
     imported = wrappers._project_imports(ctx) if info.calls else {}
-    if not own and not imported:
+    methods = list(_method_applications(ctx))
+    if not own and not imported and not methods:
         return
-    for c, scopes, decorated in _applications(info, own, imported):
-        s = wrappers.summary_for_call(ctx, c)
+    for c, scopes, decorated in [*_applications(info, own, imported), *methods]:
+        s = c.summary if isinstance(c, _SelfCall) else wrappers.summary_for_call(ctx, c)
         if s is None:
             continue
         pairs = wrappers.passed_through(s, c) if decorated is None else [
@@ -83,3 +85,34 @@ def _applications(info, own: dict, imported: dict):
                     continue
                 if wrapper(f):
                     yield ast.Call(func=f, args=[ast.Name(id=s.name)], keywords=keywords, lineno=s.lineno), scopes, None
+
+
+class _SelfCall(ast.Call):
+    """``self.jit(f, ...)`` as a call of the method's function: ``self`` first, and the method's summary."""
+
+    summary: wrappers.Summary
+
+
+def _method_applications(ctx):
+    """``self.jit(f, ...)`` in a method of a module-level class whose method ``jit`` jits its parameter."""
+    base = os.path.basename(ctx.filename)
+    for cls in ctx.tree.body:
+        if not isinstance(cls, ast.ClassDef) or not wrappers.jits_in(ctx, cls):
+            continue
+        methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and m.args.args and m.args.args[0].arg == "self" and not m.decorator_list}
+        found = {}
+        for m in methods.values():
+            if wrappers.jits_in(ctx, m):
+                s = wrappers._summarize(ctx, m, {}, base)
+                if s is not None and any(p.kind == "jitted" and p.applied for p in s.params):
+                    found[m.name] = s
+        if not found:
+            continue
+        for c, scopes in ctx.info.calls:
+            f = c.func
+            if c.args and cls in scopes and isinstance(f, ast.Attribute) and f.attr in found \
+                    and isinstance(f.value, ast.Name) and f.value.id == "self":
+                call = _SelfCall(func=f, args=[f.value, *c.args], keywords=c.keywords, lineno=c.lineno)
+                call.summary = found[f.attr]
+                yield call, scopes, None
