@@ -97,3 +97,17 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         n = pop()
         yield n
         extend(children(n))
+
+
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def own_nodes(*roots: ast.AST) -> Iterator[ast.AST]:
+    """``roots`` and their nodes in source order, not entering nested functions, lambdas or classes."""
+    stack = list(reversed(roots))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, _NESTED_SCOPES):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))

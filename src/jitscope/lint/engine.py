@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable
 
 from ..model import Finding
-from . import callgraph, reach
+from . import callgraph, reach, wrapped
 from .callgraph import OutgoingCall
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
@@ -76,6 +76,8 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
         try:
             graph = callgraph.ENABLED and not assume_traced
             hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
+            if not assume_traced:
+                wrapped.mark(ctx)  # functions a project wrapper jits are traced (lint/wrapped.py)
             _Visitor(ctx, rules + hooks).visit_all(tree.body)
             if graph:
                 start = reach.resolve_incoming(ctx, incoming) if incoming else None

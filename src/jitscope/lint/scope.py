@@ -136,6 +136,8 @@ class ModuleInfo:
     inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
     applied: dict[ast.AST, list[ast.Call]] = field(default_factory=dict)  # a wrapper call -> the calls applying it
     applied_module: set[ast.AST] = field(default_factory=set)  # ... bound to a module-level name: not every call
+    calls: list[tuple[ast.Call, tuple[object, ...]]] = field(default_factory=list)  # every call, with its scopes
+    tree_body: list[ast.stmt] = field(default_factory=list)  # the module's statements
 
     def literal(self, node: ast.expr) -> ast.expr:
         """``node``, or the literal a module-level name is bound to (``static_argnums=STATIC``)."""
@@ -247,6 +249,7 @@ class ModuleInfo:
                     and not any(type(x) is ast.Starred for x in v.args) and all(k.arg for k in v.keywords):
                 info.partial_binds[(a_scope, a.targets[0].id)] = (v.args[0].id, len(v.args) - 1,  # type: ignore
                                                        tuple(k.arg for k in v.keywords), _given(v.keywords))
+        info.calls, info.tree_body = calls, tree.body
         later = []
         for c, _ in calls:
             if type(c.func) is ast.Call:  # `eqx.filter_vmap(g)(xs, 3)`: the wrapper applied at once

@@ -29,6 +29,8 @@ import bisect
 import os
 from typing import NamedTuple
 
+from .astutil import own_nodes as _own_nodes_of
+from .jit_applied import application, portable
 from .scope import JIT_LIKE, decorator_spec, spec_from_call
 
 Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -48,6 +50,11 @@ class KeyParam(NamedTuple):
     kind: str  # "static" or "jitted"
     via: str  # how: "`jax.jit(..., static_argnums=(0, 1, 3))` (loop.py:78) gets it as a static argument"
     certain: bool = False  # on every call of the function (the jit and its binding are not under a condition)
+    # kind "jitted": how the jit is applied (``lint/wrapped.py`` traces the caller's function with it):
+    # (jit's qualified name, its options as ``wrapped.option`` rows, the gate, "file:line"); the gate is
+    # ``(parameter, index, default, sense)`` when the jit runs only if that parameter is true (sense True)
+    # or false (sense False), ``None`` when no condition, ``()`` when a condition the model cannot read.
+    applied: tuple | None = None
 
 
 class Summary(NamedTuple):
@@ -80,7 +87,7 @@ def module_summaries(ctx) -> dict[str, Summary]:
             k = bisect.bisect_left(lines, fn.lineno)
             if k == len(lines) or lines[k] > (fn.end_lineno or fn.lineno):
                 continue  # no jit, and no call of a jitted or summarized function, in it
-            s = _summarize(ctx, fn, out, base)
+            s = _summarize(ctx, fn, out, base) or _factory(ctx, fn, base)
             if s is not None and out.get(fn.name) != s:
                 out[fn.name] = s
                 changed = True
@@ -110,10 +117,10 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
     always = _unconditional(fn)
     found: dict[str, KeyParam] = {}
 
-    def mark(name: str, kind: str, via: str, certain: bool = False) -> None:
+    def mark(name: str, kind: str, via: str, certain: bool = False, applied: tuple | None = None) -> None:
         if name in live and (name not in found or (certain and not found[name].certain)):
             found[name] = KeyParam(name, positional.index(name) if name in positional else None, kind, via,
-                                   certain)
+                                   certain, applied)
 
     # `jax.jit(fn).lower(*args)`: lowered for inspection (cost analysis, HLO), never called: its cache is no concern
     inspected = {a.value for a in body if isinstance(a, ast.Attribute) and a.attr in _AOT}
@@ -123,7 +130,7 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
         j = _jitting(ctx, n)
         if j is not None and isinstance(j[1], ast.Name) and n not in inspected:
             mark(j[1].id, "jitted", f"`{j[0]}` ({base}:{n.lineno}) jits it: the function object is the cache key",
-                 n in always)
+                 n in always, application(ctx, fn, n, j[0], f"{base}:{n.lineno}"))
         func = n.func
         spec = wrapped = where = None
         sure = n in always
@@ -162,6 +169,33 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
                                                                                found[p].index or 0, p))), returns)
 
 
+def _factory(ctx, fn: Def, base: str) -> Summary | None:
+    """A decorator factory: ``def my_jit(**kw)`` returning ``partial(jax.jit, **kw)``, or a def of its own that
+    jits its parameter on every call (``def deco(f): return jax.jit(f, *args, **kw)``). Its call's arguments are
+    the jit's options; the function it decorates is jitted (the parameter ``<decorated>``)."""
+    last = fn.body[-1] if fn.body else None
+    if not isinstance(last, ast.Return) or last.value is None:
+        return None
+    info, v, applied = ctx.info, last.value, None
+    if isinstance(v, ast.Call) and (info.resolve(v.func) or "").endswith("partial") and len(v.args) == 1 \
+            and info.resolve(v.args[0]) in JIT_LIKE:
+        applied = application(ctx, fn, ast.Call(func=v.func, args=[], keywords=v.keywords), info.resolve(v.args[0]),
+                              f"{base}:{v.lineno}")
+    elif isinstance(v, ast.Name):
+        inner = next((s for s in fn.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == v.id),
+                     None)
+        first = inner.args.args[0].arg if inner is not None and len(inner.args.args) == 1 else None
+        for n in _own_nodes(inner) if first else ():
+            j = _jitting(ctx, n)
+            if j is not None and isinstance(j[1], ast.Name) and j[1].id == first and n in _unconditional(inner):
+                applied = application(ctx, fn, n, j[0], f"{base}:{n.lineno}")
+                break
+    if applied is None or applied[2] is not None:
+        return None
+    via = f"`{applied[0]}` ({applied[3]}) jits the function `{fn.name}(...)` decorates"
+    return Summary(fn.name, (KeyParam("<decorated>", None, "decorates", via, True, applied),))
+
+
 def _returned_jit(ctx, fn: Def, body: list, positional: list[str], always: set, base: str) -> tuple | None:
     """(position, jit, spec, forwards, certain, where) when ``fn`` returns a jit of its parameter (alone, or as
     one branch of ``a if c else b``); ``forwards``: the jit gets ``fn``'s own ``**kwargs``, so its caller's
@@ -184,7 +218,8 @@ def _returned_jit(ctx, fn: Def, body: list, positional: list[str], always: set, 
 def _through(callee: Summary, call: ast.Call, mark, sure: bool) -> None:
     for p, a in passed_through(callee, call):
         if isinstance(a, ast.Name):
-            mark(a.id, p.kind, f"`{callee.function}` passes it on: {p.via}", sure and p.certain)
+            mark(a.id, p.kind, f"`{callee.function}` passes it on: {p.via}", sure and p.certain,
+                 portable(p.applied))
 
 
 def _unconditional(fn: Def) -> set[ast.AST]:
@@ -214,16 +249,6 @@ def _unconditional(fn: Def) -> set[ast.AST]:
 def _own_nodes(fn: Def):
     """The nodes of ``fn``'s body, not entering nested functions, lambdas or classes."""
     return _own_nodes_of(*fn.body)
-
-
-def _own_nodes_of(*roots: ast.AST):
-    stack = list(reversed(roots))
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, _NESTED):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
 
 
 def _jitting(ctx, expr: ast.AST) -> tuple | None:

@@ -131,6 +131,10 @@ def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int]
                                                          m[2].argnames) for m in made}) != 1:  # type: ignore[index]
         return None
     _, wrapped, spec, _ = made[0]  # type: ignore[misc]
+    held = _partial_held(ctx, wrapped, cache[scope])
+    if held is not None:  # `jax.jit(partial(f, loss), static_argnames=...)`: jit sees the partial's signature
+        fn = _def_named(ctx, held.args[0].id)  # type: ignore[attr-defined]
+        return (_signature_of_partial(fn, held), spec, func.id, 0) if fn is not None else None
     if not isinstance(wrapped, ast.Name):
         return None
     fn = None
@@ -142,6 +146,36 @@ def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int]
     elif frame is None:
         fn = ctx.info.defs.get(wrapped.id)
     return (fn, spec, func.id, 0) if fn is not None else None
+
+
+def _partial_held(ctx: Context, wrapped: ast.expr, bindings: dict) -> ast.Call | None:
+    """The ``partial(f, ...)`` a jit wraps: written in the jit's argument, or the one partial the jitted local
+    name is bound to in the function (``step = partial(f, loss); step = partial(nnx.jit, ...)(step)``)."""
+    if isinstance(wrapped, ast.Name):
+        held = [v for _, v, _, _ in bindings.get(wrapped.id, ()) if isinstance(v, ast.Call)
+                and wrappers._jitting(ctx, v) is None]
+        wrapped = held[0] if len(held) == 1 else wrapped
+    if isinstance(wrapped, ast.Call) and (ctx.resolve(wrapped.func) or "").endswith("partial") and wrapped.args \
+            and isinstance(wrapped.args[0], ast.Name) and not any(isinstance(a, ast.Starred) for a in wrapped.args) \
+            and all(k.arg for k in wrapped.keywords):
+        return wrapped
+    return None
+
+
+def _signature_of_partial(fn: Def, held: ast.Call) -> Def:
+    """A def with the signature ``inspect.signature`` gives ``partial(fn, a, k=v)``: the bound leading positional
+    parameters gone, a bound keyword keeping its parameter (a call may pass it again by keyword). jit reads
+    ``static_argnums``/``static_argnames`` against this signature; a name only ``**kwargs`` takes is static
+    only when passed by keyword (a positional value landing in ``*args`` is traced: tested under real jax)."""
+    a = fn.args
+    n = len(held.args) - 1
+    positional = (a.posonlyargs + a.args)[n:]
+    defaults = a.defaults[max(0, len(a.defaults) - len(positional)):]
+    args = ast.arguments(posonlyargs=[], args=positional, vararg=a.vararg, kwonlyargs=a.kwonlyargs,
+                         kw_defaults=a.kw_defaults, kwarg=a.kwarg, defaults=defaults)
+    return ast.FunctionDef(name=fn.name, args=args, body=fn.body, decorator_list=[], returns=None, type_params=[],
+                           lineno=fn.lineno, col_offset=fn.col_offset, end_lineno=fn.end_lineno,
+                           end_col_offset=fn.end_col_offset)
 
 
 def static_arguments(ctx: Context, call: ast.Call, jitted: bool = False
