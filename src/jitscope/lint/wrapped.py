@@ -52,8 +52,8 @@ def mark(ctx) -> None:
             spec = replace(spec, staged="must" if on else "may", closed=None, refs_seen=1, site=f"line {c.lineno}",
                            via=f"`{s.function}` ({p.applied[3]}) jits it",
                            must_names=None if on else frozenset())
-            for name, bound, kw in _function_names(arg):
-                info._mark(name, scopes, _with_bound(spec, bound, kw))
+            for name, bound, kw, given in _function_names(arg):
+                info._mark(name, scopes, _with_bound(spec, bound, kw, given))
 
 
 def _applications(info, own: dict, imported: dict):

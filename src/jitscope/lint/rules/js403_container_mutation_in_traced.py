@@ -153,7 +153,7 @@ def _closure_cache(ctx: Context, var: str, node: ast.AST) -> bool:
 def project_import(ctx: Context, name: str) -> str | None:
     """Where a module-level import of this project binds ``name`` (``.state.CACHE``, ``pkg.state``): a relative
     import, or one from the file's own top-level package; None for every other name (a library's object)."""
-    names = ctx.__dict__.get("_project_imports")
+    names = ctx.__dict__.get("_js403_project_imports")
     if names is None:
         names = {}
         top = _top_package(ctx.filename)
@@ -166,7 +166,7 @@ def project_import(ctx: Context, name: str) -> str | None:
                 for a in s.names:
                     if a.name.split(".")[0] == top:
                         names[a.asname or a.name.split(".")[0]] = a.name if a.asname else top
-        ctx.__dict__["_project_imports"] = names
+        ctx.__dict__["_js403_project_imports"] = names
     return names.get(name)
 
 
