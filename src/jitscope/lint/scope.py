@@ -109,6 +109,7 @@ class ModuleInfo:
     # each def's enclosing scope (a def or class node, or 0), beside the tree: a def pointing up at its
     # enclosing def would make the tree a reference cycle (docs/architecture.md)
     def_scopes: dict[ast.AST, object] = field(default_factory=dict)
+    local_bindings: dict[ast.AST, tuple[set[str], set[str]]] = field(default_factory=dict)  # _local_bindings
     _tree: ast.AST | None = None
     module_tree: ast.AST | None = None  # kept only when a module-level private name holds a call's result
     mutated_names: set[str] = field(default_factory=set)  # receivers of .append/.update/..., `x[k] = v` targets
@@ -441,6 +442,7 @@ class ModuleInfo:
                 self.applied_module.add(bound[(scope, name)])
 
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec, site: ast.AST | None = None) -> None:
+        plain = not any(a in spec.argnames for a in ("<attribute>", "<held>", "<self>"))
         if "<attribute>" in spec.argnames:
             spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False)
         if "<held>" in spec.argnames:
@@ -454,6 +456,8 @@ class ModuleInfo:
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
             name, spec = bound[0], _with_bound(spec, bound[1], bound[2], bound[3])
         self.wrapped_refs[name] = self.wrapped_refs.get(name, 0) + 1 + (bound is not None)
+        if plain:
+            scopes = _visible_from(self, name, scopes)
         for scope in scopes:
             defs = self.redefined.get((scope, name))
             if defs is not None and site is not None:
@@ -616,6 +620,56 @@ class ModuleInfo:
             self.loggers.add(name)
         elif q in JIT_LIKE and call.args and isinstance(target, ast.Name) and isinstance(call.args[0], ast.Name):
             self.jitted_callables[target.id] = (call.args[0].id, spec_from_call(self, call, q))
+
+
+_FUNCTION_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_OWN_SCOPE_ENDS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+                   ast.DictComp, ast.GeneratorExp)
+
+
+def _visible_from(info: ModuleInfo, name: str, scopes: tuple[object, ...]) -> tuple[object, ...]:
+    """The scopes whose binding of ``name`` a reference in the innermost one can see (Python's scoping): a
+    function that binds ``name`` to a value (a parameter, an assignment, a loop or ``with`` target, an import;
+    not a ``def`` of that name) hides the enclosing scopes' ``name``. ``model = make(width);
+    jax.jit(model)`` inside ``def model(width)`` jits the local closure, not the enclosing ``def model``."""
+    for k in range(len(scopes) - 1, 0, -1):
+        fn = scopes[k]
+        if type(fn) in _FUNCTION_SCOPES:
+            values, defs = _local_bindings(info, fn)
+            if name in values and name not in defs:
+                return scopes[k:]
+    return scopes
+
+
+def _local_bindings(info: ModuleInfo, fn: ast.AST) -> tuple[set[str], set[str]]:
+    """(names ``fn`` binds to values, names it binds with a ``def``/``class``), ``global``/``nonlocal`` ones left
+    out; cached per function node (the node, never its id, keys it)."""
+    got = info.local_bindings.get(fn)
+    if got is not None:
+        return got
+    a = fn.args  # type: ignore[attr-defined]
+    values = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p is not None}
+    defs: set[str] = set()
+    declared: set[str] = set()
+    stack: list[ast.AST] = [fn.body] if type(fn) is ast.Lambda else list(fn.body)  # type: ignore[attr-defined]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t in _OWN_SCOPE_ENDS:
+            if t is not ast.Lambda and hasattr(n, "name"):
+                defs.add(n.name)  # type: ignore[attr-defined]
+            continue
+        if t is ast.Name and type(n.ctx) is ast.Store:  # type: ignore[attr-defined]
+            values.add(n.id)  # type: ignore[attr-defined]
+        elif t is ast.Global or t is ast.Nonlocal:
+            declared.update(n.names)  # type: ignore[attr-defined]
+        elif t is ast.Import or t is ast.ImportFrom:
+            values.update((al.asname or al.name).split(".")[0] for al in n.names)  # type: ignore[attr-defined]
+        elif t is ast.ExceptHandler and n.name:  # type: ignore[attr-defined]
+            values.add(n.name)  # type: ignore[attr-defined]
+        stack.extend(ast.iter_child_nodes(n))
+    got = info.local_bindings[fn] = (values - declared, defs - declared)
+    return got
 
 
 def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = (),

@@ -20,6 +20,9 @@ class JitInLoop(Rule):
     Wrapping a function defined before the loop is not flagged: it is the same object on
     every iteration, so jit's cache hits.
 
+    Not flagged in a function that is itself traced: there the loop unrolls and the inner jit is
+    inlined into the outer program (one compile in all; tests/test_lint_outer_trace.py).
+
     ## Why is this bad?
     jit caches compiled code by the identity of the function object. A new lambda per
     iteration is a new function, so every iteration traces and compiles again
@@ -51,8 +54,8 @@ class JitInLoop(Rule):
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:
-        if not ctx.in_loop:
-            return
+        if not ctx.in_loop or any(f.traced for f in ctx.frames):
+            return  # under an outer trace the inner jit is inlined into the outer program: no compile per iteration
         what = fresh_function(ctx, node, in_loop=True)  # type: ignore[arg-type]
         if what is None:
             return

@@ -28,7 +28,9 @@ class StaticArgPerIteration(Rule):
     arithmetic (``step + 1``). A value passed through ``%``, ``//``, a comparison or ``min`` takes
     few values and is not flagged. A jit bound in the calling function (``step_fn = jax.jit(step,
     static_argnames="t")``) and a project function that passes its parameter on to a jit's static
-    position (``lint/wrappers.py``, across the linted modules) count as jitted calls too.
+    position (``lint/wrappers.py``, across the linted modules) count as jitted calls too. Not flagged in
+    a function that is itself traced: there the loop unrolls and the inner jit is inlined into the outer
+    program (one compile in all; tests/test_lint_outer_trace.py).
 
     ## Why is this bad?
     jit keys its cache on the static arguments' values: every new value is a new trace and a
@@ -66,8 +68,8 @@ class StaticArgPerIteration(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         loops = _enclosing_loops(ctx)
-        if not loops:
-            return
+        if not loops or any(f.traced for f in ctx.frames):
+            return  # under an outer trace the loop unrolls and the inner jit is inlined: one compile in all
         call: ast.Call = node  # type: ignore[assignment]
         found = static_arguments(ctx, call)
         if found is None:

@@ -1,0 +1,87 @@
+"""A jitted call inside a loop of a function that is itself jitted compiles nothing per iteration: the loop
+unrolls while the outer function traces and the inner jit is inlined into the outer program. JS208 (static
+argument per iteration) and JS203 (jit of a fresh function in a loop) claim a compile per iteration, so they
+say nothing there; the same loops run eagerly are still found."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+from jitscope.lint import lint_source
+
+SRC = '''\
+import functools
+
+import jax
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def inner(x, t):
+    return x * t
+
+
+@jax.jit
+def outer(x):
+    for t in range(5):
+        x = inner(x, t)
+    for t in range(3):
+        x = jax.jit(lambda v: v + t)(x)
+    return x
+
+
+def eager(x):
+    for t in range(5):
+        x = inner(x, t)
+    for t in range(3):
+        x = jax.jit(lambda v: v + t)(x)
+    return x
+'''
+
+
+def test_lint_is_quiet_under_an_outer_jit_and_finds_the_eager_loops():
+    found = sorted((f.code, f.location.line) for f in lint_source(SRC, "m.py") if f.code in ("JS203", "JS208"))
+    assert found == [("JS203", 24), ("JS208", 22)], found
+
+
+def _compiles(fn) -> int:
+    events: list[str] = []
+
+    def listen(event: str, duration: float, **kwargs: object) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            events.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        fn()
+    finally:
+        from jitscope._jaxcompat import unregister_listener
+
+        unregister_listener("duration", listen)
+    return len(events)
+
+
+def test_real_jax_compiles_the_outer_loop_once_and_the_eager_loop_per_iteration():
+    @functools.partial(jax.jit, static_argnums=1)
+    def inner(x, t):
+        return x * t
+
+    @jax.jit
+    def outer(x):
+        for t in range(5):
+            x = inner(x, t)
+        for t in range(3):
+            x = jax.jit(lambda v, t=t: v + t)(x)
+        return x
+
+    def eager(x):
+        for t in range(5):
+            x = inner(x, t)
+        return x
+
+    x = jnp.ones(3)
+    x.block_until_ready()
+    assert _compiles(lambda: outer(x).block_until_ready()) == 1
+    assert _compiles(lambda: eager(x).block_until_ready()) == 5
