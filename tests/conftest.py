@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -22,6 +23,23 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@contextlib.contextmanager
+def importable_package(root: Path, name: str, files: dict[str, str]):
+    """Write the package ``name`` under ``root`` (``files``: file name -> text), make it importable, and undo
+    both on exit (``root`` leaves sys.path, the package's modules leave sys.modules)."""
+    pkg = root / name
+    pkg.mkdir(exist_ok=True)
+    for file, text in files.items():
+        (pkg / file).write_text(text)
+    sys.path.insert(0, str(root))
+    try:
+        yield pkg
+    finally:
+        sys.path.remove(str(root))
+        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[module]
 
 
 def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,

@@ -8,61 +8,14 @@ here the same program shapes are linted, and one is run.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import jax.numpy as jnp
 import pytest
 
 import jitscope
 
-SRC = '''\
-import functools as ft
-
-import equinox as eqx
-import jax.numpy as jnp
-from flax import nnx
-
-
-def shared(x):
-    return x
-
-
-SHARED_NORM = ft.partial(jnp.linalg.norm, axis=0)
-
-
-class WeightNorm(eqx.Module):
-    axis: int
-    activation: object = lambda v: v                     # a class default: one object for all instances
-
-    def __init__(self, axis):
-        self.axis = axis
-        self._norm = ft.partial(jnp.linalg.norm, axis=axis)   # 21: per instance
-        self.ok = shared                                 # module-level function: quiet
-        self.norm2 = SHARED_NORM                         # built once: quiet
-
-        def inner(v):
-            return v
-        self.inner = inner                               # 27: per instance
-
-
-class Sub(WeightNorm):
-    def __init__(self):
-        self.act = lambda v: v                           # 32: a subclass of a Module of the file
-
-
-class Net(nnx.Module):
-    def __init__(self):
-        self.pool = ft.partial(nnx.avg_pool, window_shape=(2, 2))   # 37: nnx
-
-
-class Plain:
-    def __init__(self):
-        self.f = lambda v: v                             # not a Module: its instances are no pytree
-
-
-class State(eqx.Module):
-    def method(self):
-        self.g = lambda v: v                             # not __init__: quiet
-'''
+SRC = (Path(__file__).parent / "lint_fixtures" / "JS606.py").read_text()  # its `# JS606` lines: 21, 27, 32, 37
 
 
 def test_js606_flags_function_objects_made_per_instance(tmp_path):

@@ -6,7 +6,6 @@ trace-time registry of Python values, eager code and a library's object stay qui
 from __future__ import annotations
 
 import importlib
-import sys
 import textwrap
 
 import jax
@@ -48,18 +47,11 @@ def eager(x):
 
 @pytest.fixture
 def package(tmp_path):
-    pkg = tmp_path / "leakpkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "state.py").write_text(STATE)
-    (pkg / "model.py").write_text(textwrap.dedent(MODEL))
-    sys.path.insert(0, str(tmp_path))
-    try:
+    from conftest import importable_package
+
+    files = {"__init__.py": "", "state.py": STATE, "model.py": textwrap.dedent(MODEL)}
+    with importable_package(tmp_path, "leakpkg", files) as pkg:
         yield pkg
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "leakpkg" or m.startswith("leakpkg.")]:
-            del sys.modules[name]
 
 
 def test_a_traced_value_stored_in_another_modules_dict_is_a_dead_tracer(package):

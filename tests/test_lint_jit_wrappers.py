@@ -10,7 +10,6 @@ under real jax.jit (traces counted), in the same module and through another modu
 from __future__ import annotations
 
 import importlib
-import sys
 
 import jax.numpy as jnp
 import pytest
@@ -113,18 +112,10 @@ def quiet(x, n):
 
 @pytest.fixture
 def pkg(tmp_path):
-    root = tmp_path / "wrapped"
-    root.mkdir()
-    (root / "__init__.py").write_text(INIT)
-    (root / "loop.py").write_text(LOOP)
-    (root / "solver.py").write_text(SOLVER)
-    sys.path.insert(0, str(tmp_path))
-    try:
+    from conftest import importable_package
+
+    with importable_package(tmp_path, "wrapped", {"__init__.py": INIT, "loop.py": LOOP, "solver.py": SOLVER}) as root:
         yield root
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "wrapped" or m.startswith("wrapped.")]:
-            del sys.modules[name]
 
 
 def test_calls_through_another_modules_jit_wrapper_are_jitted_calls(pkg):
@@ -393,18 +384,15 @@ def test_another_modules_jitted_function_has_its_static_parameters(tmp_path):
     assert got == [("JS208", 6, "warning"), ("JS602", 13, "error")], got
     assert "`step` is static: `train_step` is jitted with static_argnames='step' (`train_step`, steps.py:9)" \
         in result.findings[0].message
-    sys.path.insert(0, str(tmp_path))
-    try:
+    from conftest import importable_package
+
+    with importable_package(tmp_path, "app", {}):  # written above; importable here, forgotten after
         train = importlib.import_module("app.train")
         steps = importlib.import_module("app.steps")
         train.train(jnp.float32(1.0), 3)
         assert steps.TRACES == [0, 1, 2, 3]  # a trace per value; the loop-invariant calls hit the cache
         with pytest.raises((TypeError, ValueError), match="[Hh]ashable|unhashable"):
             train.configure(jnp.float32(1.0))
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "app" or m.startswith("app.")]:
-            del sys.modules[name]
 
 
 def test_real_jax_under_an_outer_jit_the_fresh_closure_costs_one_trace(pkg):

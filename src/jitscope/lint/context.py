@@ -151,6 +151,11 @@ class Context:
         return self.frames[-1].traced
 
     @property
+    def under_trace(self) -> bool:
+        """This function or one it is nested in is traced: a jitted call here is inlined into that trace."""
+        return any(f.traced for f in self.frames)
+
+    @property
     def in_loop(self) -> bool:
         return self.frames[-1].loop_depth > 0
 

@@ -54,7 +54,7 @@ class JitInLoop(Rule):
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:
-        if not ctx.in_loop or any(f.traced for f in ctx.frames):
+        if not ctx.in_loop or ctx.under_trace:
             return  # under an outer trace the inner jit is inlined into the outer program: no compile per iteration
         what = fresh_function(ctx, node, in_loop=True)  # type: ignore[arg-type]
         if what is None:

@@ -68,7 +68,7 @@ class StaticArgPerIteration(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         loops = _enclosing_loops(ctx)
-        if not loops or any(f.traced for f in ctx.frames):
+        if not loops or ctx.under_trace:
             return  # under an outer trace the loop unrolls and the inner jit is inlined: one compile in all
         call: ast.Call = node  # type: ignore[assignment]
         found = static_arguments(ctx, call)
