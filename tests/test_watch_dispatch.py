@@ -117,11 +117,11 @@ def test_debug_key_reuse_the_program_chose_is_not_advice_when_its_cost_is_small_
     def work(a):
         return jnp.tanh(a @ a) @ a
 
-    def run():  # 100 cheap calls beside 40 heavy ones: the flag's price is a small share of the run (about
-        # 1% idle: a margin of ten for a loaded machine, where both parts slow down)
-        x, a = jnp.ones(2), jnp.ones((512, 512))
+    def run():  # 300 cheap calls (enough for a loss) beside 40 heavy ones (about 1.5 GFLOP each): the flag's
+        # price is a small share of the run, with a margin for a loaded machine, where both parts slow down
+        x, a = jnp.ones(2), jnp.ones((768, 768))
         with jax.debug_key_reuse(True), jitscope.watch(slow_compile=600) as w:
-            for _ in range(100):
+            for _ in range(300):
                 draw(x)
             for _ in range(40):
                 a = work(a) * 1e-3
