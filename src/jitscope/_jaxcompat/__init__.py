@@ -31,6 +31,7 @@ from .capabilities import CAPABILITY_USES as CAPABILITY_USES
 from .capabilities import capabilities as capabilities
 from .capabilities import version_notice as version_notice
 from .dispatch import executing_code as executing_code
+from .dispatch import fast_path_settings as fast_path_settings
 from .dispatch import fastpath_blockers as fastpath_blockers
 from .dispatch import install_fastpath_hook as install_fastpath_hook
 from .distributed import KeyValueStore as KeyValueStore

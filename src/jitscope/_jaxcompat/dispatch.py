@@ -121,6 +121,35 @@ def executing_code() -> Any:
     return _EXECUTE_CODE[0]
 
 
+# Settings that send every jit call through Python (``fastpath_blockers``): their thread-local contexts,
+# by the name of ``jax._src.config``'s state (checked on 0.6.2, 0.8.3, 0.10.2; ``no_execution`` is newer).
+_SLOW_PATH_SETTINGS = ("debug_key_reuse", "enable_pgle", "no_execution")
+
+
+def fast_path_settings():  # type: ignore[no-untyped-def]
+    """A context manager under which this thread's jit calls can take the C++ fast path: the settings that
+    refuse it (``jax_debug_key_reuse``, PGLE, ``jax_no_execution``) off in a thread-local context, the
+    program's own values back on exit. For jitscope's reference fast call, measured while the user's
+    program may have one of them on (a reference measured under ``jax_debug_key_reuse`` is itself a
+    Python-path call). A JAX without one of the states leaves it alone."""
+    import contextlib
+
+    stack = contextlib.ExitStack()
+    try:
+        from jax._src import config
+    except Exception:  # noqa: BLE001 - no config module: nothing to turn off
+        return stack
+    for name in _SLOW_PATH_SETTINGS:
+        state = getattr(config, name, None)
+        if state is None or not callable(state) or not getattr(state, "value", False):
+            continue
+        try:
+            stack.enter_context(state(False))
+        except Exception as err:  # noqa: BLE001 - a state that is not a context manager on this JAX
+            _say_missing(f"config.{name} as a context manager", err)
+    return stack
+
+
 _FASTPATH_MODULES: list = []
 _HOST_CALLBACK_CHECK: list[bool] = []  # whether this JAX's _get_fastpath_data checks has_host_callbacks
 
