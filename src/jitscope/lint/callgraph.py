@@ -102,13 +102,11 @@ class _Index:
 
 def index(ctx: Context) -> _Index:
     """The module's function/class index (built once per module)."""
-    idx = ctx.__dict__.get("_cg_index")
-    if idx is None:
-        idx = ctx.__dict__["_cg_index"] = _build_index(ctx.tree)
-    return idx
+    return ctx.memo(_build_index)
 
 
-def _build_index(tree: ast.Module) -> _Index:
+def _build_index(ctx: Context) -> _Index:
+    tree = ctx.tree
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     classes: dict[str, ast.ClassDef] = {}
     methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
@@ -266,8 +264,8 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
             _record(ctx, func.args[0], _with(edge, traced=pos, keywords=kws, must=must))  # type: ignore[attr-defined]
         return
     idx = index(ctx)
-    local: list = ctx.__dict__.setdefault("_cg_local", [])
-    out: list = ctx.__dict__.setdefault("cg_outgoing", [])
+    local: list = ctx.cg_local
+    out: list = ctx.cg_outgoing
     if type(func) is ast.Name:
         name = func.id  # type: ignore[attr-defined]
         if ctx._local_frame(name) is not None:
@@ -356,7 +354,7 @@ def _method(ctx: Context, cls: str, name: str, edge: OutgoingCall, seen: set[str
     seen.add(cls)
     m = idx.methods.get(cls, {}).get(name)
     if m is not None:
-        ctx.__dict__.setdefault("_cg_local", []).append((m, edge, True))
+        ctx.cg_local.append((m, edge, True))
         return
     for b in idx.classes[cls].bases if cls in idx.classes else ():
         if isinstance(b, ast.Subscript):
@@ -365,8 +363,8 @@ def _method(ctx: Context, cls: str, name: str, edge: OutgoingCall, seen: set[str
             _method(ctx, b.id, name, edge, seen)
         elif isinstance(b, ast.Name) and b.id in idx.relative:
             level, target = idx.relative[b.id]
-            ctx.__dict__.setdefault("cg_outgoing", []).append(_with(edge, target=f"{target}.{name}", level=level))
+            ctx.cg_outgoing.append(_with(edge, target=f"{target}.{name}", level=level))
         else:
             q = ctx.info.resolve(b)
             if q and q.split(".")[0] not in _LIBRARY_HEADS:
-                ctx.__dict__.setdefault("cg_outgoing", []).append(_with(edge, target=f"{q}.{name}"))
+                ctx.cg_outgoing.append(_with(edge, target=f"{q}.{name}"))

@@ -12,7 +12,9 @@ values are traced; ``x.shape``, ``x.ndim``, ``x.dtype`` and ``len(x)`` are stati
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ..jaxmodel import values
 from ..model import Finding, Fix, Location
@@ -21,6 +23,8 @@ from .facts import NESTED as NESTED
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
 from .source import SourceIndex
+
+_T = TypeVar("_T")
 
 STATIC_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"})
 STATIC_CALLS = values.DTYPE_PREDICATES | frozenset({
@@ -82,6 +86,8 @@ class Frame:
     elements: set[str] = field(default_factory=set)
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)  # pytree names -> their class (lint/pytrees.py)
     compile_time_eval: int = 0  # inside `with jax.ensure_compile_time_eval():` blocks (jnp on Python values is concrete)
+    # What rules keep per function visit, keyed by the function that owns the entry (as ``Context.table``).
+    scratch: dict = field(default_factory=dict)
 
 
 class Context:
@@ -104,6 +110,35 @@ class Context:
         self._segments: dict[int, str] = {}
         self._jnp: str | None | bool = False
         self._locations: dict[int, tuple[Frame, Location]] = {}
+        # Per-file values the analyses build once (``memo``) and tables they fill (``table``), keyed by the
+        # function that owns them: two modules can never share (and clobber) an entry by choosing one name.
+        self._memos: dict[Callable, Any] = {}
+        self._tables: dict[object, dict] = {}
+        # What the runner joins across modules after the walk (lint/callgraph.py, lint/wrappers.py).
+        self.cg_outgoing: list = []  # call edges to functions of other modules
+        self.cg_local: list = []  # call edges resolved in this module
+        self.static_imports: set = set()  # imported names whose wrapper summary another module holds
+
+    def take_cg_local(self) -> list:
+        """The call edges resolved in this module since the last call (lint/reach.py walks them), emptied."""
+        out, self.cg_local = self.cg_local, []
+        return out
+
+    # -- per-file memos ---------------------------------------------------------------------------
+    def memo(self, compute: Callable[[Context], _T]) -> _T:
+        """``compute(self)``, computed once per file and kept by the function object itself."""
+        try:
+            return self._memos[compute]
+        except KeyError:
+            out = self._memos[compute] = compute(self)
+            return out
+
+    def table(self, owner: object) -> dict:
+        """A per-file dict that ``owner`` (the function filling and reading it) keeps its entries in."""
+        got = self._tables.get(owner)
+        if got is None:
+            got = self._tables[owner] = {}
+        return got
 
     # -- source access -------------------------------------------------------------------------
     def char_col(self, line: int, byte_col: int) -> int:

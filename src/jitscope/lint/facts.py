@@ -39,16 +39,17 @@ def _in_package(directory: str) -> bool:
 
 def references(ctx) -> Counter:  # ctx: lint.context.Context
     """How often each name is read in the module (``f`` and ``obj.f`` both count for ``f``); built once."""
-    refs = ctx.__dict__.get("_references")
-    if refs is None:
-        refs = Counter()
-        for n in walk_in_order(ctx.tree):
-            t = type(n)
-            if t is ast.Name and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
-                refs[n.id] += 1  # type: ignore[attr-defined]
-            elif t is ast.Attribute and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
-                refs[n.attr] += 1  # type: ignore[attr-defined]
-        ctx.__dict__["_references"] = refs
+    return ctx.memo(_count_references)
+
+
+def _count_references(ctx) -> Counter:
+    refs: Counter = Counter()
+    for n in walk_in_order(ctx.tree):
+        t = type(n)
+        if t is ast.Name and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+            refs[n.id] += 1  # type: ignore[attr-defined]
+        elif t is ast.Attribute and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+            refs[n.attr] += 1  # type: ignore[attr-defined]
     return refs
 
 
@@ -60,15 +61,16 @@ def is_script(ctx) -> bool:
 def call_shapes(ctx) -> dict[str, list[tuple[int, frozenset[str] | None]]]:
     """Every ``name(...)`` call in the module: (positional count, keywords), or (-1, None) when a
     ``*args``/``**kwargs`` hides what is passed; built once, on first need."""
-    shapes = ctx.__dict__.get("_call_shapes")
-    if shapes is None:
-        shapes = {}
-        for n in walk_in_order(ctx.tree):
-            if type(n) is ast.Call and type(n.func) is ast.Name:  # type: ignore[attr-defined]
-                star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)  # type: ignore[attr-defined]
-                shapes.setdefault(n.func.id, []).append(  # type: ignore[attr-defined]
-                    (-1, None) if star else (len(n.args), frozenset(k.arg for k in n.keywords)))  # type: ignore[attr-defined]
-        ctx.__dict__["_call_shapes"] = shapes
+    return ctx.memo(_find_call_shapes)
+
+
+def _find_call_shapes(ctx) -> dict:
+    shapes: dict = {}
+    for n in walk_in_order(ctx.tree):
+        if type(n) is ast.Call and type(n.func) is ast.Name:  # type: ignore[attr-defined]
+            star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)  # type: ignore[attr-defined]
+            shapes.setdefault(n.func.id, []).append(  # type: ignore[attr-defined]
+                (-1, None) if star else (len(n.args), frozenset(k.arg for k in n.keywords)))  # type: ignore[attr-defined]
     return shapes
 
 

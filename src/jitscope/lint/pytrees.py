@@ -36,10 +36,11 @@ def annotated_class(ctx, ann: ast.expr | None) -> ast.ClassDef | None:  # ctx: l
 
 
 def module_classes(ctx) -> dict[str, ast.ClassDef]:
-    classes = ctx.__dict__.get("_module_classes")
-    if classes is None:
-        classes = ctx.__dict__["_module_classes"] = {s.name: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)}
-    return classes
+    return ctx.memo(_find_module_classes)
+
+
+def _find_module_classes(ctx) -> dict[str, ast.ClassDef]:
+    return {s.name: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)}
 
 
 def is_pytree(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
@@ -266,12 +267,7 @@ def self_class(ctx, node: ast.AST) -> ast.ClassDef | None:
             return p if node in p.body and is_pytree(ctx, p) else None
         if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return None
-    owners = ctx.__dict__.get("_method_owner")
-    if owners is None:
-        owners = ctx.__dict__["_method_owner"] = {m: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)
-                                                   for m in s.body if isinstance(m, (ast.FunctionDef,
-                                                                                     ast.AsyncFunctionDef))}
-    cls = owners.get(node)
+    cls = ctx.memo(_method_owners).get(node)
     return cls if cls is not None and is_pytree(ctx, cls) else None
 
 
@@ -297,3 +293,9 @@ def python_scalar(method: ast.AST) -> bool:
         or (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _PYTHON_RESULT_METHODS
             and not v.args and not v.keywords)
         for v in values)
+
+
+def _method_owners(ctx) -> dict:
+    """Method def -> its module-level class."""
+    return {m: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)
+            for m in s.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}

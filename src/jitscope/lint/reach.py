@@ -133,7 +133,7 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
     ``start`` adds calls from other modules (``lint/traced.py``); ``conventions`` adds the
     ``__call__`` of module classes (once per module: the first pass).
     """
-    pending = list(start or []) + (module_calls(ctx) if conventions else []) + ctx.__dict__.pop("_cg_local", [])
+    pending = list(start or []) + (module_calls(ctx) if conventions else []) + ctx.take_cg_local()
     idx = index(ctx)
     if idx.rules and conventions:
         pending += _derivative_rules(ctx, [idx.functions[n] for n in idx.rules
@@ -142,8 +142,8 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         return
     hooks = [r for r in rules if r.traced_only] + [CallEdges()]
     visitor = visitor_cls(ctx, hooks)
-    state: dict[tuple[int, int, str], tuple[ast.AST, OutgoingCall, bool]] = ctx.__dict__.setdefault("_cg_state", {})
-    found: dict[tuple[int, int, str], list] = ctx.__dict__.setdefault("_cg_findings", {})
+    state: dict[tuple[int, int, str], tuple[ast.AST, OutgoingCall, bool]] = ctx.table((follow, "state"))
+    found: dict[tuple[int, int, str], list] = ctx.table((follow, "findings"))
     rounds = 0
     while pending and rounds < MAX_ROUNDS:
         rounds += 1
@@ -169,7 +169,7 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
                 ctx.frames, ctx.parents = frames, parents
                 found[key] = ctx.findings[before:]
                 del ctx.findings[before:]
-        pending = ctx.__dict__.pop("_cg_local", [])
+        pending = ctx.take_cg_local()
         pending += _derivative_rules(ctx, [state[k][0] for k in changed])
     for key in sorted(found):
         ctx.findings.extend(found.pop(key))
@@ -231,12 +231,12 @@ def resolve_incoming(ctx: Context, calls: list[tuple[str, OutgoingCall]]
             _method(ctx, head, rest, edge, set())
         elif head in idx.relative:
             level, target = idx.relative[head]
-            ctx.__dict__.setdefault("cg_outgoing", []).append(
+            ctx.cg_outgoing.append(
                 _with(edge, target=f"{target}.{rest}" if rest else target, level=level))
         elif head in ctx.info.aliases:
             q = ctx.info.aliases[head]
-            ctx.__dict__.setdefault("cg_outgoing", []).append(_with(edge, target=f"{q}.{rest}" if rest else q))
-    return out + ctx.__dict__.pop("_cg_local", [])
+            ctx.cg_outgoing.append(_with(edge, target=f"{q}.{rest}" if rest else q))
+    return out + ctx.take_cg_local()
 
 
 def class_bases(ctx: Context) -> list[tuple[str, list[tuple[int, str]], frozenset[str]]]:

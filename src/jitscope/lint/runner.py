@@ -175,9 +175,9 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
             text = new
     _attach_source(outcome.findings, text)
     if ctx is not None:
-        outcome.outgoing = ctx.__dict__.get("cg_outgoing", [])
+        outcome.outgoing = ctx.cg_outgoing
         outcome.classes = class_bases(ctx)
-        outcome.static_imports = ctx.__dict__.get("static_imports", set())
+        outcome.static_imports = ctx.static_imports
         outcome.summaries = wrappers_join.exports(ctx)
     return outcome
 
@@ -196,7 +196,7 @@ def lint_incoming(path: str, enabled: frozenset[str], calls: list,
         return None, []
     findings, ctx = lint_text(text, path, set(enabled), incoming=calls, observed=observed)
     _attach_source(findings, text)
-    more = ctx.__dict__.get("cg_outgoing", []) if ctx is not None else []
+    more = ctx.cg_outgoing if ctx is not None else []
     return FileOutcome(path, findings, replaces=True), more
 
 

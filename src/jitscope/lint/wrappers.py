@@ -67,12 +67,13 @@ class Summary(NamedTuple):
 
 def module_summaries(ctx) -> dict[str, Summary]:
     """Summaries of the module-level functions (not themselves jitted) that put a parameter in a jit's key."""
-    cached = ctx.__dict__.get("_wrapper_summaries")
+    memo = ctx.table(module_summaries)
+    cached = memo.get("summaries")
     if cached is not None:
         return cached
     info = ctx.info
     out: dict[str, Summary] = {}
-    ctx.__dict__["_wrapper_summaries"] = out
+    memo["summaries"] = out  # before the walk: a summary being built reads the (partial) table
     if not any(q in JIT_LIKE or (q or "").endswith("partial") for q in info.callees.values()):
         return out
     fns = [s for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -283,18 +284,22 @@ def _spec_text(spec) -> str:
     return ", ".join(parts) or "..."
 
 
+def _compiling_call_lines(ctx) -> list[int]:
+    """Sorted lines of the module's calls of a compiling wrapper or of a ``partial`` (resolved callees).
+    Not ``_scan.jit_lines`` (lines whose text mentions jit/pmap): the two once shared one cache key, and
+    whichever ran first answered for both."""
+    return sorted(f.lineno for f, q in ctx.info.callees.items() if q in JIT_LIKE or (q or "").endswith("partial"))
+
+
 def jits_in(ctx, fn: ast.AST | None) -> bool:
     """Does ``fn``'s source range hold a call of a compiling wrapper or of a ``partial`` (cheap: the module's
     resolved callees, no walk)?"""
     if fn is None:
         return False
-    cache = ctx.__dict__.setdefault("_jits_in", {})
+    cache = ctx.table(jits_in)
     found = cache.get(fn)
     if found is None:
-        lines = ctx.__dict__.get("_jit_lines")
-        if lines is None:
-            lines = ctx.__dict__["_jit_lines"] = sorted(
-                f.lineno for f, q in ctx.info.callees.items() if q in JIT_LIKE or (q or "").endswith("partial"))
+        lines = ctx.memo(_compiling_call_lines)
         k = bisect.bisect_left(lines, fn.lineno)
         found = cache[fn] = k < len(lines) and lines[k] <= (fn.end_lineno or fn.lineno)
     return found
@@ -318,7 +323,7 @@ def summary_for_call(ctx, call: ast.Call) -> Summary | None:
     if key is None:
         return None
     if not PROJECT:
-        ctx.__dict__.setdefault("static_imports", set()).add(key)  # for the runner's join across modules
+        ctx.static_imports.add(key)  # for the runner's join across modules
         return None
     return PROJECT.get(ctx.filename, {}).get(key)
 
@@ -342,15 +347,16 @@ def import_target(ctx, func: ast.AST) -> tuple[str, int] | None:
 
 def _project_imports(ctx) -> dict[str, tuple[str, int]]:
     """Module-level names imported from outside the known libraries: name -> (dotted target, level)."""
-    found = ctx.__dict__.get("_project_imports")
-    if found is None:
-        from .callgraph import _LIBRARY_HEADS, index
+    return ctx.memo(_find_project_imports)
 
-        idx = index(ctx)
-        found = {name: (q, 0) for name, q in ctx.info.aliases.items()
-                 if q.split(".")[0] not in _LIBRARY_HEADS and name not in idx.functions}
-        found.update({name: (t, lv) for name, (lv, t) in idx.relative.items()})
-        ctx.__dict__["_project_imports"] = found
+
+def _find_project_imports(ctx) -> dict[str, tuple[str, int]]:
+    from .callgraph import _LIBRARY_HEADS, index
+
+    idx = index(ctx)
+    found = {name: (q, 0) for name, q in ctx.info.aliases.items()
+             if q.split(".")[0] not in _LIBRARY_HEADS and name not in idx.functions}
+    found.update({name: (t, lv) for name, (lv, t) in idx.relative.items()})
     return found
 
 

@@ -20,12 +20,12 @@ _JIT = re.compile(r"jit|pmap")
 
 def jit_lines(ctx: Context) -> list[int]:
     """Sorted numbers of the lines that mention ``jit`` or ``pmap`` (cached per file)."""
-    lines = ctx.__dict__.get("_jit_lines")
-    if lines is None:
-        starts = ctx.source.starts
-        lines = ctx.__dict__["_jit_lines"] = sorted({bisect.bisect_right(starts, m.start())
-                                                      for m in _JIT.finditer(ctx.text)})
-    return lines
+    return ctx.memo(_mentions)
+
+
+def _mentions(ctx: Context) -> list[int]:
+    starts = ctx.source.starts
+    return sorted({bisect.bisect_right(starts, m.start()) for m in _JIT.finditer(ctx.text)})
 
 
 def mentions_jit(ctx: Context, node: ast.AST) -> bool:
@@ -103,3 +103,12 @@ def statement_bindings(stmts: Stmts) -> dict[str, list[Binding]]:
             for name in bound_names(t):
                 out.setdefault(name.id, []).append((name, value, t is name, loops))
     return out
+
+
+def scope_bindings(ctx: Context, scope: ast.AST | None) -> dict:
+    """``statement_bindings(own_statements(scope))``, once per scope and file ({} for no scope)."""
+    cache = ctx.table(scope_bindings)
+    got = cache.get(scope)
+    if got is None:
+        got = cache[scope] = statement_bindings(own_statements(scope)) if scope is not None else {}
+    return got

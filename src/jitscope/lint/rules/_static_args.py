@@ -19,7 +19,7 @@ from ..astutil import walk_in_order
 from ..context import Context
 from ..scope import JIT_LIKE, StaticSpec, decorator_spec, spec_from_call
 from ._reaching import reaching_values
-from ._scan import own_statements, statement_bindings
+from ._scan import own_statements, scope_bindings
 
 Def = ast.FunctionDef | ast.AsyncFunctionDef
 ARRAY_FACTORY_HEADS = ("numpy.", "jax.numpy.", "jax.random.")
@@ -96,7 +96,7 @@ def _made_by_wrapper(ctx: Context, made: ast.Call, name: str | None = None) -> t
     if fn is None:
         return None
     how = f"`{summary.function}` returns `{jit}` of `{fn.name}` ({where}){'' if sure else ' on some calls'}"
-    ctx.__dict__["_made_now"] = (how, sure)  # read by static_arguments right after jitted_target
+    ctx.table(_made_by_wrapper)["now"] = (how, sure)  # read by static_arguments right after jitted_target
     return fn, spec, name or fn.name, 0
 
 
@@ -115,10 +115,7 @@ def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int]
     scope = ctx.frame.node
     if not wrappers.jits_in(ctx, scope) and not wrappers.returns_jit(ctx):
         return None  # no jit in this function (nor a project function returning one): bound to something else
-    cache = ctx.__dict__.setdefault("_static_bindings", {})
-    if scope not in cache:
-        cache[scope] = statement_bindings(own_statements(scope))
-    entries = cache[scope].get(func.id, ())
+    entries = scope_bindings(ctx, scope).get(func.id, ())
     if len(entries) == 1 and isinstance(entries[0][1], ast.Call):
         through = _made_by_wrapper(ctx, entries[0][1], func.id)  # `step = maybe_jit(f, static_argnums=1)`
         if through is not None:
@@ -131,7 +128,7 @@ def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int]
                                                          m[2].argnames) for m in made}) != 1:  # type: ignore[index]
         return None
     _, wrapped, spec, _ = made[0]  # type: ignore[misc]
-    held = _partial_held(ctx, wrapped, cache[scope])
+    held = _partial_held(ctx, wrapped, scope_bindings(ctx, scope))
     if held is not None:  # `jax.jit(partial(f, loss), static_argnames=...)`: jit sees the partial's signature
         fn = _def_named(ctx, held.args[0].id)  # type: ignore[attr-defined]
         return (_signature_of_partial(fn, held), spec, func.id, 0) if fn is not None else None
@@ -190,16 +187,17 @@ def static_arguments(ctx: Context, call: ast.Call, jitted: bool = False
     call being checked is kept while the walk stays there (the same call node, function frame and depth:
     what the answer depends on; a later walk of the same function has a new frame). Nodes, not ids, key it."""
     frame, depth = ctx.frames[-1], len(ctx.parents)
-    memo = ctx.__dict__.setdefault("_static_arguments", {})
+    memo = ctx.table(static_arguments)
     key = (call, jitted)
     last = memo.get(key)
     if last is not None and last[0] is frame and last[1] == depth:
         return last[2]
     resolved = memo.get(call)  # the jitted target does not depend on `jitted`: resolved once for both
     if resolved is None or resolved[0] is not frame or resolved[1] != depth:
-        ctx.__dict__["_made_now"] = None
+        made = ctx.table(_made_by_wrapper)
+        made["now"] = None
         target = jitted_target(ctx, call)
-        resolved = memo[call] = (frame, depth, target, ctx.__dict__["_made_now"])
+        resolved = memo[call] = (frame, depth, target, made["now"])
     found = _static_arguments(ctx, call, jitted, resolved[2], resolved[3])
     memo[key] = (frame, depth, found)
     return found
@@ -212,7 +210,7 @@ def _static_arguments(ctx: Context, call: ast.Call, jitted: bool, target: tuple[
         summary = wrappers.summary_for_call(ctx, call)
         if summary is None:
             return None
-        vias = ctx.__dict__.setdefault("_static_via", {})
+        vias = ctx.table(via)
         passed = []
         for p, a in wrappers.passed_through(summary, call):
             if p.kind == "static" or jitted:
@@ -224,7 +222,7 @@ def _static_arguments(ctx: Context, call: ast.Call, jitted: bool, target: tuple[
         return None
     passed = static_passed(call, fn, spec, bound)
     if made is not None:  # through a project function returning the jit: say so, and how sure
-        vias = ctx.__dict__.setdefault("_static_via", {})
+        vias = ctx.table(via)
         for param, a in passed:
             vias[a] = wrappers.KeyParam(param, None, "static", made[0], made[1])
     return function, passed
@@ -232,7 +230,7 @@ def _static_arguments(ctx: Context, call: ast.Call, jitted: bool, target: tuple[
 
 def via(ctx: Context, value: ast.expr) -> str:
     """How ``value``'s parameter was found to reach a jit (" (static because ...)"), "" for a direct jitted call."""
-    p = ctx.__dict__.get("_static_via", {}).get(value)
+    p = ctx.table(via).get(value)
     if p is None:
         return ""
     return f" (`{p.name}` is {'jitted' if p.kind == 'jitted' else 'static'}: {p.via})"
@@ -247,7 +245,7 @@ def message_via(rule, ctx: Context, node: ast.expr, /, **details: object) -> str
 
 def jitted_param(ctx: Context, value: ast.expr) -> bool:
     """Is ``value`` passed for a wrapper parameter that is jitted itself (not a static argument)?"""
-    p = ctx.__dict__.get("_static_via", {}).get(value)
+    p = ctx.table(via).get(value)
     return p is not None and p.kind == "jitted"
 
 
@@ -265,7 +263,7 @@ def cost_severity(ctx: Context, value: ast.expr) -> tuple[str | None, str]:
 def certain(ctx: Context, value: ast.expr) -> bool:
     """Does ``value`` reach a static argument on every call (a direct jitted call, or a wrapper that jits it
     unconditionally)? An ``error`` about it needs that; otherwise a warning."""
-    p = ctx.__dict__.get("_static_via", {}).get(value)
+    p = ctx.table(via).get(value)
     return p is None or p.certain
 
 
@@ -323,10 +321,7 @@ def _name_values(ctx: Context, name: str) -> list[ast.expr | None]:
     scope = frame.node if frame is not None else ctx.tree
     if frame is None and name in ctx.info.reassigned_in_functions:
         return [None]
-    cache = ctx.__dict__.setdefault("_static_bindings", {})
-    if scope not in cache:
-        cache[scope] = statement_bindings(own_statements(scope)) if scope is not None else {}
-    entries = cache[scope].get(name, [])
+    entries = scope_bindings(ctx, scope).get(name, [])
     if not entries:
         return [None]
     return [value if whole and value is not None else None for _, value, whole, _ in entries]
@@ -376,7 +371,7 @@ def _self_assignments(ctx: Context, cls: ast.ClassDef, attr: str) -> list[tuple[
 
     The class is walked once per file, for all its attributes (each ``self.x(...)`` call asked again: a
     third of the whole lint's time on jax+flax+optax)."""
-    index = ctx.__dict__.setdefault("_self_assignments", {})  # class node -> attr -> assignments
+    index = ctx.table(_self_assignments)  # class node -> attr -> assignments
     by_attr = index.get(cls)
     if by_attr is None:
         by_attr = index[cls] = _index_self_assignments(cls)

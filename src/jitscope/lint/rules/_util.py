@@ -97,7 +97,9 @@ def fresh_function(ctx: Context, node: ast.Call, in_loop: bool = False) -> str |
 
 def once_per_function(ctx: Context, code: str, var: str) -> bool:
     """True the first time ``(code, var)`` is seen in the current function (report each capture once)."""
-    seen = ctx.frame.__dict__.setdefault("_reported", set())
+    seen = ctx.frame.scratch.get(once_per_function)
+    if seen is None:
+        seen = ctx.frame.scratch[once_per_function] = set()
     key = (code, var)
     if key in seen:
         return False
@@ -125,6 +127,15 @@ def is_test_file(path: str) -> bool:
     return at is not None and not any("fixture" in p for p in dirs[at + 1:])
 
 
+def _test_file(ctx: Context) -> bool:
+    return is_test_file(ctx.filename)
+
+
+def in_test_file(ctx: Context) -> bool:
+    """Is the file being linted a test (``is_test_file``)? Once per file."""
+    return ctx.memo(_test_file)
+
+
 def trace_time_effect_expected(ctx: Context, var: str | None = None) -> bool:
     """Is a Python side effect here deliberately run at trace time (so not a finding)?
 
@@ -135,10 +146,7 @@ def trace_time_effect_expected(ctx: Context, var: str | None = None) -> bool:
     """
     if var is not None and any(w in var.lower() for w in _TRACE_WORDS):
         return True
-    test = ctx.__dict__.get("_is_test_file")
-    if test is None:
-        test = ctx.__dict__["_is_test_file"] = is_test_file(ctx.filename)
-    if test:
+    if in_test_file(ctx):
         return True
     for f in reversed(ctx.frames[1:]):
         if not f.traced:

@@ -75,6 +75,13 @@ _CONTAINERS = frozenset({"tuple", "Tuple", "list", "List", "dict", "Dict", "Sequ
                          "MutableSequence", "OrderedDict", "NamedTuple"})
 
 
+def _type_aliases(ctx: Context) -> dict[str, str]:
+    """Module-level ``Alias = Container[...]`` names -> their text."""
+    return {st.targets[0].id: ast.unparse(st.value) for st in ctx.tree.body
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+            and isinstance(st.value, ast.Subscript)}
+
+
 def _container_param(ctx: Context, test: ast.AST) -> bool:
     """``if limit:`` on a parameter annotated as a tuple/list/dict (or ``X | None`` of one, through a
     module-level alias such as ``Cache = dict[str, Array]``): Python tests the container's length."""
@@ -88,12 +95,7 @@ def _container_param(ctx: Context, test: ast.AST) -> bool:
                 if p.arg == test.id), None)  # type: ignore[attr-defined]
     if ann is None:
         return False
-    aliases = ctx.__dict__.get("_type_aliases")
-    if aliases is None:
-        aliases = ctx.__dict__["_type_aliases"] = {
-            st.targets[0].id: ast.unparse(st.value) for st in ctx.tree.body
-            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
-            and isinstance(st.value, ast.Subscript)}
+    aliases = ctx.memo(_type_aliases)
     text = ast.unparse(ann).removeprefix("Optional[").removeprefix("typing.Optional[")
     parts = [t.strip().rstrip("]") if t.strip().startswith("None") else t.strip() for t in text.split("|")]
     kinds = []

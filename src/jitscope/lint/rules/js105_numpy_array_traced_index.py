@@ -106,7 +106,7 @@ def _is_numpy_array(ctx: Context, name: str) -> bool:
         scope = ctx.tree
     else:
         return False
-    cache = ctx.__dict__.setdefault("_js105", {})
+    cache = ctx.table(_numpy_names)
     key = scope
     if key not in cache:
         cache[key] = _numpy_names(ctx, scope)

@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE
-from ._util import fresh_function, is_test_file
+from ._util import fresh_function, in_test_file
 
 
 class JitFreshFunction(Rule):
@@ -69,8 +69,7 @@ class JitFreshFunction(Rule):
     def check(self, node: ast.AST, ctx: Context) -> None:
         if ctx.in_loop or len(ctx.frames) < 2 or isinstance(ctx.frame.node, ast.Lambda):
             return
-        if ctx.frame.name.startswith(("test", "setUp")) or ctx.__dict__.setdefault(
-                "_is_test_file", is_test_file(ctx.filename)):
+        if ctx.frame.name.startswith(("test", "setUp")) or in_test_file(ctx):
             return  # a test (and its helpers) runs once per case: compiling there is the test's business
         fn = ctx.frame.node
         if len(ctx.frames) == 2 and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and ctx.info.runs_once(fn):

@@ -111,22 +111,25 @@ def _escapes(fn: ast.AST, name: str) -> bool:
 
 def _called_in_loop_at(ctx: Context, name: str) -> int | None:
     """Line of a call ``name(...)`` / ``obj.name(...)`` inside a loop or comprehension of the module, if any."""
-    table = ctx.__dict__.get("_js205_loop_calls")
-    if table is None:
-        table = ctx.__dict__["_js205_loop_calls"] = {}
-        stack: list[tuple[ast.AST, bool]] = [(s, False) for s in ctx.tree.body]
-        loops = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-        while stack:
-            n, in_loop = stack.pop()
-            if isinstance(n, _SCOPES):
-                in_loop = False  # a loop around a def does not run the body
-            if in_loop and isinstance(n, ast.Call):
-                f = n.func
-                callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-                if callee is not None and (callee not in table or n.lineno < table[callee]):
-                    table[callee] = n.lineno
-            inner = in_loop or isinstance(n, loops)
-            for child in ast.iter_child_nodes(n):
-                once = isinstance(n, (ast.For, ast.AsyncFor)) and child is n.iter
-                stack.append((child, in_loop if once else inner))
-    return table.get(name)
+    return ctx.memo(_loop_calls).get(name)
+
+
+def _loop_calls(ctx: Context) -> dict[str, int]:
+    """Callee name -> the first line it is called on inside a loop or comprehension of the module."""
+    table: dict[str, int] = {}
+    stack: list[tuple[ast.AST, bool]] = [(s, False) for s in ctx.tree.body]
+    loops = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    while stack:
+        n, in_loop = stack.pop()
+        if isinstance(n, _SCOPES):
+            in_loop = False  # a loop around a def does not run the body
+        if in_loop and isinstance(n, ast.Call):
+            f = n.func
+            callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if callee is not None and (callee not in table or n.lineno < table[callee]):
+                table[callee] = n.lineno
+        inner = in_loop or isinstance(n, loops)
+        for child in ast.iter_child_nodes(n):
+            once = isinstance(n, (ast.For, ast.AsyncFor)) and child is n.iter
+            stack.append((child, in_loop if once else inner))
+    return table

@@ -8,7 +8,7 @@ from ..context import STATIC_ATTRS, STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import JIT_LIKE
 from ._scan import mentions_jit, own_statements, statement_bindings
-from ._util import is_test_file, short
+from ._util import in_test_file, short
 
 _TO_PYTHON = frozenset({"float", "int", "bool", "abs", "round", "complex"})
 
@@ -63,7 +63,7 @@ class HostSyncInLoop(Rule):
     def check(self, node: ast.AST, ctx: Context) -> None:
         if ctx.in_traced:
             return
-        if ctx.__dict__.setdefault("_is_test_file", is_test_file(ctx.filename)):
+        if in_test_file(ctx):
             return  # a test's loop runs over cases and needs each value on the host to assert on it
         is_while = isinstance(node, ast.While)
         if not is_while and not ctx.in_loop:
@@ -107,17 +107,18 @@ class _Facts:
 
 def _module_jits(ctx: Context) -> set[str]:
     """Module-level names bound to a jitted callable (``g = jax.jit(f)``, ``@jax.jit def g``), cached."""
-    names = ctx.__dict__.get("_js207_module")
-    if names is None:
-        names = set()
-        for name, entries in statement_bindings(own_statements(ctx.tree)).items():
-            for node, value, plain, _ in entries:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    if any(_wraps(ctx, d) for d in node.decorator_list):
-                        names.add(name)
-                elif plain and isinstance(value, ast.Call) and _wraps(ctx, value.func):
+    return ctx.memo(_find_module_jits)
+
+
+def _find_module_jits(ctx: Context) -> set[str]:
+    names = set()
+    for name, entries in statement_bindings(own_statements(ctx.tree)).items():
+        for node, value, plain, _ in entries:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if any(_wraps(ctx, d) for d in node.decorator_list):
                     names.add(name)
-        ctx.__dict__["_js207_module"] = names
+            elif plain and isinstance(value, ast.Call) and _wraps(ctx, value.func):
+                names.add(name)
     return names
 
 
@@ -137,9 +138,9 @@ def _jitted_callee(value: ast.AST | None, jitted: set[str]) -> str | None:
 
 
 def _facts(ctx: Context) -> _Facts:
-    facts = ctx.frame.__dict__.get("_js207")
+    facts = ctx.frame.scratch.get(_facts)
     if facts is None:
-        facts = ctx.frame.__dict__["_js207"] = _Facts(ctx)
+        facts = ctx.frame.scratch[_facts] = _Facts(ctx)
     return facts
 
 

@@ -102,18 +102,15 @@ def _certainly_eager(ctx: Context) -> bool:
         return False
     if importable(ctx, frame):
         return False
-    top_calls = ctx.__dict__.get("_top_level_calls")
-    if top_calls is None:
-        top_calls = ctx.__dict__["_top_level_calls"] = _top_level_calls(ctx.tree)
-    n = top_calls.get(fn.name, 0)
+    n = ctx.memo(_top_level_calls).get(fn.name, 0)
     return n > 0 and references(ctx)[fn.name] == n
 
 
-def _top_level_calls(tree: ast.Module) -> dict[str, int]:
+def _top_level_calls(ctx: Context) -> dict[str, int]:
     """``name(...)`` calls in the module's own statements (``if __name__ == "__main__":`` included), not in
     any def, lambda or class."""
     out: dict[str, int] = {}
-    stack: list[ast.AST] = [s for s in tree.body if not isinstance(s, _SCOPES)]
+    stack: list[ast.AST] = [s for s in ctx.tree.body if not isinstance(s, _SCOPES)]
     while stack:
         n = stack.pop()
         if isinstance(n, _SCOPES):

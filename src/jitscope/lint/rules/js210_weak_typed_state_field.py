@@ -86,10 +86,11 @@ def _sites(ctx: Context) -> dict[tuple[str | None, str, str | None], list[tuple[
     """(owner, class, field) -> the values of known dtype each call of a module pytree class gives that field.
     The owner is the module class whose methods make the call (an environment's ``reset`` and ``step``), or
     None for module-level functions: states built by two different classes need not meet one jitted function."""
-    got = ctx.__dict__.get("_js210_sites")
-    if got is not None:
-        return got
-    got = ctx.__dict__["_js210_sites"] = {}
+    return ctx.memo(_find_sites)
+
+
+def _find_sites(ctx: Context) -> dict:
+    got: dict = {}
     classes = {name: cls for name, cls in pytrees.module_classes(ctx).items() if pytrees.is_pytree(ctx, cls)}
     if not classes:
         return got

@@ -109,7 +109,8 @@ def _is_array(ctx: Context, node: ast.AST) -> bool:
 
 
 def _x64_file(ctx: Context) -> bool:
-    got = ctx.__dict__.get("_js306_x64")
-    if got is None:
-        got = ctx.__dict__["_js306_x64"] = any(k in ctx.text for k in _X64)
-    return got
+    return ctx.memo(_mentions_x64)
+
+
+def _mentions_x64(ctx: Context) -> bool:
+    return any(k in ctx.text for k in _X64)

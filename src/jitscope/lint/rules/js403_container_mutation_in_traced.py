@@ -153,21 +153,22 @@ def _closure_cache(ctx: Context, var: str, node: ast.AST) -> bool:
 def project_import(ctx: Context, name: str) -> str | None:
     """Where a module-level import of this project binds ``name`` (``.state.CACHE``, ``pkg.state``): a relative
     import, or one from the file's own top-level package; None for every other name (a library's object)."""
-    names = ctx.__dict__.get("_js403_project_imports")
-    if names is None:
-        names = {}
-        top = _top_package(ctx.filename)
-        for s in ctx.tree.body:
-            if isinstance(s, ast.ImportFrom) and (s.level or (top and (s.module or "").split(".")[0] == top)):
-                for a in s.names:
-                    if a.name != "*":
-                        names[a.asname or a.name] = "." * s.level + ".".join(filter(None, (s.module, a.name)))
-            elif isinstance(s, ast.Import) and top:
-                for a in s.names:
-                    if a.name.split(".")[0] == top:
-                        names[a.asname or a.name.split(".")[0]] = a.name if a.asname else top
-        ctx.__dict__["_js403_project_imports"] = names
-    return names.get(name)
+    return ctx.memo(_project_imports).get(name)
+
+
+def _project_imports(ctx: Context) -> dict[str, str]:
+    names: dict[str, str] = {}
+    top = _top_package(ctx.filename)
+    for s in ctx.tree.body:
+        if isinstance(s, ast.ImportFrom) and (s.level or (top and (s.module or "").split(".")[0] == top)):
+            for a in s.names:
+                if a.name != "*":
+                    names[a.asname or a.name] = "." * s.level + ".".join(filter(None, (s.module, a.name)))
+        elif isinstance(s, ast.Import) and top:
+            for a in s.names:
+                if a.name.split(".")[0] == top:
+                    names[a.asname or a.name.split(".")[0]] = a.name if a.asname else top
+    return names
 
 
 def _top_package(filename: str) -> str:

@@ -123,11 +123,12 @@ def _ref_annotation(fn: ast.AST | None, name: str) -> bool:
 
 
 def _module_uses_refs(ctx: Context) -> bool:
-    uses = ctx.__dict__.get("_uses_refs")
-    if uses is None:
-        uses = ctx.__dict__["_uses_refs"] = any(q.startswith(_REF_MODULES) for q in ctx.info.aliases.values()) or (
-            "new_ref" in ctx.text or "mutable_array" in ctx.text)
-    return uses
+    return ctx.memo(_uses_refs)
+
+
+def _uses_refs(ctx: Context) -> bool:
+    return any(q.startswith(_REF_MODULES) for q in ctx.info.aliases.values()) or (
+        "new_ref" in ctx.text or "mutable_array" in ctx.text)
 
 
 def _array_evidence(ctx: Context, fn: ast.AST | None, name: str) -> bool:

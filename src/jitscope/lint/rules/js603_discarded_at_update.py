@@ -95,7 +95,8 @@ class DiscardedAtUpdate(Rule):
 
 
 def _makes_refs(ctx: Context) -> bool:
-    cached = ctx.__dict__.get("_js603_refs")
-    if cached is None:
-        cached = ctx.__dict__["_js603_refs"] = bool(_REFS.search(ctx.text))
-    return cached
+    return ctx.memo(_mentions_refs)
+
+
+def _mentions_refs(ctx: Context) -> bool:
+    return bool(_REFS.search(ctx.text))

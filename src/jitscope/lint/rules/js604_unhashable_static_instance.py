@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._scan import own_statements, statement_bindings
+from ._scan import scope_bindings
 from ._static_args import certain, message_via, static_arguments, values_of
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
@@ -113,10 +113,7 @@ def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
     scope = local.node if local is not None else ctx.tree
     if local is None and value.id in ctx.info.reassigned_in_functions:
         return None
-    cache = ctx.__dict__.setdefault("_js604", {})
-    if scope not in cache:
-        cache[scope] = statement_bindings(own_statements(scope)) if scope is not None else {}
-    entries = cache[scope].get(value.id, [])
+    entries = scope_bindings(ctx, scope).get(value.id, [])
     if len(entries) != 1 or not entries[0][2]:
         return None  # bound more than once, or as part of a tuple / loop target
     return entries[0][1]  # type: ignore[return-value]
