@@ -164,6 +164,17 @@ class ArgSignature(Record):
 IDENTITY_MARK = "hashed by identity"
 
 
+# ... and of a tuple or frozen dataclass whose members are (functions: an optax GradientTransformation):
+# ``<GradientTransformation object at 0x7f... (init=init_fn, update=update_fn), members hashed by identity>``.
+# No class can make those compare by value; the fix is to build the object once and pass that one.
+MEMBERS_IDENTITY_MARK = "members " + IDENTITY_MARK
+
+
+def has_identity_members(static_value: str | None) -> bool:
+    """Whether a static value's text is a container whose members hash by identity (functions)."""
+    return (static_value or "").endswith(MEMBERS_IDENTITY_MARK + ">")
+
+
 def is_identity_hashed(static_value: str | None) -> bool:
     """Whether a static value's text (``ArgSignature.static``) is an object hashed by identity."""
     return (static_value or "").endswith(IDENTITY_MARK + ">")
