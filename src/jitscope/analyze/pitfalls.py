@@ -84,12 +84,14 @@ CLASSES: tuple[PitfallClass, ...] = (
                  "travel, not a pitfall by itself; not seen: Python lists and scalars (a Python scalar costs "
                  "microseconds), and eager operations given NumPy operands (x + X_np)"),
     PitfallClass("async-timing-mistake", "S7", "partly", ("JW507",), (),
-                 "watch wraps the clocks (time.perf_counter, time.time, time.monotonic) and reports a closing "
-                 "read while a result made in the region is not ready (JW507); not seen: a region whose result "
-                 "happens to be ready by then (a small program: harmless), a region inside a function before "
-                 "Python 3.13 (its locals cannot be read without keeping them alive), results held deeper than one "
-                 "container level, timers other than the time module's (timeit, a C clock), and a timing that "
-                 "includes the first call's compile"),
+                 "watch wraps the clocks (time.perf_counter, time.time, time.monotonic and their _ns forms, "
+                 "also when imported by name) and reports a closing read while a result made in the region is not "
+                 "ready (JW507), in module code, in functions (before Python 3.13 the arrays made in the process "
+                 "since the region began stand in for the frame's locals), and through a timing helper or a timer "
+                 "context manager (filed at the user's line that called it); not seen: a region whose result "
+                 "happens to be ready by then (a small program: harmless), timeit (it drops each result) and "
+                 "timers other than the time module's (a C clock), and a timing that includes the first call's "
+                 "compile"),
     PitfallClass("donation-misuse", "S6", "yes", ("JW104", "JW604"), ()),
     PitfallClass("device-memory-pressure", "S6", "partly", ("JW106",), (),
                  "an allocation failure is reported (JW106); the memory held short of failing needs a device "

@@ -252,14 +252,17 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "JW507", "async-timing", "warning",
         "A timed region around JAX work ended before the work did: the clock was read while a result computed "
         "in the region was still running, so the time measured is the asynchronous dispatch.",
-        "Wraps ``time.perf_counter``, ``time.time`` and ``time.monotonic`` while watching (the value is the "
-        "clock's own, read first). A clock read in the program that closes a region (its value is the left "
-        "operand of a subtraction, at once or through the name it is stored in, read from the bytecode) looks "
-        "at the ``jax.Array`` values its frame holds (and the items of tuples, lists and dicts held there): one "
-        "that is new since the frame's previous clock read and not ready (``is_ready()`` False) makes the read "
-        "late. Reports each line with a late read, with how many of its regions were. Inside a function on "
-        "Python 3.13+ only (before 3.13 reading a function frame's locals would keep them alive: module-level "
-        "code only).",
+        "Wraps ``time.perf_counter``, ``time.time``, ``time.monotonic`` and their ``_ns`` forms while watching "
+        "(the value is the clock's own, read first; ``from time import perf_counter`` gets the wrapper too). A "
+        "clock read in the program that closes a region (its value is the left operand of a subtraction, at "
+        "once or through the name it is stored in, ``- t0`` or ``- self.t0``, read from the bytecode) looks at "
+        "the ``jax.Array`` values made inside the region: those its frame holds (and the items of tuples, lists "
+        "and dicts held there) that are new since the frame's previous clock read, or, where the frame's locals "
+        "cannot be read without keeping them alive (a function before Python 3.13) or the region began in "
+        "another frame (a ``toc(t0)`` helper, a timer's ``__exit__``), the arrays alive in the process "
+        "(``jax.live_arrays()``) that were not at the thread's previous clock read. One that is not ready "
+        "(``is_ready()`` False) makes the read late. Reports each line with a late read (for a helper, the "
+        "program's line that called it), with how many of its regions were.",
         "JAX dispatches asynchronously: a jitted call returns once its work is queued, and a clock read after it "
         "measures microseconds while the computation runs on. Benchmarks and per-step timings then report "
         "impossibly fast numbers, and the cost shows up later at whatever line waits for the value.",
