@@ -76,9 +76,9 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505", "JW508"), (),
                  "the host-to-device copy of a NumPy argument happens in JAX's C++ dispatch with no Python hook on "
                  "a cached call (JAX_TRANSFER_GUARD=log prints every one, but changes the program's output); "
-                 "watch sees the NumPy arrays a jitted call compiled for, and reports those the loop around the "
-                 "call passes unchanged (a name or an attribute the loop never assigns, still held at the end; "
-                 "JW505); the program's eager jnp.asarray, jnp.array and jax.device_put of NumPy data are timed "
+                 "watch sees the NumPy arrays a jitted call compiled for, and reports those a loop (around the "
+                 "call or around a call of its function) passes unchanged (a name, an attribute or a container "
+                 "argument's item the loop never rebinds, still held with the same contents at the end; JW505); the program's eager jnp.asarray, jnp.array and jax.device_put of NumPy data are timed "
                  "per line, and a line converting the same contents call after call, at a material share of the "
                  "time between its calls, is JW508; a fresh NumPy batch per iteration is new data that must "
                  "travel, not a pitfall by itself; not seen: Python lists and scalars (a Python scalar costs "
