@@ -7,14 +7,17 @@ would change the program's behaviour, so watch does not set it). What can be obs
 the call that compiled: a ``monitoring.probes`` member looks at its arguments (only for calls that traced a
 user function) and keeps each NumPy array leaf that is *the same object on every iteration* of a loop:
 
-* the loop: around the call in its own frame (a backward jump around the call in the bytecode), or around a
+* the loop: around the call in its own frame (a backward jump around the call in the bytecode, ``for`` and
+  ``while`` alike: Python 3.11 closes a ``while`` with ``POP_JUMP_BACKWARD_IF_*``), or around a
   call in a program frame above it (``trainer.update()`` in ``main``'s loop, ``step(self.X)`` inside
   ``update``), at most ``_MAX_CALLERS`` program frames up;
 * the same object: the array is bound, in the frame that runs the loop, to a name (a module global, or a
   local) that the loop never assigns, or to an attribute of such a name's object that neither the loop nor
   the code of the frames between assigns (``data.X``, ``trainer.X`` seen as ``self.X`` in the method; a method
   called in the loop could still rebind it: that is the "likely" in JW505's evidence, and the end of the run
-  checks that the attribute still holds that array); or the array is an item of a container argument
+  checks that the attribute still holds that array); or an item of such a name's or attribute's dict that
+  the code reads with a constant key (``step(w, data['x'])``; ``batches[i]`` has no constant key); or the
+  array is an item of a container argument
   (a dict, a tuple, a pytree object) that is itself held so and into which no line of the loop stores an
   item (``data['x']``; ``buf['x'][:] = batch`` is a new batch in the same buffer);
 * the same data: the contents' digest (``digest``, JW508's) at the compiling call is compared
@@ -66,7 +69,7 @@ def _loops(code: CodeType) -> list[tuple[int, int]]:
     spans = _LOOPS.get(code)
     if spans is None:
         spans = [(ins.argval, ins.offset) for ins in dis.get_instructions(code)
-                 if ins.opname.startswith("JUMP_BACKWARD") and isinstance(ins.argval, int)]
+                 if "JUMP_BACKWARD" in ins.opname and isinstance(ins.argval, int)]
         _LOOPS[code] = spans
     return spans
 
@@ -114,6 +117,7 @@ class HostArgumentProbe(MonitoringProbe):
             targets = {id(a) for _, a in found}
             names, holders = held_by(loop_frame, span, targets, inner)
             _held_in_arguments(loop_frame, span, inner, call.args, call.kwargs, found, names)
+            _held_as_items(loop_frame, span, inner, targets, names)
             shown, _ = held_by(frame, None, targets) if loop_frame is not frame else (names, None)
         except Exception:  # noqa: BLE001
             return
@@ -195,6 +199,48 @@ def _held_in_arguments(frame: Any, span: tuple[int, int], inner: list[Any], args
             inside = path == top_path or (path.startswith(top_path) and path[len(top_path)] in "[.")
             if inside and id(arr) not in names:
                 names[id(arr)] = holder + path[len(top_path):]
+
+
+def _held_as_items(frame: Any, span: tuple[int, int], inner: list[Any], targets: set[int],
+                   names: dict[int, str]) -> None:
+    """Arrays passed as ``data['x']``: an item, under a constant key, of a dict that the loop frame holds by a
+    stable name or attribute (``data``, ``self.data``); the code reads that item with that constant key (in the
+    loop, or in a frame between) and stores into no item of the dict. An item under a key that changes per
+    iteration (``batches[i]``) is not read with a constant key: not named."""
+    dicts: dict[int, tuple[str, dict]] = {}
+    for ns in (frame.f_locals, frame.f_globals):
+        for k, v in list(ns.items()):
+            if k.startswith("__") or isinstance(v, (type, ModuleType)) or assigned_in(frame.f_code, k, span):
+                continue
+            if isinstance(v, dict) and len(v) <= 64:
+                dicts.setdefault(id(v), (k, v))
+            attrs = getattr(v, "__dict__", None)
+            if isinstance(attrs, dict) and not isinstance(v, dict):
+                for a, av in list(attrs.items())[:256]:
+                    if isinstance(av, dict) and len(av) <= 64 and not attribute_assigned_in(frame.f_code, a, span):
+                        dicts.setdefault(id(av), (f"{k}.{a}", av))
+    codes = [(frame.f_code, span)] + [(f.f_code, None) for f in inner]
+    for holder, d in dicts.values():
+        root = holder.rsplit(".", 1)[-1]
+        for key, v in list(d.items()):
+            if id(v) not in targets or id(v) in names or not isinstance(key, (str, int)):
+                continue
+            if any(_reads_item(c, root, key, sp) for c, sp in codes) and \
+                    not any(subscript_stored_in(c, root, sp) for c, sp in codes):
+                names[id(v)] = f"{holder}[{key!r}]"
+
+
+def _reads_item(code: CodeType, container: str, key: Any, span: tuple[int, int] | None) -> bool:
+    """Whether ``code`` (inside ``span``, or anywhere) reads ``container[key]`` with ``key`` a constant."""
+    ins = list(dis.get_instructions(code))
+    for i in range(len(ins) - 2):
+        a, b, c = ins[i], ins[i + 1], ins[i + 2]
+        loaded = a.argval[-1] if isinstance(a.argval, tuple) and a.argval else a.argval  # 3.13's LOAD_FAST_LOAD_FAST
+        if (a.opname.startswith("LOAD") and loaded == container and b.opname == "LOAD_CONST" and b.argval == key
+                and c.opname in ("BINARY_SUBSCR", "BINARY_OP") and (c.opname == "BINARY_SUBSCR" or c.argrepr == "[]")
+                and (span is None or span[0] <= c.offset <= span[1])):
+            return True
+    return False
 
 
 def _is_numpy(v: Any) -> bool:
