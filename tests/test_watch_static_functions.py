@@ -48,6 +48,9 @@ def test_jax_recompiles_for_a_rebuilt_tuple_of_closures_and_not_for_a_tuple_of_n
     text = static_repr(a)
     assert is_identity_hashed(text) and has_identity_members(text) and "init=sgd.<locals>.init" in text
     assert not is_identity_hashed(static_repr(m.Hyper(0.1, 0.9)))
+    assert has_identity_members(static_repr(a.update)) and "sgd.<locals>.update" in static_repr(a.update)
+    assert has_identity_members(static_repr(partial(m.sgd, 0.1)))
+    assert not has_identity_members(static_repr(object())) and is_identity_hashed(static_repr(object()))
 
 
 def test_a_rebuilt_static_tuple_of_functions_gets_the_build_once_fix(tmp_path):
@@ -61,7 +64,7 @@ def test_a_rebuilt_static_tuple_of_functions_gets_the_build_once_fix(tmp_path):
     compiles = {}
     for e in result.events:
         compiles[e.function] = compiles.get(e.function, 0) + 1
-    assert (compiles["step"], compiles["step_once"], compiles["step_hyper"]) == (3, 1, 1)
+    assert (compiles["step"], compiles["step_once"], compiles["step_hyper"], compiles["step_eqx"]) == (3, 1, 1, 3)
     expected = {(m.group(1), m.group(2), i) for i, line in enumerate(program.read_text().splitlines(), 1)
                 if (m := re.search(r"# expect: (JW\d{3}) (\S+)\s*$", line))}
     findings = [f for f in result.findings if f.code.startswith("JW")]
@@ -69,7 +72,8 @@ def test_a_rebuilt_static_tuple_of_functions_gets_the_build_once_fix(tmp_path):
     for f in findings:
         assert f.fix.title.startswith("build the static object once"), f.fix.title
         assert "static_argnums" not in f.fix.title
-    reasons = [e.reason for e in result.events if e.function == "step" and e.index > 0]
-    assert all(r.category == "static_unhashable" and "members hashed by identity" in r.detail for r in reasons)
-    (fix,) = [fx for fx in result.fixes if "`step`" in fx.title]
-    assert fix.title.startswith("Build the static object once") and fix.saving_compiles == 2
+    for fn, mark in (("step", "members hashed by identity"), ("step_eqx", "a function hashed by identity")):
+        reasons = [e.reason for e in result.events if e.function == fn and e.reason.category != "first_compile"]
+        assert len(reasons) == 2 and all(r.category == "static_unhashable" and mark in r.detail for r in reasons)
+        (fix,) = [fx for fx in result.fixes if f"`{fn}`" in fx.title]
+        assert fix.title.startswith("Build the static object once") and fix.saving_compiles == 2

@@ -35,6 +35,7 @@ from .records import installed_package_file as installed_package_file
 
 if TYPE_CHECKING:
     from .compile_records import CACHE_KEY_COMPONENTS as CACHE_KEY_COMPONENTS
+    from .compile_records import FUNCTION_IDENTITY_MARK as FUNCTION_IDENTITY_MARK
     from .compile_records import IDENTITY_MARK as IDENTITY_MARK
     from .compile_records import MEMBERS_IDENTITY_MARK as MEMBERS_IDENTITY_MARK
     from .compile_records import NOT_WRITTEN as NOT_WRITTEN
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 _COMPILE_RECORDS = frozenset({
     "LeafSpec", "ArgSignature", "Timing", "Reason", "CacheKeyComponent", "PersistentCacheRecord", "CompileEvent",
-    "sharding_text", "IDENTITY_MARK", "MEMBERS_IDENTITY_MARK", "is_identity_hashed", "has_identity_members", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",
+    "sharding_text", "IDENTITY_MARK", "MEMBERS_IDENTITY_MARK", "FUNCTION_IDENTITY_MARK", "is_identity_hashed", "has_identity_members", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",
     "NOT_WRITTEN",
 })
 

@@ -13,11 +13,11 @@ import functools
 import inspect
 import os
 import sys
-from types import FrameType, MethodType, ModuleType
+from types import FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from .._jaxcompat import is_library_file, is_user_file
-from ..model import IDENTITY_MARK, MEMBERS_IDENTITY_MARK, ArgSignature, LeafSpec, Location
+from ..model import FUNCTION_IDENTITY_MARK, IDENTITY_MARK, MEMBERS_IDENTITY_MARK, ArgSignature, LeafSpec, Location
 from .wrappers import is_wrapper_frame
 
 
@@ -133,6 +133,10 @@ def static_repr(value: Any) -> str:
     # Hashing by identity matters only where two objects can be "the same" to the user: None, Ellipsis,
     # a class or a module is one object, so its identity is its value (``n: None -> 2`` is a value change).
     singleton = value is None or value is Ellipsis or value is NotImplemented or isinstance(value, (type, ModuleType))
+    if isinstance(value, (FunctionType, functools.partial, MethodType)) and _identity_hashed(value):
+        what = getattr(value, "__qualname__", None) or getattr(getattr(value, "func", None), "__qualname__", None) \
+            or t.__qualname__
+        return f"<function {what} object at {hex(id(value))}, {FUNCTION_IDENTITY_MARK}>"
     if t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__ and not singleton:
         return f"<{t.__qualname__} object at {hex(id(value))}, {IDENTITY_MARK}>"
     members = identity_members(value)
