@@ -258,10 +258,10 @@ def subscript_stored_in(code: CodeType, name: str, span: tuple[int, int] | None)
     line = None
     for x in ins:
         line = x.positions.lineno if getattr(x, "positions", None) and x.positions.lineno else line
-        if x.opname.startswith("LOAD"):
-            lines.setdefault(line, set()).add(str(x.argval))
-    for x in ins:
-        if x.opname == "STORE_SUBSCR" and (span is None or span[0] <= x.offset <= span[1]):
+        if x.opname.startswith("LOAD"):  # 3.13 loads two names at once (LOAD_FAST_LOAD_FAST: a tuple)
+            lines.setdefault(line, set()).update(map(str, x.argval) if isinstance(x.argval, tuple) else [str(x.argval)])
+    for x in ins:  # ``a[k] = v``; ``a[i:j] = v`` is STORE_SLICE from Python 3.12
+        if x.opname in ("STORE_SUBSCR", "STORE_SLICE") and (span is None or span[0] <= x.offset <= span[1]):
             at = x.positions.lineno if getattr(x, "positions", None) else None
             if at is None or name in lines.get(at, ()):
                 return True
