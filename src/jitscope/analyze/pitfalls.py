@@ -81,8 +81,9 @@ CLASSES: tuple[PitfallClass, ...] = (
                  "argument's item the loop never rebinds, still held with the same contents at the end; JW505); the program's eager jnp.asarray, jnp.array and jax.device_put of NumPy data are timed "
                  "per line, and a line converting the same contents call after call, at a material share of the "
                  "time between its calls, is JW508; a fresh NumPy batch per iteration is new data that must "
-                 "travel, not a pitfall by itself; not seen: Python lists and scalars (a Python scalar costs "
-                 "microseconds), and eager operations given NumPy operands (x + X_np)"),
+                 "travel, not a pitfall by itself; not seen: a function compiled by a call before the loop (a "
+                 "warm-up) that the loop then calls with the same data (the loop's calls run in C++ only), Python "
+                 "lists and scalars (a Python scalar costs microseconds), and eager operations given NumPy operands (x + X_np)"),
     PitfallClass("async-timing-mistake", "S7", "partly", ("JW507",), (),
                  "watch wraps the clocks (time.perf_counter, time.time, time.monotonic and their _ns forms, "
                  "also when imported by name) and reports a closing read while a result made in the region is not "
