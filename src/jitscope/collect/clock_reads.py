@@ -28,8 +28,9 @@ generated code and drops each result, so nothing made in the region is alive at 
 
 Cost: a Python call around every clock read in the process (well under a microsecond when the caller is not
 the program's); a program frame's read also walks its locals (one ``is_ready()`` per new array) and lists the
-live arrays (about 0.15 us per array alive), in full for the first 256 reads of a line and then for one read
-in 64 (a loop that polls the clock stays cheap).
+live arrays (about 0.15 us per array alive: 150 us with 1,000 arrays), in full for the first 256 reads of a
+line and then for one read in 64 (a loop that polls the clock stays cheap: 5.8 us a read on average over 10,000
+reads of one line with 1,000 live arrays, against 0.34 us before the live list; shared machine).
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ class ClockReadProbe:
         if n > _FULL_READS and n % _SAMPLE_EVERY:
             with self._lock:  # a hot clock line (a busy wait) is sampled; the skipped read starts no region
                 self._last.pop(key, None)
+                self._threads.pop(threading.get_ident(), None)
             return
         readable = _PROXY_LOCALS or not frame.f_code.co_flags & inspect.CO_OPTIMIZED
         with self._lock:
