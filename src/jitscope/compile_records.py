@@ -164,6 +164,23 @@ class ArgSignature(Record):
 IDENTITY_MARK = "hashed by identity"
 
 
+# ... and of a tuple or frozen dataclass whose members are (functions: an optax GradientTransformation):
+# ``<GradientTransformation object at 0x7f... (init=init_fn, update=update_fn), members hashed by identity>``.
+# No class can make those compare by value; the fix is to build the object once and pass that one.
+MEMBERS_IDENTITY_MARK = "members " + IDENTITY_MARK
+# ... and of a function itself (a closure, a ``functools.partial``, a bound method of an identity-hashed object):
+# ``<function sgd.<locals>.update object at 0x7f..., a function hashed by identity>`` (equinox's filter_jit makes
+# each function leaf of an optax optimizer static).
+FUNCTION_IDENTITY_MARK = "a function " + IDENTITY_MARK
+
+
+def has_identity_members(static_value: str | None) -> bool:
+    """Whether a static value's text is a function, or a container whose members hash by identity (functions):
+    values no ``__eq__``/``__hash__`` can make equal when rebuilt; the fix is to build them once."""
+    text = static_value or ""
+    return text.endswith(MEMBERS_IDENTITY_MARK + ">") or text.endswith(FUNCTION_IDENTITY_MARK + ">")
+
+
 def is_identity_hashed(static_value: str | None) -> bool:
     """Whether a static value's text (``ArgSignature.static``) is an object hashed by identity."""
     return (static_value or "").endswith(IDENTITY_MARK + ">")

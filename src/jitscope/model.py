@@ -35,7 +35,9 @@ from .records import installed_package_file as installed_package_file
 
 if TYPE_CHECKING:
     from .compile_records import CACHE_KEY_COMPONENTS as CACHE_KEY_COMPONENTS
+    from .compile_records import FUNCTION_IDENTITY_MARK as FUNCTION_IDENTITY_MARK
     from .compile_records import IDENTITY_MARK as IDENTITY_MARK
+    from .compile_records import MEMBERS_IDENTITY_MARK as MEMBERS_IDENTITY_MARK
     from .compile_records import NOT_WRITTEN as NOT_WRITTEN
     from .compile_records import REASON_CATEGORIES as REASON_CATEGORIES
     from .compile_records import ArgSignature as ArgSignature
@@ -45,12 +47,13 @@ if TYPE_CHECKING:
     from .compile_records import PersistentCacheRecord as PersistentCacheRecord
     from .compile_records import Reason as Reason
     from .compile_records import Timing as Timing
+    from .compile_records import has_identity_members as has_identity_members
     from .compile_records import is_identity_hashed as is_identity_hashed
     from .compile_records import sharding_text as sharding_text
 
 _COMPILE_RECORDS = frozenset({
     "LeafSpec", "ArgSignature", "Timing", "Reason", "CacheKeyComponent", "PersistentCacheRecord", "CompileEvent",
-    "sharding_text", "IDENTITY_MARK", "is_identity_hashed", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",
+    "sharding_text", "IDENTITY_MARK", "MEMBERS_IDENTITY_MARK", "FUNCTION_IDENTITY_MARK", "is_identity_hashed", "has_identity_members", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",
     "NOT_WRITTEN",
 })
 

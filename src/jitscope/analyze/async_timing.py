@@ -30,13 +30,22 @@ def async_timing_findings(sites: list[Any]) -> list[RuntimeFinding]:
         fn = loc.function or "<module>"
         out.append(RuntimeFinding(
             "JW507", fn,
-            f"the clock read at line {loc.line} ended {s.late:,} of {s.reads:,} timed regions while {names} (computed "
+            f"the clock read at line {loc.line}{_through(s)} ended {s.late:,} of {s.reads:,} timed regions while {names} (computed "
             "in the region) was still running: the time measured is JAX's asynchronous dispatch, not the "
             "computation", "warning", loc, Fix(fixes.ASYNC_TIMING.title, fixes.ASYNC_TIMING.why, location=loc),
             compile_index=None, source=_source(loc),
             details={"late_reads": s.late, "reads": s.reads, "arrays": dict(s.names),
-                     "evidence": f"at {s.late:,} clock reads of this line, a jax.Array the frame got since its "
-                                 "previous clock read reported is_ready() False"},
+                     **({"helper": f"{s.helper.function} line {s.helper.line}"}
+                        if getattr(s, "helper", None) is not None else {}),
+                     "evidence": f"at {s.late:,} clock reads of this line, a jax.Array made since the region's "
+                                 "opening clock read (held by the frame, or, where its locals cannot be read, alive "
+                                 "in the process) reported is_ready() False"},
             evidence="a result made inside the timed region was not ready when its closing clock read ran",
             confidence="likely"))
     return out
+
+
+def _through(site: Any) -> str:
+    """`` (in Timer.__exit__, line 42)`` when the closing read was a timing helper's, called from the line."""
+    h = getattr(site, "helper", None)
+    return f" (in {h.function or '?'}, line {h.line})" if h is not None else ""

@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
-from ..model import ArgSignature, CompileEvent, Fix
+from ..model import ArgSignature, CompileEvent, Fix, has_identity_members
 from .advice_scope import library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .runtime_record import RuntimeFinding
@@ -149,6 +149,13 @@ def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, l
     if absent and len(absent) == len(diffs["pytree_change"]):
         out.append((*_ABSENT, absent))
         diffs.pop("pytree_change")
+    members = [d for d in diffs.get("static_unhashable", ()) if has_identity_members(d.rsplit(" -> ", 1)[-1])]
+    if members:  # a tuple of functions: no __eq__ makes rebuilt closures equal; build it once
+        out.append(("a static value rebuilt (its functions hash by identity)", fixes.REUSE_STATIC_OBJECT.title,
+                    fixes.REUSE_STATIC_OBJECT.why, members))
+        diffs["static_unhashable"] = [d for d in diffs["static_unhashable"] if d not in members]
+        if not diffs["static_unhashable"]:
+            diffs.pop("static_unhashable")
     for cat, (what, title, why) in _KEY_FIXES.items():
         if cat in diffs:
             out.append((what, title, why, diffs.pop(cat)))

@@ -55,8 +55,10 @@ def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
 WARN_BYTES = 64 * 1024  # below this a copy per call costs microseconds: said, as info
 
 
-def host_argument_findings(arguments: list[Any]) -> list[RuntimeFinding]:
-    """JW505 for each (function, call site) that sends the same NumPy arrays from inside a loop."""
+def host_argument_findings(arguments: list[Any], sampler: Any = None) -> list[RuntimeFinding]:
+    """JW505 for each (function, call site) that sends the same NumPy arrays on every iteration of a loop (around
+    the call, or around a call of the function that makes it). ``sampler``: the stack samples of the run
+    (``collect/dispatch_sampler``), for the share of the run spent in the call's line."""
     from .._format import fmt_bytes
 
     groups: dict[tuple[str, str, int], list[Any]] = {}
@@ -70,16 +72,40 @@ def host_argument_findings(arguments: list[Any]) -> list[RuntimeFinding]:
             seen.setdefault(a.name, a)
         total = sum(a.nbytes for a in seen.values())
         loc = items[0].location
+        loop = getattr(items[0], "loop", None)
         what = ", ".join(f"{a.name} ({a.spec})" for a in list(seen.values())[:4])
+        where = (f"at line {loc.line if loc else '?'} (in {loc.function if loc else '?'}, called from the loop at "
+                 f"line {loop.line} of {loop.function or '<module>'})" if loop is not None
+                 else f"from a loop at line {loc.line if loc else '?'}")
+        share = _line_share(sampler, loc)
+        spent = f"; the line held {share:.0%} of the run's stack samples, copies included" if share else ""
+        details = {"arguments": [{"name": a.name, "path": a.path, "spec": a.spec, "bytes": a.nbytes}
+                                 for a in seen.values()], "bytes": total, "bytes_per_call": total,
+                   "confidence": "likely",
+                   "evidence": "the call that compiled got these NumPy arrays, held by names or attributes (or "
+                               "items of a container argument held so) that the loop never rebinds, with the same "
+                               "contents at the end of the run where still alive; each cached call copies NumPy "
+                               "arguments in JAX's C++ dispatch (not counted: no Python runs there)"}
+        if loop is not None:
+            details["loop"] = {"file": loop.file, "line": loop.line, "function": loop.function}
+        if share:
+            details["line_share"] = round(share, 4)
         out.append(RuntimeFinding(
             "JW505", function,
-            f"{function} is called from a loop at line {loc.line if loc else '?'} with the same NumPy array"
-            f"{'s' if len(seen) > 1 else ''} {what} each time: JAX copies {fmt_bytes(total)} host-to-device on "
-            "every call", "warning" if total >= WARN_BYTES else "info", loc,
+            f"{function} is called {where} with the same NumPy array{'s' if len(seen) > 1 else ''} {what} each "
+            f"time: JAX copies {fmt_bytes(total)} host-to-device on every call{spent}",
+            "warning" if total >= WARN_BYTES else "info", loc,
             Fix(fixes.DEVICE_PUT_ONCE.title, fixes.DEVICE_PUT_ONCE.why, location=loc), source=_source(loc),
-            details={"arguments": [{"name": a.name, "path": a.path, "spec": a.spec, "bytes": a.nbytes}
-                                   for a in seen.values()], "bytes": total, "confidence": "likely",
-                     "evidence": "the call that compiled got these NumPy arrays, bound to names the loop around "
-                                 "the call never assigns (the same objects on every iteration); each cached call "
-                                 "copies NumPy arguments in JAX's C++ dispatch"}))
+            details=details))
     return out
+
+
+def _line_share(sampler: Any, loc: Any) -> float | None:
+    """The share of the run's stack samples taken while the program's thread was in the call's line."""
+    if sampler is None or loc is None or not getattr(sampler, "samples", 0):
+        return None
+    site = getattr(sampler, "sites", {}).get((loc.file, loc.line))
+    if site is None:
+        return None
+    n = sum(site.counts.values())
+    return n / sampler.samples if n else None

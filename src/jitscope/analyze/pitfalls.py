@@ -76,20 +76,23 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505", "JW508"), (),
                  "the host-to-device copy of a NumPy argument happens in JAX's C++ dispatch with no Python hook on "
                  "a cached call (JAX_TRANSFER_GUARD=log prints every one, but changes the program's output); "
-                 "watch sees the NumPy arrays a jitted call compiled for, and reports those the loop around the "
-                 "call passes unchanged (a name or an attribute the loop never assigns, still held at the end; "
-                 "JW505); the program's eager jnp.asarray, jnp.array and jax.device_put of NumPy data are timed "
+                 "watch sees the NumPy arrays a jitted call compiled for, and reports those a loop (around the "
+                 "call or around a call of its function) passes unchanged (a name, an attribute or a container "
+                 "argument's item the loop never rebinds, still held with the same contents at the end; JW505); the program's eager jnp.asarray, jnp.array and jax.device_put of NumPy data are timed "
                  "per line, and a line converting the same contents call after call, at a material share of the "
                  "time between its calls, is JW508; a fresh NumPy batch per iteration is new data that must "
-                 "travel, not a pitfall by itself; not seen: Python lists and scalars (a Python scalar costs "
-                 "microseconds), and eager operations given NumPy operands (x + X_np)"),
+                 "travel, not a pitfall by itself; not seen: a function compiled by a call before the loop (a "
+                 "warm-up) that the loop then calls with the same data (the loop's calls run in C++ only), Python "
+                 "lists and scalars (a Python scalar costs microseconds), and eager operations given NumPy operands (x + X_np)"),
     PitfallClass("async-timing-mistake", "S7", "partly", ("JW507",), (),
-                 "watch wraps the clocks (time.perf_counter, time.time, time.monotonic) and reports a closing "
-                 "read while a result made in the region is not ready (JW507); not seen: a region whose result "
-                 "happens to be ready by then (a small program: harmless), a region inside a function before "
-                 "Python 3.13 (its locals cannot be read without keeping them alive), results held deeper than one "
-                 "container level, timers other than the time module's (timeit, a C clock), and a timing that "
-                 "includes the first call's compile"),
+                 "watch wraps the clocks (time.perf_counter, time.time, time.monotonic and their _ns forms, "
+                 "also when imported by name) and reports a closing read while a result made in the region is not "
+                 "ready (JW507), in module code, in functions (before Python 3.13 the arrays made in the process "
+                 "since the region began stand in for the frame's locals), and through a timing helper or a timer "
+                 "context manager (filed at the user's line that called it); not seen: a region whose result "
+                 "happens to be ready by then (a small program: harmless), timeit (it drops each result) and "
+                 "timers other than the time module's (a C clock), and a timing that includes the first call's "
+                 "compile"),
     PitfallClass("donation-misuse", "S6", "yes", ("JW104", "JW604"), ()),
     PitfallClass("device-memory-pressure", "S6", "partly", ("JW106",), (),
                  "an allocation failure is reported (JW106); the memory held short of failing needs a device "

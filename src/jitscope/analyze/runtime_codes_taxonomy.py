@@ -216,11 +216,16 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "JW505", "host-array-argument", "warning",
         "A jitted function called from a loop with the same NumPy array each time: JAX copies it host-to-device "
         "on every call.",
-        "At the call that compiled a user function, looks for NumPy array arguments bound to names of the "
-        "calling frame that the loop around the call never assigns (a module global, a local made before the "
-        "loop), or to an attribute of such a name's object that the loop never assigns (``data.X``, "
-        "``self.X``) and that still holds the same array at the end of the run: the same host data on every "
-        "iteration. Reports the arrays and their bytes (``info`` under 64 KiB).",
+        "At the call that compiled a user function, finds the loop that repeats it (around the call, or around "
+        "a call of the function that makes it, a few program frames up) and looks for NumPy array arguments "
+        "bound, in the frame that runs the loop, to names that the loop never assigns (a module global, a local "
+        "made before the loop), to an attribute of such a name's object that nothing between assigns "
+        "(``data.X``; ``self.X`` in a method the loop calls) and that still holds the same array at the end of "
+        "the run, or inside a container argument so held (``batch['x']``) that the loop stores no item into; "
+        "and whose contents (a digest) are the same at the end of the run where still alive: the same host data "
+        "on every iteration. Reports the arrays, their bytes per call, the loop's line, and the share of the "
+        "run's stack samples in the call's line (``info`` under 64 KiB). A new batch per step, batches picked "
+        "per step and a buffer refilled in place are new data: not reported.",
         "A NumPy argument lives in host memory; each call of a jitted function copies it to the device again "
         "(JAX caches programs, not transfers). A constant input re-sent every step costs a host-to-device copy "
         "per step (``JAX_TRANSFER_GUARD=log`` prints each one).",
@@ -228,8 +233,8 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "    w = step(w, X)          # JW505: X copied every call\n```",
         "```python\nX = jax.device_put(X)       # once\nfor i in range(steps):\n    w = step(w, X)\n```",
         "**likely**: the arrays and the loop are observed at the compiling call; that later calls pass the same "
-        "object is inferred from the loop never assigning the name or attribute (the copies themselves run in "
-        "C++, unseen)."),
+        "object is inferred from the loop never assigning the name, attribute or item (the copies themselves "
+        "run in C++, unseen and not counted)."),
     RuntimeCode(
         "JW506", "host-callback-per-call", "warning",
         "A jitted function called in a loop runs a ``jax.pure_callback`` at every call: a round trip to Python "
@@ -252,14 +257,17 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "JW507", "async-timing", "warning",
         "A timed region around JAX work ended before the work did: the clock was read while a result computed "
         "in the region was still running, so the time measured is the asynchronous dispatch.",
-        "Wraps ``time.perf_counter``, ``time.time`` and ``time.monotonic`` while watching (the value is the "
-        "clock's own, read first). A clock read in the program that closes a region (its value is the left "
-        "operand of a subtraction, at once or through the name it is stored in, read from the bytecode) looks "
-        "at the ``jax.Array`` values its frame holds (and the items of tuples, lists and dicts held there): one "
-        "that is new since the frame's previous clock read and not ready (``is_ready()`` False) makes the read "
-        "late. Reports each line with a late read, with how many of its regions were. Inside a function on "
-        "Python 3.13+ only (before 3.13 reading a function frame's locals would keep them alive: module-level "
-        "code only).",
+        "Wraps ``time.perf_counter``, ``time.time``, ``time.monotonic`` and their ``_ns`` forms while watching "
+        "(the value is the clock's own, read first; ``from time import perf_counter`` gets the wrapper too). A "
+        "clock read in the program that closes a region (its value is the left operand of a subtraction, at "
+        "once or through the name it is stored in, ``- t0`` or ``- self.t0``, read from the bytecode) looks at "
+        "the ``jax.Array`` values made inside the region: those its frame holds (and the items of tuples, lists "
+        "and dicts held there) that are new since the frame's previous clock read, or, where the frame's locals "
+        "cannot be read without keeping them alive (a function before Python 3.13) or the region began in "
+        "another frame (a ``toc(t0)`` helper, a timer's ``__exit__``), the arrays alive in the process "
+        "(``jax.live_arrays()``) that were not at the thread's previous clock read. One that is not ready "
+        "(``is_ready()`` False) makes the read late. Reports each line with a late read (for a helper, the "
+        "program's line that called it), with how many of its regions were.",
         "JAX dispatches asynchronously: a jitted call returns once its work is queued, and a clock read after it "
         "measures microseconds while the computation runs on. Benchmarks and per-step timings then report "
         "impossibly fast numbers, and the cost shows up later at whatever line waits for the value.",

@@ -150,7 +150,8 @@ def _host_args(signals: Any) -> list[RuntimeFinding]:
     from .host_sync import host_argument_findings
 
     probe = signals.host_args
-    return host_argument_findings(probe.confirmed() if hasattr(probe, "confirmed") else list(probe.arguments))
+    return host_argument_findings(probe.confirmed() if hasattr(probe, "confirmed") else list(probe.arguments),
+                                  getattr(signals, "sampler", None))
 
 
 def _dispatch(signals: Any, events: list[CompileEvent], sizes: dict[str, tuple[int, int]]) -> list[RuntimeFinding]:

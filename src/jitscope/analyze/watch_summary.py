@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from .._serde import Record
 from ..jaxmodel import fixes
-from ..jaxmodel.fixes import make_traced
-from ..model import CompileEvent, Fix, Location
+from ..jaxmodel.fixes import REUSE_STATIC_OBJECT, make_traced
+from ..model import CompileEvent, Fix, Location, has_identity_members
 from . import fix_savings, fix_source
 from .advice_scope import library_defined, library_internal
 from .reasons import function_key
@@ -204,6 +204,11 @@ class FixPlan:
     expected: list[ExpectedRecompiles] = field(default_factory=list)
 
 
+def _rebuilt_members(evs: list[CompileEvent]) -> bool:
+    """Whether the identity-hashed statics these recompiles changed are containers of functions."""
+    return any(has_identity_members(e.reason.detail.split("; ")[0].rsplit(" -> ", 1)[-1]) for e in evs if e.reason)
+
+
 def _changed_statics(e: CompileEvent) -> set[str]:
     cat = e.reason.category if e.reason else ""
     return set(_detail_names(e)) if cat == "static_value_change" else set()
@@ -287,6 +292,10 @@ def plan_fixes(events: Sequence[CompileEvent]) -> FixPlan:
                 fixes.append(_shape_fix(evs, avoided))
                 continue
             title, desc = _ADVICE[cat]
+            if cat == "static_unhashable" and _rebuilt_members(hit):  # functions: no __eq__ makes them equal
+                title, desc = (REUSE_STATIC_OBJECT.title[0].upper() + REUSE_STATIC_OBJECT.title[1:]
+                               + " ({args} of `{f}`)", REUSE_STATIC_OBJECT.why[0].upper()
+                               + REUSE_STATIC_OBJECT.why[1:] + ". Counted as if the objects were one.")
             traceable = sorted(keys[k].traceable & {n for e in hit for n in _changed_statics(e)})
             args = (", ".join(f"`{n}`" for n in traceable) if cat == "static_value_change"
                     else _arg_names(hit))

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import threading
 import time
-import zlib
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
 from .._jaxcompat.runtime_hooks import install_host_transfer_hook
 from ..model import Location
-from .host_args import _spec
+from .host_args import _spec, digest
 from .program_frames import location, program_caller
 
 MAX_SITES = 200
@@ -37,7 +36,6 @@ CHECK_CALLS = 12
 # The steady state starts after the line's second call: the first may compile JAX's eager conversion for its
 # shape, and the first iteration of the loop around it compiles the step.
 STEADY_AFTER = 2
-SAMPLE_ELEMENTS = 1 << 18
 
 
 @dataclass
@@ -100,17 +98,3 @@ class HostTransferProbe:
                     site.same += d == site._digest
                 site._digest = d
                 site.specs = [_spec(a) for a in arrays[:4]]
-
-
-def digest(arrays: list[Any]) -> tuple:
-    """Shapes, dtypes and a CRC-32 of the contents (of an evenly spaced sample for large arrays)."""
-    import numpy as np
-
-    out: list[Any] = []
-    for a in arrays:
-        flat = a.reshape(-1)
-        if flat.size > SAMPLE_ELEMENTS:
-            flat = flat[:: -(-flat.size // SAMPLE_ELEMENTS)]
-        out += [a.shape, str(a.dtype), zlib.crc32(np.ascontiguousarray(flat).view(np.uint8))]
-    return tuple(out)
-

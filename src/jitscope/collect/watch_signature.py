@@ -8,15 +8,16 @@ the user-code filter is jitscope's one ``_jaxcompat.is_user_file``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
 import sys
-from types import FrameType, ModuleType
+from types import FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from .._jaxcompat import is_library_file, is_user_file
-from ..model import IDENTITY_MARK, ArgSignature, LeafSpec, Location
+from ..model import FUNCTION_IDENTITY_MARK, IDENTITY_MARK, MEMBERS_IDENTITY_MARK, ArgSignature, LeafSpec, Location
 from .wrappers import is_wrapper_frame
 
 
@@ -132,13 +133,59 @@ def static_repr(value: Any) -> str:
     # Hashing by identity matters only where two objects can be "the same" to the user: None, Ellipsis,
     # a class or a module is one object, so its identity is its value (``n: None -> 2`` is a value change).
     singleton = value is None or value is Ellipsis or value is NotImplemented or isinstance(value, (type, ModuleType))
+    if isinstance(value, (FunctionType, functools.partial, MethodType)) and _identity_hashed(value):
+        what = getattr(value, "__qualname__", None) or getattr(getattr(value, "func", None), "__qualname__", None) \
+            or t.__qualname__
+        return f"<function {what} object at {hex(id(value))}, {FUNCTION_IDENTITY_MARK}>"
     if t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__ and not singleton:
         return f"<{t.__qualname__} object at {hex(id(value))}, {IDENTITY_MARK}>"
+    members = identity_members(value)
+    if members:
+        # A tuple (an optax GradientTransformation NamedTuple) or frozen dataclass hashes and compares its
+        # members: functions and other identity-hashed objects make the whole value identity-hashed in effect
+        # (a rebuilt one holds new closures: a new cache key).
+        shown = ", ".join(members[:4]) + (", ..." if len(members) > 4 else "")
+        return f"<{t.__qualname__} object at {hex(id(value))} ({shown}), {MEMBERS_IDENTITY_MARK}>"
     try:
         r = repr(value)
     except Exception:  # a broken __repr__ must not break the user's program
         r = f"<{t.__qualname__}>"
     return r if len(r) <= 200 else r[:197] + "..."
+
+
+def _identity_hashed(value: Any) -> bool:
+    t = type(value)
+    if isinstance(value, (type, ModuleType)) or value is None:
+        return False
+    if isinstance(value, MethodType):  # hash(self) ^ hash(function): identity when self's is
+        return _identity_hashed(value.__self__) or _identity_hashed(value.__func__)
+    return t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__
+
+
+def identity_members(value: Any, depth: int = 2) -> list[str]:
+    """The members of a tuple (NamedTuple included) or frozen dataclass that hash and compare by identity
+    (functions, closures, ``functools.partial``, bound methods of such objects, objects without
+    ``__eq__``/``__hash__``), named as ``field=qualname``; nested tuples/dataclasses up to ``depth``. Empty
+    when every member hashes by value: then the container does too."""
+    if isinstance(value, tuple):
+        fields = getattr(type(value), "_fields", None)
+        items = list(zip(fields, value)) if isinstance(fields, tuple) and len(fields) == len(value) \
+            else [(f"[{i}]", v) for i, v in enumerate(value)]
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type) and type(value).__hash__ is not None \
+            and type(value).__hash__ is not object.__hash__:
+        items = [(f.name, getattr(value, f.name, None)) for f in dataclasses.fields(value) if f.hash is not False
+                 and f.compare]
+    else:
+        return []
+    out: list[str] = []
+    for name, v in items[:32]:
+        if _identity_hashed(v):
+            what = getattr(v, "__qualname__", None) or getattr(getattr(v, "func", None), "__qualname__", None) \
+                or type(v).__qualname__
+            out.append(f"{name}={what}")
+        elif depth > 1:
+            out.extend(f"{name}.{m}" for m in identity_members(v, depth - 1))
+    return out
 
 
 def _param_names(fun: Any, n: int) -> list[str]:

@@ -72,6 +72,13 @@ CREATE_ONCE = Advice(
     "create the jitted function once (outside the loop or the calling function) and reuse it",
     "jit caches by function identity: a jax.jit(...) or a closure built again (in a loop, per call) is a new "
     "function and compiles again, even when its code and bindings are the same.")
+REUSE_STATIC_OBJECT = Advice(
+    "build the static object once (outside the loop or the function that calls) and pass that same object every "
+    "call, or close over it instead of passing it",
+    "a tuple or frozen dataclass of functions (an optax GradientTransformation) hashes and compares its functions, "
+    "and functions hash by identity: a rebuilt one holds new closures, so it is a new entry in jit's cache, traced "
+    "and compiled again into the same program. No __eq__/__hash__ can make two closures equal, and a tuple of "
+    "functions cannot be traced, so it must stay static (or be closed over).")
 ROLL_LOOP = Advice(
     "use lax.fori_loop (or lax.scan to keep per-step outputs)",
     "a Python loop is unrolled while tracing: each iteration adds its equations to the program and compile time "
