@@ -17,7 +17,7 @@ that entry points reach the stages only through a command function):
     4 render     render/
     3 results    results/
     2 stages     collect/, analyze/, lint/, schema/     (never each other)
-    1 model      model, records, compile_records, jaxmodel/ (what JAX and each wrapper family do; pure data)
+    1 model      model, records, compile_records, trace_records, jaxmodel/ (what JAX and each wrapper family do; pure data)
   0.5 files      _files (reading inputs and opening outputs safely; raises errors.UsageError)
     0 ground     errors, _jaxcompat, _serde, _format, _version, _pycode, _progress, _warmup_runtime (stdlib + jax:
                  copied into every warm-up script)
@@ -60,7 +60,7 @@ def layer_of(module: str) -> tuple[float, str]:
         return 3, "results"
     if top in STAGES:
         return 2, top
-    if top in ("model", "records", "compile_records", "jaxmodel"):
+    if top in ("model", "records", "compile_records", "trace_records", "jaxmodel"):
         return 1, "model"  # jaxmodel: what JAX and each wrapper family do (pure data, no jax import)
     if top == "_files":
         return 0.5, "_files"  # safe reads and writes for every layer above; reports through errors

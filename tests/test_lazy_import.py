@@ -79,6 +79,28 @@ def test_linting_one_file_creates_no_compile_event_record(tmp_path):
     assert _modules_after_linting_one_file(tmp_path, which) == "['jitscope.model', 'jitscope.records']"
 
 
+def test_linting_one_file_without_evidence_creates_no_trace_evidence_record(tmp_path):
+    # TracedParameter, TracedFunction, TraceEvidence: read only with evidence (lint/evidence.py's load), in
+    # trace_records.py, which jitscope.model and jitscope.records import when one is first asked for
+    which = ('m == "jitscope.trace_records" or any(getattr(v, "__name__", "") in ("TraceEvidence", "TracedFunction", '
+             '"TracedParameter") and v.__module__ == m for v in list(vars(sys.modules[m]).values()))')
+    assert _modules_after_linting_one_file(tmp_path, which) == "[]"
+
+
+def test_the_trace_evidence_records_are_still_where_they_were():
+    code = """
+        import sys, jitscope, jitscope.model as model
+        print("jitscope.trace_records" in sys.modules)
+        from jitscope.model import TraceEvidence, TracedFunction, TracedParameter, TraceKind
+        from jitscope import trace_records
+        print(TraceEvidence is trace_records.TraceEvidence, TraceKind is trace_records.TraceKind,
+              TracedFunction is trace_records.TracedFunction, TracedParameter is model.TracedParameter)
+        e = TraceEvidence([TracedFunction("m", "f", "m.py", 3, [TracedParameter("x", "abstract", (".w",))])])
+        print(TraceEvidence.from_dict(e.to_dict()) == e, "TraceEvidence" in dir(model))
+    """
+    assert _run(code).splitlines() == ["False", "True True True True", "True True"]
+
+
 def test_model_still_gives_every_record_where_it_was():
     code = """
         import sys, jitscope, jitscope.model as model

@@ -73,3 +73,35 @@ def test_generated_children_on_real_code():
             assert astutil.children(node) == astutil._children_slow(node), (path, ast.dump(node)[:80])
             n += 1
     assert n > 10_000
+
+
+def _same_nodes(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("source", [
+    "match p:\n    case {'a': 1, **rest}: pass\n    case Point(x=0, y=yy) | [1, *_]: pass\n",
+    "def f(a, /, b=1, *c, d, e=2, **g):\n    global q\n    nonlocal_ = {**a, 'k': b}\n    return f'{a!r:>{b}}'\n",
+    "from . import (a as b, c)\nimport d.e as f\nx = {**y, 1: 2}\nz = a < b <= c\n",
+    "lambda *, k=None: [x for x in y if x async for z in w]\n",
+])
+def test_generated_iter_child_nodes_is_the_standard_librarys(source):
+    # astutil.iter_child_nodes and astutil.ast_walk replace ast's generators where the same nodes are needed
+    # (contexts, operators and aliases included, unlike astutil.children): identical nodes, identical order
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        assert _same_nodes(astutil.iter_child_nodes(node), list(ast.iter_child_nodes(node))), ast.dump(node)[:80]
+    assert _same_nodes(list(astutil.ast_walk(tree)), list(ast.walk(tree)))
+    bare = ast.Call(func=ast.Name(id="f", ctx=ast.Load()))  # built by hand without args/keywords: ast skips them
+    assert _same_nodes(astutil.iter_child_nodes(bare), list(ast.iter_child_nodes(bare)))
+
+
+def test_generated_iter_child_nodes_on_real_code():
+    n = 0
+    for path in _corpus()[:200]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert _same_nodes(list(astutil.ast_walk(tree)), list(ast.walk(tree))), path
+        for node in ast.walk(tree):
+            assert _same_nodes(astutil.iter_child_nodes(node), list(ast.iter_child_nodes(node))), path
+            n += 1
+    assert n > 10_000

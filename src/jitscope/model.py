@@ -5,12 +5,12 @@ and derive them, renderers display them, and all of them round-trip through JSON
 (see ``jitscope/schema/records.schema.json``). Later commands reuse these rather
 than inventing their own shapes.
 
-They live in two modules, and this one gives every name of both: ``records.py`` (``Location``, ``Fix``,
-``Finding``, ``Environment``, the trace evidence: what ``jitscope lint`` makes or reads) and
-``compile_records.py`` (``LeafSpec``, ``ArgSignature``, ``Timing``, ``Reason``, ``CompileEvent`` and the
-persistent-cache records: what watch, inspect, compare and scale make). The second is imported the first
-time one of its names is asked for (PEP 562), so that linting does not create seven dataclasses it never
-uses (docs/architecture.md, "Records").
+They live in three modules, and this one gives every name of them: ``records.py`` (``Location``, ``Fix``,
+``Finding``, ``Environment``: what ``jitscope lint`` makes), ``trace_records.py`` (the trace evidence a run
+leaves and ``jitscope lint --evidence`` reads) and ``compile_records.py`` (``LeafSpec``, ``ArgSignature``,
+``Timing``, ``Reason``, ``CompileEvent`` and the persistent-cache records: what watch, inspect, compare and
+scale make). The last two are imported the first time one of their names is asked for (PEP 562), so that
+linting one file does not create ten dataclasses it never uses (docs/architecture.md, "Records").
 """
 
 from __future__ import annotations
@@ -27,10 +27,6 @@ from .records import Fix as Fix
 from .records import FixSafety as FixSafety
 from .records import Location as Location
 from .records import Severity as Severity
-from .records import TracedFunction as TracedFunction
-from .records import TracedParameter as TracedParameter
-from .records import TraceEvidence as TraceEvidence
-from .records import TraceKind as TraceKind
 from .records import installed_package_file as installed_package_file
 
 if TYPE_CHECKING:
@@ -50,7 +46,12 @@ if TYPE_CHECKING:
     from .compile_records import has_identity_members as has_identity_members
     from .compile_records import is_identity_hashed as is_identity_hashed
     from .compile_records import sharding_text as sharding_text
+    from .trace_records import TracedFunction as TracedFunction
+    from .trace_records import TracedParameter as TracedParameter
+    from .trace_records import TraceEvidence as TraceEvidence
+    from .trace_records import TraceKind as TraceKind
 
+TRACE_RECORDS = frozenset({"TraceKind", "TracedParameter", "TracedFunction", "TraceEvidence"})
 _COMPILE_RECORDS = frozenset({
     "LeafSpec", "ArgSignature", "Timing", "Reason", "CacheKeyComponent", "PersistentCacheRecord", "CompileEvent",
     "sharding_text", "IDENTITY_MARK", "MEMBERS_IDENTITY_MARK", "FUNCTION_IDENTITY_MARK", "is_identity_hashed", "has_identity_members", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",
@@ -59,16 +60,18 @@ _COMPILE_RECORDS = frozenset({
 
 
 def __getattr__(name: str) -> Any:
-    # `from jitscope.model import CompileEvent` asks here once: compile_records.py is imported then, and the
-    # name kept in this module's namespace
+    # `from jitscope.model import CompileEvent` asks here once: compile_records.py (or trace_records.py) is
+    # imported then, and the name kept in this module's namespace
     if name in _COMPILE_RECORDS:
-        from . import compile_records
-
-        value = getattr(compile_records, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from . import compile_records as module
+    elif name in TRACE_RECORDS:
+        from . import trace_records as module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _COMPILE_RECORDS)
+    return sorted(set(globals()) | _COMPILE_RECORDS | TRACE_RECORDS)

@@ -1,7 +1,8 @@
 """The records every command speaks, lint included: where, what went wrong, what to change, on what machine.
 
-``jitscope.model`` gives these and the compile-event records (``compile_records.py``); this module holds the
-ones ``jitscope lint`` makes or reads, so that linting imports nothing else (docs/architecture.md, "Records").
+``jitscope.model`` gives these, the compile-event records (``compile_records.py``) and the trace evidence
+(``trace_records.py``); this module holds the
+ones ``jitscope lint`` makes, so that linting imports nothing else (docs/architecture.md, "Records").
 
 These are deliberately small and plain. Collectors produce them, analyzers read
 and derive them, renderers display them, and all of them round-trip through JSON
@@ -140,86 +141,9 @@ class Environment(Record):
 
 
 # -- what a run saw JAX trace (written by watch, read by `jitscope lint --evidence`) ----------------------
+# The records (``TraceKind``, ``TracedParameter``, ``TracedFunction``, ``TraceEvidence``) are in
+# ``trace_records.py``, which ``jitscope.model`` imports the first time one is asked for: a lint without
+# evidence creates none of them (docs/architecture.md, "Records").
 
-TraceKind = Literal["abstract", "concrete", "static"]
 # Where a run leaves its trace evidence when no path is given: `jitscope lint` reads it from there.
 EVIDENCE_DEFAULT_PATH = ".jitscope/trace-evidence.json"
-
-
-@dataclass(frozen=True)
-class TracedParameter(Record):
-    """One parameter of a traced function and what JAX made of it on one trace.
-
-    ``abstract``: a tracer without a value (jit, vmap, a scan body: Python control flow on it raises);
-    ``concrete``: a tracer that still carries its value (grad or jvp outside jit); ``static``: not a
-    tracer (a static argument, a Python value passed through, a closure's config).
-
-    ``leaves``: for a parameter that is not itself a tracer (a tuple state, a dict, an equinox module's
-    ``self``, a dataclass), the access paths of its leaves that were abstract tracers, as Python writes
-    them (``.w``, ``[0]``, ``['key']``, ``.layer.b``; at most three steps deep): lint reads
-    ``state[0]``, ``self.w`` as traced where the run saw them so. Absent when there is none.
-    """
-
-    name: str
-    kind: TraceKind
-    leaves: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        if not out.get("leaves"):
-            out.pop("leaves", None)  # optional: absent where the value is a tracer or holds none
-        return out
-
-
-@dataclass
-class TracedFunction(Record):
-    """A function of the user's code that ran while JAX traced it, as seen from one entry point.
-
-    ``module``/``qualname`` name it as Python does (``pkg.ops``, ``Trainer._step``,
-    ``make_step.<locals>.step``); ``file`` is its source file (absolute path) and ``line`` its code
-    object's first line (the first decorator's line for a decorated def, else the ``def`` line).
-    ``entry`` is the transformed function whose trace ran it (``step`` for ``jax.jit(step)``), at
-    ``entry_file``:``entry_line``, under ``transform`` (``jax.jit``, ``jax.vmap``, ... or ``""`` when
-    unknown). ``parameters`` says what each parameter was on that trace; ``traces`` counts the traces
-    that saw the function this way.
-    """
-
-    module: str
-    qualname: str
-    file: str
-    line: int
-    parameters: list[TracedParameter] = field(default_factory=list)
-    entry: str = ""
-    entry_file: str = ""
-    entry_line: int = 0
-    transform: str = ""
-    traces: int = 1
-
-
-@dataclass
-class TraceEvidence(Record):
-    """What a run observed JAX trace: every user function that ran under a trace, and how.
-
-    Written by watch (or any collector) to a file of its own (``save``: ``kind: "trace-evidence"``,
-    ``records.schema.json#/$defs/trace_evidence_file``) or inside a watch result (``trace_evidence``); read by
-    ``jitscope lint --evidence RUN``, which turns the model's guesses about those functions into
-    observations (docs/lint.md, "Evidence from a run").
-    """
-
-    functions: list[TracedFunction] = field(default_factory=list)
-    program: str = ""  # what ran (a script, a pytest node id), for messages
-    env: Environment | None = None
-
-    def file_text(self) -> str:
-        """The evidence as the text of a ``trace-evidence`` file (``format_version`` 1)."""
-        import json
-
-        return json.dumps({"format_version": 1, "kind": "trace-evidence", **self.to_dict()}, indent=1)
-
-    def save(self, path: str | Any) -> None:
-        """Write the evidence as a ``trace-evidence`` file (``format_version`` 1), creating its directory."""
-        from pathlib import Path
-
-        out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(self.file_text(), encoding="utf-8")

@@ -86,7 +86,7 @@ class OutgoingCall:
     fresh: frozenset[int | str] = frozenset()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # per-file state: compared by identity (docs/architecture.md)
 class _Index:
     """Module-level functions and classes of one module, for resolving calls."""
 

@@ -55,7 +55,7 @@ ARRAY_METHODS = frozenset({
 })
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # per-file state: compared by identity (docs/architecture.md)
 class Frame:
     """One function (or the module) being visited."""
 

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..model import TraceEvidence
+
 from ..errors import UsageError
-from ..model import EVIDENCE_DEFAULT_PATH, TraceEvidence
+from ..model import EVIDENCE_DEFAULT_PATH
 
 # (qualname, {parameter: kinds seen}, via text, transforms, {parameter: abstract leaf paths seen})
 Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str, frozenset[str]]]
@@ -53,9 +55,10 @@ def find(path: str | None, root: str = ".") -> Path | None:
 
 def load(path: Path) -> TraceEvidence:
     """Read trace evidence from a ``trace-evidence`` file or a watch result that carries one."""
-    import json  # here, not at the top: a lint without evidence does not import it
+    import json  # here, not at the top: a lint without evidence does not import it (nor the evidence records)
 
     from .._files import read_text
+    from ..model import TraceEvidence
 
     text = read_text(path)  # a device, a directory, an oversized or non-UTF-8 file: one line
     try:

@@ -88,7 +88,7 @@ class StaticSpec:
         return static
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # per-file state: compared by identity (docs/architecture.md)
 class ModuleInfo:
     """Facts about one module gathered in a single walk before the main visit."""
 

@@ -7,6 +7,7 @@ from itertools import repeat
 
 from ...jaxmodel.dtypes import Dtype, DtypeOf
 from .. import pytrees
+from ..astutil import iter_child_nodes
 from ..context import Context
 from ..rule import Rule
 
@@ -119,4 +120,4 @@ def _visit(ctx: Context, top: ast.AST, owner: str | None, classes: dict, got: di
                 d = dt(kw.value) if kw.arg else None
                 if d is not None and (not d[1] or isinstance(kw.value, (ast.Constant, ast.UnaryOp))):
                     got.setdefault((owner, node.func.id, kw.arg), []).append((kw.value, d))
-        stack += zip(ast.iter_child_nodes(node), repeat(fn))
+        stack += zip(iter_child_nodes(node), repeat(fn))

@@ -1,0 +1,93 @@
+"""What a run saw JAX trace: written by watch (or any collector), read by ``jitscope lint --evidence``.
+
+``jitscope.model`` gives these names; this module is imported the first time one is asked for there (PEP 562), so that a lint without evidence creates none of these dataclasses (docs/architecture.md,
+"Records"). Where a run leaves them by default is ``records.EVIDENCE_DEFAULT_PATH``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._serde import Record
+from .records import Environment
+
+TraceKind = Literal["abstract", "concrete", "static"]
+
+@dataclass(frozen=True)
+class TracedParameter(Record):
+    """One parameter of a traced function and what JAX made of it on one trace.
+
+    ``abstract``: a tracer without a value (jit, vmap, a scan body: Python control flow on it raises);
+    ``concrete``: a tracer that still carries its value (grad or jvp outside jit); ``static``: not a
+    tracer (a static argument, a Python value passed through, a closure's config).
+
+    ``leaves``: for a parameter that is not itself a tracer (a tuple state, a dict, an equinox module's
+    ``self``, a dataclass), the access paths of its leaves that were abstract tracers, as Python writes
+    them (``.w``, ``[0]``, ``['key']``, ``.layer.b``; at most three steps deep): lint reads
+    ``state[0]``, ``self.w`` as traced where the run saw them so. Absent when there is none.
+    """
+
+    name: str
+    kind: TraceKind
+    leaves: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not out.get("leaves"):
+            out.pop("leaves", None)  # optional: absent where the value is a tracer or holds none
+        return out
+
+
+@dataclass
+class TracedFunction(Record):
+    """A function of the user's code that ran while JAX traced it, as seen from one entry point.
+
+    ``module``/``qualname`` name it as Python does (``pkg.ops``, ``Trainer._step``,
+    ``make_step.<locals>.step``); ``file`` is its source file (absolute path) and ``line`` its code
+    object's first line (the first decorator's line for a decorated def, else the ``def`` line).
+    ``entry`` is the transformed function whose trace ran it (``step`` for ``jax.jit(step)``), at
+    ``entry_file``:``entry_line``, under ``transform`` (``jax.jit``, ``jax.vmap``, ... or ``""`` when
+    unknown). ``parameters`` says what each parameter was on that trace; ``traces`` counts the traces
+    that saw the function this way.
+    """
+
+    module: str
+    qualname: str
+    file: str
+    line: int
+    parameters: list[TracedParameter] = field(default_factory=list)
+    entry: str = ""
+    entry_file: str = ""
+    entry_line: int = 0
+    transform: str = ""
+    traces: int = 1
+
+
+@dataclass
+class TraceEvidence(Record):
+    """What a run observed JAX trace: every user function that ran under a trace, and how.
+
+    Written by watch (or any collector) to a file of its own (``save``: ``kind: "trace-evidence"``,
+    ``records.schema.json#/$defs/trace_evidence_file``) or inside a watch result (``trace_evidence``); read by
+    ``jitscope lint --evidence RUN``, which turns the model's guesses about those functions into
+    observations (docs/lint.md, "Evidence from a run").
+    """
+
+    functions: list[TracedFunction] = field(default_factory=list)
+    program: str = ""  # what ran (a script, a pytest node id), for messages
+    env: Environment | None = None
+
+    def file_text(self) -> str:
+        """The evidence as the text of a ``trace-evidence`` file (``format_version`` 1)."""
+        import json
+
+        return json.dumps({"format_version": 1, "kind": "trace-evidence", **self.to_dict()}, indent=1)
+
+    def save(self, path: str | Any) -> None:
+        """Write the evidence as a ``trace-evidence`` file (``format_version`` 1), creating its directory."""
+        from pathlib import Path
+
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(self.file_text(), encoding="utf-8")
