@@ -17,6 +17,24 @@ CONCRETE_TYPES = frozenset({
     "int", "float", "bool", "complex", "str", "numpy.ndarray", "numpy.generic", "numpy.number", "numbers.Number",
     "numbers.Real", "numbers.Integral", "numbers.Complex", "onp.ndarray",
 })
+# isinstance(x, <one of these>) is True for every tracer (a tracer is a `jax.Array`), so where it is False the
+# value is concrete: `if not isinstance(x, jax.Array): np.asarray(x)` runs only on host values.
+# (`jax.typing.ArrayLike` is not one: its Union names the concrete array class, and a tracer is no instance.)
+TRACER_ADMITTING_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer"})
+
+
+def concrete_type(q: str) -> bool:
+    """Is ``isinstance(x, q)`` False for every tracer? A tracer subclasses no NumPy type (``np.ndarray``,
+    ``np.generic``, ``np.floating``, ``np.dtype``, ...) and no Python scalar or ``str`` (tests/test_jaxmodel.py
+    checks each kind against a tracer under real ``jax.jit``)."""
+    return q in CONCRETE_TYPES or (q.startswith("numpy.") and not q.startswith("numpy.typing"))
+
+
+def admits_every_tracer(q: str) -> bool:
+    """Is ``isinstance(x, q)`` True for every tracer (so False only for a concrete value)?"""
+    return q in TRACER_ADMITTING_TYPES or q.rpartition(".")[2].endswith(TRACER_TYPE_SUFFIX)
+
+
 # jnp functions that return a Python list of arrays (its length is static), not one array: iterating
 # or testing the result is Python work on a list.
 LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit",

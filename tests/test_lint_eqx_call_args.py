@@ -1,0 +1,76 @@
+"""The `__call__` of an equinox Module, reached by convention (lint sees no call of it), gets whatever its
+caller passes; from inside `eqx.filter_jit` a Python int stays a Python int (jaxmodel/families/equinox.py
+MODULE_CALL_DATA_INPUTS). So a Python `if`/`range` on such a parameter works under real `filter_jit` and lint
+stays quiet; a parameter the body uses as an array (`mask.any()`) is a tracer there, and lint still warns."""
+
+from __future__ import annotations
+
+import textwrap
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import pytest
+
+from jitscope.lint import lint_source
+
+SRC = textwrap.dedent("""
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+
+    class Stack(eqx.Module):
+        w: jax.Array
+
+        def __call__(self, x, depth, scale=None):
+            if depth > 2:
+                x = x * 2
+            for _ in range(depth):
+                x = x + self.w
+            if depth == 0:
+                return x
+            return x
+
+
+    class Masked(eqx.Module):
+        w: jax.Array
+
+        def __call__(self, x, mask):
+            if mask.any():
+                return x * self.w
+            return x
+
+
+    @eqx.filter_jit
+    def run(model, x):
+        return model(x, 3)
+
+
+    @eqx.filter_jit
+    def run_masked(model, x, mask):
+        return model(x, mask)
+""")
+
+
+def _module():
+    ns: dict = {}
+    exec(compile(SRC, "eqx_call.py", "exec"), ns)
+    return ns
+
+
+def test_a_python_int_passed_to_call_under_filter_jit_works_and_lint_is_quiet():
+    ns = _module()
+    out = ns["run"](ns["Stack"](jnp.ones(3)), jnp.ones(3))
+    assert out.shape == (3,)
+    assert eqx.filter_jit(ns["Stack"](jnp.ones(3)))(jnp.ones(3), 1).shape == (3,)
+    hits = [(f.code, f.location.line) for f in lint_source(SRC, "eqx_call.py") if f.location.line < 18]
+    assert hits == [], hits
+
+
+def test_a_parameter_used_as_an_array_is_a_tracer_and_lint_still_warns():
+    ns = _module()
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["run_masked"](ns["Masked"](jnp.ones(3)), jnp.ones(3), jnp.ones(3) > 0)
+    hits = [(f.code, f.location.line, f.severity) for f in lint_source(SRC, "eqx_call.py")]
+    assert ("JS101", 24, "warning") in hits, hits
