@@ -52,8 +52,9 @@ def is_pytree(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> boo
     out = False
     for d in cls.decorator_list:
         q = ctx.info.resolve(d.func if isinstance(d, ast.Call) else d) or ""
-        if q in families.PYTREE_DECORATORS or (q.rpartition(".")[2] == "dataclass" and any(_fields(ctx, cls).values())):
-            out = True
+        if q in families.PYTREE_DECORATORS or (q.rpartition(".")[2] == "dataclass" and any(_fields(ctx, cls).values())
+                                               and (q != families.PLAIN_DATACLASS or cls.name in _registered(ctx))):
+            out = True  # Python's own dataclass is a pytree only where the module registers it
     for b in _bases(ctx, cls):
         if isinstance(b, str):
             out = out or b in families.PYTREE_BASES or (b.rpartition(".")[2] == "NamedTuple" and any(
@@ -62,6 +63,20 @@ def is_pytree(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> boo
             out = out or is_pytree(ctx, b, seen | {cls.name})
     cls.__dict__["_jitscope_pytree"] = out
     return out
+
+
+def _registered(ctx) -> frozenset[str]:
+    """Names of the classes a module-level call registers as pytrees (``families.PYTREE_REGISTER_CALLS``)."""
+    names = ctx.__dict__.get("_registered_pytrees")
+    if names is None:
+        found = set()
+        for s in ctx.tree.body:
+            call = s.value if isinstance(s, (ast.Expr, ast.Assign)) else None
+            if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name) \
+                    and ctx.info.resolve(call.func) in families.PYTREE_REGISTER_CALLS:
+                found.add(call.args[0].id)
+        names = ctx.__dict__["_registered_pytrees"] = frozenset(found)
+    return names
 
 
 def _bases(ctx, cls: ast.ClassDef) -> list[ast.ClassDef | str]:
