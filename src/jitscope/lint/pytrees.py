@@ -206,6 +206,19 @@ _HOST_WORDS = ("repr", "str", "plot", "show", "save", "load", "print", "log", "n
                "display", "draw", "render", "serialize", "to_", "from_", "host", "describe", "hash", "eq")
 
 
+def _construction_only(ctx, cls: ast.ClassDef, name: str) -> bool:
+    """Is ``name`` a private method of ``cls`` that only ``__init__``/``__post_init__`` use (``self._edges()``
+    while building, in this class or a base of the module)? Private: nothing outside the module names it; it runs
+    when an instance is made."""
+    if not name.startswith("_") or name.startswith("__"):
+        return False
+    inits = [m for c in module_classes(ctx).values() for m in c.body
+             if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in ("__init__", "__post_init__")]
+    inside = {id(n) for m in inits for n in ast.walk(m)}
+    uses = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Attribute) and n.attr == name]
+    return bool(uses) and all(id(n) in inside for n in uses)
+
+
 def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
     """Does this pytree method run on traced values when an instance passes through jit: a computation or
     property that reads an array field of ``self`` (not a host-side ``__repr__``, ``plot``, ``to_numpy``,
@@ -217,6 +230,8 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
     if (name.startswith("__") and name.endswith("__") and name not in ("__call__", "__getitem__")) or any(
             w in name.lower() for w in _HOST_WORDS):
         return False
+    if _construction_only(ctx, cls, name):
+        return rebuilt_while_tracing(ctx, cls)
     fields = _fields(ctx, cls)
 
     def field(n: ast.AST) -> bool:
@@ -294,6 +309,8 @@ def self_class(ctx, node: ast.AST) -> ast.ClassDef | None:
 # methods that return one (`jax.Array.item()` a Python scalar, `.tolist()` nested lists): both concretize.
 _PROTOCOL_CONVERSIONS = frozenset({"__int__", "__float__", "__bool__", "__index__", "__complex__"})
 _PYTHON_RESULT_METHODS = frozenset({"item", "tolist"})
+_PY_SCALARS = frozenset({"int", "float", "bool", "str", "complex"})
+_PY_CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "Dict", "List", "Tuple", "Set", "FrozenSet"})
 
 
 def python_scalar(method: ast.AST) -> bool:
@@ -301,8 +318,12 @@ def python_scalar(method: ast.AST) -> bool:
     (``__float__``, ``__index__``), or every ``return`` a comparison, ``and``/``or``/``not``, an
     ``int()``/``float()``/``bool()``/``len()`` call, or ``x.item()``/``x.tolist()``?"""
     ann = getattr(method, "returns", None)
-    if isinstance(ann, ast.Name) and ann.id in ("int", "float", "bool", "str", "complex"):
+    if isinstance(ann, ast.Name) and ann.id in _PY_SCALARS:
         return True
+    if isinstance(ann, ast.Subscript):  # `-> dict[int, int]`, `list[tuple[int, int]]`: Python numbers in a container
+        names = [n.id for n in ast.walk(ann) if isinstance(n, ast.Name)]
+        if names and names[0] in _PY_CONTAINERS and all(n in _PY_SCALARS or n in _PY_CONTAINERS for n in names):
+            return True
     if getattr(method, "name", "") in _PROTOCOL_CONVERSIONS:
         return True
     values = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
