@@ -18,6 +18,7 @@ SRC = textwrap.dedent("""
     import equinox as eqx
     import jax
     import jax.numpy as jnp
+    import numpy as np
 
 
     class Stack(eqx.Module):
@@ -42,6 +43,27 @@ SRC = textwrap.dedent("""
             return x
 
 
+    class RelativeBias(eqx.Module):
+        table: jax.Array
+
+        def __call__(self, qlen, klen):
+            pos = np.arange(qlen)[:, None] - np.arange(klen)[None, :]
+            return self.table[np.abs(pos)]
+
+
+    class HostAbs(eqx.Module):
+        def __call__(self, x):
+            return np.abs(x)
+
+
+    class Net(eqx.Module):
+        bias: RelativeBias
+
+        def __call__(self, x):
+            n = x.shape[0]
+            return x + self.bias(n, n).sum()
+
+
     @eqx.filter_jit
     def run(model, x):
         return model(x, 3)
@@ -64,7 +86,7 @@ def test_a_python_int_passed_to_call_under_filter_jit_works_and_lint_is_quiet():
     out = ns["run"](ns["Stack"](jnp.ones(3)), jnp.ones(3))
     assert out.shape == (3,)
     assert eqx.filter_jit(ns["Stack"](jnp.ones(3)))(jnp.ones(3), 1).shape == (3,)
-    hits = [(f.code, f.location.line) for f in lint_source(SRC, "eqx_call.py") if f.location.line < 18]
+    hits = [(f.code, f.location.line) for f in lint_source(SRC, "eqx_call.py") if f.location.line < 19]
     assert hits == [], hits
 
 
@@ -73,4 +95,16 @@ def test_a_parameter_used_as_an_array_is_a_tracer_and_lint_still_warns():
     with pytest.raises(jax.errors.TracerBoolConversionError):
         ns["run_masked"](ns["Masked"](jnp.ones(3)), jnp.ones(3), jnp.ones(3) > 0)
     hits = [(f.code, f.location.line, f.severity) for f in lint_source(SRC, "eqx_call.py")]
-    assert ("JS101", 24, "warning") in hits, hits
+    assert ("JS101", 25, "warning") in hits, hits
+
+
+def test_a_convention_parameter_used_as_a_numpy_size_is_the_callers_python_int():
+    """`np.arange(qlen)` in a Module's `__call__`: only a Python int works there, and the parent passes one
+    (`x.shape[0]`); a parameter handed to NumPy as data (`np.abs(x)`) is still reported."""
+    ns = _module()
+    net = ns["Net"](ns["RelativeBias"](jnp.arange(5.0)))
+    assert eqx.filter_jit(lambda m, v: m(v))(net, jnp.ones(3)).shape == (3,)
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        eqx.filter_jit(lambda m, v: m(v))(ns["HostAbs"](), jnp.ones(3))
+    hits = [(f.code, f.location.line) for f in lint_source(SRC, "eqx_call.py") if f.code == "JS104"]
+    assert hits == [("JS104", 40)], hits

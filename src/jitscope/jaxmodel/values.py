@@ -90,6 +90,16 @@ CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
 CONCRETIZATION_ERRORS = frozenset({"ConcretizationTypeError", "TracerBoolConversionError",
                                    "TracerIntegerConversionError", "TracerArrayConversionError",
                                    "TypeError", "Exception", "BaseException", "JAXTypeError"})
+# Arguments that `range` and NumPy's constructors need as host numbers: a tracer there fails under any jit
+# (TracerIntegerConversionError / TracerArrayConversionError). A parameter whose kind only a convention guesses
+# (a module's `__call__`) and that the body uses as one of these is the caller's Python number.
+# function -> (positions, keywords); tests/test_lint_eqx_call_args.py runs them under jit.
+HOST_SIZE_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "range": ((0, 1, 2), ()), "numpy.arange": ((0, 1, 2), ("start", "stop", "step")),
+    "numpy.zeros": ((0,), ("shape",)), "numpy.ones": ((0,), ("shape",)), "numpy.empty": ((0,), ("shape",)),
+    "numpy.full": ((0,), ("shape",)), "numpy.eye": ((0, 1), ("N", "M")), "numpy.identity": ((0,), ("n",)),
+    "numpy.tri": ((0, 1), ("N", "M")), "numpy.linspace": ((2,), ("num",)),
+}
 # Parameters of jnp/lax/nn/random functions that must be Python ints (or tuples of them) other than
 # array shapes (JS303 has those): a tracer there raises under jit (ConcretizationTypeError, TypeError,
 # TracerIntegerConversionError, ...). function -> (positions, keywords). `jnp.repeat` only without

@@ -17,7 +17,14 @@ from ..jaxmodel.families import MODULE_CALL_DATA_INPUTS
 from . import evidence, facts, guards, pytrees
 from .astutil import children
 from .context import NESTED, Context, Frame, container_call
-from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
+from .params import (
+    container_annotation,
+    non_array_annotation,
+    only_truth_tested,
+    python_default,
+    used_as_host_size,
+    used_like_array,
+)
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, VMAP_LIKE, StaticSpec, decorator_spec, spec_from_call, traces_abstractly
 
@@ -175,6 +182,8 @@ class _Visitor:
                 if convention and p not in data and not _array_annotation(p.annotation) \
                         and not used_like_array(node, p.arg):
                     continue  # `model(x, 4)`: a Python number its caller passes stays one (MODULE_CALL_DATA_INPUTS)
+                if spec.assumed and not _array_annotation(p.annotation) and used_as_host_size(node, p.arg, ctx.resolve):
+                    continue  # `__call__(self, qlen)` with `np.arange(qlen)`: the convention's guess yields to the body
                 if (i == 0 and p in positional and p.arg in ("self", "cls")) or p is a.vararg or p is a.kwarg:
                     continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
                 if _static_default(defaults.get(p.arg)):
