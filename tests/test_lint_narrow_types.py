@@ -138,3 +138,17 @@ def test_the_guard_itself_is_what_keeps_lint_quiet():
         "if isinstance(x, np.ndarray) else", "if x.ndim > 0 else")
     lines = {f.location.line for f in lint_source(unguarded, "narrow_types.py") if f.code == "JS104"}
     assert {9, 14} <= lines, lines
+
+
+def test_numpy_functions_that_call_the_arrays_own_method_work_on_tracers():
+    """JS104's `_DELEGATING`: `np.repeat(x, 2)` calls `x.repeat(2)`, which a tracer has: no finding, and it runs."""
+    import numpy as np
+
+    from jitscope.lint.rules.js104_numpy_on_traced import _DELEGATING
+    extra = {"searchsorted": (jnp.ones(2),), "repeat": (2,), "reshape": ((-1,),), "swapaxes": (0, 1)}
+    for name in sorted(_DELEGATING):
+        fn = getattr(np, name)
+        x = jnp.ones(2) if name == "searchsorted" else jnp.ones((2, 2))  # sorted 1-D `a`
+        jax.jit(lambda x, fn=fn, name=name: fn(x, *extra.get(name, ())))(x)
+    src = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    return np.repeat(x[None], 3, axis=0)\n"
+    assert [f.code for f in lint_source(src, "rep.py")] == []
