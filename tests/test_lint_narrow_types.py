@@ -91,9 +91,22 @@ SRC = textwrap.dedent("""
 
     def unguarded_mask(x):
         return x[x > 0].sum()
+
+
+    def _is_tracer(v):
+        # True under a transformation
+        return isinstance(v, jax.core.Tracer)
+
+
+    def through_predicate(x):
+        if not _is_tracer(x) and x.sum() > 0:
+            return jnp.asarray(np.sin(x))
+        if _is_tracer(x) or np.isnan(x).any():
+            return x
+        return x * 2
 """)
 GUARDED = ("and_chain", "conditional_expression", "early_exit_or", "numpy_scalar", "exact_type", "not_a_jax_array",
-           "guard_then_test", "dead_branch_other_value", "numpy_mask")
+           "guard_then_test", "dead_branch_other_value", "numpy_mask", "through_predicate")
 LOOKALIKES = {"mixed_tuple": (62, "JS104"), "unguarded": (67, "JS104"), "unguarded_test": (71, "JS101"),
               "unguarded_mask": (77, "JS301")}
 

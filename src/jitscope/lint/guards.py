@@ -40,6 +40,8 @@ def concrete_facts(ctx, test: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
             else:
                 true, false = true & (false | t2), false | f2
         return true, false
+    if t is ast.Call and type(test.func) is ast.Name and test.func.id in _predicates(ctx):  # type: ignore[attr-defined]
+        return _through_predicate(ctx, test, _predicates(ctx)[test.func.id])  # type: ignore[arg-type]
     if t is ast.Call and test.args and type(test.args[0]) is ast.Name:  # type: ignore[attr-defined]
         q = ctx.resolve(test.func)  # type: ignore[attr-defined]
         name = frozenset({test.args[0].id})  # type: ignore[attr-defined]
@@ -65,6 +67,35 @@ def concrete_facts(ctx, test: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
         if op in ((ast.IsNot, ast.NotEq) if len(kinds) == 1 else (ast.NotIn,)):
             return frozenset(), name
     return _NONE
+
+
+def _predicates(ctx) -> dict[str, ast.FunctionDef]:
+    """Module-level functions whose body is one ``return`` of a test on their parameters (``def _is_tracer(v):
+    return isinstance(v, jax.core.Tracer)``): a call proves what that test proves about its arguments."""
+    found = ctx.__dict__.get("_guard_predicates")
+    if found is None:
+        found = ctx.__dict__["_guard_predicates"] = {}
+        for s in ctx.tree.body:
+            body = s.body[1:] if isinstance(s, ast.FunctionDef) and s.body and isinstance(s.body[0], ast.Expr) \
+                and isinstance(s.body[0].value, ast.Constant) else getattr(s, "body", None)
+            if isinstance(s, ast.FunctionDef) and not s.decorator_list and body and len(body) == 1 \
+                    and isinstance(body[0], ast.Return) and body[0].value is not None:
+                found[s.name] = s
+    return found
+
+
+def _through_predicate(ctx, call: ast.Call, fn: ast.FunctionDef) -> tuple[frozenset[str], frozenset[str]]:
+    """What ``fn(args)`` proves: its returned test's facts on parameters, renamed to the arguments passed."""
+    params = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+    passed = {p: a.id for p, a in zip(params, call.args, strict=False) if isinstance(a, ast.Name)}
+    if len(call.args) > len(params) or call.keywords or getattr(fn, "_jitscope_in_facts", False):
+        return NO_FACTS
+    fn._jitscope_in_facts = True  # type: ignore[attr-defined]  # a predicate that calls itself proves nothing
+    try:
+        true, false = concrete_facts(ctx, fn.body[-1].value)  # type: ignore[attr-defined]
+    finally:
+        fn._jitscope_in_facts = False  # type: ignore[attr-defined]
+    return (frozenset(passed[n] for n in true if n in passed), frozenset(passed[n] for n in false if n in passed))
 
 
 def _kinds(ctx, node: ast.AST) -> list[str]:
