@@ -1,6 +1,7 @@
 """Methods of a pytree made for the host are not reached traced (lint/pytrees.py): a private method that only
 `__init__` uses runs while an instance is built (eagerly), and a method whose return type is a Python container
-of Python numbers (`-> dict[int, int]`) hands back host values by design. Under real `eqx.filter_jit` building
+of Python numbers (`-> dict[int, int]`) hands back host values by design, as do the helpers only such an
+accessor calls (`seed() -> int` calling `seed_of(self.nodes)`). Under real `eqx.filter_jit` building
 and using the module works; a public look-alike that turns a field into Python ints inside the traced function
 fails there, and lint reports only it."""
 
@@ -44,6 +45,13 @@ SRC = textwrap.dedent("""
         def ranks(self):
             return jnp.asarray([int(n) for n in self.nodes])
 
+        def seed(self) -> int:
+            return seed_of(self.nodes)
+
+
+    def seed_of(nodes):
+        return int(nodes.sum()) % 7
+
 
     @eqx.filter_jit
     def total(graph):
@@ -65,7 +73,7 @@ def _module():
 def test_host_methods_run_while_building_and_lint_is_quiet_on_them():
     ns = _module()
     g = ns["Graph"](np.arange(3))
-    assert float(ns["total"](g)) == 3.0
+    assert float(ns["total"](g)) == 3.0 and g.seed() == 3  # `-> int`: an accessor for the host, and its helper
     hits = [(f.code, f.location.line) for f in lint_source(SRC, "graph.py") if f.severity != "info"]
     assert hits == [("JS103", 28)], hits
 

@@ -146,7 +146,7 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     need = rule.requires
     if need == "abstract" and _handles_concretization(ctx, subject):
         return None  # `try: int(x) ... except TypeError:`: the traced case is handled on purpose
-    if need == "abstract" and subject is not None and _in_accessor(ctx) and _reads_traced(ctx, subject):
+    if need == "abstract" and subject is not None and in_accessor(ctx) and _reads_traced(ctx, subject):
         return None  # a pytree's `-> int` accessor reading its fields: made for the host, not for jit
     if need == "abstract" and type(subject) is ast.Name:
         owner = ctx._local_frame(subject.id)  # type: ignore[attr-defined]
@@ -165,7 +165,7 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     return severity, "", ""
 
 
-def _in_accessor(ctx) -> bool:
+def in_accessor(ctx) -> bool:
     return any(f.spec is not None and f.spec.accessor for f in ctx.frames)
 
 
