@@ -13,7 +13,8 @@ import ast
 from ..jaxmodel.values import HOST_SIZE_ARGS
 
 _NON_ARRAY_TYPES = frozenset({"int", "bool", "str", "float", "None", "Callable", "type", "tuple", "dict", "list",
-                              "Sequence", "Mapping", "Literal", "complex"})
+                              "Sequence", "Mapping", "Literal", "complex",
+                              "Shape"})  # a shape: a tuple of Python ints (jax's, flax's and kauldron's alias)
 
 
 def non_array_annotation(ann: ast.expr | None) -> bool:
