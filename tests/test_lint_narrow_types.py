@@ -104,9 +104,22 @@ SRC = textwrap.dedent("""
         if _is_tracer(x) or np.isnan(x).any():
             return x
         return x * 2
+
+
+    def union_type(x):
+        if isinstance(x, np.ndarray | float):
+            return jnp.asarray(np.sin(x))
+        return x
+
+
+    def host_or_list(x):
+        if isinstance(x, (np.ndarray, list)):
+            return jnp.asarray(np.asarray(x))
+        return x
 """)
 GUARDED = ("and_chain", "conditional_expression", "early_exit_or", "numpy_scalar", "exact_type", "not_a_jax_array",
-           "guard_then_test", "dead_branch_other_value", "numpy_mask", "through_predicate")
+           "guard_then_test", "dead_branch_other_value", "numpy_mask", "through_predicate",
+           "union_type", "host_or_list")
 LOOKALIKES = {"mixed_tuple": (62, "JS104"), "unguarded": (67, "JS104"), "unguarded_test": (71, "JS101"),
               "unguarded_mask": (77, "JS301")}
 

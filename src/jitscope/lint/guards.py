@@ -100,8 +100,10 @@ def _through_predicate(ctx, call: ast.Call, fn: ast.FunctionDef) -> tuple[frozen
 
 def _kinds(ctx, node: ast.AST) -> list[str]:
     """The qualified names of a type or a literal tuple of types (``""`` for one that does not resolve)."""
+    if type(node) is ast.BinOp and type(node.op) is ast.BitOr:  # type: ignore[attr-defined]  # `np.ndarray | int`
+        return _kinds(ctx, node.left) + _kinds(ctx, node.right)  # type: ignore[attr-defined]
     items = node.elts if type(node) in (ast.Tuple, ast.List, ast.Set) else [node]  # type: ignore[attr-defined]
-    return [ctx.resolve(k) or "" for k in items]
+    return [k for i in items for k in (_kinds(ctx, i) if type(i) is ast.BinOp else [ctx.resolve(i) or ""])]
 
 
 def never_taken(ctx, concrete: frozenset[str]) -> bool:
@@ -218,9 +220,10 @@ def container_guard(ctx, test: ast.AST) -> tuple[list[str], bool] | None:
     if not (isinstance(test, ast.Call) and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
             and ctx.resolve(test.func) == "isinstance"):
         return None
-    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    names = [ctx.resolve(k) or "" for k in kinds]
-    if names and all(n in values.CONTAINER_TYPES for n in names):
+    names = _kinds(ctx, test.args[1])
+    # `(list, tuple)`, or containers and host types (`(np.ndarray, list)`): not a tracer, maybe one's container
+    if any(n in values.CONTAINER_TYPES for n in names) and all(
+            n in values.CONTAINER_TYPES or values.concrete_type(n) for n in names):
         return [test.args[0].id], True
     return None
 
