@@ -212,11 +212,18 @@ def _construction_only(ctx, cls: ast.ClassDef, name: str) -> bool:
     when an instance is made."""
     if not name.startswith("_") or name.startswith("__"):
         return False
-    inits = [m for c in module_classes(ctx).values() for m in c.body
-             if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in ("__init__", "__post_init__")]
-    inside = {id(n) for m in inits for n in ast.walk(m)}
-    uses = [n for n in ast.walk(ctx.tree) if isinstance(n, ast.Attribute) and n.attr == name]
-    return bool(uses) and all(id(n) in inside for n in uses)
+    cached = ctx.__dict__.get("_private_uses")
+    if cached is None:  # attribute name -> (uses, uses inside an __init__/__post_init__), once per module
+        inits = [m for c in module_classes(ctx).values() for m in c.body
+                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in ("__init__", "__post_init__")]
+        inside = {id(n) for m in inits for n in ast.walk(m)}
+        cached = ctx.__dict__["_private_uses"] = {}
+        for n in ast.walk(ctx.tree):
+            if isinstance(n, ast.Attribute) and n.attr.startswith("_"):
+                total, built = cached.get(n.attr, (0, 0))
+                cached[n.attr] = (total + 1, built + (id(n) in inside))
+    total, built = cached.get(name, (0, 0))
+    return total > 0 and total == built
 
 
 def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
