@@ -108,3 +108,44 @@ def test_a_convention_parameter_used_as_a_numpy_size_is_the_callers_python_int()
         eqx.filter_jit(lambda m, v: m(v))(ns["HostAbs"](), jnp.ones(3))
     hits = [(f.code, f.location.line) for f in lint_source(SRC, "eqx_call.py") if f.code == "JS104"]
     assert hits == [("JS104", 40)], hits
+
+
+CALLS = textwrap.dedent("""
+    import equinox as eqx
+    import jax.numpy as jnp
+
+
+    @eqx.filter_jit
+    def run2(x, k):
+        if k > 1:
+            return x * 2
+        return x
+
+
+    @eqx.filter_jit
+    def run3(x, k):
+        if k > 1:
+            return x * 2
+        return x
+
+
+    def main():
+        x = jnp.ones(3)
+        return run2(x, 4) + run2(x, -1) + run3(x, 2)
+
+
+    def with_array():
+        return run3(jnp.ones(3), jnp.int32(2))
+""")
+
+
+def test_every_seen_call_passing_a_python_literal_under_filter_jit_makes_it_static():
+    """facts.python_passed: filter_jit keeps a Python int static, so `if k > 1` works when every call (all in this
+    file, a script) passes a literal; one call passing an array makes `k` a tracer there, and lint warns."""
+    ns: dict = {}
+    exec(compile(CALLS, "calls.py", "exec"), ns)
+    assert ns["main"]().shape == (3,)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["with_array"]()
+    hits = [(f.code, f.location.line) for f in lint_source(CALLS, "calls.py")]
+    assert hits == [("JS101", 15)], hits

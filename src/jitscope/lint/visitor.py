@@ -159,6 +159,7 @@ class _Visitor:
             never = facts.defaults_never_passed(self.ctx, node, spec, [
                 (i, p.arg) for i, p in enumerate(positional) if p.arg in defaults] + [
                 (10_000, p.arg) for p in a.kwonlyargs if p.arg in defaults]) if defaults else set()
+            never |= facts.python_passed(self.ctx, node, spec, [p.arg for p in positional])  # filter_jit(f)(x, 3)
             if spec.passed_positional is not None and (  # `lax.cond(p, f, g, x)` calls f(x): its `axis=-1` stays -1
                     not spec.from_calls or ctx.info.wrapped_refs.get(name, 0) <= 1):  # `jax.jit(g)(x)`: g's only way
                 skip = 1 if spec.bound_self and positional and positional[0].arg in ("self", "cls") else 0
