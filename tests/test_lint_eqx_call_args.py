@@ -149,3 +149,51 @@ def test_every_seen_call_passing_a_python_literal_under_filter_jit_makes_it_stat
         ns["with_array"]()
     hits = [(f.code, f.location.line) for f in lint_source(CALLS, "calls.py")]
     assert hits == [("JS101", 15)], hits
+
+
+FIELDS = textwrap.dedent("""
+    import equinox as eqx
+    import jax
+
+
+    class M(eqx.Module):
+        w: jax.Array
+        n: int
+        s: int = eqx.field(static=True)
+
+        def __call__(self, x):
+            return x * self.w
+
+
+    @jax.jit
+    def by_jit(m: M, x):
+        if m.n > 1:
+            return m(x)
+        return x
+
+
+    @jax.jit
+    def by_jit_static(m: M, x):
+        if m.s > 1:
+            return m(x)
+        return x
+
+
+    @eqx.filter_jit
+    def by_filter_jit(m: M, x):
+        if m.n > 1:
+            return m(x)
+        return x
+""")
+
+
+def test_an_int_field_is_a_tracer_under_jax_jit_and_a_python_int_under_filter_jit():
+    """families/equinox.py MODULE_BASES_TRACED_BY_JIT: plain jit flattens every non-static field into a leaf."""
+    ns: dict = {}
+    exec(compile(FIELDS, "fields.py", "exec"), ns)
+    m, x = ns["M"](jnp.ones(3), 2, 2), jnp.ones(3)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["by_jit"](m, x)
+    assert ns["by_jit_static"](m, x).shape == (3,) and ns["by_filter_jit"](m, x).shape == (3,)
+    hits = [(f.code, f.location.line) for f in lint_source(FIELDS, "fields.py")]
+    assert hits == [("JS101", 17)], hits

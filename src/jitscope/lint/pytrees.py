@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from ..jaxmodel import families
+from ..jaxmodel import families, known
 from .params import container_annotation
 
 _ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey", "PRNGKeyArray", "DeviceArray"})
@@ -124,7 +124,37 @@ def array_field(ctx, node: ast.Attribute) -> bool:
     if f is None or not f.traced:
         return False
     cls = f.classes.get(base.id)
-    return cls is not None and _fields(ctx, cls).get(node.attr) == "array"
+    if cls is None:
+        return False
+    kind = _fields(ctx, cls).get(node.attr)
+    return kind == "array" or (kind == "" and base.id in f.params and _scalar_leaf_under_jit(ctx, f, cls, node.attr))
+
+
+def _scalar_leaf_under_jit(ctx, frame, cls: ast.ClassDef, attr: str) -> bool:
+    """``m.n`` where ``m`` (a parameter of a function plain ``jax.jit`` traces, not ``filter_jit``) is an equinox
+    Module and ``n: int`` is not ``eqx.field(static=True)``: jit flattens every field into a leaf, so it is a tracer
+    (families/equinox.py MODULE_BASES_TRACED_BY_JIT)."""
+    spec = frame.spec
+    if spec is None or spec.filter or spec.assumed or spec.via or spec.wrapper not in known.COMPILING:
+        return False
+    if not _derives(ctx, cls, families.MODULE_BASES_TRACED_BY_JIT, frozenset()):
+        return False
+    for c in [cls, *(b for b in _bases(ctx, cls) if isinstance(b, ast.ClassDef))]:
+        for st in c.body:
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == attr:
+                static = st.value is not None and any(w in ast.unparse(st.value).replace(" ", "") for w in _STATIC_FIELD)
+                return not static and isinstance(st.annotation, ast.Name) and st.annotation.id in ("int", "float", "bool")
+    return False
+
+
+def _derives(ctx, cls: ast.ClassDef, bases, seen: frozenset[str]) -> bool:
+    for b in _bases(ctx, cls):
+        if isinstance(b, str):
+            if b in bases:
+                return True
+        elif b.name not in seen and _derives(ctx, b, bases, seen | {cls.name}):
+            return True
+    return False
 
 
 def container_field(ctx, node: ast.AST) -> bool:

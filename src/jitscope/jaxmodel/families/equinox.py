@@ -47,3 +47,7 @@ STATIC_FIELD_BASES = ("equinox.Module", "equinox._module.Module")
 # So the first input is the data (a tracer on some way) and any other parameter is a tracer only where the body
 # uses it as an array (a method call, `.shape`): a Python number there stays a Python value (lint/visitor.py).
 MODULE_CALL_DATA_INPUTS = 1
+# Plain `jax.jit` of a function given a Module flattens it like any pytree: every field not marked
+# `eqx.field(static=True)` is a leaf, so a Python `int` field is a tracer there (under `filter_jit` it stays a
+# Python int): tests/test_jaxmodel.py test_equinox_module_call_gets_what_its_caller_passes, lint/pytrees.py.
+MODULE_BASES_TRACED_BY_JIT = ("equinox.Module", "equinox._module.Module")
