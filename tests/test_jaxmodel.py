@@ -268,6 +268,61 @@ def test_isinstance_tracer_tells_traced_from_eager():
     assert not isinstance(jnp.ones(3), jax.core.Tracer)
 
 
+@pytest.mark.parametrize("qualname", ["numpy.ndarray", "numpy.generic", "numpy.floating", "numpy.integer",
+                                      "numpy.number", "numpy.bool_", "numpy.float32", "numpy.dtype", "int", "float",
+                                      "bool", "complex", "str", "numbers.Number"])
+def test_a_tracer_is_no_numpy_or_python_scalar(qualname):
+    """values.concrete_type: `isinstance(x, <kind>)` is False for every tracer, so its branch runs only eagerly."""
+    import numbers
+    kind = {"numbers.Number": numbers.Number}.get(qualname) or (
+        getattr(np, qualname[6:]) if qualname.startswith("numpy.") else __builtins__[qualname]
+        if isinstance(__builtins__, dict) else getattr(__builtins__, qualname))
+    seen = []
+    jax.jit(lambda x: seen.append(isinstance(x, kind)) or x)(jnp.ones(3))
+    jax.vmap(lambda x: seen.append(isinstance(x, kind)) or x)(jnp.ones(3))
+    jax.grad(lambda x: seen.append(isinstance(x, kind)) or x)(1.0)
+    assert seen == [False, False, False] and values.concrete_type(qualname)
+
+
+@pytest.mark.parametrize("qualname", sorted(values.TRACER_ADMITTING_TYPES))
+def test_every_tracer_is_a_jax_array(qualname):
+    """values.admits_every_tracer: `isinstance(x, jax.Array)` is True for a tracer: its `else` runs on host values."""
+    kind = {"jax.Array": jax.Array, "jax.numpy.ndarray": jnp.ndarray, "jax.core.Tracer": jax.core.Tracer}[qualname]
+    seen = []
+    jax.jit(lambda x: seen.append(isinstance(x, kind)) or x)(jnp.ones(3))
+    jax.vmap(lambda x: seen.append(isinstance(x, kind)) or x)(jnp.ones(3))
+    assert seen == [True, True] and values.admits_every_tracer(qualname)
+    assert not values.concrete_type(qualname)
+
+
+def test_equinox_module_call_gets_what_its_caller_passes():
+    """families/equinox.py MODULE_CALL_DATA_INPUTS: a Python int handed to a Module's `__call__` from inside
+    filter_jit (or by filter_jit itself) stays a Python int; only plain `jax.jit` of the int makes it a tracer.
+    A non-static int field is a tracer under `jax.jit`, a Python int under filter_jit or `eqx.field(static=True)`."""
+    eqx = pytest.importorskip("equinox")
+    seen: list = []
+
+    class M(eqx.Module):
+        w: jax.Array
+        n: int
+        s: int = eqx.field(static=True, default=2)
+
+        def __call__(self, x, k):
+            seen.append((type(k).__name__, isinstance(self.n, jax.core.Tracer), isinstance(self.s, jax.core.Tracer)))
+            return x * self.w
+
+    m, x = M(jnp.ones(3), 3), jnp.ones(3)
+    eqx.filter_jit(lambda mod, v: mod(v, 4))(m, x)
+    eqx.filter_jit(m)(x, 4)
+    jax.jit(lambda mod, v, k: mod(v, k))(m, x, 4)
+    jax.jit(lambda mod, v: mod(v, 4))(m, x)
+    assert seen[0] == ("int", False, False) and seen[1] == ("int", False, False)
+    assert seen[2][0] != "int" and seen[2][1:] == (True, False)  # jit traces the int argument and the int field
+    assert seen[3] == ("int", True, False)  # a literal from inside the traced function: a Python int
+    from jitscope.jaxmodel import families
+    assert families.MODULE_CALL_DATA_INPUTS == 1
+
+
 def test_every_row_is_documented_and_tested():
     for t in known.registry().values():
         assert t.doc.startswith("https://"), t.qualname

@@ -19,7 +19,7 @@ from jitscope.lint.registry import all_rules
 
 # lint rule -> (sample message arguments, the catalogue's advice its message ends with)
 LINT = {
-    "JS401": ({"fn": "print", "function": "step"}, fixes.TRACE_PRINT.title),
+    "JS401": ({"fn": "print", "function": "step", "expr": "x"}, fixes.TRACE_PRINT.title),
     "JS402": ({"scope": "global", "var": "n", "function": "step"}, fixes.GLOBAL_ASSIGNMENT.title),
     "JS403": ({"expr": "h.append(x)", "owner": "global", "var": "h", "function": "step"},
               fixes.OUTER_MUTATION.title),

@@ -17,6 +17,24 @@ CONCRETE_TYPES = frozenset({
     "int", "float", "bool", "complex", "str", "numpy.ndarray", "numpy.generic", "numpy.number", "numbers.Number",
     "numbers.Real", "numbers.Integral", "numbers.Complex", "onp.ndarray",
 })
+# isinstance(x, <one of these>) is True for every tracer (a tracer is a `jax.Array`), so where it is False the
+# value is concrete: `if not isinstance(x, jax.Array): np.asarray(x)` runs only on host values.
+# (`jax.typing.ArrayLike` is not one: its Union names the concrete array class, and a tracer is no instance.)
+TRACER_ADMITTING_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer"})
+
+
+def concrete_type(q: str) -> bool:
+    """Is ``isinstance(x, q)`` False for every tracer? A tracer subclasses no NumPy type (``np.ndarray``,
+    ``np.generic``, ``np.floating``, ``np.dtype``, ...) and no Python scalar or ``str`` (tests/test_jaxmodel.py
+    checks each kind against a tracer under real ``jax.jit``)."""
+    return q in CONCRETE_TYPES or (q.startswith("numpy.") and not q.startswith("numpy.typing"))
+
+
+def admits_every_tracer(q: str) -> bool:
+    """Is ``isinstance(x, q)`` True for every tracer (so False only for a concrete value)?"""
+    return q in TRACER_ADMITTING_TYPES or q.rpartition(".")[2].endswith(TRACER_TYPE_SUFFIX)
+
+
 # jnp functions that return a Python list of arrays (its length is static), not one array: iterating
 # or testing the result is Python work on a list.
 LIST_RETURNING = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit",
@@ -72,6 +90,16 @@ CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
 CONCRETIZATION_ERRORS = frozenset({"ConcretizationTypeError", "TracerBoolConversionError",
                                    "TracerIntegerConversionError", "TracerArrayConversionError",
                                    "TypeError", "Exception", "BaseException", "JAXTypeError"})
+# Arguments that `range` and NumPy's constructors need as host numbers: a tracer there fails under any jit
+# (TracerIntegerConversionError / TracerArrayConversionError). A parameter whose kind only a convention guesses
+# (a module's `__call__`) and that the body uses as one of these is the caller's Python number.
+# function -> (positions, keywords); tests/test_lint_eqx_call_args.py runs them under jit.
+HOST_SIZE_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
+    "range": ((0, 1, 2), ()), "numpy.arange": ((0, 1, 2), ("start", "stop", "step")),
+    "numpy.zeros": ((0,), ("shape",)), "numpy.ones": ((0,), ("shape",)), "numpy.empty": ((0,), ("shape",)),
+    "numpy.full": ((0,), ("shape",)), "numpy.eye": ((0, 1), ("N", "M")), "numpy.identity": ((0,), ("n",)),
+    "numpy.tri": ((0, 1), ("N", "M")), "numpy.linspace": ((2,), ("num",)),
+}
 # Parameters of jnp/lax/nn/random functions that must be Python ints (or tuples of them) other than
 # array shapes (JS303 has those): a tracer there raises under jit (ConcretizationTypeError, TypeError,
 # TracerIntegerConversionError, ...). function -> (positions, keywords). `jnp.repeat` only without

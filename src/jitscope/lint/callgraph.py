@@ -170,7 +170,8 @@ class CallEdges(Rule):
                           [k.arg for k in call.keywords if k.arg and _made_here(ctx, k.value)])
         _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
                                              staged=facts.staged(ctx), not_none=not_none, fresh=fresh,
-                                             sites=frozenset({(call.lineno, call.col_offset)})))
+                                             sites=frozenset({(call.lineno, call.col_offset)}),
+                                             accessor=facts.in_accessor(ctx)))  # called by host-made code
 
 
 class HandedToTransform(Rule):

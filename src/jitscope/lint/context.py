@@ -279,10 +279,8 @@ class Context:
             if any(type(c) is ast.Constant and type(c.value) is str for c in (node.left, *node.comparators)):  # type: ignore[attr-defined]
                 return False  # `bc[0] == "periodic"`: working code compares strings, not arrays, with strings
             return self.is_traced(node.left) or any(self.is_traced(c) for c in node.comparators)  # type: ignore[attr-defined]
-        if t is ast.BoolOp:
-            return any(self.is_traced(v) for v in node.values)  # type: ignore[attr-defined]
-        if t is ast.IfExp:
-            return self.is_traced(node.body) or self.is_traced(node.orelse)  # type: ignore[attr-defined]
+        if t is ast.BoolOp or t is ast.IfExp:  # each operand where it is evaluated (guards.concrete_facts)
+            return guards.narrowed_traced(self, node)  # type: ignore[arg-type]
         if t is ast.Call:
             return self._call_traced(node)  # type: ignore[arg-type]
         if t is ast.NamedExpr:

@@ -88,6 +88,31 @@ def defaults_never_passed(ctx, fn: ast.AST, spec, defaulted: list[tuple[int, str
     return {p for i, p in defaulted if all(npos <= i and p not in (kws or ()) for npos, kws in calls)}
 
 
+def python_passed(ctx, fn: ast.AST, spec, positional: list[str]) -> set[str]:
+    """Under a wrapper that keeps non-array leaves static (``filter_jit``: ``spec.filter``), the positional
+    parameters that every call of the decorated function passes a Python literal (``run(x, 3)``), when every
+    call is in this module (``defaults_never_passed``'s condition): Python values on every way, never traced."""
+    name = getattr(fn, "name", "")
+    if not spec.filter or spec.assumed or not name or spec.via or not ctx.frames or importable(ctx, _Probe(fn)):
+        return set()
+    calls = [n for n in walk_in_order(ctx.tree) if type(n) is ast.Call and type(n.func) is ast.Name
+             and n.func.id == name]  # type: ignore[attr-defined]
+    if not calls or references(ctx)[name] != len(calls) + ctx.info.wrapped_refs.get(name, 0) \
+            or any(type(a) is ast.Starred for c in calls for a in c.args):  # type: ignore[attr-defined]
+        return set()
+    return {p for i, p in enumerate(positional)
+            if all(i < len(c.args) and _literal(c.args[i]) for c in calls)}  # type: ignore[attr-defined]
+
+
+def _literal(node: ast.AST) -> bool:
+    """``3``, ``-1``, ``True``, ``"mean"``, ``(2, 3)``: a Python value, never an array."""
+    if type(node) is ast.UnaryOp:
+        node = node.operand  # type: ignore[attr-defined]
+    if type(node) is ast.Tuple:
+        return all(_literal(e) for e in node.elts)  # type: ignore[attr-defined]
+    return type(node) is ast.Constant and not isinstance(node.value, bytes)  # type: ignore[attr-defined]
+
+
 class _Probe:
     """A frame-like holder of a function node, for ``importable``."""
 
@@ -148,7 +173,7 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     need = rule.requires
     if need == "abstract" and _handles_concretization(ctx, subject):
         return None  # `try: int(x) ... except TypeError:`: the traced case is handled on purpose
-    if need == "abstract" and subject is not None and _in_accessor(ctx) and _reads_traced(ctx, subject):
+    if need == "abstract" and subject is not None and in_accessor(ctx) and _reads_traced(ctx, subject):
         return None  # a pytree's `-> int` accessor reading its fields: made for the host, not for jit
     if need == "abstract" and type(subject) is ast.Name:
         owner = ctx._local_frame(subject.id)  # type: ignore[attr-defined]
@@ -167,7 +192,7 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     return severity, "", ""
 
 
-def _in_accessor(ctx) -> bool:
+def in_accessor(ctx) -> bool:
     return any(f.spec is not None and f.spec.accessor for f in ctx.frames)
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import ast
 
+from ..jaxmodel.values import HOST_SIZE_ARGS
+
 _NON_ARRAY_TYPES = frozenset({"int", "bool", "str", "float", "None", "Callable", "type", "tuple", "dict", "list",
-                              "Sequence", "Mapping", "Literal", "complex"})
+                              "Sequence", "Mapping", "Literal", "complex",
+                              "Shape"})  # a shape: a tuple of Python ints (jax's, flax's and kauldron's alias)
 
 
 def non_array_annotation(ann: ast.expr | None) -> bool:
@@ -104,4 +107,21 @@ def used_like_array(fn: ast.AST, name: str) -> bool:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                 and n.func.value.id == name:
             return True
+    return False
+
+
+def used_as_host_size(fn: ast.AST, name: str, resolve) -> bool:
+    """Is ``name`` handed straight to ``range``/a NumPy constructor as a size (``np.arange(qlen)``,
+    ``np.zeros((n, 3))``: ``values.HOST_SIZE_ARGS``)? Only a Python number works there under jit."""
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Call):
+            continue
+        spec = HOST_SIZE_ARGS.get(resolve(n.func) or "")
+        if spec is None:
+            continue
+        args = [a for i, a in enumerate(n.args) if i in spec[0]] + [k.value for k in n.keywords if k.arg in spec[1]]
+        for a in args:
+            items = a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a]
+            if any(isinstance(e, ast.Name) and e.id == name for e in items):
+                return True
     return False

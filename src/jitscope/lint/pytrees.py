@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from ..jaxmodel import families
+from ..jaxmodel import families, known
 from .params import container_annotation
 
 _ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey", "PRNGKeyArray", "DeviceArray"})
@@ -53,8 +53,9 @@ def is_pytree(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> boo
     out = False
     for d in cls.decorator_list:
         q = ctx.info.resolve(d.func if isinstance(d, ast.Call) else d) or ""
-        if q in families.PYTREE_DECORATORS or (q.rpartition(".")[2] == "dataclass" and any(_fields(ctx, cls).values())):
-            out = True
+        if q in families.PYTREE_DECORATORS or (q.rpartition(".")[2] == "dataclass" and any(_fields(ctx, cls).values())
+                                               and (q != families.PLAIN_DATACLASS or cls.name in _registered(ctx))):
+            out = True  # Python's own dataclass is a pytree only where the module registers it
     for b in _bases(ctx, cls):
         if isinstance(b, str):
             out = out or b in families.PYTREE_BASES or (b.rpartition(".")[2] == "NamedTuple" and any(
@@ -63,6 +64,20 @@ def is_pytree(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> boo
             out = out or is_pytree(ctx, b, seen | {cls.name})
     cls.__dict__["_jitscope_pytree"] = out
     return out
+
+
+def _registered(ctx) -> frozenset[str]:
+    """Names of the classes a module-level call registers as pytrees (``families.PYTREE_REGISTER_CALLS``)."""
+    names = ctx.__dict__.get("_registered_pytrees")
+    if names is None:
+        found = set()
+        for s in ctx.tree.body:
+            call = s.value if isinstance(s, (ast.Expr, ast.Assign)) else None
+            if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name) \
+                    and ctx.info.resolve(call.func) in families.PYTREE_REGISTER_CALLS:
+                found.add(call.args[0].id)
+        names = ctx.__dict__["_registered_pytrees"] = frozenset(found)
+    return names
 
 
 def _bases(ctx, cls: ast.ClassDef) -> list[ast.ClassDef | str]:
@@ -110,7 +125,37 @@ def array_field(ctx, node: ast.Attribute) -> bool:
     if f is None or not f.traced:
         return False
     cls = f.classes.get(base.id)
-    return cls is not None and _fields(ctx, cls).get(node.attr) == "array"
+    if cls is None:
+        return False
+    kind = _fields(ctx, cls).get(node.attr)
+    return kind == "array" or (kind == "" and base.id in f.params and _scalar_leaf_under_jit(ctx, f, cls, node.attr))
+
+
+def _scalar_leaf_under_jit(ctx, frame, cls: ast.ClassDef, attr: str) -> bool:
+    """``m.n`` where ``m`` (a parameter of a function plain ``jax.jit`` traces, not ``filter_jit``) is an equinox
+    Module and ``n: int`` is not ``eqx.field(static=True)``: jit flattens every field into a leaf, so it is a tracer
+    (families/equinox.py MODULE_BASES_TRACED_BY_JIT)."""
+    spec = frame.spec
+    if spec is None or spec.filter or spec.assumed or spec.via or spec.wrapper not in known.COMPILING:
+        return False
+    if not _derives(ctx, cls, families.MODULE_BASES_TRACED_BY_JIT, frozenset()):
+        return False
+    for c in [cls, *(b for b in _bases(ctx, cls) if isinstance(b, ast.ClassDef))]:
+        for st in c.body:
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == attr:
+                static = st.value is not None and any(w in ast.unparse(st.value).replace(" ", "") for w in _STATIC_FIELD)
+                return not static and isinstance(st.annotation, ast.Name) and st.annotation.id in ("int", "float", "bool")
+    return False
+
+
+def _derives(ctx, cls: ast.ClassDef, bases, seen: frozenset[str]) -> bool:
+    for b in _bases(ctx, cls):
+        if isinstance(b, str):
+            if b in bases:
+                return True
+        elif b.name not in seen and _derives(ctx, b, bases, seen | {cls.name}):
+            return True
+    return False
 
 
 def container_field(ctx, node: ast.AST) -> bool:
@@ -192,6 +237,26 @@ _HOST_WORDS = ("repr", "str", "plot", "show", "save", "load", "print", "log", "n
                "display", "draw", "render", "serialize", "to_", "from_", "host", "describe", "hash", "eq")
 
 
+def _construction_only(ctx, cls: ast.ClassDef, name: str) -> bool:
+    """Is ``name`` a private method of ``cls`` that only ``__init__``/``__post_init__`` use (``self._edges()``
+    while building, in this class or a base of the module)? Private: nothing outside the module names it; it runs
+    when an instance is made."""
+    if not name.startswith("_") or name.startswith("__"):
+        return False
+    cached = ctx.__dict__.get("_private_uses")
+    if cached is None:  # attribute name -> (uses, uses inside an __init__/__post_init__), once per module
+        inits = [m for c in module_classes(ctx).values() for m in c.body
+                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in ("__init__", "__post_init__")]
+        inside = {id(n) for m in inits for n in ast.walk(m)}
+        cached = ctx.__dict__["_private_uses"] = {}
+        for n in ast.walk(ctx.tree):
+            if isinstance(n, ast.Attribute) and n.attr.startswith("_"):
+                total, built = cached.get(n.attr, (0, 0))
+                cached[n.attr] = (total + 1, built + (id(n) in inside))
+    total, built = cached.get(name, (0, 0))
+    return total > 0 and total == built
+
+
 def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
     """Does this pytree method run on traced values when an instance passes through jit: a computation or
     property that reads an array field of ``self`` (not a host-side ``__repr__``, ``plot``, ``to_numpy``,
@@ -203,6 +268,8 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
     if (name.startswith("__") and name.endswith("__") and name not in ("__call__", "__getitem__")) or any(
             w in name.lower() for w in _HOST_WORDS):
         return False
+    if _construction_only(ctx, cls, name):
+        return rebuilt_while_tracing(ctx, cls)
     fields = _fields(ctx, cls)
 
     def field(n: ast.AST) -> bool:
@@ -275,6 +342,8 @@ def self_class(ctx, node: ast.AST) -> ast.ClassDef | None:
 # methods that return one (`jax.Array.item()` a Python scalar, `.tolist()` nested lists): both concretize.
 _PROTOCOL_CONVERSIONS = frozenset({"__int__", "__float__", "__bool__", "__index__", "__complex__"})
 _PYTHON_RESULT_METHODS = frozenset({"item", "tolist"})
+_PY_SCALARS = frozenset({"int", "float", "bool", "str", "complex"})
+_PY_CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "Dict", "List", "Tuple", "Set", "FrozenSet"})
 
 
 def python_scalar(method: ast.AST) -> bool:
@@ -282,8 +351,12 @@ def python_scalar(method: ast.AST) -> bool:
     (``__float__``, ``__index__``), or every ``return`` a comparison, ``and``/``or``/``not``, an
     ``int()``/``float()``/``bool()``/``len()`` call, or ``x.item()``/``x.tolist()``?"""
     ann = getattr(method, "returns", None)
-    if isinstance(ann, ast.Name) and ann.id in ("int", "float", "bool", "str", "complex"):
+    if isinstance(ann, ast.Name) and ann.id in _PY_SCALARS:
         return True
+    if isinstance(ann, ast.Subscript):  # `-> dict[int, int]`, `list[tuple[int, int]]`: Python numbers in a container
+        names = [n.id for n in ast.walk(ann) if isinstance(n, ast.Name)]
+        if names and names[0] in _PY_CONTAINERS and all(n in _PY_SCALARS or n in _PY_CONTAINERS for n in names):
+            return True
     if getattr(method, "name", "") in _PROTOCOL_CONVERSIONS:
         return True
     values = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]

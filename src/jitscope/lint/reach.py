@@ -113,7 +113,8 @@ def merge(prev: OutgoingCall, edge: OutgoingCall) -> OutgoingCall:
     return _with(base, traced=traced, keywords=keywords, must=must, not_none=prev.not_none & edge.not_none,
                  fresh=prev.fresh & edge.fresh,
                  must_keywords=tuple(sorted(set(prev.must_keywords) & set(edge.must_keywords))), staged=staged,
-                 sites=prev.sites | edge.sites, closed=closed, via=prev.via)
+                 sites=prev.sites | edge.sites, closed=closed, via=prev.via,
+                 accessor=prev.accessor and edge.accessor)  # host-made only if every way is
 
 
 def _unit(fn: ast.AST) -> tuple[int, int, str]:

@@ -13,10 +13,18 @@ import contextlib
 from collections.abc import Iterable, Iterator
 
 from ..jaxmodel import known
+from ..jaxmodel.families import MODULE_CALL_DATA_INPUTS
 from . import evidence, facts, guards, pytrees
 from .astutil import children
 from .context import NESTED, Context, Frame, container_call
-from .params import container_annotation, non_array_annotation, only_truth_tested, python_default, used_like_array
+from .params import (
+    container_annotation,
+    non_array_annotation,
+    only_truth_tested,
+    python_default,
+    used_as_host_size,
+    used_like_array,
+)
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, VMAP_LIKE, StaticSpec, decorator_spec, spec_from_call, traces_abstractly
 
@@ -151,6 +159,7 @@ class _Visitor:
             never = facts.defaults_never_passed(self.ctx, node, spec, [
                 (i, p.arg) for i, p in enumerate(positional) if p.arg in defaults] + [
                 (10_000, p.arg) for p in a.kwonlyargs if p.arg in defaults]) if defaults else set()
+            never |= facts.python_passed(self.ctx, node, spec, [p.arg for p in positional])  # filter_jit(f)(x, 3)
             if spec.passed_positional is not None and (  # `lax.cond(p, f, g, x)` calls f(x): its `axis=-1` stays -1
                     not spec.from_calls or ctx.info.wrapped_refs.get(name, 0) <= 1):  # `jax.jit(g)(x)`: g's only way
                 skip = 1 if spec.bound_self and positional and positional[0].arg in ("self", "cls") else 0
@@ -158,8 +167,10 @@ class _Visitor:
                           if i >= spec.passed_positional + skip and p.arg in defaults} - spec.passed_keywords
                 never |= {p.arg for p in a.kwonlyargs if p.arg in defaults} - spec.passed_keywords
             flax = spec.wrapper in FLAX_METHODS
-            first_input = next((p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))),
-                               None)
+            convention = spec.assumed and spec.filter and not flax  # an equinox/nnx Module's `__call__`, no call seen
+            inputs = [p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))]
+            first_input = inputs[0] if inputs else None
+            data = inputs[:MODULE_CALL_DATA_INPUTS]
             for i, p in enumerate(params):
                 if p.arg in spec.observed_abstract:
                     frame.traced_names.add(p.arg)  # the run saw it abstract: an observation, not a guess
@@ -169,6 +180,11 @@ class _Visitor:
                     continue
                 if flax and p is not first_input and not _array_annotation(p.annotation):
                     continue  # `__call__(self, x, train)`: only the input is data; the rest configure the layer
+                if convention and p not in data and not _array_annotation(p.annotation) \
+                        and not used_like_array(node, p.arg):
+                    continue  # `model(x, 4)`: a Python number its caller passes stays one (MODULE_CALL_DATA_INPUTS)
+                if spec.assumed and not _array_annotation(p.annotation) and used_as_host_size(node, p.arg, ctx.resolve):
+                    continue  # `__call__(self, qlen)` with `np.arange(qlen)`: the convention's guess yields to the body
                 if (i == 0 and p in positional and p.arg in ("self", "cls")) or p is a.vararg or p is a.kwarg:
                     continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
                 if _static_default(defaults.get(p.arg)):
@@ -452,11 +468,9 @@ class _Visitor:
         if dead is not None:  # `if S is None:` where every traced way passes S: that branch never runs traced
             self.visit_all(node.orelse if dead else node.body)
             return
-        guard = guards.tracer_guard(ctx, node.test) if ctx.in_traced else None
-        if guard is not None:  # the other branch runs only on concrete values
-            names, tracer_if_true = guard
-            traced_branch, concrete_branch = (node.body, node.orelse) if tracer_if_true else (node.orelse, node.body)
-            self._narrowed(traced_branch, concrete_branch, lambda: guards.forget(ctx, names), guards.restore)
+        true, false = guards.concrete_facts(ctx, node.test) if ctx.in_traced else guards.NO_FACTS
+        if true or false:  # `isinstance(x, np.ndarray)`: that branch runs only on a concrete `x`
+            guards.visit_two_sided(self, node, true, false)
             return
         box = guards.container_guard(ctx, node.test) if ctx.in_traced else None
         if box is not None:  # `if isinstance(xs, (tuple, list)):` runs that branch on a container of tracers
@@ -477,7 +491,6 @@ class _Visitor:
         finally:
             if not guards.leaves(plain):
                 undo(saved)
-
 
 class _CallTable:
     """Call rules indexed by their ``calls`` patterns: exact names, name prefixes, method names."""
@@ -549,6 +562,9 @@ _SPECIAL = {
     ast.ExceptHandler: _Visitor._handler,
     ast.With: _Visitor._with,
     ast.If: _Visitor._if,
+    ast.BoolOp: guards.visit_boolop,
+    ast.IfExp: guards.visit_ifexp,
+    ast.Assert: guards.visit_assert,
     ast.AsyncWith: _Visitor._with,
 }
 

@@ -41,3 +41,13 @@ REBUILT_WHILE_TRACING: tuple[str, ...] = ()
 # instance keys its cache on them with ==, so a function object (compared by identity) made per instance
 # is a new key for every new instance (lint JS606; tests/test_jaxmodel.py counts the traces).
 STATIC_FIELD_BASES = ("equinox.Module", "equinox._module.Module")
+# A Module's `__call__` reached by convention (lint saw no call of it) gets whatever its caller passes. Called from
+# inside a filter_jit'd function (or any traced one), `model(x, 4)` hands it the Python int 4; `eqx.filter_jit(
+# model)(x, 4)` keeps 4 static; only `jax.jit(model)(x, 4)` would trace it (tests/test_jaxmodel.py runs each).
+# So the first input is the data (a tracer on some way) and any other parameter is a tracer only where the body
+# uses it as an array (a method call, `.shape`): a Python number there stays a Python value (lint/visitor.py).
+MODULE_CALL_DATA_INPUTS = 1
+# Plain `jax.jit` of a function given a Module flattens it like any pytree: every field not marked
+# `eqx.field(static=True)` is a leaf, so a Python `int` field is a tracer there (under `filter_jit` it stays a
+# Python int): tests/test_jaxmodel.py test_equinox_module_call_gets_what_its_caller_passes, lint/pytrees.py.
+MODULE_BASES_TRACED_BY_JIT = ("equinox.Module", "equinox._module.Module")

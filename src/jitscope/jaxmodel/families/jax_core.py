@@ -77,5 +77,12 @@ TRANSFORMS = (
 PYTREE_BASES = ("typing.NamedTuple", "NamedTuple")
 PYTREE_DECORATORS = ("jax.tree_util.register_pytree_node_class", "jax.tree_util.register_dataclass",
                      "chex.dataclass")
+# Calls that register the class given first as a pytree (`jax.tree_util.register_dataclass(State, ...)` at module
+# level). Python's own `dataclasses.dataclass` makes no pytree: an instance handed to jit raises TypeError (not a
+# valid JAX type) and one a jitted function closes over keeps its NumPy fields NumPy (tests/test_lint_plain_dataclass.py).
+PYTREE_REGISTER_CALLS = ("jax.tree_util.register_pytree_node", "jax.tree_util.register_pytree_with_keys",
+                         "jax.tree_util.register_dataclass", "jax.tree_util.register_pytree_node_class",
+                         "jax.tree_util.register_pytree_with_keys_class")
+PLAIN_DATACLASS = "dataclasses.dataclass"
 ARRAY_ATTRIBUTES: dict[str, tuple[str, ...]] = {}
 REBUILT_WHILE_TRACING: tuple[str, ...] = ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import guards
 from ..context import Context
 from ..rule import Rule
 from ._util import handles_concretization, hint_static, is_builtin, short
@@ -60,7 +61,7 @@ class TracedBoolOperator(Rule):
             parent = ctx.parents[-1] if ctx.parents else None
             in_test = isinstance(parent, _TESTS) and parent.test is node  # type: ignore[attr-defined]
             candidates = node.values if in_test else node.values[:-1]
-            hit = next((v for v in candidates if ctx.is_traced(v)), None)
+            hit = next((v for v in guards.traced_operands(ctx, node) if v in candidates), None)
         elif isinstance(node, ast.UnaryOp):
             if not isinstance(node.op, ast.Not):
                 return

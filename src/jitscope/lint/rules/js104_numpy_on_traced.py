@@ -11,10 +11,10 @@ from ._util import short
 _STATIC_OK = frozenset({"shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo", "isscalar",
                         "promote_types", "can_cast", "broadcast_shapes"})
 # NumPy functions that call the argument's own method (np.sum(x) -> x.sum()) and so work on tracers
-# (checked against jax 0.10 / numpy 2.x under jax.jit).
+# (each run under jax.jit in tests/test_lint_narrow_types.py).
 _DELEGATING = frozenset({"sum", "mean", "max", "min", "prod", "any", "all", "std", "var", "argmax", "argmin",
                          "cumsum", "cumprod", "transpose", "round", "around", "squeeze", "amax", "amin",
-                         "searchsorted"})
+                         "searchsorted", "repeat", "reshape", "swapaxes"})
 
 
 class NumpyOnTraced(Rule):

@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._util import is_builtin, static_guard, trace_time_effect_expected
+from ._util import is_builtin, short, static_guard, trace_time_effect_expected
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
@@ -17,7 +17,12 @@ class PrintInTraced(Rule):
     ## What it does
     Flags ``print(...)``, ``logging.info(...)`` (the standard library's or absl's,
     imports resolved) and calls on loggers made with ``logging.getLogger`` inside a
-    traced function. A print of Python values only (shapes, strings) is ``info``: it runs
+    traced function. What is printed decides the severity: a value that is an abstract
+    tracer on every way the function is reached (a jit argument, a jnp result) prints as
+    ``Traced<...>``, not numbers, and only while tracing: a ``warning`` naming it. A value
+    that is a tracer only on some ways (a defaulted parameter no known caller passes, a
+    Python number ``filter_jit`` keeps static) is ``info`` and says so. A print of Python
+    values only (shapes, config, strings) is ``info``: it runs
     once per trace, which is often what was meant; behind a static ``if verbose:`` flag, or
     any ``if`` on Python values (a configuration warning such as ``if min_size < cutoff:``),
     it is not reported. Test files, functions traced only for shapes (``jax.eval_shape``,
@@ -57,8 +62,9 @@ class PrintInTraced(Rule):
 
     code = "JS401"
     name = "print-in-traced"
-    message = ("`{fn}` inside traced function `{function}` runs only while tracing, not on every call; return the value "
-               "and print or log it outside the jitted function (jax.debug.print only while debugging)")
+    message = ("`{fn}` inside traced function `{function}` runs only while tracing, not on every call, and prints "
+               "`{expr}` as a tracer, not its values; return the value and print or log it outside the jitted function "
+               "(jax.debug.print only while debugging)")
     severity = "warning"
     requires = "staged"
     nodes = (ast.Call,)
@@ -76,8 +82,17 @@ class PrintInTraced(Rule):
         if fn is None or trace_time_effect_expected(ctx):
             return
         call: ast.Call = node  # type: ignore[assignment]
-        if any(_shows_traced(ctx, a) for a in [*call.args, *(k.value for k in call.keywords)]):
-            ctx.report(self, node, fn=fn, function=ctx.frame.name)
+        args = [*call.args, *(k.value for k in call.keywords)]
+        shown = next((a for a in args if _shows(ctx, a, ctx.is_must)), None)
+        if shown is not None:  # an abstract tracer on every way: it prints `Traced<...>`
+            ctx.report(self, node, fn=fn, function=ctx.frame.name, expr=short(ctx, shown))
+            return
+        shown = next((a for a in args if _shows(ctx, a, ctx.is_traced)), None)
+        if shown is not None:  # a tracer on some ways only: a Python value (printed once per trace) on others
+            expr = short(ctx, shown)
+            ctx.report(self, node, f"`{fn}` inside traced function `{ctx.frame.name}` prints `{expr}`, a tracer only on "
+                       "the ways that trace it (a Python value on the others); it runs once per trace, not on every "
+                       "call", severity="info", fn=fn, function=ctx.frame.name, expr=expr)
         elif not static_guard(ctx) and not _under_static_if(ctx):
             ctx.report(self, node, f"`{fn}` of Python values inside traced function `{ctx.frame.name}` runs once "
                        "per trace, not on every call", severity="info", fn=fn, function=ctx.frame.name)
@@ -94,12 +109,12 @@ def _under_static_if(ctx: Context) -> bool:
     return False
 
 
-def _shows_traced(ctx: Context, node: ast.AST) -> bool:
-    """Does printing ``node`` show a traced value (``x``, ``f"{x}"``, ``str(x)``, ``"%s" % x``)?"""
+def _shows(ctx: Context, node: ast.AST, traced) -> bool:
+    """Does printing ``node`` show a value ``traced`` holds for (``x``, ``f"{x}"``, ``str(x)``, ``"%s" % x``)?"""
     if isinstance(node, ast.JoinedStr):
-        return any(isinstance(v, ast.FormattedValue) and _shows_traced(ctx, v.value) for v in node.values)
+        return any(isinstance(v, ast.FormattedValue) and _shows(ctx, v.value, traced) for v in node.values)
     if isinstance(node, ast.Call) and ctx.resolve(node.func) in ("str", "repr", "format") and node.args:
-        return _shows_traced(ctx, node.args[0])
+        return _shows(ctx, node.args[0], traced)
     if isinstance(node, ast.Starred):
-        return _shows_traced(ctx, node.value)
-    return ctx.is_traced(node)
+        return _shows(ctx, node.value, traced)
+    return traced(node)
