@@ -72,15 +72,17 @@ def concrete_facts(ctx, test: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
 def _predicates(ctx) -> dict[str, ast.FunctionDef]:
     """Module-level functions whose body is one ``return`` of a test on their parameters (``def _is_tracer(v):
     return isinstance(v, jax.core.Tracer)``): a call proves what that test proves about its arguments."""
-    found = ctx.__dict__.get("_guard_predicates")
-    if found is None:
-        found = ctx.__dict__["_guard_predicates"] = {}
-        for s in ctx.tree.body:
-            body = s.body[1:] if isinstance(s, ast.FunctionDef) and s.body and isinstance(s.body[0], ast.Expr) \
-                and isinstance(s.body[0].value, ast.Constant) else getattr(s, "body", None)
-            if isinstance(s, ast.FunctionDef) and not s.decorator_list and body and len(body) == 1 \
-                    and isinstance(body[0], ast.Return) and body[0].value is not None:
-                found[s.name] = s
+    return ctx.memo(_find_predicates)
+
+
+def _find_predicates(ctx) -> dict[str, ast.FunctionDef]:
+    found: dict[str, ast.FunctionDef] = {}
+    for s in ctx.tree.body:
+        body = s.body[1:] if isinstance(s, ast.FunctionDef) and s.body and isinstance(s.body[0], ast.Expr) \
+            and isinstance(s.body[0].value, ast.Constant) else getattr(s, "body", None)
+        if isinstance(s, ast.FunctionDef) and not s.decorator_list and body and len(body) == 1 \
+                and isinstance(body[0], ast.Return) and body[0].value is not None:
+            found[s.name] = s
     return found
 
 

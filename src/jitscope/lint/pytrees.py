@@ -68,16 +68,17 @@ def is_pytree(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> boo
 
 def _registered(ctx) -> frozenset[str]:
     """Names of the classes a module-level call registers as pytrees (``families.PYTREE_REGISTER_CALLS``)."""
-    names = ctx.__dict__.get("_registered_pytrees")
-    if names is None:
-        found = set()
-        for s in ctx.tree.body:
-            call = s.value if isinstance(s, (ast.Expr, ast.Assign)) else None
-            if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name) \
-                    and ctx.info.resolve(call.func) in families.PYTREE_REGISTER_CALLS:
-                found.add(call.args[0].id)
-        names = ctx.__dict__["_registered_pytrees"] = frozenset(found)
-    return names
+    return ctx.memo(_find_registered)
+
+
+def _find_registered(ctx) -> frozenset[str]:
+    found = set()
+    for s in ctx.tree.body:
+        call = s.value if isinstance(s, (ast.Expr, ast.Assign)) else None
+        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name) \
+                and ctx.info.resolve(call.func) in families.PYTREE_REGISTER_CALLS:
+            found.add(call.args[0].id)
+    return frozenset(found)
 
 
 def _bases(ctx, cls: ast.ClassDef) -> list[ast.ClassDef | str]:
@@ -243,18 +244,21 @@ def _construction_only(ctx, cls: ast.ClassDef, name: str) -> bool:
     when an instance is made."""
     if not name.startswith("_") or name.startswith("__"):
         return False
-    cached = ctx.__dict__.get("_private_uses")
-    if cached is None:  # attribute name -> (uses, uses inside an __init__/__post_init__), once per module
-        inits = [m for c in module_classes(ctx).values() for m in c.body
-                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in ("__init__", "__post_init__")]
-        inside = {id(n) for m in inits for n in ast.walk(m)}
-        cached = ctx.__dict__["_private_uses"] = {}
-        for n in ast.walk(ctx.tree):
-            if isinstance(n, ast.Attribute) and n.attr.startswith("_"):
-                total, built = cached.get(n.attr, (0, 0))
-                cached[n.attr] = (total + 1, built + (id(n) in inside))
-    total, built = cached.get(name, (0, 0))
+    total, built = ctx.memo(_private_uses).get(name, (0, 0))
     return total > 0 and total == built
+
+
+def _private_uses(ctx) -> dict[str, tuple[int, int]]:
+    """Private attribute name -> (uses, uses inside an ``__init__``/``__post_init__`` of a module class)."""
+    inits = [m for c in module_classes(ctx).values() for m in c.body
+             if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in ("__init__", "__post_init__")]
+    inside = {id(n) for m in inits for n in ast.walk(m)}
+    out: dict[str, tuple[int, int]] = {}
+    for n in ast.walk(ctx.tree):
+        if isinstance(n, ast.Attribute) and n.attr.startswith("_"):
+            total, built = out.get(n.attr, (0, 0))
+            out[n.attr] = (total + 1, built + (id(n) in inside))
+    return out
 
 
 def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
