@@ -58,3 +58,41 @@ def test_js201_sum_over_an_array_unrolls_one_op_per_row(n):
     unrolled = jax.make_jaxpr(lambda x: sum(x))(x)
     assert len(unrolled.eqns) >= n  # a slice (and squeeze) and an add per row: grows with n
     assert len(jax.make_jaxpr(lambda x: jnp.sum(x, axis=0))(x).eqns) <= 2
+
+
+# -- JS501: a module-level array baked in costs by its bytes; under 1 MiB it is cheaper than passing it ---
+
+JS501_SRC = '''import jax
+import jax.numpy as jnp
+import numpy as np
+
+N = 64
+MOVES = [[0, 1], [1, 0], [0, -1], [-1, 0]]
+SMALL = jnp.arange(N * N, dtype=jnp.float32)
+TABLE = np.array(MOVES)
+MASK = np.zeros((N, N, N), dtype=np.bool_)
+BIG = jnp.arange(1 << 20, dtype=jnp.float32)
+LOADED = jnp.asarray(np.asarray(jnp.ones((3,)).tolist()))
+
+
+@jax.jit
+def step(x):
+    return (x * SMALL).sum() + (x * TABLE).sum() + (x * MASK).sum() + (x * BIG).sum() + (x * LOADED).sum()
+'''
+
+
+def test_js501_reports_by_bytes_known_from_the_source_and_says_when_the_size_is_a_guess():
+    found = {f.details["var"]: f.severity for f in lint_source(JS501_SRC, "m.py") if f.code == "JS501"}
+    # 16 KiB, 32 bytes and 256 KiB of bools are quiet; 4 MiB is a warning; a size the source hides is info
+    assert found == {"BIG": "warning", "LOADED": "info"}
+    ns: dict = {}
+    exec(compile(JS501_SRC, "m.py", "exec"), ns)
+    # what the finding claims, under real jit: each table read is a constant of the lowered program, its
+    # bytes in the program (1024x1024 float32 written out), and the value is the one at trace time
+    text = ns["step"].lower(jnp.float32(1)).as_text()
+    assert "tensor<1048576xf32>" in text and "tensor<4096xf32>" in text and "tensor<64x64x64xi1>" in text
+    want = float(ns["SMALL"].sum() + ns["TABLE"].sum() + ns["BIG"].sum() + 3)
+    assert float(ns["step"](jnp.float32(1))) == pytest.approx(want, rel=1e-5)
+    assert len(text) > 1 << 20  # the 4 MiB table is written into the program; the small ones are not close
+    small = jax.jit(lambda x: (x * ns["SMALL"]).sum() + (x * ns["MASK"]).sum()).lower(jnp.float32(1)).as_text()
+    assert len(small) < len(text) // 10
