@@ -30,7 +30,7 @@ def main() -> None:
         captured, passed = [], []
         text = ""
         for rep in range(args.reps):
-            f = jax.jit(lambda x, rep=rep: (x * table).sum() + rep)
+            f = jax.jit(lambda x, rep=rep, table=table: (x * table).sum() + rep)
             t = time.perf_counter()
             lowered = f.lower(jnp.float32(1))
             lowered.compile()
