@@ -96,3 +96,79 @@ def test_js501_reports_by_bytes_known_from_the_source_and_says_when_the_size_is_
     assert len(text) > 1 << 20  # the 4 MiB table is written into the program; the small ones are not close
     small = jax.jit(lambda x: (x * ns["SMALL"]).sum() + (x * ns["MASK"]).sum()).lower(jnp.float32(1)).as_text()
     assert len(small) < len(text) // 10
+
+
+# -- JS203: a fresh function per iteration; advice only when hoisting keeps the program ----------------
+
+def _compiles(fn) -> int:
+    events: list[str] = []
+
+    def listen(event: str, duration: float, **kwargs: object) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            events.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        fn()
+    finally:
+        from jitscope._jaxcompat import unregister_listener
+
+        unregister_listener("duration", listen)
+    return len(events)
+
+
+JS203_SRC = '''import jax
+import jax.numpy as jnp
+
+
+def plain(x):
+    for _ in range(3):
+        x = jax.jit(lambda v: v * 2.0 + 1.0)(x)
+    return x
+
+
+def shifted(x):
+    for t in range(3):
+        x = jax.jit(lambda v: v + t)(x)
+    return x
+
+
+def per_function(x):
+    out = []
+    for fn in (jnp.sin, jnp.cos):
+        out.append(jax.jit(lambda v, fn=fn: fn(v).sum())(x))
+    return out
+'''
+
+
+def test_js203_hoisting_is_advice_only_when_the_function_captures_nothing_of_the_loop():
+    found = {f.location.line: (f.severity, f.details.get("captures")) for f in lint_source(JS203_SRC, "m.py")
+             if f.code == "JS203"}
+    assert found == {7: ("warning", None), 13: ("info", "t"), 20: ("info", "fn")}
+    ns: dict = {}
+    exec(compile(JS203_SRC, "m.py", "exec"), ns)
+    x = jnp.arange(3.0) + 0.125  # a shape no other test compiles for
+    # the warning's advice: hoisted, one compile instead of three, same values
+    hoisted = jax.jit(lambda v: v * 2.0 + 1.0)
+    assert _compiles(lambda: ns["plain"](x)) == 3
+
+    def run_hoisted():
+        y = x
+        for _ in range(3):
+            y = hoisted(y)
+        return y
+    assert _compiles(run_hoisted) == 1 and run_hoisted().tolist() == ns["plain"](x).tolist()
+    # capturing `t`: hoisting as is would be wrong; as a traced argument one compile serves (the condition)
+    assert _compiles(lambda: ns["shifted"](x)) == 3
+    add = jax.jit(lambda v, t: v + t)
+
+    def run_arg():
+        y = x
+        for t in range(3):
+            y = add(y, t)
+        return y
+    assert _compiles(run_arg) == 1 and run_arg().tolist() == ns["shifted"](x).tolist()
+    # capturing a function: it must be static, a compile per distinct value either way
+    assert _compiles(lambda: ns["per_function"](x)) == 2
+    apply = jax.jit(lambda v, fn: fn(v).sum(), static_argnums=1)
+    assert _compiles(lambda: [apply(x, fn) for fn in (jnp.sin, jnp.cos)]) == 2
