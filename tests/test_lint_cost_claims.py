@@ -9,6 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import pytest
+from test_lint_outer_trace import _compiles
 
 from jitscope.lint import lint_source
 
@@ -99,23 +100,6 @@ def test_js501_reports_by_bytes_known_from_the_source_and_says_when_the_size_is_
 
 
 # -- JS203: a fresh function per iteration; advice only when hoisting keeps the program ----------------
-
-def _compiles(fn) -> int:
-    events: list[str] = []
-
-    def listen(event: str, duration: float, **kwargs: object) -> None:
-        if event == "/jax/core/compile/backend_compile_duration":
-            events.append(event)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        fn()
-    finally:
-        from jitscope._jaxcompat import unregister_listener
-
-        unregister_listener("duration", listen)
-    return len(events)
-
 
 JS203_SRC = '''import jax
 import jax.numpy as jnp
