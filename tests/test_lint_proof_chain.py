@@ -1,0 +1,76 @@
+"""Severity by proof: a finding is as strong as the weakest link from a jit to the flagged value (issue #25).
+
+A jit seen in the code (a decorator, ``jax.jit(f)``) that makes a parameter abstract on every way is an
+``error``. An equinox/Flax module's ``__call__`` is traced only by convention (it runs under whatever jit
+its caller applies; no call of it is seen), and ``eqx.filter_jit`` keeps a parameter that is a Python
+int or bool static: a finding that rests on such a parameter not annotated as an array is a guess, ``info``,
+saying so. Findings on the module's array fields (``self.w``) or on jnp results keep their severity.
+Both claims are run under real JAX.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import pytest
+
+from jitscope.lint import lint_source
+
+SRC = '''import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def absolute(x):
+    if x > 0:
+        return x
+    return -x
+
+
+class Shift(eqx.Module):
+    w: jax.Array
+
+    def __call__(self, n):
+        if n > 0:
+            return self.w + n
+        return self.w
+
+
+class Checked(eqx.Module):
+    w: jax.Array
+
+    def __call__(self, x: jax.Array):
+        if x > 0:
+            return self.w * x
+        return self.w
+'''
+
+
+def _ns() -> dict:
+    ns: dict = {}
+    exec(compile(SRC, "m.py", "exec"), ns)
+    return ns
+
+
+def test_resolved_jit_is_an_error_and_a_convention_on_an_unannotated_parameter_is_info():
+    found = {f.location.line: f for f in lint_source(SRC, "m.py") if f.code == "JS101"}
+    assert {line: f.severity for line, f in found.items()} == {8: "error", 17: "info", 26: "warning"}
+    assert "traced only by convention" in found[17].message and "`Shift` is an equinox/Flax module" in found[17].message
+
+
+def test_the_claims_under_real_jax():
+    ns = _ns()
+    with pytest.raises(jax.errors.TracerBoolConversionError):  # every way `absolute` is reached fails
+        ns["absolute"](jnp.float32(1.0))
+    shift = ns["Shift"](jnp.zeros(2))
+    # the guessed parameter: a Python int works eagerly and under filter_jit (kept static)...
+    assert shift(3).tolist() == [3.0, 3.0]
+    assert eqx.filter_jit(lambda m, n: m(n))(shift, 3).tolist() == [3.0, 3.0]
+    # ...and fails only on a way that passes an array, which the code does not show
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        eqx.filter_jit(lambda m, n: m(n))(shift, jnp.int32(3))
+    # annotated as an array: under any jit that reaches it, it is a tracer (a may fact: warning)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        eqx.filter_jit(lambda m, x: m(x))(ns["Checked"](jnp.ones(2)), jnp.float32(2.0))
