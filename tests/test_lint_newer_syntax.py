@@ -70,14 +70,25 @@ def _project(root: Path, declaration: tuple[str, str], body: str) -> Path:
     ("setup.cfg", "[options]\npython_requires = >=3.{minor}\n"),
     ("setup.py", "from setuptools import setup\nsetup(name='p', python_requires='>=3.{minor}')\n"),
 ])
-def test_project_targeting_a_newer_python_makes_an_unparsable_file_info(tmp_path: Path, declaration) -> None:
-    newer = sys.version_info[1] + 1
+def test_project_targeting_a_newer_python_makes_a_pep701_fstring_info(tmp_path: Path, declaration) -> None:
+    newer = max(sys.version_info[1] + 1, 12)
     name, text = declaration
-    broken = "import jax\ndef f(x)\n    return x\n"  # this Python cannot tell it from a newer construct
-    path = _project(tmp_path, (name, text.format(minor=newer)), broken)
+    nested = 'import jax\nnames = ["a"]\nx = f"{", ".join(names)}"\n'  # PEP 701: nested quotes, valid from 3.12
+    path = _project(tmp_path, (name, text.format(minor=newer)), nested)
     found = [f for f in lint_source(path.read_text(), str(path)) if f.code == "JS001"]
+    if sys.version_info[:2] >= (3, 12):
+        assert _compiles(nested) and found == []
+        return
+    assert not _compiles(nested)
     assert [(f.severity, f.confidence) for f in found] == [("info", "likely")]
-    assert f"the project targets >= 3.{newer}" in found[0].message
+    assert f"the project targets >= 3.{newer}" in found[0].message and "PEP 701" in found[0].message
+
+
+def test_a_real_syntax_error_in_a_project_for_a_newer_python_stays_an_error(tmp_path: Path) -> None:
+    """Bare text where a docstring lost its quotes: no Python's grammar accepts it, whatever the project targets."""
+    path = _project(tmp_path, ("pyproject.toml", '[project]\nname = "p"\nrequires-python = ">=3.99"\n'),
+                    "import jax\n\nForce symbol resolution before tensorflow loads.\njax.devices()\n")
+    assert [(f.code, f.severity) for f in lint_source(path.read_text(), str(path))] == [("JS001", "error")]
 
 
 def test_project_targeting_this_python_keeps_the_error(tmp_path: Path) -> None:

@@ -9,11 +9,13 @@ Two independent signs say so, either one enough:
   newer Python accepts, recognised by their tokens, not by any library's code), or
 - the project's declared lower bound of Python (``requires-python`` in the nearest ``pyproject.toml``,
   ``python_requires`` in ``setup.cfg``/``setup.py``, Poetry's ``python`` dependency, found upward from
-  the file) is above the running Python: then its grammar may accept what this one rejects, and the
-  linter cannot tell a real syntax error from a newer construct.
+  the file) is 3.12 or later, above the running Python, and the parser's complaint is about an f-string:
+  PEP 701 made nested quotes, backslashes and comments in f-strings valid, which no line pattern can
+  see. Any other failure is a syntax error for the project's Python too (the grammars of 3.12-3.14
+  differ from 3.11's only by the constructs named here) and stays an error.
 
 Either way JS001 becomes one ``info`` naming the Python that could not parse it and the one the
-project (or the construct) needs; a syntax error with neither sign stays ``error``.
+project (or the construct) needs; any other syntax error stays ``error``.
 """
 
 from __future__ import annotations
@@ -59,10 +61,12 @@ def newer_python(filename: str, line_text: str | None, msg: str) -> tuple[str, b
         t = f"{target[0]}.{target[1]}"  # type: ignore[index]
         if need is not None:
             parts.append(f"the project targets >= {t}")
-        elif msg.startswith(_FSTRING) and target >= (3, 12):  # type: ignore[operator]
+        elif msg.startswith(_FSTRING) and target >= (3, 12) > running:  # type: ignore[operator]
             parts.append(f"the project targets >= {t}, whose f-strings (PEP 701) may accept it")
         else:
-            parts.append(f"the project targets >= {t}, whose grammar may accept it")
+            # The grammars of 3.12-3.14 differ from 3.11's only by the constructs above: any other failure is
+            # a syntax error for the project's Python too (a stripped docstring's bare text, a lost colon).
+            return None
     return "; ".join(parts), need is not None
 
 
