@@ -122,13 +122,24 @@ def per_function(x):
     for fn in (jnp.sin, jnp.cos):
         out.append(jax.jit(lambda v, fn=fn: fn(v).sum())(x))
     return out
+
+
+def through_helper(x):
+    for s in (1.0, 2.0):
+        def scale(v):
+            return v * s
+
+        def apply(v):
+            return scale(v) + 1.0
+        x = jax.jit(apply)(x)
+    return x
 '''
 
 
 def test_js203_hoisting_is_advice_only_when_the_function_captures_nothing_of_the_loop():
     found = {f.location.line: (f.severity, f.details.get("captures")) for f in lint_source(JS203_SRC, "m.py")
              if f.code == "JS203"}
-    assert found == {7: ("warning", None), 13: ("info", "t"), 20: ("info", "fn")}
+    assert found == {7: ("warning", None), 13: ("info", "t"), 20: ("info", "fn"), 31: ("info", "scale")}
     ns: dict = {}
     exec(compile(JS203_SRC, "m.py", "exec"), ns)
     x = jnp.arange(3.0) + 0.125  # a shape no other test compiles for
@@ -156,3 +167,5 @@ def test_js203_hoisting_is_advice_only_when_the_function_captures_nothing_of_the
     assert _compiles(lambda: ns["per_function"](x)) == 2
     apply = jax.jit(lambda v, fn: fn(v).sum(), static_argnums=1)
     assert _compiles(lambda: [apply(x, fn) for fn in (jnp.sin, jnp.cos)]) == 2
+    # a helper def'd in the loop carries the iteration's value into the jitted function: a compile each
+    assert _compiles(lambda: ns["through_helper"](x)) == 2

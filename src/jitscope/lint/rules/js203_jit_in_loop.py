@@ -107,6 +107,8 @@ def _captured_loop_names(ctx: Context, call: ast.Call) -> list[str]:
         if isinstance(p, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                           ast.GeneratorExp)):
             bound |= {n.id for n in ast.walk(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            bound |= {n.name for n in ast.walk(p) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n is not fn}  # a helper def'd in the loop is a new object capturing its iteration too
     return sorted(reads & bound)
 
 
