@@ -74,3 +74,40 @@ def test_the_claims_under_real_jax():
     # annotated as an array: under any jit that reaches it, it is a tracer (a may fact: warning)
     with pytest.raises(jax.errors.TracerBoolConversionError):
         eqx.filter_jit(lambda m, x: m(x))(ns["Checked"](jnp.ones(2)), jnp.float32(2.0))
+
+
+BY_NAME = '''import jax
+
+
+class Walker:
+    def step(self, x):
+        if x > 0:
+            return x
+        return -x
+
+
+class Runner:
+    def step(self, x):
+        if x > 0:
+            return x
+        return -x
+
+
+def go(obj, x):
+    return jax.jit(obj.step)(x)
+'''
+
+
+def test_a_method_matched_only_by_name_is_info_when_several_defs_carry_the_name():
+    """`jax.jit(obj.step)`: some object's `step` is traced; with two `step`s in the module, which one is not
+    known. Only one def of the name: it is the one the module can mean (a may fact: warning)."""
+    found = {f.location.line: f.severity for f in lint_source(BY_NAME, "m.py") if f.code == "JS101"}
+    assert found == {6: "info", 13: "info"}
+    single = BY_NAME.replace("class Runner:\n    def step(", "class Runner:\n    def run(")
+    found = {f.location.line: f.severity for f in lint_source(single, "m.py") if f.code == "JS101"}
+    assert found == {6: "warning"}  # `Runner.run` is no `step`: not traced
+    ns: dict = {}
+    exec(compile(BY_NAME, "m.py", "exec"), ns)
+    with pytest.raises(jax.errors.TracerBoolConversionError):  # the object handed to jit: its step fails
+        ns["go"](ns["Walker"](), jnp.float32(1.0))
+    assert float(ns["Runner"]().step(jnp.float32(-2.0))) == 2.0  # the other `step`, never handed to jit: runs

@@ -160,6 +160,10 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
         level = MUST if subject is not None and ctx.is_must(subject) else MAY
     else:
         level = MUST
+    if severity in ("error", "warning") and (ambiguous := _matched_by_name(ctx)):
+        # `jax.jit(obj.step)` names a method by its attribute only, and several defs of the module carry that
+        # name: which one the object's is, the source does not say. This one being traced is a guess: info.
+        return "info", "likely", ambiguous
     if severity in ("error", "warning") and _guessed_parameter(ctx, subject):
         # The only link from a jit to this parameter is a convention (an equinox/Flax module's `__call__` runs
         # under its caller's jit), and the parameter is not annotated as an array: equinox's filter_jit keeps a
@@ -169,6 +173,27 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     if severity == "error" and level == MAY:
         return "warning", "likely", _why_may(ctx, need)
     return severity, "", ""
+
+
+def _matched_by_name(ctx) -> str:
+    """Why the code being checked is traced only by a name match, if it is: reached through ``jax.jit(obj.name)``
+    (``StaticSpec.by_name``) while the module defines more than one function of that name."""
+    for f in reversed(ctx.frames):
+        spec = f.spec
+        if spec is None:
+            return ""
+        if spec.wrapper == NESTED:
+            continue
+        if not spec.by_name or spec.observed or spec.via:
+            return ""
+        counts = ctx.__dict__.get("_def_names")
+        if counts is None:
+            counts = ctx.__dict__["_def_names"] = Counter(
+                n.name for n in ast.walk(ctx.tree) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef))
+        n = counts.get(f.name, 0)
+        return (f"a method `{f.name}` of some object is jitted and {n} functions here are named so: which one is "
+                "not known") if n > 1 else ""
+    return ""
 
 
 def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:

@@ -64,6 +64,7 @@ class StaticSpec:
     # The wrapper was given the bound method (`jax.vmap(self._one, in_axes=(0, None))`): its argument numbers
     # and `in_axes` count from the parameter after `self`.
     bound_self: bool = False
+    by_name: bool = False  # reached through `jax.jit(obj.name)`: the def is matched by its name only
     # `jax.jit(self._env.step)`: the class whose own method of that name is not the one traced (`self._env` is
     # another object than `self`)
     not_class: object = None
@@ -456,8 +457,9 @@ class ModuleInfo:
 
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec, site: ast.AST | None = None) -> None:
         plain = not any(a in spec.argnames for a in ("<attribute>", "<held>", "<self>"))
-        if "<attribute>" in spec.argnames:
-            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False)
+        if "<attribute>" in spec.argnames:  # `jax.jit(obj.step)`: every `step` may be it, known by name only
+            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False,
+                           by_name=True)
         if "<held>" in spec.argnames:
             # `jax.jit(self._env.step)` inside class `Wrapper`: the method of an object `self` holds, not
             # `Wrapper.step` (only `self.step` names the enclosing class's method): any other `step` may be it.
