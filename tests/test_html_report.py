@@ -135,7 +135,7 @@ def test_inspect_and_scale_layouts_in_the_browser(tmp_path):
 
 def test_lint_result_as_html_and_sarif_through_report(tmp_path, cli):
     src = tmp_path / "m.py"
-    src.write_text("import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    return sum(x)\n")
+    src.write_text("import jax\n\n@jax.jit\ndef f(x: jax.Array):\n    print(x)\n    return sum(x)\n")
     saved = tmp_path / "lint.json"
     proc = cli("lint", str(src), "--json", str(saved))
     assert proc.returncode == 1, proc.stderr

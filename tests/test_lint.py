@@ -27,7 +27,7 @@ BAD = textwrap.dedent("""\
 
 
     @jax.jit
-    def f(x):
+    def f(x: jax.Array):
         if x > 0:
             return sum(x)
         return x
@@ -395,7 +395,7 @@ def test_jobs_flag(cli, tmp_path):
 
 def test_fix_keeps_crlf_and_counts_lines_like_python(tmp_path):
     p = tmp_path / "crlf.py"
-    p.write_bytes(b"import jax\r\nimport jax.numpy as jnp\r\n# \x0c form feed\r\n@jax.jit\r\ndef f(x):\r\n"
+    p.write_bytes(b"import jax\r\nimport jax.numpy as jnp\r\n# \x0c form feed\r\n@jax.jit\r\ndef f(x: jax.Array):\r\n"
                   b"    if x > 0:\r\n        return sum(x)\r\n    return x\r\n")
     before = jitscope.lint([str(p)])
     assert [(f.location.line, f.code) for f in before.findings] == [(6, "JS101"), (7, "JS201")]
@@ -432,10 +432,10 @@ def test_seed_pitfalls_are_flagged(seed):
 @pytest.mark.parametrize("src, fixed", [
     # `jnp` imported only inside another function: not bound at the fix site
     ("import jax\n\ndef helper():\n    import jax.numpy as jnp\n    return jnp.zeros(3)\n\n"
-     "@jax.jit\ndef f(x):\n    return sum(x)\n", None),
+     "@jax.jit\ndef f(x: jax.Array):\n    return sum(x)\n", None),
     # module-level alias shadowed by a local
-    ("import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef g(x):\n    jnp = 3\n    return sum(x) + jnp\n", None),
-    ("import jax\nfrom jax import numpy as np\n\n@jax.jit\ndef f(xs):\n    return sum(xs)\n", "np.sum(xs, axis=0)"),
+    ("import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef g(x: jax.Array):\n    jnp = 3\n    return sum(x) + jnp\n", None),
+    ("import jax\nfrom jax import numpy as np\n\n@jax.jit\ndef f(xs: jax.Array):\n    return sum(xs)\n", "np.sum(xs, axis=0)"),
 ])
 def test_fix_uses_only_aliases_bound_at_the_fix_site(src, fixed):
     (f,) = lint_source(src, select=["JS201"])

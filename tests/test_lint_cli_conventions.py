@@ -20,7 +20,7 @@ SRC = textwrap.dedent("""\
 
 
     @jax.jit
-    def f(x):
+    def f(x: jax.Array):
         y = x * 2
         y.at[0].set(1.0)
         if x > 0:

@@ -13,7 +13,7 @@ import jitscope
 from jitscope.lint import runner
 from jitscope.lint.registry import all_rules
 
-SRC = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n    return sum(x)\n"
+SRC = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x: jax.Array):\n    return sum(x)\n"
 FIXED = SRC.replace("sum(x)", "jnp.sum(x, axis=0)")
 
 

@@ -21,7 +21,7 @@ from jitscope.lint import lint_source
 from jitscope.lint.runner import usable_cpus
 
 ROOT = Path(__file__).resolve().parent.parent
-SRC = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n    return sum(x)\n"
+SRC = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x: jax.Array):\n    return sum(x)\n"
 HEAD = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x, y):\n"
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 

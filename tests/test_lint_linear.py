@@ -13,7 +13,7 @@ from jitscope.lint.source import SourceIndex
 
 FIXTURES = [p for p in sorted((Path(__file__).resolve().parent / "lint_fixtures").glob("JS*.py"))
             if not p.name.startswith(("JS001", "JS002", "JS003"))]
-HEAD = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x):\n"
+HEAD = "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x: jax.Array):\n"
 
 
 @pytest.mark.parametrize("text", [

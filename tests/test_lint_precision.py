@@ -167,7 +167,7 @@ def test_jit_of_a_closure_in_a_one_shot_driver_compiles_once_either_way():
 def test_sum_over_a_generator_does_not_suggest_jnp_sum_of_the_generator():
     import jax
 
-    src = "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef squares(x):\n    return sum(v * v for v in x)\n"
+    src = "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef squares(x: jax.Array):\n    return sum(v * v for v in x)\n"
     (f,) = lint_source(src, "m.py", select=["JS201"])
     assert f.fix is None and "use jnp.sum" not in f.message and "do not take generators" in f.message
     with pytest.raises(TypeError):  # what the old advice led to, under real JAX

@@ -209,6 +209,36 @@ def test_js207_flagged_tests_are_device_values_and_the_look_alikes_are_python_va
     assert mod.check_once(X).shape == X.shape
 
 
+def test_js207_a_test_that_decides_the_loop_is_info_and_one_that_guards_logging_is_a_warning():
+    """A convergence test decides whether the next step is dispatched: reading it every N steps changes
+    the result (the loop runs past the point it should stop), so the sync is the loop's design (info). A
+    test guarding only logging can be read after the loop from the kept device values, with the same result
+    and no sync per iteration (warning)."""
+    from jitscope.lint import lint_source
+
+    mod = load(FIXTURES / "JS207.py")
+    x = jnp.full((4,), 0.1)
+    exact = mod.train(x, 40)  # stops at the first step whose loss < 1e-3
+    late = x
+    for i in range(40):  # the throttled form of the same loop: test only every 10 steps
+        late, loss = mod.step(late)
+        if i % 10 == 9 and loss < 1e-3:
+            break
+    assert exact.tolist() != late.tolist()
+    # the logging test: the device values kept and read once after the loop give the same list
+    x2, noisy = mod.train_noisy(jnp.full((4,), 4.0), 6)
+    kept, y = [], jnp.full((4,), 4.0)
+    for _ in range(6):
+        y, loss = mod.step(y)
+        kept.append(loss)
+    assert noisy == [i for i, v in enumerate(jax.device_get(kept)) if v > 1.0] and noisy
+    sev = {f.location.line: f.severity for f in lint_source((FIXTURES / "JS207.py").read_text(), "JS207.py")}
+    lines = (FIXTURES / "JS207.py").read_text().splitlines()
+    at = {lines[n - 1].strip(): s for n, s in sev.items()}
+    assert at == {"if loss < 1e-3:  # JS207": "info", "while residual(x) > 1e-2:  # JS207": "info",
+                  "if float(loss) > 1e6:  # JS207": "info", "if loss > 1.0:  # JS207": "warning"}
+
+
 # -- JS201: why `sum(arr)` -> `jnp.sum(arr)` stays unsafe even on a provable jax array -----------
 
 def test_js201_fix_is_not_behaviour_preserving_even_on_a_provable_float_array():

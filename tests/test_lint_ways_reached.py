@@ -182,7 +182,9 @@ def test_a_held_objects_method_is_not_the_enclosing_classs_own():
     assert wrapper.step(-jnp.ones(2)) is None  # eager: its `if` runs on a concrete array
     with pytest.raises(ERRORS):  # another class's `step` may be the one held: its `if` fails under jit
         ns["Wrapper"](ns["Broken"]()).step(jnp.ones(2))
-    assert _hits(HELD) == [("JS101", 12, "warning")], _hits(HELD)
+    # which object's `step` is held the source does not say (`Env.step` and `Broken.step` both match the name):
+    # this one being traced is a guess, said at info (tests/test_lint_proof_chain.py)
+    assert _hits(HELD) == [("JS101", 12, "info")], _hits(HELD)
 
 
 COND_PARTIAL = '''from functools import partial

@@ -23,7 +23,7 @@ LINT = {
     "JS402": ({"scope": "global", "var": "n", "function": "step"}, fixes.GLOBAL_ASSIGNMENT.title),
     "JS403": ({"expr": "h.append(x)", "owner": "global", "var": "h", "function": "step"},
               fixes.OUTER_MUTATION.title),
-    "JS501": ({"var": "W", "line": 3}, fixes.pass_as_argument("W").title),
+    "JS501": ({"var": "W", "line": 3, "size": "4.0 MiB"}, fixes.pass_as_argument("W").title),
     "JS502": ({"var": "W", "why": "rebound later"}, fixes.pass_as_argument("W", stale=True).title),
     "JS202": ({"what": "range(100)", "trips": "100 trips"}, fixes.ROLL_LOOP.title),
     "JS203": ({"wrapper": "jax.jit", "what": "a lambda"}, fixes.CREATE_ONCE.title),

@@ -65,7 +65,7 @@ SRC = textwrap.dedent("""\
 
 
     @jax.jit
-    def f(x):
+    def f(x: jax.Array):
         if x > 0:
             return sum(x)
         return x

@@ -28,6 +28,22 @@ def squares(x):
     return sum(v * v for v in x)  # JS201
 
 
+@jax.jit
+def total_typed(x: jax.Array):
+    return sum(x)  # JS201
+
+
+@jax.jit
+def total_used(x):
+    return sum(x) / x.shape[0]  # JS201
+
+
+@jax.jit
+def sum_of_param(terms):
+    # info: an array only if `terms` is one; a list of arrays is summed right
+    return sum(terms)  # JS201
+
+
 # ---- negatives ----
 
 @jax.jit

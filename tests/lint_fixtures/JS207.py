@@ -32,6 +32,15 @@ def train_logged(x, n):
     return x
 
 
+def train_noisy(x, n):
+    noisy = []
+    for i in range(n):
+        x, loss = step(x)
+        if loss > 1.0:  # JS207
+            noisy.append(i)  # the loop does not wait for this: a warning, not the loop's own design
+    return x, noisy
+
+
 # ---- negatives ----
 
 def train_ok(x, n):

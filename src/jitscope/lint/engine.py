@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable
 
 from ..model import Finding
-from . import callgraph, reach, wrapped
+from . import callgraph, pyversion, reach, wrapped
 from .callgraph import OutgoingCall
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
@@ -27,6 +27,11 @@ DEEP_LIMIT = 12_000  # recursion limit while walking a tree (Python frames, not 
 
 def _mentions_jax(text: str) -> bool:
     return "jax" in text or "equinox" in text or "flax" in text
+
+
+def _line(text: str, lineno: int | None) -> str | None:
+    lines = text.splitlines()
+    return lines[lineno - 1] if lineno and 0 < lineno <= len(lines) else None
 
 
 def decode_source(data: bytes, filename: str) -> tuple[str | None, Finding | None]:
@@ -55,8 +60,14 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
             warnings.simplefilter("ignore")
             tree = ast.parse(text, filename=filename)
     except SyntaxError as e:
-        msg = f"syntax error: {e.msg}"
-        return [parse_finding("JS001", msg, filename, e.lineno or 1, e.offset or 1)], None
+        finding = parse_finding("JS001", f"syntax error: {e.msg}", filename, e.lineno or 1, e.offset or 1)
+        newer = pyversion.newer_python(filename, _line(text, e.lineno), e.msg or "")
+        if newer:  # valid for the Python the project targets: say what this one could not do, as info
+            v = sys.version_info
+            finding.message = f"cannot parse with Python {v[0]}.{v[1]} ({e.msg}); {newer[0]}: not linted"
+            finding.severity = "info"
+            finding.confidence = "certain" if newer[1] else "likely"
+        return [finding], None
     except (RecursionError, MemoryError):  # valid code nested past the parser's limit: not a syntax error
         return [parse_finding("JS003", "expressions nested too deeply for Python's parser; not linted",
                               filename)], None

@@ -187,9 +187,71 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
         level = MUST if subject is not None and ctx.is_must(subject) else MAY
     else:
         level = MUST
+    if severity in ("error", "warning") and (ambiguous := _matched_by_name(ctx)):
+        # `jax.jit(obj.step)` names a method by its attribute only, and several defs of the module carry that
+        # name: which one the object's is, the source does not say. This one being traced is a guess: info.
+        return "info", "likely", ambiguous
+    if severity in ("error", "warning") and _guessed_parameter(ctx, subject):
+        # The only link from a jit to this parameter is a convention (an equinox/Flax module's `__call__` runs
+        # under its caller's jit), and the parameter is not annotated as an array: equinox's filter_jit keeps a
+        # Python int or bool static, and no call that passes an array is seen. The claim is a guess: info.
+        return "info", "likely", "no jit of it is seen and the parameter may be a Python value: traced only by " \
+                                 "convention"
     if severity == "error" and level == MAY:
         return "warning", "likely", _why_may(ctx, need)
     return severity, "", ""
+
+
+def _matched_by_name(ctx) -> str:
+    """Why the code being checked is traced only by a name match, if it is: reached through ``jax.jit(obj.name)``
+    (``StaticSpec.by_name``) while the module defines more than one function of that name."""
+    for f in reversed(ctx.frames):
+        spec = f.spec
+        if spec is None:
+            return ""
+        if spec.wrapper == NESTED:
+            continue
+        if not spec.by_name or spec.observed or spec.via:
+            return ""
+        n = ctx.memo(_def_names).get(f.name, 0)
+        return (f"a method `{f.name}` of some object is jitted and {n} functions here are named so: which one is "
+                "not known") if n > 1 else ""
+    return ""
+
+
+def _def_names(ctx) -> Counter:
+    """How many functions of each name the module defines (at any depth)."""
+    return Counter(n.name for n in ast.walk(ctx.tree) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef))
+
+
+def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
+    """Does the finding rest on a parameter, not annotated as an array, of a function traced only by a
+    convention (``StaticSpec.assumed``: no call of it seen, no run observed it)?"""
+    if subject is None:
+        return False
+    for f in reversed(ctx.frames):
+        spec = f.spec
+        if spec is None:
+            return False
+        if spec.wrapper == NESTED:
+            continue
+        if not spec.assumed or spec.observed or isinstance(f.node, ast.Lambda) or f.node is None:
+            return False
+        from .pytrees import array_annotation
+
+        args = f.node.args  # type: ignore[attr-defined]
+        guessed = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+                   if not array_annotation(a.annotation)} - {"self", "cls"}
+        stack = [subject]
+        while stack:  # the values the claim reads; `x.shape[0]` is static whatever x is
+            n = stack.pop()
+            if (type(n) is ast.Attribute and n.attr in _SHAPES) or type(n) is ast.Call:  # type: ignore[attr-defined]
+                continue  # a jnp call's result is a tracer under jit whatever its arguments are
+            if type(n) is ast.Name and n.id in guessed:  # type: ignore[attr-defined]
+                return True
+            stack.extend(ast.iter_child_nodes(n))
+        return False
+    return False
 
 
 def in_accessor(ctx) -> bool:

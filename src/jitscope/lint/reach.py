@@ -110,10 +110,12 @@ def merge(prev: OutgoingCall, edge: OutgoingCall) -> OutgoingCall:
         base = prev
     staged = "must" if prev.staged == edge.staged == "must" else ("may" if prev.staged or edge.staged else "")
     closed = False if (prev.closed is False or edge.closed is False) else prev.closed
+    # A way that is seen (a jit, a traced caller) outranks a convention: the merged record is not assumed.
+    seen = edge if prev.wrapper == CONVENTION and edge.wrapper != CONVENTION else prev
     return _with(base, traced=traced, keywords=keywords, must=must, not_none=prev.not_none & edge.not_none,
                  fresh=prev.fresh & edge.fresh,
                  must_keywords=tuple(sorted(set(prev.must_keywords) & set(edge.must_keywords))), staged=staged,
-                 sites=prev.sites | edge.sites, closed=closed, via=prev.via,
+                 sites=prev.sites | edge.sites, closed=closed, via=seen.via, wrapper=seen.wrapper,
                  accessor=prev.accessor and edge.accessor)  # host-made only if every way is
 
 

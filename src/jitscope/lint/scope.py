@@ -10,11 +10,10 @@ module-level names are bound (arrays, mutable containers, names reassigned later
 from __future__ import annotations
 
 import ast
-import math
 from dataclasses import dataclass, field, replace
 
 from ..jaxmodel import known
-from . import narrow
+from . import arraysize, narrow
 from .astutil import children, walk_in_order
 
 # What each transformation does lives in jaxmodel (one table per wrapper family); these names are
@@ -65,6 +64,7 @@ class StaticSpec:
     # The wrapper was given the bound method (`jax.vmap(self._one, in_axes=(0, None))`): its argument numbers
     # and `in_axes` count from the parameter after `self`.
     bound_self: bool = False
+    by_name: bool = False  # reached through `jax.jit(obj.name)`: the def is matched by its name only
     # `jax.jit(self._env.step)`: the class whose own method of that name is not the one traced (`self._env` is
     # another object than `self`)
     not_class: object = None
@@ -128,6 +128,8 @@ class ModuleInfo:
     # names called inside some function, or in a module-level loop: not run just once per process
     called_repeatedly: set[str] = field(default_factory=set)
     array_sizes: dict[str, int | None] = field(default_factory=dict)  # module-level array -> elements, if literal
+    array_itemsizes: dict[str, int] = field(default_factory=dict)  # module-level array -> bytes per element
+    size_literals: dict[str, ast.expr] = field(default_factory=dict)  # module-level literals sizes are made of
     sentinels: set[str] = field(default_factory=set)  # module-level names bound to a fresh `object()`
     # `X = partial(F, a, k=v)` in a scope: (scope, X) -> (F, number of bound positionals, bound keywords,
     # the keywords bound to something other than None)
@@ -329,19 +331,31 @@ class ModuleInfo:
                     self.sentinels.add(t.id)
                 if isinstance(value, (ast.Constant, ast.Tuple)) and not isinstance(stmt, ast.AugAssign):
                     self.module_literals[t.id] = value
+                if isinstance(value, (ast.Constant, ast.Tuple, ast.List, ast.BinOp)) \
+                        and not isinstance(stmt, ast.AugAssign):
+                    self.size_literals[t.id] = value  # `N = 64`, `MOVES = [[...]]`: what array sizes are made of
+                else:
+                    self.size_literals.pop(t.id, None)
                 if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
                     self.module_mutables[t.id] = stmt.lineno
                 elif isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Call) \
                         and _is_array_factory(self.resolve(value.operand.func)):  # `-np.ones((10, 81, 8))`
-                    self.array_sizes[t.id] = _array_size(value.operand, self.resolve(value.operand.func) or "",
-                                                         self.array_sizes)
+                    self._array_binding(t.id, value.operand)
                 elif isinstance(value, ast.Call) and _is_array_factory(self.resolve(value.func)):
-                    size = _array_size(value, self.resolve(value.func) or "", self.array_sizes)
-                    self.array_sizes[t.id] = size
-                    if not _scalar_array(value) and (size is None or size >= SMALL_ARRAY):
+                    size = self._array_binding(t.id, value)
+                    if not _scalar_array(value) and (size is None or size >= arraysize.SMALL_BYTES):
                         self.module_arrays[t.id] = stmt.lineno
                     else:  # a small table rebound from a big one is small now
                         self.module_arrays.pop(t.id, None)
+
+    def _array_binding(self, name: str, call: ast.Call) -> int | None:
+        """Record module-level array ``name = call``'s elements and item size; its bytes, None if unknown."""
+        q = self.resolve(call.func) or ""
+        n = arraysize.elements(call, q, self.size_literals, self.array_sizes)
+        item = arraysize.itemsize(call, q, self.array_itemsizes)
+        self.array_sizes[name] = n
+        self.array_itemsizes[name] = item
+        return None if n is None else n * item
 
     def runs_once(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Is module-level function ``fn`` a one-shot driver: ``main``, a CLI command, or called only
@@ -443,8 +457,9 @@ class ModuleInfo:
 
     def _mark(self, name: str, scopes: tuple[object, ...], spec: StaticSpec, site: ast.AST | None = None) -> None:
         plain = not any(a in spec.argnames for a in ("<attribute>", "<held>", "<self>"))
-        if "<attribute>" in spec.argnames:
-            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False)
+        if "<attribute>" in spec.argnames:  # `jax.jit(obj.step)`: every `step` may be it, known by name only
+            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<attribute>"), closed=False,
+                           by_name=True)
         if "<held>" in spec.argnames:
             # `jax.jit(self._env.step)` inside class `Wrapper`: the method of an object `self` holds, not
             # `Wrapper.step` (only `self.step` names the enclosing class's method): any other `step` may be it.
@@ -792,48 +807,6 @@ def _scalar_array(call: ast.Call) -> bool:
         return isinstance(call.func, (ast.Name, ast.Attribute)) and (
             call.func.id if isinstance(call.func, ast.Name) else call.func.attr) in ("array", "asarray")
     return isinstance(a, (ast.Tuple, ast.List)) and not a.elts
-
-
-# A module-level array with fewer elements than this (known from literal shapes) is a lookup table or a
-# constant like a mask: baking it into the graph costs less than passing it (pgx's 28 KB move tables).
-SMALL_ARRAY = 100_000
-
-
-def _array_size(call: ast.Call, q: str, known: dict[str, int | None]) -> int | None:
-    """Number of elements of ``jnp.zeros((7, 64))``, ``np.arange(10)``, ``jnp.array([...])``,
-    ``jnp.array(TABLE)`` (a module-level array of known size); None when not literal."""
-    fn = q.rpartition(".")[2]
-    args = call.args
-    shape_arg = args[0] if args else next((k.value for k in call.keywords if k.arg == "shape"), None)
-    if fn in ("zeros", "ones", "empty", "full"):
-        dims = literal_ints(shape_arg)
-        if shape_arg is not None and (dims or (isinstance(shape_arg, ast.Tuple) and not shape_arg.elts)):
-            return math.prod(dims)
-        return None
-    if fn in ("array", "asarray") and args:
-        a = args[0]
-        if isinstance(a, ast.Name):
-            return known.get(a.id)
-        try:
-            value = ast.literal_eval(a)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            return None
-
-        def count(v: object) -> int:
-            return sum(count(e) for e in v) if isinstance(v, (list, tuple)) else 1
-        return count(value)
-    if fn in ("arange", "eye", "identity", "linspace") and args:
-        ints = [literal_ints(a) for a in args[:2]]
-        if not ints[0]:
-            return None
-        if fn == "arange":
-            return max(0, ints[1][0] - ints[0][0]) if len(ints) > 1 and ints[1] else max(0, ints[0][0])
-        if fn in ("eye", "identity"):
-            return ints[0][0] * ints[0][0]
-        num = literal_ints(args[2]) if len(args) > 2 else next(
-            (literal_ints(k.value) for k in call.keywords if k.arg == "num"), (50,))
-        return num[0] if num else None
-    return None
 
 
 def _is_array_factory(q: str | None) -> bool:

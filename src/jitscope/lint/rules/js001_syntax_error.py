@@ -10,7 +10,11 @@ class SyntaxErrorRule(Rule):
 
     ## What it does
     Reports a file that Python's own parser rejects (the E999 of other linters). The file
-    gets exactly this one finding; every other file is still linted.
+    gets exactly this one finding; every other file is still linted. A file valid for a newer
+    Python than the one linting it (PEP 695 `type` aliases and type parameters, PEP 758
+    `except A, B:`, PEP 750 t-strings on the failing line, or an f-string in a project whose
+    `requires-python` is 3.12 or later: PEP 701) is one `info` instead: not linted, not broken.
+    Any other syntax error stays an error whatever the project targets.
 
     ## Why is this bad?
     A file that does not parse cannot be imported, so no function in it can be traced at

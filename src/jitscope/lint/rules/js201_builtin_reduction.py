@@ -5,9 +5,11 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel import values
-from ..context import STATIC_ATTRS, Context
+from ..context import STATIC_ATTRS, Context, container_call
+from ..pytrees import array_annotation
 from ..rule import Rule
-from ._util import is_builtin, short
+from ._scan import own_statements, statement_bindings
+from ._util import is_builtin, short, used_as_array
 
 _REDUCTIONS = ("sum", "max", "min", "any", "all")
 
@@ -20,6 +22,13 @@ class BuiltinReduction(Rule):
     single traced array (or a generator over one) inside a traced function. A generator whose items
     are Python values (``any(isinstance(v, jax.Array) for v in xs)``, ``v.ndim == 1``, ``v is None``)
     stages no JAX op and is not flagged.
+
+    The claim needs the argument to be an array: a Python list or tuple of arrays is traced leaf by leaf
+    too, and builtin ``sum`` over a short list of them is k adds, correct where ``jnp.sum`` would
+    stack them (and fail on arrays of different shapes). So the finding is a ``warning`` with a fix
+    only when the argument is proven an array by how it is made (a jnp/lax call, arithmetic on a
+    traced value, an array method, a parameter annotated as an array, a local bound only to such);
+    a parameter, attribute or call result of unknown type gets an ``info`` that says the condition.
 
     ## Why is this bad?
     The builtins iterate over the array in Python. Under jit every element becomes its own
@@ -80,6 +89,17 @@ class BuiltinReduction(Rule):
             can_fix = True
         if not traced:
             return
+        over = arg.generators[0].iter if not can_fix else arg  # type: ignore[attr-defined]
+        if fn == "sum" and not proven_array(ctx, over):
+            # A parameter, attribute or call result of unknown type: a Python list or tuple of arrays is a pytree
+            # of traced leaves too, and builtin `sum` over a short list is k adds, right where `jnp.sum` would
+            # stack (and fail on ragged shapes). The claim holds only if it is an array: info, and no fix.
+            # (`max`/`min`/`any`/`all` compare items in Python: under jit that fails for a list of arrays too.)
+            e = short(ctx, over)
+            ctx.report(self, node, f"builtin `sum` over `{e}` unrolls one op per element if `{e}` is an array; "
+                       "if it is a list or tuple of arrays (a pytree argument), builtin `sum` is right",
+                       severity="info", fn=fn, expr=e, proven_array=False)
+            return
         if not can_fix:
             # `jnp.sum(v * v for v in x)` raises: a generator is not an array. Say what to write instead,
             # and that `x` may be a list of arrays (then the builtin is right).
@@ -94,6 +114,59 @@ class BuiltinReduction(Rule):
             repl = f"{jnp}.{fn}({ctx.segment(arg)}, axis=0)"
             fix = ctx.edit(self, node, repl, f"Replace with `{jnp}.{fn}(..., axis=0)`")
         ctx.report(self, node, fix=fix, fn=fn, expr=short(ctx, arg))
+
+
+_ARRAY_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.", "numpy.")
+
+
+def proven_array(ctx: Context, e: ast.AST, depth: int = 0) -> bool:
+    """Is ``e`` an array, not a Python container of arrays, by how it is made: a jnp/lax call that returns one
+    array, arithmetic on a traced value, an array method or attribute (``x.T``, ``x.reshape(...)``), a slice of
+    a proven array, a parameter annotated as an array, or a local name every binding of which is one of these.
+    A parameter, attribute or other call of unknown type is not proven: a list of arrays is traced the same."""
+    if depth > 8:
+        return False
+    t = type(e)
+    if t in (ast.BinOp, ast.UnaryOp):
+        return ctx.is_traced(e)
+    if t is ast.Call:
+        q = ctx.resolve(e.func) or ""  # type: ignore[attr-defined]
+        if q.startswith(_ARRAY_PREFIXES):
+            return not container_call(q, e)  # type: ignore[arg-type]
+        f = e.func  # type: ignore[attr-defined]
+        return isinstance(f, ast.Attribute) and f.attr in _ARRAY_METHODS and ctx.is_traced(f.value)
+    if t is ast.Attribute:
+        return e.attr in ("T", "mT", "real", "imag") and ctx.is_traced(e.value)  # type: ignore[attr-defined]
+    if t is ast.Subscript:
+        return proven_array(ctx, e.value, depth + 1)  # type: ignore[attr-defined]
+    if t is not ast.Name:
+        return False
+    fn = ctx.frame.node
+    if fn is None or isinstance(fn, ast.Lambda):
+        return False
+    name = e.id  # type: ignore[attr-defined]
+    memo = ctx.frame.__dict__.setdefault("_js201_arrays", {})  # per function: one walk per name, not per call
+    if name not in memo:
+        memo[name] = False  # a name bound from itself (`x = x * 2`) is decided by its other bindings
+        memo[name] = _proven_name(ctx, fn, name, depth)
+    return memo[name]
+
+
+def _proven_name(ctx: Context, fn: ast.AST, name: str, depth: int) -> bool:
+    args = fn.args  # type: ignore[attr-defined]
+    for p in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if p.arg == name:  # annotated as an array, or used like one (`x.shape`, `x[1:]`, `jnp.f(x)`)
+            return array_annotation(p.annotation) or used_as_array(ctx, name)
+    binds = ctx.frame.__dict__.get("_js201_binds")
+    if binds is None:
+        binds = ctx.frame.__dict__["_js201_binds"] = statement_bindings(own_statements(fn))
+    entries = binds.get(name, [])
+    return bool(entries) and all(plain and value is not None and proven_array(ctx, value, depth + 1)
+                                 for _, value, plain, _ in entries)
+
+
+_ARRAY_METHODS = frozenset({"reshape", "astype", "ravel", "flatten", "transpose", "swapaxes", "squeeze", "sum",
+                            "mean", "prod", "max", "min", "dot", "clip", "round", "conj", "cumsum", "take"})
 
 
 def _python_valued(ctx: Context, e: ast.AST, targets: set[str]) -> bool:

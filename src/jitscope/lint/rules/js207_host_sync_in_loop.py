@@ -25,6 +25,13 @@ class HostSyncInLoop(Rule):
     and are not flagged. Test files are skipped: a test's loop runs over cases and needs each
     value on the host to assert on it.
 
+    A test that decides whether the loop goes on (a ``while`` condition, an ``if`` whose block
+    ``break``s, ``return``s or ``raise``s: a convergence test, an early stop, a check) is reported
+    at ``info``: the next step cannot be dispatched before the value is known, so the sync is the
+    loop's design, and the alternatives change it (stopping up to N steps late, or the whole loop
+    as ``lax.while_loop``). A test that only guards work the loop does not wait for (logging,
+    saving, printing) is a ``warning``: reading it every N steps changes nothing else.
+
     ## Why is this bad?
     A jitted call returns at once with a device array that is still being computed (JAX
     dispatches asynchronously). Python's ``if`` needs a concrete bool, so it blocks until the
@@ -55,7 +62,8 @@ class HostSyncInLoop(Rule):
     code = "JS207"
     name = "host-sync-in-loop"
     message = ("Python `{stmt}` on `{expr}`, the result of jitted `{function}`, {where}: it waits for the device and "
-               "copies the value to the host on every iteration; test it every N steps, or use lax.while_loop")
+               "copies the value to the host on every iteration; keep the values and test them after the loop or every N "
+               "steps, or use lax.while_loop")
     severity = "warning"
     nodes = (ast.If, ast.While)
     traced_only = False
@@ -75,8 +83,37 @@ class HostSyncInLoop(Rule):
         if source is None:
             return
         where = "as the loop condition" if is_while else "inside a loop"
-        ctx.report(self, node.test, stmt="while" if is_while else "if",  # type: ignore[attr-defined]
-                   expr=short(ctx, node.test), function=source, where=where)  # type: ignore[attr-defined]
+        stmt = "while" if is_while else "if"
+        expr = short(ctx, node.test)  # type: ignore[attr-defined]
+        if is_while or _leaves_loop(node.body):  # type: ignore[attr-defined]
+            # The value decides whether the loop goes on: the next step cannot be dispatched before it is
+            # known, so the sync is the loop's own design; what remains is a trade-off, said as advice.
+            ctx.report(self, node.test, DECIDES.format(stmt=stmt, expr=expr, function=source, where=where),
+                       severity="info", stmt=stmt, expr=expr, function=source, where=where, decides_loop=True)
+            return
+        ctx.report(self, node.test, stmt=stmt, expr=expr, function=source, where=where)  # type: ignore[attr-defined]
+
+
+DECIDES = ("Python `{stmt}` on `{expr}`, the result of jitted `{function}`, {where} decides whether the loop goes "
+           "on: a host sync on every iteration that this loop needs (the next step waits for the value); if "
+           "stopping up to N steps late is acceptable test it every N steps, otherwise only lax.while_loop "
+           "keeps the loop on the device")
+
+
+def _leaves_loop(body: list[ast.stmt]) -> bool:
+    """Does a block end the enclosing loop (``break``, ``return``, ``raise``), outside nested defs? A ``break``
+    of a nested loop ends only that loop."""
+    todo: list[tuple[ast.AST, bool]] = [(n, False) for n in body]
+    while todo:
+        n, inner = todo.pop()
+        t = type(n)
+        if t in (ast.Return, ast.Raise) or (t is ast.Break and not inner):
+            return True
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        nested = inner or t in (ast.For, ast.AsyncFor, ast.While)
+        todo.extend((m, nested) for m in ast.iter_child_nodes(n))
+    return False
 
 
 class _Facts:
