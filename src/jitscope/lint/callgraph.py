@@ -152,8 +152,6 @@ class CallEdges(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]
-        if not call.args and not call.keywords:
-            return
         q = ctx.resolve(call.func)
         if q is not None and (q.split(".", 1)[0] in _LIBRARY_HEADS or (q in _BUILTINS and type(call.func) is ast.Name)):
             return  # `jnp.sum(x)`, `sum(x)`: never a linted function (checked first: most calls are these)
@@ -161,8 +159,9 @@ class CallEdges(Rule):
             return  # `f(*args)`: which parameter gets what is unknown
         pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a) or _pytree(ctx, a))
         kws = tuple(k.arg for k in call.keywords if k.arg and (ctx.is_traced(k.value) or _pytree(ctx, k.value)))
-        if not pos and not kws:
-            return
+        staged = facts.staged(ctx)
+        if not pos and not kws and not staged:
+            return  # eager code (vmap, grad) calling a helper with Python values: its jnp results are concrete
         must = tuple(i for i in pos if ctx.is_must(call.args[i]))
         must_kws = tuple(k.arg for k in call.keywords if k.arg in kws and ctx.is_must(k.value))
         via = f"`{ctx.frame.name}` ({os.path.basename(ctx.filename)}:{call.lineno}) calls it"
@@ -171,7 +170,7 @@ class CallEdges(Rule):
         fresh = frozenset([i for i, a in enumerate(call.args) if _made_here(ctx, a)] +
                           [k.arg for k in call.keywords if k.arg and _made_here(ctx, k.value)])
         _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
-                                             staged=facts.staged(ctx), not_none=not_none, fresh=fresh,
+                                             staged=staged, not_none=not_none, fresh=fresh,
                                              sites=frozenset({(call.lineno, call.col_offset)})))
 
 

@@ -327,6 +327,9 @@ class Context:
             if q in STATIC_CALLS or container_call(q, node):
                 return False  # a Python value (jnp.split gives a list of arrays: its length is static)
             if q.startswith(ARRAY_NAMESPACES) or q in ("jax.numpy", "jax.lax"):
+                if q in values.PYTHON_OF_PYTHON and node.args and type(node.args[0]) is ast.Constant \
+                        and type(node.args[0].value) in (int, float):
+                    return False  # `lax.psum(1, axis)`: the axis size, a Python int
                 if self.frames[-1].compile_time_eval:  # concrete unless computed from a tracer
                     return any(self.is_traced(a) for a in node.args) or any(
                         self.is_traced(k.value) for k in node.keywords)
