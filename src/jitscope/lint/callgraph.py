@@ -160,8 +160,10 @@ class CallEdges(Rule):
         pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a) or _pytree(ctx, a))
         kws = tuple(k.arg for k in call.keywords if k.arg and (ctx.is_traced(k.value) or _pytree(ctx, k.value)))
         staged = facts.staged(ctx)
-        if not pos and not kws and not staged:
-            return  # eager code (vmap, grad) calling a helper with Python values: its jnp results are concrete
+        if not pos and not kws and (not staged or type(call.func) is not ast.Name):
+            # Eager code (vmap, grad) calling a helper with Python values: its jnp results are concrete. A
+            # method (`self.m()`) is reached with its object, whose tracedness this call does not show.
+            return
         must = tuple(i for i in pos if ctx.is_must(call.args[i]))
         must_kws = tuple(k.arg for k in call.keywords if k.arg in kws and ctx.is_must(k.value))
         via = f"`{ctx.frame.name}` ({os.path.basename(ctx.filename)}:{call.lineno}) calls it"
@@ -300,6 +302,11 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         elif cls is not None and cls.split(".")[0] not in _LIBRARY_HEADS and "." in cls:
             out.append(_with(edge, target=f"{cls}.{attr}", method=True))
         return
+    if type(base) is ast.Name and base.id in _module_instances(ctx):  # type: ignore[attr-defined]
+        # `tracker = Tracker()` at module level, `tracker.record(y)` in a jitted function: the instance outlives
+        # every trace, so what its method stores on it is kept
+        _method(ctx, _module_instances(ctx)[base.id], attr, _with(edge, method=True), set())  # type: ignore[attr-defined]
+        return
     if type(base) is ast.Name:
         head = base.id  # type: ignore[attr-defined]
         if head in idx.relative:
@@ -309,6 +316,28 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         q = ctx.info.aliases.get(head)
         if q is not None and q.split(".")[0] not in _LIBRARY_HEADS:
             out.append(_with(edge, target=f"{q}.{attr}"))
+
+
+def _module_instances(ctx: Context) -> dict[str, str]:
+    """Module-level names bound once, to an instance of a class of this module (``tracker = Tracker()``)."""
+    got = ctx.__dict__.get("_cg_instances")
+    if got is None:
+        classes = index(ctx).classes
+        counts: dict[str, int] = {}
+        made: dict[str, str] = {}
+        for st in ctx.tree.body:
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(
+                st, (ast.AnnAssign, ast.AugAssign)) else []
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        counts[n.id] = counts.get(n.id, 0) + 1
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Name) \
+                    and st.value.func.id in classes:
+                made[st.targets[0].id] = st.value.func.id
+        got = ctx.__dict__["_cg_instances"] = {k: v for k, v in made.items() if counts.get(k) == 1}
+    return got
 
 
 def _annotated_class(ctx: Context, name: str) -> str | None:
