@@ -119,11 +119,8 @@ def enclosing_class(ctx: Context) -> ast.ClassDef | None:
     for p in reversed(ctx.parents):
         if isinstance(p, ast.ClassDef):
             return p if fn in p.body else None
-    from ..callgraph import index  # a method the call graph reached is walked without its class around it
-
-    idx = index(ctx)
-    name = idx.owner.get(fn) if fn is not None else None
-    return idx.classes.get(name) if name is not None else None
+    # a method the call graph reached is walked without its class around it: the module's classes hold it
+    return next((c for c in ctx.tree.body if isinstance(c, ast.ClassDef) and fn in c.body), None)
 
 
 def plain_class(ctx: Context, cls: ast.ClassDef | None, depth: int = 0) -> bool:
