@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..jaxmodel import values
 from ..model import Finding, Fix, Location
-from . import evidence, facts, guards, pytrees
+from . import evidence, facts, guards, pytrees, returns
 from .facts import NESTED as NESTED
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
@@ -357,7 +357,12 @@ class Context:
             return self.is_mask(node.left) or self.is_mask(node.right)  # type: ignore[attr-defined]
         if t is ast.Call:
             q = self.resolve(node.func) or ""  # type: ignore[attr-defined]
-            return q in MASK_FUNCS and self.is_traced(node)
+            if q in MASK_FUNCS and self.is_traced(node):
+                return True
+            f = node.func  # type: ignore[attr-defined]
+            # `make_mask(n, k)` returning `jnp.arange(n) < k`: staged with its caller, a traced mask
+            return type(f) is ast.Name and self._local_frame(f.id) is None and bool(facts.staged(self)) \
+                and returns.returns_jnp_mask(self, f.id, MASK_FUNCS, STATIC_CALLS)
         return False
 
     # -- reporting -----------------------------------------------------------------------------
