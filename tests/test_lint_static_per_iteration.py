@@ -102,3 +102,125 @@ def test_a_changing_static_argument_compiles_once_per_iteration():
     for t in range(5):
         x = step(x, t=t % 2)
     assert len(traces) == 0  # 0 and 1 were compiled above: the cache hits
+
+
+STATS_SRC = '''\
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.jit, static_argnames=("mean", "scale"))
+def normalize(x, mean, scale):
+    return (x - mean) * scale
+
+
+def train(x, batches, cfg):
+    mean = 0.0
+    scale = cfg.scale
+    flag = True
+    for batch in batches:
+        x = normalize(batch, mean=mean, scale=scale)
+        m = float(jnp.mean(x))
+        mean = 0.9 * mean + 0.1 * m
+    for _ in range(5):
+        x = normalize(x, mean=m, scale=1.0)
+        m = float(jnp.mean(x))
+    for _ in range(5):
+        x = normalize(x, mean=float(flag), scale=scale)
+        flag = not flag
+        scale = cfg.scale
+    for _ in range(5):
+        x = shifted(x, scale)
+        scale = scale * 0.5
+    for _ in range(5):
+        x = normalize(x, mean=mean, scale=1.0)
+        new_mean = 0.5 * mean
+        mean = new_mean
+    return x
+
+
+def shift(x, s):
+    return x - s
+
+
+shifted = jax.vmap(shift, in_axes=(0, None))
+'''
+
+
+def test_js208_follows_values_the_loop_recomputes_from_its_own_state(tmp_path):
+    """Running statistics: a value the loop computes from what it carried (``mean = 0.9 * mean + 0.1 * m``,
+    ``m = float(jnp.mean(x))`` after ``x = normalize(x, ...)``) is new on every iteration; a toggled flag and a
+    value re-read from a constant config are not (a few values, compiled once each)."""
+    path = tmp_path / "stats.py"
+    path.write_text(STATS_SRC)
+    result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208"])
+    got = [(f.location.line, f.details.get("param") if f.details else None) for f in result.findings]
+    assert [line for line, _ in got] == [17, 21, 31], got
+
+
+def test_running_statistics_as_static_arguments_compile_every_step():
+    traces = []
+
+    @functools.partial(jax.jit, static_argnames=("mean",))
+    def normalize(x, mean):
+        traces.append(mean)
+        return x - mean
+
+    x, mean = jnp.arange(4.0), 0.0
+    for _ in range(5):
+        x = normalize(x, mean=mean)
+        mean = 0.9 * mean + 0.1 * float(jnp.mean(x))
+    assert len(traces) == 5  # a new float each step: a trace and a compile each step
+    traces.clear()
+    flag = True
+    for _ in range(6):
+        x = normalize(x, mean=float(flag))
+        flag = not flag
+    assert traces == [1.0]  # a toggled flag takes two values: 1.0 compiles once (0.0 was compiled above)
+    calls = []
+
+    def shift(x, s):
+        calls.append(s)
+        return x - (s[0] if isinstance(s, list) else s)
+
+    shifted = jax.vmap(shift, in_axes=(0, None))
+    scale = 1.0
+    for k in range(3):
+        x = shifted(x, scale)  # an unmapped argument is passed through, never hashed: nothing cached on it
+        scale = [0.5 ** k]  # not even hashable
+    assert len(calls) == 3
+
+
+LOCAL_SRC = '''\
+from functools import partial
+
+import jax
+
+
+def fit(params, state, steps, update):
+    @partial(jax.jit, static_argnums=(1,))
+    def sample(params, state, rng):
+        return params
+
+    for rng in steps:
+        out = sample(params, state, rng)
+        new_state = update(state, out)
+        state = new_state
+    return state
+'''
+
+
+def test_js208_a_jit_decorated_def_of_the_function_and_state_carried_through_two_names(tmp_path):
+    """``sample`` is jitted by its decorator inside ``fit``; ``state`` is carried through ``new_state``."""
+    path = tmp_path / "fit.py"
+    path.write_text(LOCAL_SRC)
+    result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208"])
+    assert [(f.location.line, f.location.column) for f in result.findings] == [(12, 30)]
+    ns: dict = {"TRACES": []}
+    exec(compile(LOCAL_SRC.replace("        return params", "        TRACES.append(state)\n        return params"),
+                 "fit.py", "exec"), ns)
+    traces, fit = ns["TRACES"], ns["fit"]
+    fit(jnp.ones(2), 0, range(4), lambda s, out: s + 1)
+    assert traces == [0, 1, 2, 3]  # a compile for every step

@@ -85,6 +85,9 @@ CONTAINER_TYPES = frozenset({
 TYPE_QUERIES = frozenset({"isinstance", "issubclass", "callable", "hasattr", "type", "len", "id"})
 # Calls that are True only for a concrete value.
 CONCRETE_PREDICATES = frozenset({"jax.core.is_concrete"})
+# Collectives that give a Python number when given one: `lax.psum(1, "i")` is the axis size, an `int`
+# under jit, pmap, vmap and shard_map alike (the idiom for `range(lax.psum(1, axis))`).
+PYTHON_OF_PYTHON = frozenset({"jax.lax.psum"})
 # Exceptions a failed concretization raises or derives from: code in a `try` catching one of them
 # handles the traced case on purpose.
 CONCRETIZATION_ERRORS = frozenset({"ConcretizationTypeError", "TracerBoolConversionError",

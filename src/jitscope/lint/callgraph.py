@@ -150,8 +150,6 @@ class CallEdges(Rule):
 
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]
-        if not call.args and not call.keywords:
-            return
         q = ctx.resolve(call.func)
         if q is not None and (q.split(".", 1)[0] in _LIBRARY_HEADS or (q in _BUILTINS and type(call.func) is ast.Name)):
             return  # `jnp.sum(x)`, `sum(x)`: never a linted function (checked first: most calls are these)
@@ -159,7 +157,10 @@ class CallEdges(Rule):
             return  # `f(*args)`: which parameter gets what is unknown
         pos = tuple(i for i, a in enumerate(call.args) if ctx.is_traced(a) or _pytree(ctx, a))
         kws = tuple(k.arg for k in call.keywords if k.arg and (ctx.is_traced(k.value) or _pytree(ctx, k.value)))
-        if not pos and not kws:
+        staged = facts.staged(ctx)
+        if not pos and not kws and (not staged or type(call.func) is not ast.Name):
+            # Eager code (vmap, grad) calling a helper with Python values: its jnp results are concrete. A
+            # method (`self.m()`) is reached with its object, whose tracedness this call does not show.
             return
         must = tuple(i for i in pos if ctx.is_must(call.args[i]))
         must_kws = tuple(k.arg for k in call.keywords if k.arg in kws and ctx.is_must(k.value))
@@ -169,7 +170,7 @@ class CallEdges(Rule):
         fresh = frozenset([i for i, a in enumerate(call.args) if _made_here(ctx, a)] +
                           [k.arg for k in call.keywords if k.arg and _made_here(ctx, k.value)])
         _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
-                                             staged=facts.staged(ctx), not_none=not_none, fresh=fresh,
+                                             staged=staged, not_none=not_none, fresh=fresh,
                                              sites=frozenset({(call.lineno, call.col_offset)}),
                                              accessor=facts.in_accessor(ctx)))  # called by host-made code
 
@@ -300,6 +301,11 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         elif cls is not None and cls.split(".")[0] not in _LIBRARY_HEADS and "." in cls:
             out.append(_with(edge, target=f"{cls}.{attr}", method=True))
         return
+    if type(base) is ast.Name and base.id in _module_instances(ctx):  # type: ignore[attr-defined]
+        # `tracker = Tracker()` at module level, `tracker.record(y)` in a jitted function: the instance outlives
+        # every trace, so what its method stores on it is kept
+        _method(ctx, _module_instances(ctx)[base.id], attr, _with(edge, method=True), set())  # type: ignore[attr-defined]
+        return
     if type(base) is ast.Name:
         head = base.id  # type: ignore[attr-defined]
         if head in idx.relative:
@@ -309,6 +315,29 @@ def _record(ctx: Context, func: ast.AST, edge: OutgoingCall) -> None:
         q = ctx.info.aliases.get(head)
         if q is not None and q.split(".")[0] not in _LIBRARY_HEADS:
             out.append(_with(edge, target=f"{q}.{attr}"))
+
+
+def _module_instances(ctx: Context) -> dict[str, str]:
+    """Module-level names bound once, to an instance of a class of this module (``tracker = Tracker()``)."""
+    return ctx.memo(_find_module_instances)
+
+
+def _find_module_instances(ctx: Context) -> dict[str, str]:
+    classes = index(ctx).classes
+    counts: dict[str, int] = {}
+    made: dict[str, str] = {}
+    for st in ctx.tree.body:
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(
+            st, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Name) \
+                and st.value.func.id in classes:
+            made[st.targets[0].id] = st.value.func.id
+    return {k: v for k, v in made.items() if counts.get(k) == 1}
 
 
 def _annotated_class(ctx: Context, name: str) -> str | None:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from ..jaxmodel import values
 from ..model import Finding, Fix, Location
-from . import evidence, facts, guards, pytrees
+from . import evidence, facts, guards, pytrees, returns
 from .facts import NESTED as NESTED
 from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
@@ -360,6 +360,9 @@ class Context:
             if q in STATIC_CALLS or container_call(q, node):
                 return False  # a Python value (jnp.split gives a list of arrays: its length is static)
             if q.startswith(ARRAY_NAMESPACES) or q in ("jax.numpy", "jax.lax"):
+                if q in values.PYTHON_OF_PYTHON and node.args and type(node.args[0]) is ast.Constant \
+                        and type(node.args[0].value) in (int, float):
+                    return False  # `lax.psum(1, axis)`: the axis size, a Python int
                 if self.frames[-1].compile_time_eval:  # concrete unless computed from a tracer
                     return any(self.is_traced(a) for a in node.args) or any(
                         self.is_traced(k.value) for k in node.keywords)
@@ -387,7 +390,12 @@ class Context:
             return self.is_mask(node.left) or self.is_mask(node.right)  # type: ignore[attr-defined]
         if t is ast.Call:
             q = self.resolve(node.func) or ""  # type: ignore[attr-defined]
-            return q in MASK_FUNCS and self.is_traced(node)
+            if q in MASK_FUNCS and self.is_traced(node):
+                return True
+            f = node.func  # type: ignore[attr-defined]
+            # `make_mask(n, k)` returning `jnp.arange(n) < k`: staged with its caller, a traced mask
+            return type(f) is ast.Name and self._local_frame(f.id) is None and bool(facts.staged(self)) \
+                and returns.returns_jnp_mask(self, f.id, MASK_FUNCS, STATIC_CALLS)
         return False
 
     # -- reporting -----------------------------------------------------------------------------

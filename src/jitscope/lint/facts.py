@@ -181,7 +181,7 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
             return None  # `if cache:` on an element of a carry: may be a dict or None, whose truth is Python's
     if need == "staged":
         level = staged(ctx)
-        if not level:
+        if not level or _python_only(ctx):
             return None
     elif need == "abstract":
         level = MUST if subject is not None and ctx.is_must(subject) else MAY
@@ -251,6 +251,20 @@ def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
                 return True
             stack.extend(ast.iter_child_nodes(n))
         return False
+    return False
+
+
+def _python_only(ctx) -> bool:
+    """Is the code being checked a helper that staged code calls with Python values only (``n_blocks(x.shape[0])``)?
+    Its ``jnp`` results are tracers (claims about them hold), but what it does at trace time (a print, a
+    module flag read, a memo) is its caller's trace machinery: claims resting on staging alone are not made."""
+    for f in reversed(ctx.frames):
+        spec = f.spec
+        if spec is None:
+            return False
+        if spec.wrapper == NESTED and f is not ctx.frames[1]:
+            continue
+        return spec.python_only
     return False
 
 

@@ -52,7 +52,9 @@ def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, met
                          for i in edge.not_none if not isinstance(i, int) or i < len(positional)) & every
     fresh = frozenset(positional[i] if isinstance(i, int) and i < len(positional) else i
                       for i in edge.fresh if not isinstance(i, int) or i < len(positional)) & every
+    python_only = edge.traced == () and not edge.keywords and not edge.pytree_args and not method  # `self` may be traced
     return StaticSpec(fresh=fresh, argnames=tuple(sorted(static)), wrapper=edge.wrapper, filter=edge.filter, via=edge.via,
+                      python_only=python_only,
                       assumed=edge.wrapper == CONVENTION, staged=edge.staged, closed=edge.closed, must_names=must,
                       refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none, accessor=edge.accessor)
 

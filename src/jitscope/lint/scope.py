@@ -61,6 +61,12 @@ class StaticSpec:
     observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
     observed_leaves: tuple[tuple[str, frozenset[str]], ...] = ()  # parameters -> leaves the run saw abstract
     accessor: bool = False  # a pytree method returning a Python scalar: it concretizes its fields on the host
+    # call graph: every recorded call passes Python values only (a helper staged by its caller: its `jnp` results
+    # are tracers, but its side effects are the caller's trace machinery, not a leak of anything traced)
+    python_only: bool = False
+    # vmap/pmap: the positions the wrapper hashes (pmap's `static_broadcasted_argnums`); the others among
+    # `argnums` are unmapped (`in_axes=None`), passed through or broadcast, never hashed. None: all of them.
+    hashed_argnums: tuple[int, ...] | None = None
     # The wrapper was given the bound method (`jax.vmap(self._one, in_axes=(0, None))`): its argument numbers
     # and `in_axes` count from the parameter after `self`.
     bound_self: bool = False
@@ -871,6 +877,7 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object
         if "argnums" in kw and not traced:
             traced = None
     if wrapper in VMAP_LIKE:
+        hashed = tuple(nums)
         axes = kw.get("in_axes")
         t = known.lookup(wrapper)
         pos = t.axes_option[1] if t is not None and t.axes_option else -1
@@ -878,21 +885,24 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object
             axes = info.literal(call.args[pos])  # jax.vmap(f, (0, None))
         axes = _fold_axes(axes)
         if isinstance(axes, ast.Constant) and axes.value is None:  # `in_axes=None`: every argument stays the caller's
-            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), unmapped_from=0)
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), hashed_argnums=hashed,
+                              unmapped_from=0)
         nums += unmapped_positions(axes)
         tail = _none_tail(axes, scope)
         if tail is not None:  # `in_axes=(0, 0, *nones, None)` with `nones = [None] * n`: the rest is unmapped
-            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), unmapped_from=tail)
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), hashed_argnums=hashed,
+                              unmapped_from=tail)
         if axes is not None and not _literal_axes(axes):
             # in_axes computed at run time: any parameter may be unmapped, reaching the function as the
             # caller's (Python) value, so none is abstract on every way (a may fact, never an error).
-            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"),
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), hashed_argnums=hashed,
                               must_names=frozenset())
         if isinstance(axes, (ast.Tuple, ast.List)):
             # A tuple `in_axes` has one entry per positional argument of every call (JAX raises otherwise):
             # `vmap(f, (0, None))` calls `f(x, a)`, and f's defaulted third parameter keeps its Python default.
-            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"),
+            return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), hashed_argnums=hashed,
                               unmapped_from=len(axes.elts))
+        return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"), hashed_argnums=hashed)
     return StaticSpec(nums, names, traced, wrapper, wrapper.startswith("equinox.filter"))
 
 

@@ -290,6 +290,8 @@ class _Visitor:
         traced = ctx.is_traced(value)
         must = traced and self._any_must() and ctx.is_must(value)
         mask = traced and ctx.is_mask(value)
+        if not traced and type(value) is ast.Call and ctx.is_mask(value):
+            traced = mask = True  # `m = make_mask(n, k)`: a jnp mask the staged helper returns (lint/returns.py)
         if not traced and type(value) is ast.Call and ctx.in_traced and type(value.func) is ast.Call:  # type: ignore[attr-defined]
             # `y = nn.Dense(4)(x)`: a layer built and applied to traced values returns traced values.
             # (Other unknown calls are not assumed traced: `n, shape = self._shapes(x)` is common.)

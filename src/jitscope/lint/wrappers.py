@@ -63,6 +63,11 @@ class Summary(NamedTuple):
     # It returns a jit of one of its parameters (``maybe_jit(fn, **kw)`` returning ``jax.jit(fn, **kw)``):
     # (that parameter's position, the jit's name, its static spec, whether the spec is the caller's keywords).
     returns: tuple | None = None
+    # It jits a function with static positions its caller chooses and calls it on its own ``*args``
+    # (``def check(f, *args, static_argnums=()): return jax.jit(f, static_argnums=static_argnums)(*args)``):
+    # (the option's parameter, its position or None, how many positional parameters come before ``*args``,
+    # "file:line" of the jitted call, whether every call of it makes that call).
+    forwards: tuple | None = None
 
 
 def module_summaries(ctx) -> dict[str, Summary]:
@@ -164,10 +169,36 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
                     names and k.arg in names and names.index(k.arg) in spec.argnums)):
                 mark(k.value.id, "static", f"{where} gets it as a static argument", sure)
     returns = _returned_jit(ctx, fn, body, positional, always, base)
-    if not found:
+    forwards = _forwarded(ctx, fn, body, live, positional, local_jit, always, base)
+    if not found and forwards is None:
         return None
     return Summary(fn.name, tuple(found[k] for k in sorted(found, key=lambda p: (found[p].index is None,
-                                                                               found[p].index or 0, p))), returns)
+                                                                               found[p].index or 0, p))), returns,
+                   forwards)
+
+
+def _forwarded(ctx, fn: Def, body: list, live: set[str], positional: list[str], local_jit: dict, always: set,
+               base: str) -> tuple | None:
+    """``(option parameter, its position, positional parameters before *args, where, on every call)`` when ``fn`` calls a jit
+    whose ``static_argnums`` is one of its parameters on its own ``*args``, unchanged: ``jax.jit(f,
+    static_argnums=s)(*args)`` or ``g = jax.jit(f, static_argnums=s)``, then ``g(*args)``."""
+    star = fn.args.vararg.arg if fn.args.vararg else None
+    if star is None or any(isinstance(n, ast.Name) and n.id == star and not isinstance(n.ctx, ast.Load) for n in body):
+        return None
+    for n in body:
+        if not isinstance(n, ast.Call) or len(n.args) != 1 or not isinstance(n.args[0], ast.Starred) \
+                or not isinstance(n.args[0].value, ast.Name) or n.args[0].value.id != star:
+            continue
+        made = n.func
+        if isinstance(made, ast.Name) and made.id in local_jit:
+            made = local_jit[made.id][-1]
+        if not isinstance(made, ast.Call) or _jitting(ctx, made) is None:
+            continue
+        option = next((k.value for k in made.keywords if k.arg == "static_argnums"), None)
+        if isinstance(option, ast.Name) and option.id in live:
+            index = positional.index(option.id) if option.id in positional else None
+            return option.id, index, len(positional), f"{base}:{n.lineno}", n in always
+    return None
 
 
 def _factory(ctx, fn: Def, base: str) -> Summary | None:
@@ -371,4 +402,26 @@ def passed_through(summary: Summary, call: ast.Call) -> list[tuple[KeyParam, ast
         if i in by_index:
             out.append((by_index[i], a))
     out += [(by_name[k.arg], k.value) for k in call.keywords if k.arg in by_name]
+    if summary.forwards is not None:
+        out += _forwarded_static(summary, call)
     return out
+
+
+def _forwarded_static(summary: Summary, call: ast.Call) -> list[tuple[KeyParam, ast.expr]]:
+    """The arguments a call puts in a forwarding function's ``*args`` at the static positions it names."""
+    option, index, before, where, sure = summary.forwards
+    value = next((k.value for k in call.keywords if k.arg == option), None)
+    if value is None and index is not None and index < len(call.args):
+        value = call.args[index]
+    if value is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return []
+    if isinstance(value, ast.Constant) and isinstance(value.value, int):
+        nums = [value.value]
+    elif isinstance(value, (ast.Tuple, ast.List)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, int) for e in value.elts):
+        nums = [e.value for e in value.elts]  # type: ignore[attr-defined]
+    else:
+        return []
+    rest = call.args[before:]
+    via = f"`{summary.function}` jits its function with `static_argnums={option}` and calls it on its `*args` ({where})"
+    return [(KeyParam(f"*args[{k}]", None, "static", via, sure), rest[k]) for k in nums if -len(rest) <= k < len(rest)]

@@ -103,7 +103,7 @@ def _made_by_wrapper(ctx: Context, made: ast.Call, name: str | None = None) -> t
 def _def_named(ctx: Context, name: str) -> Def | None:
     frame = ctx._local_frame(name)
     if frame is not None and frame.node is not None:
-        defs = [s for s in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        defs = [s for s, _ in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and s.name == name]
         return defs[0] if len(defs) == 1 else None
     return ctx.info.defs.get(name) if frame is None else None
@@ -116,6 +116,14 @@ def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int]
     if not wrappers.jits_in(ctx, scope) and not wrappers.returns_jit(ctx):
         return None  # no jit in this function (nor a project function returning one): bound to something else
     entries = scope_bindings(ctx, scope).get(func.id, ())
+    defs = [s for s, _ in own_statements(scope) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name == func.id]
+    if len(defs) == 1 and len(entries) == 1 and entries[0][0] is defs[0]:  # `@partial(jax.jit, static_argnums=(1,)) def sample(...)` in this function
+        for dec in defs[0].decorator_list:
+            spec = decorator_spec(ctx.info, dec)
+            if spec is not None and spec.wrapper in JIT_LIKE:
+                return defs[0], spec, func.id, 0
+        return None
     if len(entries) == 1 and isinstance(entries[0][1], ast.Call):
         through = _made_by_wrapper(ctx, entries[0][1], func.id)  # `step = maybe_jit(f, static_argnums=1)`
         if through is not None:
@@ -137,7 +145,7 @@ def _local_jit(ctx: Context, func: ast.Name) -> tuple[Def, StaticSpec, str, int]
     fn = None
     frame = ctx._local_frame(wrapped.id)
     if frame is ctx.frame and frame.node is not None:
-        defs = [s for s in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        defs = [s for s, _ in own_statements(frame.node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and s.name == wrapped.id]
         fn = defs[0] if len(defs) == 1 else None
     elif frame is None:
@@ -221,6 +229,10 @@ def _static_arguments(ctx: Context, call: ast.Call, jitted: bool, target: tuple[
     if spec.traced_argnums == () and not spec.argnums and not spec.argnames:
         return None
     passed = static_passed(call, fn, spec, bound)
+    if spec.hashed_argnums is not None:  # vmap/pmap: an unmapped argument (`in_axes=None`) is never hashed
+        positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+        hashed = {positional[i] for i in spec.hashed_argnums if -len(positional) <= i < len(positional)}
+        passed = [(p, a) for p, a in passed if p in hashed]
     if made is not None:  # through a project function returning the jit: say so, and how sure
         vias = ctx.table(via)
         for param, a in passed:

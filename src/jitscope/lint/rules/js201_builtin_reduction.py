@@ -8,7 +8,7 @@ from ...jaxmodel import values
 from ..context import STATIC_ATTRS, Context, container_call
 from ..pytrees import array_annotation
 from ..rule import Rule
-from ._scan import own_statements, statement_bindings
+from ._scan import scope_bindings
 from ._util import is_builtin, short, used_as_array
 
 _REDUCTIONS = ("sum", "max", "min", "any", "all")
@@ -145,7 +145,9 @@ def proven_array(ctx: Context, e: ast.AST, depth: int = 0) -> bool:
     if fn is None or isinstance(fn, ast.Lambda):
         return False
     name = e.id  # type: ignore[attr-defined]
-    memo = ctx.frame.__dict__.setdefault("_js201_arrays", {})  # per function: one walk per name, not per call
+    memo = ctx.frame.scratch.get(proven_array)  # per function: one walk per name, not per call
+    if memo is None:
+        memo = ctx.frame.scratch[proven_array] = {}
     if name not in memo:
         memo[name] = False  # a name bound from itself (`x = x * 2`) is decided by its other bindings
         memo[name] = _proven_name(ctx, fn, name, depth)
@@ -157,10 +159,7 @@ def _proven_name(ctx: Context, fn: ast.AST, name: str, depth: int) -> bool:
     for p in (*args.posonlyargs, *args.args, *args.kwonlyargs):
         if p.arg == name:  # annotated as an array, or used like one (`x.shape`, `x[1:]`, `jnp.f(x)`)
             return array_annotation(p.annotation) or used_as_array(ctx, name)
-    binds = ctx.frame.__dict__.get("_js201_binds")
-    if binds is None:
-        binds = ctx.frame.__dict__["_js201_binds"] = statement_bindings(own_statements(fn))
-    entries = binds.get(name, [])
+    entries = scope_bindings(ctx, fn).get(name, [])
     return bool(entries) and all(plain and value is not None and proven_array(ctx, value, depth + 1)
                                  for _, value, plain, _ in entries)
 

@@ -13,6 +13,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _COUNTING = ("range", "tqdm.trange", "trange", "tqdm.auto.trange", "itertools.count", "count")
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+_SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size"})
 
 
 class StaticArgPerIteration(Rule):
@@ -23,10 +24,12 @@ class StaticArgPerIteration(Rule):
     ``self.step`` set to ``jax.jit(...)``) inside a ``for``/``while`` loop when an argument
     landing on one of its ``static_argnums``/``static_argnames`` changes from one iteration to the
     next: the counter of a ``range`` loop (or ``enumerate``'s index, ``trange``,
-    ``itertools.count``), or a name or attribute the loop's body rebinds with ``+=`` or from its
-    own value (``alpha = alpha * decay``), passed as is, converted by ``int``/``float``, or in
-    arithmetic (``step + 1``). A value passed through ``%``, ``//``, a comparison or ``min`` takes
-    few values and is not flagged. A jit bound in the calling function (``step_fn = jax.jit(step,
+    ``itertools.count``), a name or attribute the loop's body rebinds from its own value
+    (``alpha = alpha * decay``, ``mean = 0.9 * mean + 0.1 * m``, ``x = step(x)``), or one the body
+    computes from those (``m = float(jnp.mean(x))``: running statistics), passed as is, converted by
+    ``int``/``float``, or in arithmetic (``step + 1``). A value passed through ``%``, ``//``, a
+    comparison or ``min`` takes few values and is not flagged, nor is a toggled flag, a shape
+    (``x.shape[0]``), or the call's own output passed back (``state = step(state)``: arrays). A jit bound in the calling function (``step_fn = jax.jit(step,
     static_argnames="t")``) and a project function that passes its parameter on to a jit's static
     position (``lint/wrappers.py``, across the linted modules) count as jitted calls too. Not flagged in
     a function that is itself traced: there the loop unrolls and the inner jit is inlined into the outer
@@ -75,12 +78,23 @@ class StaticArgPerIteration(Rule):
         if found is None:
             return
         function, passed = found
+        made = _assigned_by(ctx, call)
         for param, value in passed:
+            if _key(value) in made:
+                continue  # `state, m = p_step(state, batch)`: the jit's own output is arrays (unhashable: JS602's)
             loop = _varying(ctx, value, loops)
             if loop is not None:
                 details = dict(param=param, function=function, value=short(ctx, value), line=loop.lineno)
                 ctx.report(self, value, message_via(self, ctx, value, **details), **details)
                 return
+
+
+def _assigned_by(ctx: Context, call: ast.Call) -> set[str]:
+    """What the statement holding ``call`` binds from it (``state, m = step(state, ...)``)."""
+    parent = ctx.parents[-1] if ctx.parents else None
+    if isinstance(parent, ast.Assign) and parent.value is call:
+        return {k for tgt in parent.targets for k in _targets(tgt)}
+    return set()
 
 
 def _enclosing_loops(ctx: Context) -> list[ast.For | ast.AsyncFor | ast.While]:
@@ -111,9 +125,130 @@ def _varying(ctx: Context, value: ast.expr, loops: list) -> ast.stmt | None:
         for loop in loops:
             if t is ast.Name and _counter(ctx, loop, value.id):
                 return loop
-            if any(_steps(stmt, value) for stmt in loop.body for stmt in ast.walk(stmt)):
+            if _key(value) in _carried(ctx, loop):
                 return loop
     return None
+
+
+def _key(node: ast.AST) -> str | None:
+    """``x`` or ``obj.attr`` as one string (what the loop's dataflow tracks), else None."""
+    if type(node) is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    if type(node) is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+        return f"{node.value.id}.{node.attr}"  # type: ignore[attr-defined]
+    return None
+
+
+def _targets(target: ast.AST) -> list[str]:
+    if type(target) in (ast.Tuple, ast.List):
+        return [k for e in target.elts for k in _targets(e)]  # type: ignore[attr-defined]
+    if type(target) is ast.Starred:
+        return _targets(target.value)  # type: ignore[attr-defined]
+    k = _key(target)
+    return [k] if k is not None else []
+
+
+def _reads(expr: ast.AST) -> set[str]:
+    """The names and ``obj.attr`` an expression reads (outside the lambdas it makes)."""
+    out: set[str] = set()
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.Lambda or (t is ast.Attribute and n.attr in _SHAPE_ATTRS) or (  # type: ignore[attr-defined]
+                t is ast.Call and type(n.func) is ast.Name and n.func.id == "len"):  # type: ignore[attr-defined]
+            continue  # `x.shape[0]`, `len(xs)` of loop state: the same shape every step (a shape change is JW405's)
+        if t is ast.Name:
+            out.add(n.id)  # type: ignore[attr-defined]
+        elif t is ast.Attribute and type(n.value) is ast.Name:  # type: ignore[attr-defined]
+            out.add(f"{n.value.id}.{n.attr}")  # type: ignore[attr-defined]
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _carried(ctx: Context, loop) -> frozenset[str]:
+    """The names and attributes that take a new value on every iteration of ``loop``: the loop's model of
+    what a step computes. A binding in the body whose value reads the bound name itself, directly or through
+    other bindings of the body (``new = update(state)``, ``state = new``), carries state from one iteration
+    to the next (``alpha = alpha * decay``, ``x = step(x)``, ``mean = 0.9 * mean + 0.1 * m``);
+    the counter of a counting loop changes by definition; and whatever the body computes from either
+    (``alpha = float(jnp.mean(x))`` after ``x = step(x)``) changes with them (a fixed point). A value bound
+    from constants or from names the loop never rebinds (``k = 3``, ``lr = cfg.lr``) stays the same, and the
+    element of a ``for`` over a collection is not a root (``for lr in (0.1, 0.01)``: a sweep of settings)."""
+    cache = ctx.table(_carried)
+    got = cache.get(loop)
+    if got is not None:
+        return got
+    binds: list[tuple[list[str], set[str]]] = []
+    stack: list[ast.AST] = list(loop.body)
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t in _SCOPES:
+            continue  # a def's bindings are its own
+        stack.extend(ast.iter_child_nodes(n))
+        if t in (ast.Assign, ast.AnnAssign) and n.value is not None and _few(n.value):  # type: ignore[attr-defined]
+            continue  # `flag = not flag`, `i = (i + 1) % k`: takes a few values, compiled once each
+        if t is ast.Assign:
+            keys = [k for tgt in n.targets for k in _targets(tgt)]  # type: ignore[attr-defined]
+            if keys:
+                binds.append((keys, _reads(n.value)))  # type: ignore[attr-defined]
+        elif t is ast.AugAssign and type(n.op) in _ARITH:  # type: ignore[attr-defined]
+            k = _key(n.target)  # type: ignore[attr-defined]
+            if k is not None:
+                binds.append(([k], _reads(n.value) | {k}))  # type: ignore[attr-defined]
+        elif t is ast.AnnAssign and n.value is not None:  # type: ignore[attr-defined]
+            k = _key(n.target)  # type: ignore[attr-defined]
+            if k is not None:
+                binds.append(([k], _reads(n.value)))  # type: ignore[attr-defined]
+    varying: set[str] = set()
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and type(loop.target) is ast.Name \
+            and _counter(ctx, loop, loop.target.id):
+        varying.add(loop.target.id)
+    elif isinstance(loop, (ast.For, ast.AsyncFor)) and type(loop.target) is ast.Tuple and loop.target.elts \
+            and type(loop.target.elts[0]) is ast.Name and _counter(ctx, loop, loop.target.elts[0].id):
+        varying.add(loop.target.elts[0].id)
+    # A binding that reads what it binds carries it from one iteration to the next, directly (`x = step(x)`) or
+    # through others (`new = update(state)`, then `state = new`): the names on a cycle of the loop's bindings.
+    deps: dict[str, set[str]] = {}
+    for keys, reads in binds:
+        for k in keys:
+            deps.setdefault(k, set()).update(reads)
+    for start in deps:
+        seen, stack = set(), list(deps[start] & deps.keys())
+        while stack:
+            k = stack.pop()
+            if k == start:
+                varying.add(start)
+                break
+            if k not in seen:
+                seen.add(k)
+                stack.extend(deps[k] & deps.keys())
+    changed = True
+    while changed:
+        changed = False
+        for keys, reads in binds:
+            if reads & varying and not set(keys) <= varying:
+                varying.update(keys)
+                changed = True
+    got = cache[loop] = frozenset(varying)
+    return got
+
+
+def _few(expr: ast.AST) -> bool:
+    """Does ``expr`` take only a few values whatever it reads (a bool, a remainder, a choice of constants)?"""
+    t = type(expr)
+    if t in (ast.Compare, ast.BoolOp, ast.Constant):
+        return True
+    if t is ast.UnaryOp:
+        return type(expr.op) is ast.Not  # type: ignore[attr-defined]
+    if t is ast.BinOp:
+        return type(expr.op) in (ast.Mod, ast.BitAnd)  # type: ignore[attr-defined]
+    if t is ast.IfExp:
+        return _few(expr.body) and _few(expr.orelse)  # type: ignore[attr-defined]
+    if t is ast.Call and type(expr.func) is ast.Name:  # type: ignore[attr-defined]
+        return expr.func.id in ("bool", "min", "max")  # type: ignore[attr-defined]
+    return False
 
 
 def _counter(ctx: Context, loop, name: str) -> bool:
@@ -129,20 +264,3 @@ def _counter(ctx: Context, loop, name: str) -> bool:
         return type(first) is ast.Name and first.id == name
     return False
 
-
-def _same(a: ast.AST, b: ast.expr) -> bool:
-    if type(b) is ast.Name:
-        return type(a) is ast.Name and a.id == b.id
-    return (type(a) is ast.Attribute and a.attr == b.attr and type(a.value) is ast.Name  # type: ignore[attr-defined]
-            and a.value.id == b.value.id)  # type: ignore[attr-defined]
-
-
-def _steps(stmt: ast.AST, value: ast.expr) -> bool:
-    """Does ``stmt`` give ``value`` a new value from its old one (``x += 1``, ``x = x * decay``)?"""
-    if type(stmt) is ast.AugAssign:
-        return _same(stmt.target, value) and type(stmt.op) in _ARITH
-    if type(stmt) is ast.Assign and len(stmt.targets) == 1 and _same(stmt.targets[0], value):
-        rhs = stmt.value
-        return type(rhs) is ast.BinOp and type(rhs.op) in _ARITH and any(
-            _same(side, value) for side in (rhs.left, rhs.right))
-    return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 
 from ..context import Context
 from ..facts import importable, references
@@ -22,9 +23,10 @@ class EagerControlFlowFreshBody(Rule):
     ## What it does
     Flags a ``jax.lax`` control-flow call (``cond``, ``switch``, ``while_loop``, ``fori_loop``,
     ``scan``, ``map``) inside a ``for``/``while`` loop of code that is certainly not traced (the
-    module's top level, or a function that only the module's top level calls, in a script or under
-    a private name) when a body it is given is a ``lambda``, a ``functools.partial`` or a function
-    defined inside the loop.
+    module's top level, a test function of a test file, or a function that only such code calls, in a
+    script, a test file or under a private name), or anywhere in such a function that eager code calls
+    inside a loop, when a body it is given is a ``lambda``, a ``functools.partial`` or a function
+    defined inside the loop. A loop of at most two iterations is not flagged.
 
     ## Why is this bad?
     Called outside jit, each of these traces its body and compiles the primitive, cached on the
@@ -53,9 +55,8 @@ class EagerControlFlowFreshBody(Rule):
 
     code = "JS209"
     name = "eager-control-flow-fresh-body"
-    message = ("`{wrapper}` called eagerly inside a loop with {what} as its body: outside jit it traces and compiles "
-               "again for each new body object, every iteration; define the body once before the loop (or jit the "
-               "loop's step)")
+    message = ("`{wrapper}` called eagerly {where} with {what} as its body: outside jit it traces and compiles "
+               "again for each new body object, {when}; define the body once {place} (or jit the loop's step)")
     severity = "warning"
     nodes = (ast.Call,)
     calls = _CONTROL
@@ -64,7 +65,7 @@ class EagerControlFlowFreshBody(Rule):
     def check(self, node: ast.AST, ctx: Context) -> None:
         call: ast.Call = node  # type: ignore[assignment]
         q = ctx.resolve(call.func) or ""
-        if q not in _CONTROL or ctx.frame.traced or not ctx.in_loop or not _certainly_eager(ctx):
+        if q not in _CONTROL or ctx.frame.traced or not _certainly_eager(ctx):
             return
         for i in _BODY_ARGS[q]:
             if i >= len(call.args):
@@ -75,7 +76,13 @@ class EagerControlFlowFreshBody(Rule):
             else:
                 found = _fresh(ctx, arg)
             if found:
-                ctx.report(self, call, wrapper=q.replace("jax.lax.", "lax."), what=found)
+                if ctx.in_loop:
+                    where, when, place = "inside a loop", "every iteration", "before the loop"
+                else:
+                    name = ctx.frame.name
+                    where, when, place = f"in `{name}`, which eager code calls in a loop", "every call", f"outside `{name}`"
+                ctx.report(self, call, wrapper=q.replace("jax.lax.", "lax."), what=found, where=where, when=when,
+                           place=place)
                 return
 
 
@@ -90,32 +97,114 @@ def _fresh(ctx: Context, arg: ast.AST) -> str | None:
 
 
 def _certainly_eager(ctx: Context) -> bool:
-    """Is the current code run outside any trace on every way it is reached: the module's top level, or
-    a module-level function nobody outside can call whose every reference is a call from the top level?"""
+    """Is the current code run outside any trace, more than once, on every way it is reached: the module's
+    top level, a pytest/unittest test function, or a module-level function whose every reference is a call
+    from such code (transitively: ``main`` called under ``if __name__ == "__main__":`` calling ``train``)?
+    A loop there runs its body again and again; so does the whole body of such a function that eager code
+    calls inside a loop (``for batch in data: step(batch)``), which is why ``ctx.in_loop`` alone is not
+    required (``repeated``)."""
+    looped = ctx.in_loop and not _few_trips(next((p for p in reversed(ctx.parents) if isinstance(p, _LOOPS)), None))
     if len(ctx.frames) == 1:
-        return True
+        return looped
     if len(ctx.frames) != 2:
         return False
-    frame = ctx.frame
-    fn = frame.node
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn not in ctx.tree.body or fn.decorator_list:
-        return False
-    if importable(ctx, frame):
-        return False
-    n = ctx.memo(_top_level_calls).get(fn.name, 0)
-    return n > 0 and references(ctx)[fn.name] == n
+    fn = ctx.frame.node
+    eager, repeated = _eager_model(ctx)
+    return fn in eager and (looped or fn in repeated)
 
 
-def _top_level_calls(ctx: Context) -> dict[str, int]:
-    """``name(...)`` calls in the module's own statements (``if __name__ == "__main__":`` included), not in
-    any def, lambda or class."""
-    out: dict[str, int] = {}
-    stack: list[ast.AST] = [s for s in ctx.tree.body if not isinstance(s, _SCOPES)]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, _SCOPES):
-            continue
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-            out[n.func.id] = out.get(n.func.id, 0) + 1
-        stack.extend(ast.iter_child_nodes(n))
-    return out
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _few_trips(loop: ast.AST | None) -> bool:
+    """A ``for`` over ``range(2)`` or a literal pair: a second compile at most, nothing to flag."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    it = loop.iter
+    if isinstance(it, (ast.Tuple, ast.List)):
+        return len(it.elts) <= 2
+    return (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1
+            and isinstance(it.args[0], ast.Constant) and isinstance(it.args[0].value, int) and it.args[0].value <= 2)
+
+
+_TEST_DECORATOR_HEADS = ("pytest.", "absl.testing.", "unittest.", "parameterized.", "hypothesis.")
+
+
+def _test_file(ctx: Context) -> bool:
+    base = os.path.basename(ctx.filename)
+    return base.startswith("test_") or base.endswith("_test.py")
+
+
+def _test_function(ctx: Context, fn: ast.AST, cls: ast.ClassDef | None) -> bool:
+    """A test function the test runner calls, eagerly: ``test*`` at module level or in a ``Test*``/``*Test``
+    class of a test file, decorated at most by the runner's marks (``pytest.mark.parametrize``)."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.name.startswith("test"):
+        return False
+    if cls is not None and not (cls.name.startswith("Test") or cls.name.endswith(("Test", "Tests"))):
+        return False
+    return all((ctx.resolve(d.func if isinstance(d, ast.Call) else d) or "").startswith(_TEST_DECORATOR_HEADS)
+               for d in fn.decorator_list)
+
+
+def _eager_model(ctx: Context) -> tuple[frozenset, frozenset]:
+    """(the defs that run only eagerly, those of them that run more than once): built once per module."""
+    return ctx.memo(_build_eager_model)
+
+
+def _build_eager_model(ctx: Context) -> tuple[frozenset, frozenset]:
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    scopes: list[tuple[ast.AST | None, list[ast.AST]]] = [(None, [s for s in ctx.tree.body if not isinstance(s, _SCOPES)])]
+    eager: set[ast.AST] = set()
+    test_file = _test_file(ctx)
+    for stmt in ctx.tree.body:
+        methods = [(m, stmt) for m in stmt.body] if isinstance(stmt, ast.ClassDef) else [(stmt, None)]
+        for fn, cls in methods:
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if cls is None:
+                defs[fn.name] = fn
+            if test_file and _test_function(ctx, fn, cls):
+                eager.add(fn)
+            scopes.append((fn, fn.body))
+    # calls[name] = [(calling def or None for the top level, inside a loop there)]
+    calls: dict[str, list[tuple[ast.AST | None, bool]]] = {}
+    for owner, body in scopes:
+        stack = [(s, False) for s in body]
+        while stack:
+            n, looped = stack.pop()
+            if isinstance(n, _SCOPES):
+                continue
+            if isinstance(n, ast.Call):
+                if isinstance(n.func, ast.Name) and n.func.id in defs:
+                    calls.setdefault(n.func.id, []).append((owner, looped))
+                elif (ctx.resolve(n.func) or "") == "absl.app.run" and n.args and isinstance(n.args[0], ast.Name):
+                    calls.setdefault(n.args[0].id, []).append((owner, False))  # absl's `app.run(main)` calls main
+            loop = isinstance(n, _LOOPS) and not _few_trips(n)
+            stack.extend((child, looped or (loop and child in n.body)) for child in ast.iter_child_nodes(n))
+    refs = references(ctx)
+    repeated: set[ast.AST] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, fn in defs.items():
+            sites = calls.get(name, ())
+            if fn in eager or not sites or fn.decorator_list or len(sites) != refs[name]:
+                continue
+            if (importable(ctx, _FrameOf(fn)) and not test_file) or \
+                    any(owner is not None and owner not in eager for owner, _ in sites):
+                continue
+            eager.add(fn)
+            changed = True
+        for name, fn in defs.items():
+            if fn in eager and fn not in repeated and any(
+                    looped or owner in repeated for owner, looped in calls.get(name, ())):
+                repeated.add(fn)
+                changed = True
+    return frozenset(eager), frozenset(repeated)
+
+
+class _FrameOf:
+    """What ``facts.importable`` reads of a frame: its def."""
+
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node

@@ -15,7 +15,9 @@ class BooleanMaskIndex(Rule):
     ## What it does
     Flags subscripts whose index is a boolean array computed from traced values (a
     comparison, ``~mask``, ``m1 & m2``, ``jnp.isnan(x)``, or a name holding one) inside a
-    traced function.
+    traced function, or the mask a module function returns on every ``return`` with ``jnp``
+    (``return jnp.arange(n) < k``) called from staged code: staged with its caller, it is a
+    tracer even when its arguments are Python sizes.
 
     ## Why is this bad?
     The result's length depends on how many elements are ``True``, which is data. jit

@@ -21,7 +21,8 @@ class TracedValueOnSelf(Rule):
     Flags ``self.x = v``, ``self.x += v``, ``self.cache[k] = v`` and ``self.cache.update(...)`` /
     ``.append(...)`` statements in a traced method when ``v`` is a traced value and ``self`` is an
     instance of a plain Python class (no base, or only bases of the same kind defined in the
-    module): an object that was not created in the trace and outlives it. Constructors
+    module): an object that was not created in the trace and outlives it (a module-level instance whose
+    method traced code calls, ``tracker.record(y)``, is one). Constructors
     (``__init__``, ``__post_init__``, ``setup``, ``tree_unflatten``) are not flagged, nor are
     classes with a base from a library (an ``nnx.Module`` keeps its state through ``nnx.jit``;
     equinox and Flax linen modules are frozen), test files and functions named for tracing.
@@ -118,7 +119,8 @@ def enclosing_class(ctx: Context) -> ast.ClassDef | None:
     for p in reversed(ctx.parents):
         if isinstance(p, ast.ClassDef):
             return p if fn in p.body else None
-    return None
+    # a method the call graph reached is walked without its class around it: the module's classes hold it
+    return next((c for c in ctx.tree.body if isinstance(c, ast.ClassDef) and fn in c.body), None)
 
 
 def plain_class(ctx: Context, cls: ast.ClassDef | None, depth: int = 0) -> bool:

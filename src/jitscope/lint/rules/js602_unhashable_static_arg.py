@@ -24,7 +24,9 @@ class UnhashableStaticArg(Rule):
     named in ``static_argnums``/``static_argnames``, and static parameters whose default
     value is a list, dict or set. A project function passing its parameter on to a jit's static
     position (``lint/wrappers.py``, across the linted modules) counts as a jitted call: an error only
-    when it does so on every call, with no fix (the wrapper may use the value otherwise too).
+    when it does so on every call, with no fix (the wrapper may use the value otherwise too). So does a
+    helper that jits a function with the ``static_argnums`` its caller names and calls it on its own
+    ``*args`` (``check_jit(f, key, 3, static_argnums=(0,))``): the arguments at those positions are static.
 
     ## Why is this bad?
     jit keys its cache on the static values, so they must be hashable: passing a list
