@@ -71,7 +71,7 @@ def comp_rows(x):
 
 @jax.jit
 def comp_dict(x):
-    return {i: x[i] + 1 for i in range(len(x))}  # JS202
+    return {i: x[i] + x.mean() for i in range(len(x))}  # JS202
 
 
 # ---- negatives ----

@@ -118,6 +118,16 @@ class Context:
         self.cg_outgoing: list = []  # call edges to functions of other modules
         self.cg_local: list = []  # call edges resolved in this module
         self.static_imports: set = set()  # imported names whose wrapper summary another module holds
+        self.failures: dict[str, tuple[int, str]] = {}  # "rule JSxxx" -> (line, error) of its first failure here
+
+    def rule_failed(self, rule: Rule, node: ast.AST, error: Exception) -> None:
+        """A rule raised while checking ``node`` (a bug of jitscope's): kept for one JS004 per rule and file
+        (lint/engine.py); the walk goes on, so the other rules' findings stand."""
+        if isinstance(error, RecursionError):
+            raise error  # too deep: JS003's business
+        who = f"rule {getattr(rule, 'code', '') or type(rule).__name__}"
+        if who not in self.failures:
+            self.failures[who] = (getattr(node, "lineno", 1), f"{type(error).__name__}: {error}"[:200])
 
     def take_cg_local(self) -> list:
         """The call edges resolved in this module since the last call (lint/reach.py walks them), emptied."""

@@ -96,11 +96,17 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
         except RecursionError:
             ctx.findings.append(parse_finding("JS003", "expressions nested too deeply; file only partly linted",
                                               filename))
+        except Exception as e:  # noqa: BLE001 - a bug of the analysis itself: keep what was found, say so
+            ctx.failures.setdefault("the file's analysis", (1, f"{type(e).__name__}: {e}"[:200]))
     except RecursionError:  # the module pre-pass itself
         return [parse_finding("JS003", "expressions nested too deeply; not linted", filename)], None
     finally:
         sys.setrecursionlimit(limit)
     findings = ctx.findings
+    for who, (line, error) in ctx.failures.items():
+        findings.append(parse_finding("JS004", f"internal error: {who} failed at line {line} ({error}); its "
+                                      "findings in this file may be missing (a jitscope bug: please report it)",
+                                      filename, line))
     if findings:
         # A function walked twice (observed traced by a run, then reached again by the call graph) reports a
         # problem once: the later walk's finding, whose message names every way it was reached, replaces it.

@@ -227,7 +227,7 @@ def _def_names(ctx) -> Counter:
 def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
     """Does the finding rest on a parameter, not annotated as an array, of a function traced only by a
     convention (``StaticSpec.assumed``: no call of it seen, no run observed it)?"""
-    if subject is None:
+    if not isinstance(subject, ast.AST):  # a range of source (``Span``) names no value: nothing rests on a parameter
         return False
     for f in reversed(ctx.frames):
         spec = f.spec

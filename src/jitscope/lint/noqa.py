@@ -25,7 +25,7 @@ from .source import NOQA, decode_bytes, line_starts, parse_noqa, split_lines
 from .write import write_fixed
 
 # Findings about the file itself (syntax, encoding, nesting): there is no line to annotate safely.
-_FILE_CODES = ("JS001", "JS002", "JS003")
+_FILE_CODES = ("JS001", "JS002", "JS003", "JS004")
 
 
 def _blocked_lines(text: str) -> tuple[set[int], dict[int, tokenize.TokenInfo]]:

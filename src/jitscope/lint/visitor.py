@@ -66,15 +66,24 @@ class _Visitor:
                 traced = ctx.frames[-1].traced
                 for r in hit:
                     if traced or not r.traced_only:
-                        r.check(node, ctx)
+                        try:
+                            r.check(node, ctx)
+                        except Exception as e:  # noqa: BLE001 - a rule's bug must not lose the file's other findings
+                            ctx.rule_failed(r, node, e)
             return
         entry = self.table.get(t) or self._entry(t)
         traced_rules, any_rules, special = entry
         if traced_rules and ctx.frames[-1].traced:
             for r in traced_rules:
-                r.check(node, ctx)
+                try:
+                    r.check(node, ctx)
+                except Exception as e:  # noqa: BLE001 - a rule's bug must not lose the file's other findings
+                    ctx.rule_failed(r, node, e)
         for r in any_rules:
-            r.check(node, ctx)
+            try:
+                r.check(node, ctx)
+            except Exception as e:  # noqa: BLE001
+                ctx.rule_failed(r, node, e)
         if special is _LEAF:
             return
         ctx.parents.append(node)
@@ -108,7 +117,10 @@ class _Visitor:
             traced = ctx.frames[-1].traced
             for r in table.matching(ctx, node):
                 if traced or not r.traced_only:
-                    r.check(node, ctx)
+                    try:
+                        r.check(node, ctx)
+                    except Exception as e:  # noqa: BLE001 - a rule's bug must not lose the file's other findings
+                        ctx.rule_failed(r, node, e)
         ctx.parents.append(node)
         kids = node.__dict__.get("_jc")
         for child in kids if kids is not None else children(node):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .js001_syntax_error import SyntaxErrorRule
 from .js002_undecodable_file import UndecodableFile
 from .js003_too_deep import TooDeepToAnalyse
+from .js004_internal_error import InternalError
 from .js101_traced_control_flow import TracedControlFlow
 from .js102_traced_bool_operator import TracedBoolOperator
 from .js103_traced_to_python import TracedToPython
@@ -44,7 +45,7 @@ from .js605_fresh_function_static_arg import FreshFunctionStaticArg
 from .js606_fresh_function_module_field import FreshFunctionModuleField
 
 RULE_CLASSES = (
-    SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse,
+    SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
     TracedControlFlow, TracedBoolOperator, TracedToPython, NumpyOnTraced,
     NumpyArrayTracedIndex, BitwiseNotOnBool,
     BuiltinReduction, PythonLoopUnrolled, JitInLoop, JitFreshFunction,

@@ -27,7 +27,10 @@ class PythonLoopUnrolled(Rule):
     parameter the function never uses as an array, as in ``for w in ws`` over a short list
     of layer weights, or a local not made by ``jnp``/``lax`` or arithmetic), the trip count
     is unknown: the finding says so and has severity ``info``; comprehensions are then
-    reported only over a bare parameter. A generator passed straight
+    reported only over a bare parameter. The same holds when the count is set by static values the
+    source does not fix (``jnp.arange(2 * r + 1)``, ``range(len(xs))`` of a value not surely an array):
+    ``info``, since a short unroll costs little; an array made here with a literal length below 16
+    (``jnp.arange(3)``) is a small unroll, as ``range(3)``, and not reported. A generator passed straight
     to builtin ``sum``/``max``/... is left to JS201. When the suggested fix cannot apply, the
     finding is ``info`` and says why: ``lax.fori_loop``/``lax.scan`` need a carry of one shape and
     items of one shape, so a loop whose carry grows or shrinks (``x = jnp.concatenate([x, y])``,
@@ -78,6 +81,7 @@ class PythonLoopUnrolled(Rule):
             claim = _claim(ctx, node.target, node.iter, _nested_bounds(ctx, node))
             body: list[ast.AST] = list(node.body)
             span = Span(node, node.iter)
+            premise = node.iter
         else:
             parent = ctx.parents[-1] if ctx.parents else None
             if isinstance(node, ast.GeneratorExp) and isinstance(parent, ast.Call) and len(parent.args) == 1 \
@@ -87,6 +91,7 @@ class PythonLoopUnrolled(Rule):
             claim = next((c for c in (_claim(ctx, g.target, g.iter, []) for g in gens) if c is not None), None)
             body = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]  # type: ignore[attr-defined]
             span = Span(node, gens[-1].iter)
+            premise = gens[-1].iter
         if claim is None:
             return
         what, trips, unknown, names = claim
@@ -94,19 +99,25 @@ class PythonLoopUnrolled(Rule):
             return  # `[f(v) for v in carry[1]]`: most likely a short tuple or list of arrays
         if not _does_array_work(ctx, body, names):
             return
+        if unknown and not trips.endswith(".shape[0] iterations"):  # a count set by static values or a list's length
+            msg = (f"Python loop over {what} is unrolled into the graph, one copy of the body per element ({trips}: "
+                   f"a count the source does not fix; a short unroll costs little); if it can be large, use "
+                   f"lax.fori_loop (or lax.scan to keep per-step outputs)")
+            ctx.report(self, span, msg, severity="info", subject=premise, what=what, trips=trips)  # type: ignore[arg-type]
+            return
         if unknown:
             msg = (f"Python loop over {what} is unrolled into the graph, one copy of the body per element "
                    f"(trip count unknown statically; fine for a short list of arrays); "
                    f"if it is an array, use lax.fori_loop (or lax.scan to keep per-step outputs)")
-            ctx.report(self, span, msg, severity="info", what=what, trips="unknown")  # type: ignore[arg-type]
+            ctx.report(self, span, msg, severity="info", subject=premise, what=what, trips="unknown")  # type: ignore[arg-type]
             return
         blocked = _fix_blocked(ctx, node) if isinstance(node, ast.For) else None
         if blocked:
             msg = (f"Python loop over {what} is unrolled into the graph ({trips}); lax.fori_loop/lax.scan "
                    f"do not apply as written: {blocked}")
-            ctx.report(self, span, msg, severity="info", what=what, trips=trips)  # type: ignore[arg-type]
+            ctx.report(self, span, msg, severity="info", subject=premise, what=what, trips=trips)  # type: ignore[arg-type]
             return
-        ctx.report(self, span, what=what, trips=trips)  # type: ignore[arg-type]
+        ctx.report(self, span, subject=premise, what=what, trips=trips)  # type: ignore[arg-type]  # the loop's iterable
 
 
 _RESHAPING = frozenset({"concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "append", "pad",
@@ -168,6 +179,15 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
     if ctx.is_traced(inner) and not (isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range"):
         text = short(ctx, inner)
         unknown = not _certain_array(ctx, inner)
+        size = _constructed_length(ctx, inner)
+        if size is not None:  # `for off in jnp.arange(2 * r + 1)`: the trip count is the constructor's static size
+            n = _literal(size)
+            if n is not None:
+                if n < UNROLL_THRESHOLD:
+                    return None  # a short array made here: a small unroll, as `range(3)`
+                return f"traced array `{text}`", f"{n} iterations", False, _traced_targets(ctx, target, it)
+            if not _shape_derived(size, ctx):  # a size from static arguments: how many is not known, nor the cost
+                return f"`{text}`", f"{short(ctx, size)} iterations", True, _traced_targets(ctx, target, it)
         return f"traced array `{text}`" if not unknown else f"`{text}`", f"{text}.shape[0] iterations", unknown, \
             _traced_targets(ctx, target, it)
     if isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range" and inner.args:
@@ -178,7 +198,46 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
         n = _literal_trips(inner)
         if n is not None and n >= UNROLL_THRESHOLD:
             return f"`{short(ctx, inner)}`", f"{n} iterations", False, set()
+        if any(isinstance(m, ast.Call) and isinstance(m.func, ast.Name) and m.func.id == "len" and m.args
+               and ctx.is_traced(m.args[0]) for m in ast.walk(bound)):
+            # `range(len(xs))` of a traced value that is not surely an array (a list of arrays, most likely):
+            # as many trips as the list has items, which the source does not show
+            return f"`{short(ctx, inner)}`", f"{short(ctx, bound)} iterations", True, set()
     return None
+
+
+_LENGTH_ARG = {"arange": -1, "linspace": 2, "logspace": 2, "geomspace": 2}  # which argument sets the length
+_SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full", "eye", "identity"})
+
+
+def _constructed_length(ctx: Context, node: ast.AST) -> ast.AST | None:
+    """The expression that sets the leading length of an array a ``jnp`` constructor makes here (``n`` of
+    ``jnp.arange(n)``, ``stop - start`` read as ``stop`` of ``jnp.arange(start, stop)``, ``num`` of
+    ``jnp.linspace``, the first entry of ``jnp.zeros((n, d))``), or None when ``node`` is not such a call."""
+    if not isinstance(node, ast.Call):
+        return None
+    q = ctx.resolve(node.func) or ""
+    head, _, fn = q.rpartition(".")
+    if head not in ("jax.numpy", "numpy") or not node.args:
+        return None
+    if fn == "arange":
+        return node.args[0] if len(node.args) == 1 else node.args[1]
+    if fn in _LENGTH_ARG:
+        i = _LENGTH_ARG[fn]
+        kw = next((k.value for k in node.keywords if k.arg == "num"), None)
+        return kw if kw is not None else node.args[i] if len(node.args) > i else None
+    if fn in _SHAPE_FIRST:
+        shape = node.args[0]
+        return shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else shape
+    return None
+
+
+def _literal(node: ast.AST) -> int | None:
+    try:
+        v = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return None
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _certain_array(ctx: Context, node: ast.AST) -> bool:
@@ -270,7 +329,8 @@ def _shape_derived(node: ast.AST, ctx: Context) -> bool:
         if isinstance(n, ast.Attribute) and n.attr in ("shape", "size"):
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args \
-                and ctx.is_traced(n.args[0]) and not _python_container(ctx, n.args[0]):
+                and ctx.is_traced(n.args[0]) and not _python_container(ctx, n.args[0]) \
+                and _certain_array(ctx, n.args[0]):  # `len(xs)` of a list of arrays counts items, not data
             return True
     return False
 
