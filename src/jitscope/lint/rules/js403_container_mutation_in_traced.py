@@ -36,6 +36,9 @@ class ContainerMutationInTraced(Rule):
     module of the project (``from .state import CACHE``, ``state.CACHE`` after ``from . import
     state``) is flagged when a traced value goes in (``.append``/``.extend``/``.insert``,
     ``dict.update``'s forms, ``CACHE[k] = v``): a registry of Python values filled at trace time is not.
+    A mutation of the module's own container that stores no traced value (a name counter
+    ``count[name] += 1``, a scope stack of strings, ``.pop()``) leaks nothing: it is reported as
+    ``info``, saying only that it runs while tracing, not on every call.
 
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives
@@ -107,6 +110,14 @@ class ContainerMutationInTraced(Rule):
             if not _known_container(ctx, var) and not (_dict_update(node) and not _typed_other(ctx, var)):  # type: ignore[arg-type]
                 return  # `.update`/`.add`/`.pop` on an object of unknown type: could be anything
         if owner and not trace_time_effect_expected(ctx, var):
+            if not any(ctx.is_traced(v) or holds_traced(ctx, v) for v in _stored(node)):
+                # Only Python values go in (a name counter, a scope stack of strings, `.pop()`): no tracer leaks;
+                # what remains true is that it runs while tracing, not on every call, which is often the point.
+                msg = (f"`{expr}` mutates {owner} `{var}` inside traced function `{ctx.frame.name}`: it runs while "
+                       f"tracing, not on every call (it stores no traced value: trace-time bookkeeping, if meant)")
+                ctx.report(self, node, msg, severity="info", expr=expr, owner=owner, var=var,
+                           function=ctx.frame.name)
+                return
             ctx.report(self, node, expr=expr, owner=owner, var=var, function=ctx.frame.name)
 
 
@@ -137,6 +148,15 @@ class ContainerMutationInTraced(Rule):
         var = ctx.segment(receiver)
         if not trace_time_effect_expected(ctx, var.split(".")[-1]):
             ctx.report(self, node, expr=expr, owner="another module's", var=name.lstrip("."), function=ctx.frame.name)
+
+
+def _stored(node: ast.AST) -> list[ast.AST]:
+    """The values a mutation puts into its container: a call's arguments (``.append(v)``, ``.update(k=v)``), an
+    item assignment's value (``d[k] = v``, ``d[k] += 1``); none for ``.pop()``/``.clear()``."""
+    if isinstance(node, ast.Call):
+        return [*node.args, *(k.value for k in node.keywords)]
+    value = getattr(node, "value", None)
+    return [value] if value is not None else []
 
 
 def _closure_cache(ctx: Context, var: str, node: ast.AST) -> bool:
