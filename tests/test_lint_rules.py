@@ -125,15 +125,24 @@ def layers(xs):
     return h
 
 
+@jax.jit
+def shifts(img):
+    offsets = jnp.arange(-R, R + 1)
+    out = img
+    for o in offsets:
+        out = out + jnp.roll(img, o)
+    return out
+
+
 R = 1
 '''
     ns: dict = {}
     exec(compile(src, "js202_counts.py", "exec"), ns)
     img = jnp.ones(5)
-    for name in ("psf", "small", "big"):
+    for name in ("psf", "small", "big", "shifts"):
         assert ns[name](img).shape == (5,)
     assert ns["layers"]([jnp.ones(2), jnp.ones(2)]).shape == (2,)  # a list of two arrays: two trips
     eqns = len(jax.make_jaxpr(ns["big"].__wrapped__)(img).jaxpr.eqns)
     assert eqns > 64  # 64 copies of the body: the warned one is large
     found = {(f.location.line, f.severity) for f in lint_source(src, "js202_counts.py") if f.code == "JS202"}
-    assert found == {(9, "info"), (23, "warning"), (31, "info")}, found
+    assert found == {(9, "info"), (23, "warning"), (31, "info"), (40, "info")}, found

@@ -180,14 +180,18 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
         text = short(ctx, inner)
         unknown = not _certain_array(ctx, inner)
         size = _constructed_length(ctx, inner)
+        if size is None and isinstance(inner, ast.Name):  # `offsets = jnp.arange(-r, r + 1)` then `for o in offsets`
+            made = values_of(ctx, inner)
+            if len(made) == 1 and made[0] is not None:
+                size = _constructed_length(ctx, made[0])
         if size is not None:  # `for off in jnp.arange(2 * r + 1)`: the trip count is the constructor's static size
-            n = _literal(size)
+            count, n, data_sized = size
             if n is not None:
                 if n < UNROLL_THRESHOLD:
                     return None  # a short array made here: a small unroll, as `range(3)`
                 return f"traced array `{text}`", f"{n} iterations", False, _traced_targets(ctx, target, it)
-            if not _shape_derived(size, ctx):  # a size from static arguments: how many is not known, nor the cost
-                return f"`{text}`", f"{short(ctx, size)} iterations", True, _traced_targets(ctx, target, it)
+            if not data_sized:  # a size from static arguments: how many is not known, nor the cost
+                return f"`{text}`", f"{count} iterations", True, _traced_targets(ctx, target, it)
         return f"traced array `{text}`" if not unknown else f"`{text}`", f"{text}.shape[0] iterations", unknown, \
             _traced_targets(ctx, target, it)
     if isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range" and inner.args:
@@ -210,10 +214,11 @@ _LENGTH_ARG = {"arange": -1, "linspace": 2, "logspace": 2, "geomspace": 2}  # wh
 _SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full", "eye", "identity"})
 
 
-def _constructed_length(ctx: Context, node: ast.AST) -> ast.AST | None:
-    """The expression that sets the leading length of an array a ``jnp`` constructor makes here (``n`` of
-    ``jnp.arange(n)``, ``stop - start`` read as ``stop`` of ``jnp.arange(start, stop)``, ``num`` of
-    ``jnp.linspace``, the first entry of ``jnp.zeros((n, d))``), or None when ``node`` is not such a call."""
+def _constructed_length(ctx: Context, node: ast.AST) -> tuple[str, int | None, bool] | None:
+    """(the count's text, its value when the source fixes it, whether it is an array's data size) of the leading
+    length of an array a ``jnp``/``np`` constructor makes here: ``n`` of ``jnp.arange(n)``, ``stop - start`` of
+    ``jnp.arange(start, stop)``, ``num`` of ``jnp.linspace``, the first entry of ``jnp.zeros((n, d))``; None when
+    ``node`` is not such a call."""
     if not isinstance(node, ast.Call):
         return None
     q = ctx.resolve(node.func) or ""
@@ -221,15 +226,26 @@ def _constructed_length(ctx: Context, node: ast.AST) -> ast.AST | None:
     if head not in ("jax.numpy", "numpy") or not node.args:
         return None
     if fn == "arange":
-        return node.args[0] if len(node.args) == 1 else node.args[1]
-    if fn in _LENGTH_ARG:
+        if len(node.args) == 1:
+            parts = [node.args[0]]
+        else:
+            parts = [node.args[1], node.args[0]]
+    elif fn in _LENGTH_ARG:
         i = _LENGTH_ARG[fn]
         kw = next((k.value for k in node.keywords if k.arg == "num"), None)
-        return kw if kw is not None else node.args[i] if len(node.args) > i else None
-    if fn in _SHAPE_FIRST:
+        one = kw if kw is not None else node.args[i] if len(node.args) > i else None
+        if one is None:
+            return None
+        parts = [one]
+    elif fn in _SHAPE_FIRST:
         shape = node.args[0]
-        return shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else shape
-    return None
+        parts = [shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else shape]
+    else:
+        return None
+    values = [_literal(p) for p in parts]
+    n = None if None in values else values[0] - (values[1] if len(values) > 1 else 0)  # type: ignore[operator]
+    text = short(ctx, parts[0]) if len(parts) == 1 else f"({short(ctx, parts[0])}) - ({short(ctx, parts[1])})"
+    return text, n, any(_shape_derived(p, ctx) for p in parts)
 
 
 def _literal(node: ast.AST) -> int | None:
