@@ -83,8 +83,8 @@ class PrintInTraced(Rule):
             return
         call: ast.Call = node  # type: ignore[assignment]
         args = [*call.args, *(k.value for k in call.keywords)]
-        shown = next((a for a in args if _shows(ctx, a, ctx.is_must)), None)
-        if shown is not None:  # an abstract tracer on every way: it prints `Traced<...>`
+        shown = next((a for a in args if _shows(ctx, a, ctx.is_must) or _observed_abstract(ctx, a)), None)
+        if shown is not None:  # an abstract tracer on every way (or seen so by a run): it prints `Traced<...>`
             ctx.report(self, node, fn=fn, function=ctx.frame.name, expr=short(ctx, shown))
             return
         shown = next((a for a in args if _shows(ctx, a, ctx.is_traced)), None)
@@ -118,3 +118,11 @@ def _shows(ctx: Context, node: ast.AST, traced) -> bool:
     if isinstance(node, ast.Starred):
         return _shows(ctx, node.value, traced)
     return traced(node)
+
+
+def _observed_abstract(ctx: Context, node: ast.AST) -> bool:
+    """A parameter a run saw as an abstract tracer here (``lint --evidence``): what it prints is a tracer, as
+    observed, not guessed."""
+    spec = ctx.frame.spec
+    return isinstance(node, ast.Name) and spec is not None and node.id in spec.observed_abstract \
+        and node.id not in ctx.frame.bound
