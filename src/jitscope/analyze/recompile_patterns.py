@@ -13,9 +13,11 @@ object and timestamps) and, for JW406, the trace context each compile was traced
   trace context: which entries of it changed (``jax_default_device``, ``jax_enable_x64``, a mesh, ...). JAX
   adds the trace context to jit's cache key, so that change alone explains the compile (JAX's own
   ``jax_explain_cache_misses``, when on, says the same in its log).
-* JW407 ``compile-cache-growth``: one function compiled at least ``MIN_GROWTH`` times and still compiling in
-  the last quarter of the run: whatever the cause (reported by JW403-JW406 where known), the number of
-  programs grows with the run's length, and so do compile time and the memory of the cached executables.
+* JW407 ``compile-cache-growth``: one function object compiled at least ``MIN_GROWTH`` times and still
+  compiling in the last quarter of the run: whatever the cause (reported by JW403-JW406 where known), the
+  number of programs its cache keeps grows with the run's length, and so do compile time and the memory of the
+  cached executables. Compiles spread over objects rebuilt along the run (a fresh closure or ``jax.jit`` per
+  step) are not: each object's cache dies with it (JW403 reports those compiles).
 
 All three rest on what jit did (counted compiles, recorded signatures and context), so they are certain;
 ``warning``: how much they cost depends on how long the program runs.
@@ -144,6 +146,14 @@ def growth_findings(events: list[CompileEvent], wall_seconds: float) -> list[Run
         end = max(wall_seconds, evs[-1].timestamp)
         if end > 0 and evs[-1].timestamp < end * (1 - LATE_SHARE):
             continue  # compiled many programs early (a warm-up over a fixed set) and stopped
+        per_object: dict[int, int] = defaultdict(int)
+        for e in evs:
+            if e.function_id is not None:
+                per_object[e.function_id] += 1
+        if per_object and max(per_object.values()) < MIN_GROWTH:
+            # Spread over function objects rebuilt along the run (a fresh closure or jit per step, JW403): each
+            # object's cache dies with it, so the programs kept do not grow with the run; the compiles are JW403's.
+            continue
         last = evs[-1]
         seconds = sum(e.total_seconds for e in evs)
         loc = _site(evs)

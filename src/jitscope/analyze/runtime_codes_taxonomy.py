@@ -136,8 +136,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "JW407", "compile-cache-growth", "warning",
         "A function compiled 16 or more times and still compiling at the end of the run: the number of "
         "programs (and their memory) grows with the run's length.",
-        "Counts the compiles of each function (one definition) and reports one with at least 16, whose last "
-        "compile came in the final quarter of the run, whatever the cause (JW403-JW406 name it where known).",
+        "Counts the compiles of each function (one definition) and reports one with at least 16 by one function "
+        "object, whose last compile came in the final quarter of the run, whatever the cause (JW403-JW406 name it "
+        "where known). Compiles spread over objects rebuilt along the run (a fresh closure or jit per step) are "
+        "not: each object's cache dies with it (JW403 reports them).",
         "Each compile costs its trace, lowering and compile time and keeps an executable cached: a long-running "
         "program that keeps compiling slows down and grows its memory (host RAM on CPU, device memory for "
         "constants).",
