@@ -54,3 +54,18 @@ def test_the_same_host_data_through_attributes_dicts_and_parameters_is_reported_
     assert attr.details["loop"]["function"] == "main" and "called from the loop at line" in attr.message
     assert [a["name"] for a in by_fn["step_dict"].details["arguments"]] == ["data['x']", "data['y']"]
     assert [a["name"] for a in by_fn["step_param"].details["arguments"]] == ["x", "y"]
+
+
+def test_the_bytes_sent_are_those_of_the_dtype_jax_makes_of_the_host_array():
+    """A float64 NumPy argument arrives as float32 while jax_enable_x64 is off: JW505 counts what is sent."""
+    import jitscope
+
+    x_np = np.ones((256, 64), np.float64)
+    assert jax.jit(lambda x: x)(x_np).dtype == jnp.float32  # the host array becomes float32 on the device
+    step = jax.jit(lambda w, x: w + x.sum())
+    with jitscope.watch(slow_compile=600) as w:
+        acc = jnp.zeros(())
+        for _ in range(30):
+            acc = step(acc, x_np)
+    (f,) = [f for f in w.result().findings if f.code == "JW505"]
+    assert f.details["bytes_per_call"] == 256 * 64 * 4

@@ -132,7 +132,7 @@ class HostArgumentProbe(MonitoringProbe):
                     ref = weakref.ref(arr)
                 except TypeError:
                     ref = None
-                self.arguments.append(HostArgument(raw.function, path, _spec(arr), int(arr.nbytes), loc,
+                self.arguments.append(HostArgument(raw.function, path, _spec(arr), _sent_bytes(arr), loc,
                                                    shown.get(id(arr), name), holders.get(id(arr)), loop, ref,
                                                    digest([arr])))
 
@@ -356,3 +356,14 @@ def digest(arrays: list[Any]) -> tuple:
             flat = flat[:: -(-flat.size // SAMPLE_ELEMENTS)]
         out += [a.shape, str(a.dtype), zlib.crc32(np.ascontiguousarray(flat).view(np.uint8))]
     return tuple(out)
+
+
+def _sent_bytes(array: Any) -> int:
+    """The bytes JAX copies to the device for a NumPy argument: its elements in the dtype JAX makes of it
+    (``float64`` arrives as ``float32`` while ``jax_enable_x64`` is off), not the host array's own size."""
+    try:
+        import jax
+
+        return int(array.size) * int(jax.dtypes.canonicalize_dtype(array.dtype).itemsize)
+    except Exception:  # noqa: BLE001 - a dtype JAX does not take: the host size
+        return int(array.nbytes)
