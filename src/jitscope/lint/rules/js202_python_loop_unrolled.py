@@ -203,7 +203,7 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
         if n is not None and n >= UNROLL_THRESHOLD:
             return f"`{short(ctx, inner)}`", f"{n} iterations", False, set()
         if any(isinstance(m, ast.Call) and isinstance(m.func, ast.Name) and m.func.id == "len" and m.args
-               and ctx.is_traced(m.args[0]) for m in ast.walk(bound)):
+               and ctx.is_traced(m.args[0]) and not _python_container(ctx, m.args[0]) for m in ast.walk(bound)):
             # `range(len(xs))` of a traced value that is not surely an array (a list of arrays, most likely):
             # as many trips as the list has items, which the source does not show
             return f"`{short(ctx, inner)}`", f"{short(ctx, bound)} iterations", True, set()
