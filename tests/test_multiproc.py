@@ -225,7 +225,7 @@ def test_readme_commands_run_as_written(tmp_path):
             except ProcessLookupError:
                 pass
         assert proc.returncode == 0, err
-        assert f"no divergence: {N} processes compiled the same 2 programs" in " ".join(out.split())
+        assert f"no divergence: {N} processes compiled the same 2 programs" in " ".join(out.split()), out + err
         assert len(list((tmp_path / run_dir).glob("*.p[01].json"))) == N
     assert (tmp_path / "run" / "merged.html").is_file() and (tmp_path / "run" / "merged.trace.json").is_file()
 
