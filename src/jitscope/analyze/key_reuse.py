@@ -34,10 +34,14 @@ def key_findings(reuses: list[Any], baked: list[Any]) -> list[RuntimeFinding]:
         earlier = "the same line" if same else f"line {first.line} ({r.first_api})"
         inside = " inside one trace" if r.traced else ""
         times = "" if r.count == 1 else f" ({r.count} times)"
+        if "split" in (r.first_api, r.second_api):  # a draw and a split: the keys split off derive from its bits
+            effect = "the draw and the keys split from the same key are not independent"
+        else:
+            effect = "both draws use the same random bits"
         out.append(RuntimeFinding(
             "JW601", fn,
             f"jax.random.{r.second_api} at line {loc.line} consumed a key already consumed at {earlier}{inside}: "
-            f"both draws use the same random bits{times}", "warning", loc,
+            f"{effect}{times}", "warning", loc,
             Fix(fixes.SPLIT_KEYS.title, fixes.SPLIT_KEYS.why, location=loc), source=_source(loc),
             details={"first": first.to_dict(), "first_api": r.first_api, "api": r.second_api, "traced": r.traced,
                      "count": r.count, "evidence": "the same key object reached two consuming jax.random calls "

@@ -301,8 +301,8 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "converted the same data too is inferred."),
     RuntimeCode(
         "JW601", "prng-key-reuse", "warning",
-        "One PRNG key consumed twice (two samples, or a sample after a split): both draws use the same random "
-        "bits.",
+        "One PRNG key consumed twice: two samples draw the same random bits; a sample and a split of one key are "
+        "not independent.",
         "Watches the program's own ``jax.random`` calls and applies JAX's key-reuse rules (sampling and "
         "``split`` consume a key, ``fold_in`` and ``key_data`` do not): a key object consumed a second time, "
         "eagerly or within one trace, is reported with both lines. Under pytest, only within one test: a key "
