@@ -84,21 +84,23 @@ def test_snapshot(code: str) -> None:
 
 def test_js202_trip_counts_the_source_does_not_fix_are_info_and_short_constructed_arrays_are_quiet():
     """JS202's cost claim needs a trip count: a literal of 16 or more, or an array's data size. A count set by
-    static values (``jnp.arange(2 * r + 1)``) or by a length of a value not surely an array (``len(xs)`` of a
+    static values (``jnp.arange(2 * r + 1)`` of a static parameter) or by a length of a value not surely an array (``len(xs)`` of a
     Flax input, a list of arrays most likely) is said as info; ``jnp.arange(3)`` is a small unroll, as
     ``range(3)``. Each runs under real jit with the counts the finding names."""
     import jax
     import jax.numpy as jnp
 
     src = '''
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 
 
-@jax.jit
-def psf(img):
+@partial(jax.jit, static_argnums=1)
+def psf(img, r):
     out = img
-    for off in jnp.arange(2 * R + 1):
+    for off in jnp.arange(2 * r + 1):
         out = out + jnp.roll(img, off)
     return out
 
@@ -139,10 +141,13 @@ R = 1
     ns: dict = {}
     exec(compile(src, "js202_counts.py", "exec"), ns)
     img = jnp.ones(5)
-    for name in ("psf", "small", "big", "shifts"):
+    assert ns["psf"](img, 1).shape == (5,)
+    for name in ("small", "big", "shifts"):
         assert ns[name](img).shape == (5,)
     assert ns["layers"]([jnp.ones(2), jnp.ones(2)]).shape == (2,)  # a list of two arrays: two trips
     eqns = len(jax.make_jaxpr(ns["big"].__wrapped__)(img).jaxpr.eqns)
     assert eqns > 64  # 64 copies of the body: the warned one is large
     found = {(f.location.line, f.severity) for f in lint_source(src, "js202_counts.py") if f.code == "JS202"}
-    assert found == {(9, "info"), (23, "warning"), (31, "info"), (40, "info")}, found
+    # psf: `2 * r + 1` of a static parameter, its caller's (info); shifts: `R + 1 - (-R)` with the module's `R = 1`,
+    # three trips the source fixes (quiet, as `range(3)`)
+    assert found == {(11, "info"), (25, "warning"), (33, "info")}, found

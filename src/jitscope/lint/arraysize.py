@@ -48,6 +48,11 @@ def resolve_literal(node: ast.AST | None, literals: dict[str, ast.expr], depth: 
         raise ValueError
     if isinstance(node, (ast.Tuple, ast.List)):
         return [resolve_literal(e, literals, depth + 1) for e in node.elts]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):  # `-R`
+        v = resolve_literal(node.operand, literals, depth + 1)
+        if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+            return -v if isinstance(node.op, ast.USub) else v
+        raise ValueError
     if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
         a, b = resolve_literal(node.left, literals, depth + 1), resolve_literal(node.right, literals, depth + 1)
         if isinstance(a, int) and isinstance(b, int) and (type(node.op) not in (ast.Pow, ast.LShift) or 0 <= b <= 64):

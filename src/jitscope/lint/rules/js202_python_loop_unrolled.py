@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel import values
+from .. import arraysize
 from ..context import ARRAY_NAMESPACES, Context
 from ..rule import Rule
 from ._static_args import values_of
@@ -242,16 +243,20 @@ def _constructed_length(ctx: Context, node: ast.AST) -> tuple[str, int | None, b
         parts = [shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else shape]
     else:
         return None
-    values = [_literal(p) for p in parts]
+    values = [_count(ctx, p) for p in parts]
     n = None if None in values else values[0] - (values[1] if len(values) > 1 else 0)  # type: ignore[operator]
     text = short(ctx, parts[0]) if len(parts) == 1 else f"({short(ctx, parts[0])}) - ({short(ctx, parts[1])})"
     return text, n, any(_shape_derived(p, ctx) for p in parts)
 
 
-def _literal(node: ast.AST) -> int | None:
+def _count(ctx: Context, node: ast.AST) -> int | None:
+    """The value of a count the source fixes: a literal, or arithmetic on module-level literals (``2 * R + 1``
+    with ``R = 1``; ``arraysize``'s resolution, as for JS501's sizes); None when a name in it is local."""
+    if any(isinstance(n, ast.Name) and ctx._local_frame(n.id) is not None for n in ast.walk(node)):
+        return None  # a parameter or local of this function: its value is its caller's
     try:
-        v = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError):
+        v = arraysize.resolve_literal(node, ctx.info.size_literals)
+    except ValueError:
         return None
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 

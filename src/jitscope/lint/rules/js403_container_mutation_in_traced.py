@@ -139,11 +139,10 @@ class ContainerMutationInTraced(Rule):
             parent = ctx.parents[-1] if ctx.parents else None
             if not isinstance(parent, ast.Expr) or not (node.func.attr in _LIST_ONLY or _dict_update(node)):  # type: ignore[attr-defined]
                 return
-            stored = [*node.args, *(k.value for k in node.keywords)]
             expr = f"{ctx.segment(receiver)}.{node.func.attr}(...)"  # type: ignore[attr-defined]
         else:
-            stored, expr = [node.value], f"{ctx.segment(receiver)}[...] = ..."  # type: ignore[attr-defined]
-        if not any(ctx.is_traced(v) or holds_traced(ctx, v) for v in stored):
+            expr = f"{ctx.segment(receiver)}[...] = ..."  # type: ignore[attr-defined]
+        if not any(ctx.is_traced(v) or holds_traced(ctx, v) for v in _stored(node)):
             return
         var = ctx.segment(receiver)
         if not trace_time_effect_expected(ctx, var.split(".")[-1]):
