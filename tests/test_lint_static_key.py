@@ -49,5 +49,6 @@ def test_js602_flags_a_prng_key_passed_static(tmp_path):
     path.write_text(SRC)
     result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS602"])
     got = [(f.location.line, f.severity) for f in result.findings]
-    assert got == [(13, "error"), (14, "error")], got  # `k1` of a tuple unpacking: its value is not followed
-    assert "a JAX array" in result.findings[0].message
+    # 6: the declared static position, where the fix goes (once); `k1` of a tuple unpacking: its value is not followed
+    assert got == [(6, "error"), (13, "error"), (14, "error")], got
+    assert "a JAX array" in result.findings[1].message

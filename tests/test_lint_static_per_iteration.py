@@ -80,10 +80,11 @@ def test_js208_flags_static_arguments_that_change_per_iteration(tmp_path):
     path.write_text(SRC)
     result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208"])
     got = [(f.location.line, f.severity) for f in result.findings]
-    assert got == [(29, "warning"), (36, "warning"), (38, "warning"), (41, "warning")], got
+    # 7: the declared static position of `step`, where the fix goes (reported once, for the first call)
+    assert got == [(7, "warning"), (29, "warning"), (36, "warning"), (38, "warning"), (41, "warning")], got
     assert "static argument `t` of `step` gets `t`, which changes on every iteration of the loop at line 35" \
-        in result.findings[1].message
-    assert "`self.update`" in result.findings[0].message
+        in result.findings[2].message
+    assert "`self.update`" in result.findings[1].message
 
 
 def test_a_changing_static_argument_compiles_once_per_iteration():
@@ -157,7 +158,7 @@ def test_js208_follows_values_the_loop_recomputes_from_its_own_state(tmp_path):
     path.write_text(STATS_SRC)
     result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208"])
     got = [(f.location.line, f.details.get("param") if f.details else None) for f in result.findings]
-    assert [line for line, _ in got] == [17, 21, 31], got
+    assert [line for line, _ in got] == [7, 17, 21, 31], got  # 7: the declared static position
 
 
 def test_running_statistics_as_static_arguments_compile_every_step():
@@ -217,7 +218,7 @@ def test_js208_a_jit_decorated_def_of_the_function_and_state_carried_through_two
     path = tmp_path / "fit.py"
     path.write_text(LOCAL_SRC)
     result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208"])
-    assert [(f.location.line, f.location.column) for f in result.findings] == [(12, 30)]
+    assert [(f.location.line, f.location.column) for f in result.findings] == [(7, 39), (12, 30)]  # 7: declared
     ns: dict = {"TRACES": []}
     exec(compile(LOCAL_SRC.replace("        return params", "        TRACES.append(state)\n        return params"),
                  "fit.py", "exec"), ns)

@@ -3,7 +3,7 @@ from functools import partial
 import jax
 
 
-@partial(jax.jit, static_argnames="t")
+@partial(jax.jit, static_argnames="t")  # JS208
 def step(x, t):
     return x * t
 

@@ -79,3 +79,60 @@ def _jnp_made(ctx, node, bound, static_calls, depth: int) -> bool:
                     ctx, values[0], bound, static_calls, depth + 1):
                 return True
     return False
+
+
+def returned_values(ctx, name: str) -> list[ast.expr] | None:
+    """What the module-level, undecorated, non-generator function ``name`` returns: the value of every ``return``
+    of its own body, a local name read through its bindings (every one a plain ``name = value``), or None when
+    some return is bare, falls off the end, or its value is not known that way. JS602 asks it whether
+    ``run(x, make_config())`` passes a dict for a static argument on every call."""
+    cache = ctx.table(returned_values)
+    if name in cache:
+        return cache[name]
+    fn = next((s for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name),
+              None)
+    out = None
+    if fn is not None and not fn.decorator_list and isinstance(fn, ast.FunctionDef) and \
+            sum(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and s.name == name
+                for s in ctx.tree.body) == 1:
+        out = _returns_of(fn)
+    cache[name] = out
+    return out
+
+
+def _returns_of(fn) -> list[ast.expr] | None:
+    returns, bound, stack = [], {}, list(fn.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _NESTED):
+            continue
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return None
+        if isinstance(n, ast.Return):
+            returns.append(n.value)
+        elif isinstance(n, ast.Assign):
+            for t in n.targets:
+                for e in ast.walk(t):
+                    if isinstance(e, ast.Name):
+                        bound.setdefault(e.id, []).append(n.value if e is t else None)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                            ast.NamedExpr, ast.comprehension, ast.ExceptHandler, ast.Import, ast.ImportFrom,
+                            ast.Global, ast.Nonlocal)):
+            for e in ast.walk(n.target if hasattr(n, "target") and n.target is not None else n):
+                if isinstance(e, ast.Name):
+                    bound.setdefault(e.id, []).append(None)
+        stack.extend(ast.iter_child_nodes(n))
+    last = fn.body[-1] if fn.body else None
+    if not returns or not isinstance(last, (ast.Return, ast.Raise)) or any(v is None for v in returns):
+        return None  # falls off the end (None) on some path, or a bare return
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    out = []
+    for v in returns:
+        if isinstance(v, ast.Name):
+            values = bound.get(v.id)
+            if not values or v.id in params or any(x is None for x in values):
+                return None
+            out.extend(values)
+        else:
+            out.append(v)
+    return out

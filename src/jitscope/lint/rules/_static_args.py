@@ -17,6 +17,7 @@ import ast
 from .. import wrappers
 from ..astutil import walk_in_order
 from ..context import Context
+from ..returns import returned_values
 from ..scope import JIT_LIKE, StaticSpec, decorator_spec, spec_from_call
 from ._reaching import reaching_values
 from ._scan import own_statements, scope_bindings
@@ -240,6 +241,47 @@ def _static_arguments(ctx: Context, call: ast.Call, jitted: bool, target: tuple[
     return function, passed
 
 
+def declared_at(ctx: Context, call: ast.Call, param: str) -> ast.expr | None:
+    """Where ``param`` is declared static for the jit ``call`` calls directly: the element of the decorator's
+    ``static_argnums``/``static_argnames`` (a constant, or one in a tuple/list) that names it, or None (a
+    wrapper, a ``jax.jit(f, ...)`` call elsewhere, a computed option). Asked right after ``static_arguments``."""
+    resolved = ctx.table(static_arguments).get(call)
+    if resolved is None or resolved[2] is None or resolved[3] is not None:
+        return None
+    fn, _, _, bound = resolved[2]
+    if bound == 2 or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
+    for dec in fn.decorator_list:
+        if not isinstance(dec, ast.Call):
+            continue
+        spec = decorator_spec(ctx.info, dec)
+        if spec is None or spec.wrapper not in JIT_LIKE:
+            continue
+        for k in dec.keywords:
+            elts = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List)) else [k.value]
+            for e in elts:
+                if not isinstance(e, ast.Constant):
+                    continue
+                if k.arg == "static_argnames" and e.value == param:
+                    return e
+                if k.arg == "static_argnums" and type(e.value) is int and -len(positional) <= e.value < len(
+                        positional) and positional[e.value] == param:
+                    return e
+    return None
+
+
+def report_at_declaration(rule, ctx: Context, call: ast.Call, name: str, message: str, /, **details: object) -> None:
+    """Report ``message`` also where parameter ``name`` is declared static (``declared_at``), where its fix goes
+    (drop it from the static arguments), once per rule and declared position, whichever call is seen first."""
+    decl = declared_at(ctx, call, name)
+    done = ctx.table(report_at_declaration)
+    if decl is None or (rule.code, decl) in done:
+        return
+    done[(rule.code, decl)] = True
+    ctx.report(rule, decl, message, **details)
+
+
 def via(ctx: Context, value: ast.expr) -> str:
     """How ``value``'s parameter was found to reach a jit (" (static because ...)"), "" for a direct jitted call."""
     p = ctx.table(via).get(value)
@@ -339,8 +381,9 @@ def _name_values(ctx: Context, name: str) -> list[ast.expr | None]:
     return [value if whole and value is not None else None for _, value, whole, _ in entries]
 
 
-def unhashable(ctx: Context, value: ast.expr | None) -> str | None:
-    """Why ``value`` cannot be hashed (``"a list"``, ``"a NumPy array"``, ``"a JAX array"``), or None."""
+def unhashable(ctx: Context, value: ast.expr | None, depth: int = 0) -> str | None:
+    """Why ``value`` cannot be hashed (``"a list"``, ``"a NumPy array"``, ``"a JAX array"``, ``"a dict
+    `make_config` returns"``: every ``return`` of a module function, ``lint/returns.py``), or None."""
     if isinstance(value, (ast.List, ast.ListComp)):
         return "a list"
     if isinstance(value, (ast.Dict, ast.DictComp)):
@@ -356,6 +399,12 @@ def unhashable(ctx: Context, value: ast.expr | None) -> str | None:
             return "a NumPy array" if head == "numpy" else "a JAX array"
         if isinstance(value.func, ast.Name) and value.func.id in ctx.info.jitted_callables:
             return "the array a jitted call returns"
+        if isinstance(value.func, ast.Name) and ctx._local_frame(value.func.id) is None and depth < 3:
+            # `run(x, make_config())`: what the module's function returns on every `return`
+            returned = returned_values(ctx, value.func.id)
+            kinds = {unhashable(ctx, v, depth + 1) for v in returned or ()}
+            if returned and len(kinds) == 1 and None not in kinds:
+                return f"{kinds.pop()} `{value.func.id}` returns"
     return None
 
 

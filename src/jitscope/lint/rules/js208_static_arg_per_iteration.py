@@ -6,7 +6,7 @@ import ast
 
 from ..context import Context
 from ..rule import Rule
-from ._static_args import message_via, static_arguments
+from ._static_args import message_via, report_at_declaration, static_arguments
 from ._util import short
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -33,7 +33,8 @@ class StaticArgPerIteration(Rule):
     static_argnames="t")``) and a project function that passes its parameter on to a jit's static
     position (``lint/wrappers.py``, across the linted modules) count as jitted calls too. Not flagged in
     a function that is itself traced: there the loop unrolls and the inner jit is inlined into the outer
-    program (one compile in all; tests/test_lint_outer_trace.py).
+    program (one compile in all; tests/test_lint_outer_trace.py). The fix goes where the position is
+    declared static, so a decorator's ``static_argnums``/``static_argnames`` element is flagged too (once).
 
     ## Why is this bad?
     jit keys its cache on the static arguments' values: every new value is a new trace and a
@@ -86,6 +87,11 @@ class StaticArgPerIteration(Rule):
             if loop is not None:
                 details = dict(param=param, function=function, value=short(ctx, value), line=loop.lineno)
                 ctx.report(self, value, message_via(self, ctx, value, **details), **details)
+                report_at_declaration(  # the fix goes there: drop it from the static arguments
+                    self, ctx, call, param, f"static argument `{param}` of `{function}` is given `{details['value']}` "
+                    f"(line {call.lineno}), which changes on every iteration of the loop at line {loop.lineno}: jit "
+                    f"compiles `{function}` again for each new value; drop it from the static arguments (pass it "
+                    "traced)", **details)
                 return
 
 

@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, decorator_spec
-from ._static_args import certain, message_via, static_arguments, unhashable, values_of, via
+from ._static_args import certain, message_via, report_at_declaration, static_arguments, unhashable, values_of, via
 from ._util import short
 
 _UNHASHABLE = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
@@ -27,6 +27,10 @@ class UnhashableStaticArg(Rule):
     when it does so on every call, with no fix (the wrapper may use the value otherwise too). So does a
     helper that jits a function with the ``static_argnums`` its caller names and calls it on its own
     ``*args`` (``check_jit(f, key, 3, static_argnums=(0,))``): the arguments at those positions are static.
+    A value is followed through data flow: a name or attribute bound to a list, dict, set or array, and a
+    call of a module function that returns one on every ``return`` (``run(x, make_config())``). An array's
+    fix is at the declaration (drop the position from ``static_argnums``), so it is also reported at the
+    decorator's ``static_argnums``/``static_argnames`` element, once per position.
 
     ## Why is this bad?
     jit keys its cache on the static values, so they must be hashable: passing a list
@@ -92,6 +96,7 @@ class UnhashableStaticArg(Rule):
             what = bad[0]
             shown = f"`{short(ctx, value)}` ({what})" if not isinstance(value, ast.Call) else what
             advice = ("make it a traced argument (drop it from the static arguments)" if "array" in what
+                      else "use a hashable value (a tuple of its items, a frozen dataclass)" if "dict" in what
                       else "use a tuple")
             msg = (f"{shown} passed for static argument `{param}` of `{function}`: static arguments must be "
                    f"hashable; {advice}")
@@ -101,6 +106,17 @@ class UnhashableStaticArg(Rule):
             sure = len(bad) == len(kinds) and certain(ctx, value)
             ctx.report(self, value, msg, severity="error" if sure else "warning",
                        kind=what, param=param, function=function)
+            if "array" in what:
+                self._at_declaration(ctx, call, param, function, what, sure)
+
+    def _at_declaration(self, ctx: Context, call: ast.Call, param: str, function: str, what: str, sure: bool) -> None:
+        """An array's fix is at the declaration (drop the position from the static arguments), not at the call:
+        say it there too, once per declared position, naming the first call that passes one."""
+        report_at_declaration(
+            self, ctx, call, param, f"static argument `{param}` of `{function}` is passed {what} (line {call.lineno}): "
+            "arrays cannot be hashed, so that call raises 'Non-hashable static arguments'; drop it from the "
+            "static arguments (it is a traced argument then)", severity="error" if sure else "warning",
+            kind=what, param=param, function=function)
 
     def _defaults(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
         for dec in fn.decorator_list:
