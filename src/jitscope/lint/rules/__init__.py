@@ -43,6 +43,7 @@ from .js603_discarded_at_update import DiscardedAtUpdate
 from .js604_unhashable_static_instance import UnhashableStaticInstance
 from .js605_fresh_function_static_arg import FreshFunctionStaticArg
 from .js606_fresh_function_module_field import FreshFunctionModuleField
+from .js607_array_in_pytree_metadata import ArrayInPytreeMetadata
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -57,5 +58,5 @@ RULE_CLASSES = (
     CachingDescriptorKeepsTracer, CacheFilledInTrace,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
-    DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField,
+    DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
 )
