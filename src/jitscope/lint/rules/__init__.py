@@ -44,6 +44,7 @@ from .js604_unhashable_static_instance import UnhashableStaticInstance
 from .js605_fresh_function_static_arg import FreshFunctionStaticArg
 from .js606_fresh_function_module_field import FreshFunctionModuleField
 from .js607_array_in_pytree_metadata import ArrayInPytreeMetadata
+from .js608_traced_static_arg import TracedStaticArg
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -59,4 +60,5 @@ RULE_CLASSES = (
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
+    TracedStaticArg,
 )

@@ -271,6 +271,14 @@ def declared_at(ctx: Context, call: ast.Call, param: str) -> ast.expr | None:
     return None
 
 
+def filtered(ctx: Context, call: ast.Call) -> bool:
+    """Does ``call`` call an equinox-style filtered jit (``StaticSpec.filter``: what is static is decided by each
+    value's type, so an array given for a parameter it would keep static is traced instead)? Asked right after
+    ``static_arguments``."""
+    resolved = ctx.table(static_arguments).get(call)
+    return resolved is not None and resolved[2] is not None and resolved[2][1].filter
+
+
 def report_at_declaration(rule, ctx: Context, call: ast.Call, name: str, message: str, /, **details: object) -> None:
     """Report ``message`` also where parameter ``name`` is declared static (``declared_at``), where its fix goes
     (drop it from the static arguments), once per rule and declared position, whichever call is seen first."""
