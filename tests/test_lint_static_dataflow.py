@@ -168,3 +168,69 @@ def test_a_static_that_changes_each_iteration_compiles_each_iteration():
         state = (state[0], state[1] + 1)
     assert len(traces) == 3
     assert float(ns["fit"](jnp.ones(2), ("k", 1), 3)[0]) == 6.0  # the program itself runs (it only recompiles)
+
+
+CONFIG = '''\
+import dataclasses
+import functools
+from typing import NamedTuple
+
+import jax
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    axes: list
+    depth: int = 2
+    names: list = dataclasses.field(default_factory=list, compare=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Defaults:
+    axes: list = dataclasses.field(default_factory=list)
+
+
+class Spec(NamedTuple):
+    dims: tuple
+    names: dict
+
+
+@functools.partial(jax.jit, static_argnames=("cfg",))
+def total(x, cfg):
+    return x.sum() * len(cfg)
+
+
+CFG = Config(axes=[0], depth=3)
+GOOD = Config(axes=(0,), depth=3, names=["left out of the hash"])
+
+
+def main(x):
+    total(x, cfg=CFG)
+    total(x, cfg=Config([0]))
+    total(x, cfg=GOOD)
+    total(x, cfg=Spec((0,), {"a": 1}))
+    total(x, cfg=Spec((0,), ("a",)))
+    total(x, cfg=Defaults())
+'''
+
+
+def test_js604_an_instance_hashing_its_fields_with_a_list_in_one(tmp_path):
+    """A frozen (or ``unsafe_hash``) dataclass and a NamedTuple hash the tuple of their fields: one holding a
+    list, dict, set or array (given at construction, or by ``default_factory=list``) cannot be hashed."""
+    found = _lint(tmp_path, CONFIG, ["JS604"])
+    got = [(f.location.line, f.severity) for f in found]
+    assert got == [(35, "error"), (36, "error"), (38, "error"), (40, "error")], got  # 37, 39: hashable
+    assert "`Config` hashes its fields (a frozen dataclass) and its field `axes` is given a list (line 30)" \
+        in found[0].message
+    assert "a NamedTuple" in found[2].message and "a list by its `default_factory`" in found[3].message
+
+
+def test_instances_hashing_their_fields_raise_at_a_static_position():
+    ns: dict = {}
+    exec(compile(CONFIG.replace("len(cfg)", "1"), "config.py", "exec"), ns)
+    x = jnp.ones(2)
+    for bad in (ns["CFG"], ns["Config"]([0]), ns["Spec"]((0,), {"a": 1}), ns["Defaults"]()):
+        with pytest.raises(ValueError, match="Non-hashable static arguments"):
+            ns["total"](x, cfg=bad)
+    assert float(ns["total"](x, cfg=ns["GOOD"])) == 2.0  # a compare=False field is left out of the hash
+    assert float(ns["total"](x, cfg=ns["Spec"]((0,), ("a",)))) == 2.0

@@ -87,3 +87,15 @@ class Tag:
 
 def loop_tags(xs):
     return [scaled(x, Tag()) for x in xs]  # JS604
+
+
+@dataclass(frozen=True)
+class Axes:
+    dims: list
+
+
+AXES = Axes(dims=[0, 1])
+
+
+def main_axes(x):
+    return run(x, cfg=AXES), run(x, cfg=Axes((0, 1)))  # JS604

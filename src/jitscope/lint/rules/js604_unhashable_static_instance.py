@@ -7,7 +7,7 @@ import ast
 from ..context import Context
 from ..rule import Rule
 from ._scan import scope_bindings
-from ._static_args import certain, message_via, static_arguments, values_of
+from ._static_args import certain, message_via, static_arguments, unhashable, values_of
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 
@@ -28,6 +28,11 @@ class UnhashableStaticInstance(Rule):
       plain class or a ``@dataclass(eq=False)``) and a *fresh* instance is built in the call,
       inside a loop or a function.
       Warning: every call is a cache miss.
+
+    - the class **hashes its fields** (a ``@dataclass(frozen=True)`` or ``unsafe_hash=True``, a
+      ``NamedTuple``: the hash of the tuple of its fields) and the construction gives a hashed field a
+      list, dict, set or array (``Config(axes=[0, 1])``), or leaves it to ``default_factory=list``; a
+      field with ``compare=False``/``hash=False`` is left out. Error: hashing it raises.
 
     JS602 covers list, dict and set literals; this rule covers user-defined types.
 
@@ -88,7 +93,16 @@ class UnhashableStaticInstance(Rule):
             if cls is None:
                 continue
             kind = _hash_kind(ctx, cls)
-            if kind == "unhashable":
+            field = _unhashable_field(ctx, cls, ctor) if kind is None else None
+            if field is not None:
+                name, what, how = field
+                why = (f"`{cls.name}` hashes its fields ({how}) and its field `{name}` is given {what} (line "
+                       f"{ctor.lineno}), so hashing it raises 'Non-hashable static arguments'; use a tuple (or another "
+                       "hashable value) for the field")
+                details = dict(why=why, cls=cls.name, param=param, function=function)
+                ctx.report(self, value, message_via(self, ctx, value, **details),
+                           severity=None if certain(ctx, value) else "warning", **details)
+            elif kind == "unhashable":
                 why = (f"`{cls.name}` is unhashable ({_why_unhashable(ctx, cls)}), so the call raises "
                        "'Non-hashable static arguments'; make it `@dataclass(frozen=True)` or define `__hash__`")
                 details = dict(why=why, cls=cls.name, param=param, function=function)
@@ -175,6 +189,52 @@ def _hash_kind(ctx: Context, cls: ast.ClassDef) -> str | None:
     if cls.bases:
         return None  # a base may define __eq__/__hash__
     return "identity"
+
+
+_NAMEDTUPLE = frozenset({"typing.NamedTuple", "NamedTuple"})
+_MUTABLE_FACTORIES = {"list": "a list", "dict": "a dict", "set": "a set"}
+
+
+def _hashes_fields(ctx: Context, cls: ast.ClassDef) -> str | None:
+    """How ``cls`` hashes by the values of its fields (a frozen or ``unsafe_hash`` dataclass, a NamedTuple:
+    ``hash`` of the tuple of its fields), or None (by identity, its own ``__hash__``, or not knowable here)."""
+    if cls.keywords or _defines(cls, "__hash__"):
+        return None
+    if cls.bases:
+        ok = len(cls.bases) == 1 and (ctx.info.resolve(cls.bases[0]) or "") in _NAMEDTUPLE and not cls.decorator_list
+        return "a NamedTuple" if ok else None
+    opts = _dataclass_options(ctx, cls)
+    if opts is None or "unknown" in opts or len(cls.decorator_list) != 1 or opts.get("eq", True) is False:
+        return None
+    if opts.get("unsafe_hash"):
+        return "an `unsafe_hash` dataclass"
+    return "a frozen dataclass" if opts.get("frozen") else None
+
+
+def _unhashable_field(ctx: Context, cls: ast.ClassDef, ctor: ast.Call) -> tuple[str, str, str] | None:
+    """(field, what it is given, how the class hashes) when ``cls`` hashes by its fields and the construction
+    ``ctor`` gives a hashed field a list, dict, set or array, or leaves one to a ``default_factory=list``."""
+    how = _hashes_fields(ctx, cls)
+    if how is None or any(isinstance(a, ast.Starred) for a in ctor.args) or any(k.arg is None for k in ctor.keywords):
+        return None
+    fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+              and "ClassVar" not in ast.unparse(s.annotation)]
+    given = dict(zip((f.target.id for f in fields), ctor.args, strict=False))  # type: ignore[union-attr]
+    given.update({k.arg: k.value for k in ctor.keywords if k.arg})
+    for f in fields:
+        name = f.target.id  # type: ignore[union-attr]
+        options = {k.arg: k.value for k in f.value.keywords} if isinstance(f.value, ast.Call) else {}
+        if any(isinstance(options.get(k), ast.Constant) and options[k].value is False for k in ("compare", "hash")):
+            continue  # left out of __eq__/__hash__
+        if name in given:
+            what = unhashable(ctx, given[name])
+        else:
+            factory = options.get("default_factory")
+            what = _MUTABLE_FACTORIES.get(factory.id) if isinstance(factory, ast.Name) else None
+            what = what and f"{what} by its `default_factory`"
+        if what:
+            return name, what, how
+    return None
 
 
 def _why_unhashable(ctx: Context, cls: ast.ClassDef) -> str:
