@@ -453,3 +453,23 @@ def test_static_field_bases_key_the_cache_on_each_instances_function_objects(fam
     for _ in range(3):
         f(M(shared), 1.0)  # one object shared by every instance: one trace
     assert len(traces) == 4
+
+
+def test_unhashable_when_bound_a_linen_module_hashes_only_unbound():
+    """families.UNHASHABLE_WHEN_BOUND: a linen Module hashes by its fields, and not at all once bound."""
+    nn = pytest.importorskip("flax.linen")
+    from jitscope.jaxmodel import families
+
+    assert "flax.linen.Module" in families.UNHASHABLE_WHEN_BOUND
+
+    class M(nn.Module):
+        n: int = 2
+
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dense(self.n)(x)
+
+    assert hash(M()) == hash(M())  # by fields: equal unbound modules share a cache entry
+    bound = M().bind(M().init(jax.random.key(0), jnp.ones((1, 2))))
+    with pytest.raises(TypeError, match="hold variables"):
+        hash(bound)

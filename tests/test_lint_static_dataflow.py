@@ -16,6 +16,8 @@ Each program is run under real jax.jit here, and the look-alikes stay quiet.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -234,3 +236,29 @@ def test_instances_hashing_their_fields_raise_at_a_static_position():
             ns["total"](x, cfg=bad)
     assert float(ns["total"](x, cfg=ns["GOOD"])) == 2.0  # a compare=False field is left out of the hash
     assert float(ns["total"](x, cfg=ns["Spec"]((0,), ("a",)))) == 2.0
+
+
+SELF = (Path(__file__).parent / "lint_fixtures" / "JS604_self.py").read_text()
+
+
+def test_js604_self_declared_static_on_a_method(tmp_path):
+    """``self`` static in a jit of a method: jit hashes the instance on every call."""
+    found = _lint(tmp_path, SELF, ["JS604"])
+    got = [(f.location.line, f.severity) for f in found]
+    assert got == [(18, "warning"), (27, "error")], got  # the Frozen dataclass (36) hashes its int field
+    assert "flax linen Module, which cannot be hashed once bound" in found[0].message
+
+
+def test_self_static_raises_on_a_bound_linen_module_and_an_unhashable_class():
+    ns: dict = {}
+    exec(compile(SELF, "self_static.py", "exec"), ns)
+    x = jnp.ones((1, 2))
+    model = ns["Model"]()
+    assert model.init_cache(b=2).shape == (2, 3)  # unbound: hashed by its fields
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        model.init(jax.random.key(0), x)  # `__call__` runs it on the bound module (it holds variables)
+    with pytest.raises((TypeError, ValueError), match="hold variables|Non-hashable"):
+        model.bind({"params": {}}).init_cache(b=2)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        ns["Plain"]().run(x)
+    assert float(ns["Frozen"]().run(x)[0, 0]) == 3.0

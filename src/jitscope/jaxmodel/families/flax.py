@@ -43,3 +43,8 @@ REBUILT_WHILE_TRACING = ("flax.nnx.Variable", "flax.nnx.Param")
 # nnx keeps a Module's non-Variable attributes in its GraphDef, which nnx.jit's cache key compares with ==
 # (equinox.py's STATIC_FIELD_BASES).
 STATIC_FIELD_BASES = ("flax.nnx.Module", "flax.nnx.module.Module")
+# A linen Module hashes by its fields while unbound, and refuses to be hashed once bound (inside `apply`/`init`,
+# or after `bind`: "Can't call __hash__ on modules that hold variables"): `self` static in a jax.jit of its method
+# raises "Non-hashable static arguments" whenever the method runs on a bound module (lint JS604;
+# tests/test_lint_static_dataflow.py runs it under real flax and jax.jit).
+UNHASHABLE_WHEN_BOUND = ("flax.linen.Module", "flax.linen.module.Module")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from ...jaxmodel import families
 from ..context import Context
 from ..rule import Rule
+from ..scope import JIT_LIKE, decorator_spec
 from ._scan import scope_bindings
 from ._static_args import certain, message_via, static_arguments, unhashable, values_of
 
@@ -33,6 +35,11 @@ class UnhashableStaticInstance(Rule):
       ``NamedTuple``: the hash of the tuple of its fields) and the construction gives a hashed field a
       list, dict, set or array (``Config(axes=[0, 1])``), or leaves it to ``default_factory=list``; a
       field with ``compare=False``/``hash=False`` is left out. Error: hashing it raises.
+
+    - ``self`` declared static in a jit decorating a method (``static_argnames=("self", ...)``,
+      ``static_argnums=0``): jit hashes the instance on every call. An unhashable class (as above) is an
+      error; a flax linen Module is a warning: it hashes by its fields while unbound, but not once bound
+      (inside ``apply``/``init``, or after ``bind``), where the call raises.
 
     JS602 covers list, dict and set literals; this rule covers user-defined types.
 
@@ -72,10 +79,13 @@ class UnhashableStaticInstance(Rule):
     message = "`{cls}` instance passed for static argument `{param}` of `{function}`: {why}"
     severity = "error"
     confidence = "certain"
-    nodes = (ast.Call,)
+    nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._static_self(node, ctx)
+            return
         call: ast.Call = node  # type: ignore[assignment]
         found = static_arguments(ctx, call)
         if found is None:
@@ -115,6 +125,53 @@ class UnhashableStaticInstance(Rule):
                        "it once")
                 details = dict(why=why, cls=cls.name, param=param, function=function)
                 ctx.report(self, value, message_via(self, ctx, value, **details), severity="warning", **details)
+
+
+    def _static_self(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
+        """``self`` declared static in a jit decorating a method: jit hashes the instance on every call."""
+        cls = ctx.parents[-1] if ctx.parents else None
+        positional = fn.args.posonlyargs + fn.args.args
+        if not isinstance(cls, ast.ClassDef) or not positional or positional[0].arg != "self":
+            return
+        for dec in fn.decorator_list:
+            spec = decorator_spec(ctx.info, dec)
+            if spec is None or spec.wrapper not in JIT_LIKE or "self" not in spec.static_params(fn):
+                continue
+            node = _static_entry(dec) or dec
+            if _hash_kind(ctx, cls) == "unhashable":
+                why = (f"`{cls.name}` is unhashable ({_why_unhashable(ctx, cls)}), so every call raises 'Non-hashable "
+                       "static arguments'; make it hashable, or pass what the method needs as static arguments")
+                details = dict(why=why, cls=cls.name, param="self", function=fn.name)
+                ctx.report(self, node, **details)
+            elif _derives(ctx, cls, families.UNHASHABLE_WHEN_BOUND):
+                why = (f"`{cls.name}` is a flax linen Module, which cannot be hashed once bound (inside `apply`/`init`"
+                       ", or after `bind`: it holds variables): called there it raises 'Non-hashable static arguments'; use `nn.jit`, or a function taking the "
+                       "module's configuration as static arguments")
+                details = dict(why=why, cls=cls.name, param="self", function=fn.name)
+                ctx.report(self, node, severity="warning", confidence="likely", **details)
+            return
+
+
+def _static_entry(dec: ast.expr) -> ast.expr | None:
+    """The ``"self"`` of a decorator's ``static_argnames`` (or the ``0`` of its ``static_argnums``), if written."""
+    for k in dec.keywords if isinstance(dec, ast.Call) else ():
+        for e in k.value.elts if isinstance(k.value, (ast.Tuple, ast.List)) else [k.value]:
+            if isinstance(e, ast.Constant) and ((k.arg == "static_argnames" and e.value == "self")
+                                                or (k.arg == "static_argnums" and e.value == 0)):
+                return e
+    return None
+
+
+def _derives(ctx: Context, cls: ast.ClassDef, bases: frozenset[str], depth: int = 0) -> bool:
+    """Does ``cls`` derive from one of ``bases`` (qualified names), directly or through classes of this module?"""
+    for b in cls.bases:
+        q = ctx.info.resolve(b) or ""
+        if q in bases:
+            return True
+        local = _module_class(ctx, b) if isinstance(b, ast.Name) and depth < 8 else None
+        if local is not None and local is not cls and _derives(ctx, local, bases, depth + 1):
+            return True
+    return False
 
 
 def _bound_instance(ctx: Context, value: ast.expr) -> ast.expr | None:
