@@ -36,3 +36,11 @@ class Frozen:
     @functools.partial(jax.jit, static_argnums=0)
     def run(self, x):
         return x * self.n
+
+
+class Lifted(nn.Module):
+    n: int = 3
+
+    @functools.partial(nn.jit, static_argnames=("self", "b"))  # flax's lifted jit: the fix, not flagged
+    def init_cache(self, *, b: int):
+        return jnp.zeros((b, self.n))

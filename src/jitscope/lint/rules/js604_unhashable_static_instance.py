@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ...jaxmodel import families
+from ...jaxmodel import families, known
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, decorator_spec
@@ -36,8 +36,9 @@ class UnhashableStaticInstance(Rule):
       list, dict, set or array (``Config(axes=[0, 1])``), or leaves it to ``default_factory=list``; a
       field with ``compare=False``/``hash=False`` is left out. Error: hashing it raises.
 
-    - ``self`` declared static in a jit decorating a method (``static_argnames=("self", ...)``,
-      ``static_argnums=0``): jit hashes the instance on every call. An unhashable class (as above) is an
+    - ``self`` declared static in a ``jax.jit`` decorating a method (``static_argnames=("self", ...)``,
+      ``static_argnums=0``): jit hashes the instance on every call (flax's ``nn.jit`` lifts the module
+      and is not flagged). An unhashable class (as above) is an
       error; a flax linen Module is a warning: it hashes by its fields while unbound, but not once bound
       (inside ``apply``/``init``, or after ``bind``), where the call raises.
 
@@ -137,6 +138,9 @@ class UnhashableStaticInstance(Rule):
             spec = decorator_spec(ctx.info, dec)
             if spec is None or spec.wrapper not in JIT_LIKE or "self" not in spec.static_params(fn):
                 continue
+            t = known.lookup(spec.wrapper)
+            if t is None or t.family != "jax":
+                return  # a lifted transform (`nn.jit`, `nnx.jit`) handles its module's `self` itself
             node = _static_entry(dec) or dec
             if _hash_kind(ctx, cls) == "unhashable":
                 why = (f"`{cls.name}` is unhashable ({_why_unhashable(ctx, cls)}), so every call raises 'Non-hashable "
