@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ..jaxmodel import known
+from ..jaxmodel import families, known
 from . import pytrees
 from .callgraph import (
     _LIBRARY_HEADS,
@@ -25,8 +25,11 @@ from .callgraph import (
     index,
 )
 from .context import Context
+from .operator_calls import OperatorEdges
 from .rule import Rule
 from .scope import StaticSpec, decorator_spec, literal_ints, traces_abstractly
+from .value_calls import ValueCallEdges
+from .value_calls import resolve as resolve_value_calls
 
 
 def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, method: bool) -> StaticSpec:
@@ -73,11 +76,14 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
     idx = index(ctx)
     for cname, cls in idx.classes.items():
         called = None
-        if any((ctx.info.resolve(b) or "") in MODULE_BASES for b in cls.bases):
+        bases = [ctx.info.resolve(b) or "" for b in cls.bases]
+        if any(b in MODULE_BASES for b in bases):
             m = idx.methods[cname].get("__call__")
             if m is not None:
                 called = m
-                via = f"`{cname}` is an equinox/Flax module: its `__call__` runs under its caller's jit or grad"
+                family = "a Haiku module (run by a transformed function's `apply`)" if any(
+                    b in families.HAIKU_MODULE_BASES for b in bases) else "an equinox/Flax module"
+                via = f"`{cname}` is {family}: its `__call__` runs under its caller's jit or grad"
                 out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via, staged="may",
                                             closed=False), True))
         if pytrees.is_pytree(ctx, cls):
@@ -138,6 +144,7 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
     ``start`` adds calls from other modules (``lint/traced.py``); ``conventions`` adds the
     ``__call__`` of module classes (once per module: the first pass).
     """
+    resolve_value_calls(ctx)
     pending = list(start or []) + (module_calls(ctx) if conventions else []) + ctx.take_cg_local()
     idx = index(ctx)
     if idx.rules and conventions:
@@ -145,7 +152,7 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
                                            if n in idx.functions and already_traced(ctx, idx.functions[n])])
     if not pending:
         return
-    hooks = [r for r in rules if r.traced_only] + [CallEdges()]
+    hooks = [r for r in rules if r.traced_only] + [CallEdges(), OperatorEdges(), ValueCallEdges()]
     visitor = visitor_cls(ctx, hooks)
     state: dict[tuple[int, int, str], tuple[ast.AST, OutgoingCall, bool]] = ctx.table((follow, "state"))
     found: dict[tuple[int, int, str], list] = ctx.table((follow, "findings"))
@@ -165,19 +172,26 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         pending = []
         for key in changed:
             fn, edge, method = state[key]
-            visitor.forced[fn] = spec_for(fn, edge, method)  # type: ignore[arg-type]
-            frames, parents, before = ctx.frames, ctx.parents, len(ctx.findings)
-            ctx.frames, ctx.parents = [frames[0]], []
-            try:
-                visitor.visit(fn)
-            finally:
-                ctx.frames, ctx.parents = frames, parents
-                found[key] = ctx.findings[before:]
-                del ctx.findings[before:]
+            found[key] = _walk(ctx, visitor, fn, spec_for(fn, edge, method))  # type: ignore[arg-type]
+        resolve_value_calls(ctx)
         pending = ctx.take_cg_local()
         pending += _derivative_rules(ctx, [state[k][0] for k in changed])
     for key in sorted(found):
         ctx.findings.extend(found.pop(key))
+
+
+def _walk(ctx: Context, visitor, fn: ast.AST, spec: StaticSpec) -> list:
+    """Walk ``fn`` alone as traced with ``spec``; return its findings (taken out of ``ctx.findings``)."""
+    visitor.forced[fn] = spec
+    frames, parents, before = ctx.frames, ctx.parents, len(ctx.findings)
+    ctx.frames, ctx.parents = [frames[0]], []
+    try:
+        visitor.visit(fn)
+    finally:
+        ctx.frames, ctx.parents = frames, parents
+        out = ctx.findings[before:]
+        del ctx.findings[before:]
+    return out
 
 
 def _derivative_rules(ctx: Context, traced: list) -> list[tuple[ast.AST, OutgoingCall, bool]]:
