@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from ..jaxmodel import families, known
-from . import pytrees
+from . import pytrees, unknown_callers
 from .callgraph import (
     _LIBRARY_HEADS,
     CONVENTION,
@@ -28,6 +28,7 @@ from .context import Context
 from .operator_calls import OperatorEdges
 from .rule import Rule
 from .scope import StaticSpec, decorator_spec, literal_ints, traces_abstractly
+from .unknown_callers import UNKNOWN
 from .value_calls import ValueCallEdges
 from .value_calls import resolve as resolve_value_calls
 
@@ -150,7 +151,7 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
     if idx.rules and conventions:
         pending += _derivative_rules(ctx, [idx.functions[n] for n in idx.rules
                                            if n in idx.functions and already_traced(ctx, idx.functions[n])])
-    if not pending:
+    if not pending and not (conventions and unknown_callers.ENABLED):
         return
     hooks = [r for r in rules if r.traced_only] + [CallEdges(), OperatorEdges(), ValueCallEdges()]
     visitor = visitor_cls(ctx, hooks)
@@ -176,6 +177,17 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         resolve_value_calls(ctx)
         pending = ctx.take_cg_local()
         pending += _derivative_rules(ctx, [state[k][0] for k in changed])
+    if conventions and unknown_callers.ENABLED:
+        # Public functions nothing linted traces: walked once as a user's jit would trace them, every parameter
+        # a Python value, recording no calls (lint/unknown_callers.py); their findings are info.
+        reached = {v[0] for v in state.values()}
+        # python_only: claims resting on staging alone are not made, so those rules need not run
+        walker = visitor_cls(ctx, [r for r in rules if r.traced_only and r.requires != "staged"])
+        for fn, spec in unknown_callers.candidates(ctx, reached):
+            if already_traced(ctx, fn):
+                continue
+            found[(*_unit(fn), UNKNOWN)] = _walk(ctx, walker, fn, spec)
+        ctx.take_cg_local()
     for key in sorted(found):
         ctx.findings.extend(found.pop(key))
 
