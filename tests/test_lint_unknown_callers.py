@@ -138,3 +138,53 @@ def test_the_look_alikes_run_under_real_jit():
     assert repr(ns["L2"]()).startswith("L2(")  # a display method runs on the host, never under the user's jit
     arr = np.ones(3)  # np_norm on a NumPy array closed over by a jit: the NumPy value stays concrete
     assert jax.jit(lambda x: x + ns["np_norm"](arr))(v).shape == (3,)
+
+
+NESTED = '''\
+import jax
+import jax.numpy as jnp
+
+
+def train(n_updates, n_evals, x):
+    per_epoch = jnp.round(n_updates / n_evals)
+
+    def epoch(y):
+        return y + jnp.arange(per_epoch).sum()
+
+    epoch = jax.pmap(epoch)
+    return epoch(x), float(per_epoch)
+
+
+def step(x):
+    @jax.jit
+    def inner(y):
+        if y.sum() > 0:
+            return y
+        return -y
+
+    return inner(x) + jnp.sum(x)
+'''
+
+
+def test_a_jitted_function_nested_in_an_unknown_callers_walk(tmp_path):
+    """A nested pmap body reading the outer function's jnp result is judged by the unknown caller (info): eagerly
+    the outer value is a concrete array and the pmap runs; and a nested jit's own error is not replaced."""
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text(NESTED)
+    got = sorted((f.code, f.location.line, f.severity) for f in jitscope.lint([str(pkg)], config=False, jobs=1).findings)
+    assert got == [("JS101", 18, "error"), ("JS103", 12, "info"), ("JS303", 9, "info")], got
+    ns = _ns_of(NESTED)
+    out, n = ns["train"](4.0, 2.0, jnp.ones((1, 3)))  # eagerly: runs (one device, pmap over a leading axis of 1)
+    assert n == 2.0 and out.shape == (1, 3)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(ns["train"], static_argnums=(0, 1))(4.0, 2.0, jnp.ones((1, 3)))
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["step"](jnp.ones(3))
+
+
+def _ns_of(text):
+    ns: dict = {}
+    exec(compile(text, "train.py", "exec"), ns)
+    return ns

@@ -258,9 +258,9 @@ def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
 
 
 def _unknown_caller(ctx) -> bool:
-    """Is the code being checked walked only for a caller the linted files do not show (lint/unknown_callers.py)?"""
-    spec = _entry_spec(ctx)
-    return spec is not None and spec.wrapper == UNKNOWN
+    """Is the code being checked walked only for a caller the linted files do not show (lint/unknown_callers.py)?
+    A function nested in such a walk is too, whatever wraps it there: its closure holds the guessed tracers."""
+    return any(f.spec is not None and f.spec.wrapper == UNKNOWN for f in ctx.frames)
 
 
 def _python_only(ctx) -> bool:

@@ -183,13 +183,20 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         reached = {v[0] for v in state.values()}
         # python_only: claims resting on staging alone are not made, so those rules need not run
         walker = visitor_cls(ctx, [r for r in rules if r.traced_only and r.requires != "staged"])
+        seen = {_place(f) for f in ctx.findings} | {_place(f) for fs in found.values() for f in fs}
         for fn, spec in unknown_callers.candidates(ctx, reached):
             if already_traced(ctx, fn):
                 continue
-            found[(*_unit(fn), UNKNOWN)] = _walk(ctx, walker, fn, spec)
+            # A finding a seen way already made (a jitted function nested in this one) keeps that way's verdict.
+            found[(*_unit(fn), UNKNOWN)] = [f for f in _walk(ctx, walker, fn, spec) if _place(f) not in seen]
         ctx.take_cg_local()
     for key in sorted(found):
         ctx.findings.extend(found.pop(key))
+
+
+def _place(f) -> tuple:
+    loc = f.location
+    return (f.code, loc.line, loc.column) if loc is not None else (f.code, f.message)
 
 
 def _walk(ctx: Context, visitor, fn: ast.AST, spec: StaticSpec) -> list:
