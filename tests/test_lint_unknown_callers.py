@@ -188,3 +188,15 @@ def _ns_of(text):
     ns: dict = {}
     exec(compile(text, "train.py", "exec"), ns)
     return ns
+
+
+def test_display_code_is_not_walked_for_an_unknown_caller(tmp_path):
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "viz.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef plot_error(ax, err):\n    if jnp.mean(err) > 0.1:\n        ax.set_title('bad')\n\n\n"
+        "def error_summary(err):\n    return float(jnp.mean(err))\n\n\n"
+        "def mean_error(err):\n    return float(jnp.mean(err))\n")
+    got = [(f.code, f.location.line) for f in jitscope.lint([str(pkg)], config=False, jobs=1).findings]
+    assert got == [("JS103", 14)], got  # only the computation a user may jit

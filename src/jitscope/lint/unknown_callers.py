@@ -41,6 +41,10 @@ _JAX_MODULES = frozenset({"jax", "jax.numpy", "jax.lax", "jax.scipy", "jax.nn", 
 # A line that demands a Python value of something: a test, a conversion, NumPy, a size (`_stages_and_demands`).
 _DEMAND = re.compile(r"^\s*(?:if|elif|while|assert)\b|\b(?:and|or|not)\b| if |\b(?:float|int|bool|complex|range)\(|"
                      r"\.(?:item|tolist)\(|\bnp\.|\bnumpy\.|\b(?:arange|zeros|ones|full|empty|eye|linspace|tri)\(")
+# Functions made to show results on the host (by name, or by calling a plotting library).
+_DISPLAY_WORDS = ("plot", "figure", "show", "render", "draw", "display", "visuali", "animate", "print", "summary",
+                  "report", "savefig")
+_PLOTS = re.compile(r"\b(?:plt|matplotlib|seaborn|sns|plotly|ax|axes|fig)\.")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 # `name = ...`, `a, b = ...`, `x += ...`, `n: int = ...` (not `==`): the names a line binds.
 _ASSIGN = re.compile(r"^\s*([A-Za-z_][\w, *]*?)\s*(?::[^=]*)?[-+*/%@&|^]?=(?!=)")
@@ -65,7 +69,8 @@ def candidates(ctx: Context, reached: set) -> list[tuple[ast.FunctionDef | ast.A
                 continue
             if fn.name.startswith("_") and not (fn.name.startswith("__") and fn.name.endswith("__")):
                 continue
-            if fn.name in _HOST_DUNDERS or not _stages_and_demands(ctx, fn, uses):
+            if fn.name in _HOST_DUNDERS or any(w in fn.name.lower() for w in _DISPLAY_WORDS) or \
+                    not _stages_and_demands(ctx, fn, uses):
                 continue
             a = fn.args
             params = tuple(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs))
@@ -89,6 +94,8 @@ def _stages_and_demands(ctx: Context, fn: ast.AST, uses: re.Pattern) -> bool:
     functions are walked (the walk, with the value model, decides)."""
     lines = ctx.memo(_lines)
     body = lines[fn.lineno - 1:getattr(fn, "end_lineno", None) or len(lines)]  # type: ignore[attr-defined]
+    if any(_PLOTS.search(line) for line in body):
+        return False  # it draws or writes with a plotting library: host code, never under a user's jit
     reading = [bool(uses.search(line)) for line in body]
     if not any(reading):
         return False
