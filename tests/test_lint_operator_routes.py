@@ -249,3 +249,50 @@ def test_step_functions_stored_on_an_instance_or_a_namedtuple_field_are_reached(
     with pytest.raises(jax.errors.TracerBoolConversionError):
         ns["run_kernel"](ns["KERNEL"], x)
     assert ns["PLAIN"].run(x).shape == (3,)  # the same route to a step without a Python test: runs
+
+
+FLAX = '''\
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class AE(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(3)(x)
+
+    def encode(self, x):
+        h = jnp.tanh(x)
+        if jnp.linalg.norm(h) > 1.0:
+            h = h / 2
+        return h
+
+    def decode(self, h):
+        return h * 2
+
+
+model = AE()
+
+
+@jax.jit
+def enc(params, x):
+    return model.apply(params, x, method=AE.encode)
+
+
+@jax.jit
+def dec(params, h):
+    return model.apply(params, h, method=AE.decode)
+'''
+
+
+def test_flax_method_applied_as_the_module_is_traced_by_convention(tmp_path):
+    found = [(f.code, f.location.line, f.severity) for f in _lint(tmp_path, "flaxm.py", FLAX).findings]
+    assert found == [("JS101", 13, "warning")], found
+    ns = _ns(FLAX, "flaxm.py")
+    x = jnp.ones(3)
+    params = ns["model"].init(jax.random.PRNGKey(0), x)
+    assert ns["model"].apply(params, x, method=ns["AE"].encode).shape == (3,)  # eagerly it runs
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["enc"](params, x)
+    assert ns["dec"](params, x).shape == (3,)  # the look-alike method without a Python test

@@ -87,6 +87,12 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
                 via = f"`{cname}` is {family}: its `__call__` runs under its caller's jit or grad"
                 out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via, staged="may",
                                             closed=False), True))
+            for name, line in _applied_methods(ctx).get(cname, ()):
+                m = idx.methods[cname].get(name)
+                if m is not None and m is not called:
+                    via = f"`{cname}.{name}` runs as the module through `apply(..., method=...)` (line {line})"
+                    out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via,
+                                                staged="may", closed=False), True))
         if pytrees.is_pytree(ctx, cls):
             # A pytree's methods run on traced values when an instance passes through jit: its array
             # fields (and array-annotated parameters) are traced there, on some way (a may fact).
@@ -101,6 +107,25 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
                 traced = tuple(i for i, p in enumerate(params) if pytrees.array_annotation(p.annotation))
                 out.append((m, OutgoingCall("", traced=traced, wrapper=CONVENTION, via=via_m, staged="may",
                                             closed=False, accessor=pytrees.python_scalar(m)), True))
+    return out
+
+
+def _applied_methods(ctx: Context) -> dict[str, list[tuple[str, int]]]:
+    """Methods a Flax module runs as itself: ``model.apply(params, x, method=AE.encode)``: class name -> [(method,
+    line)]. Like ``__call__``, they run under the jit of ``apply`` (a string ``method="encode"`` is not read)."""
+    return ctx.memo(_find_applied_methods)
+
+
+def _find_applied_methods(ctx: Context) -> dict[str, list[tuple[str, int]]]:
+    out: dict[str, list[tuple[str, int]]] = {}
+    if "method=" not in ctx.text:
+        return out
+    for n in ast.walk(ctx.tree):
+        if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in ("apply", "init"):
+            for k in n.keywords:
+                v = k.value
+                if k.arg == "method" and type(v) is ast.Attribute and type(v.value) is ast.Name:
+                    out.setdefault(v.value.id, []).append((v.attr, n.lineno))
     return out
 
 
