@@ -323,6 +323,31 @@ def test_equinox_module_call_gets_what_its_caller_passes():
     assert families.MODULE_CALL_DATA_INPUTS == 1
 
 
+def test_haiku_module_call_runs_under_the_jit_of_apply():
+    """families/haiku.py MODULE_BASES: an `hk.Module`'s `__call__` runs inside the transformed function, so under
+    `jax.jit(model.apply)` its data input and its parameters are tracers, and a Python bool its caller passes (the
+    module-call convention's other inputs) stays a Python bool."""
+    hk = pytest.importorskip("haiku")
+    seen: list = []
+
+    class Scale(hk.Module):
+        def __call__(self, x, is_training):
+            w = hk.get_parameter("w", [], init=jnp.ones)
+            seen.append((isinstance(x, jax.core.Tracer), isinstance(w, jax.core.Tracer), type(is_training).__name__))
+            return w * x
+
+    model = hk.transform(lambda x: Scale()(x, True))
+    x = jnp.ones(3)
+    params = model.init(jax.random.PRNGKey(0), x)
+    seen.clear()
+    model.apply(params, None, x)
+    jax.jit(model.apply)(params, None, x)
+    assert seen == [(False, False, "bool"), (True, True, "bool")], seen
+    from jitscope.jaxmodel import families
+    assert "haiku.Module" in families.HAIKU_MODULE_BASES
+    assert f"{hk.Module.__module__}.Module" in families.HAIKU_MODULE_BASES  # the class's own module path too
+
+
 def test_every_row_is_documented_and_tested():
     for t in known.registry().values():
         assert t.doc.startswith("https://"), t.qualname

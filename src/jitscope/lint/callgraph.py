@@ -24,7 +24,7 @@ import builtins
 import os
 from dataclasses import dataclass
 
-from ..jaxmodel import known
+from ..jaxmodel import families, known
 from . import facts
 from .context import Context
 from .rule import Rule
@@ -32,11 +32,11 @@ from .scope import BODY_ARGS, TRACES, StaticSpec, spec_from_call
 
 # Module classes whose methods run under their user's jit/grad.
 MODULE_BASES = frozenset({"equinox.Module", "flax.linen.Module", "flax.nnx.Module", "flax.linen.module.Module",
-                          "equinox._module.Module"})
+                          "equinox._module.Module"}) | families.HAIKU_MODULE_BASES
 # Calls into these packages never reach a linted function.
 _LIBRARY_HEADS = frozenset({"jax", "numpy", "np", "math", "functools", "builtins", "typing", "equinox", "flax",
                             "optax", "chex", "operator", "itertools", "collections", "os", "sys", "logging",
-                            "dataclasses", "warnings", "re", "scipy", "jaxlib", "abc", "inspect"})
+                            "dataclasses", "warnings", "re", "scipy", "jaxlib", "abc", "inspect", "haiku"})
 _BUILTINS = frozenset(dir(builtins))  # an unshadowed builtin resolves to its bare name
 MAX_ROUNDS = 8
 _RULE_SETTERS = frozenset({"defjvp", "defvjp", "defjvps"})

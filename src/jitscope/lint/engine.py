@@ -18,8 +18,10 @@ from . import callgraph, pyversion, reach, wrapped
 from .callgraph import OutgoingCall
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
+from .operator_calls import OperatorEdges
 from .registry import all_rules, parse_finding
 from .source import _suppressed, decode_bytes, parse_noqa
+from .value_calls import ValueCallEdges
 from .visitor import _Visitor
 
 DEEP_LIMIT = 12_000  # recursion limit while walking a tree (Python frames, not C stack, in 3.11+)
@@ -86,7 +88,7 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
         rules = [cls() for code, cls in all_rules().items() if code in enabled and cls.nodes]
         try:
             graph = callgraph.ENABLED and not assume_traced
-            hooks = [callgraph.CallEdges(), callgraph.HandedToTransform()] if graph else []
+            hooks = [callgraph.CallEdges(), callgraph.HandedToTransform(), OperatorEdges(), ValueCallEdges()] if graph else []
             if not assume_traced:
                 wrapped.mark(ctx)  # functions a project wrapper jits are traced (lint/wrapped.py)
             _Visitor(ctx, rules + hooks).visit_all(tree.body)

@@ -29,6 +29,7 @@ from ..jaxmodel import values
 from .astutil import walk_in_order
 
 MUST, MAY = "must", "may"
+UNKNOWN = "<unknown caller>"  # lint/unknown_callers.py: a public function walked for a caller not linted
 NESTED = "<enclosing traced function>"
 
 
@@ -187,6 +188,8 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
         level = MUST if subject is not None and ctx.is_must(subject) else MAY
     else:
         level = MUST
+    if _unknown_caller(ctx):
+        return "info", "likely", ""  # no jit of it is seen: it fails only if a caller jits it (lint/unknown_callers.py)
     if severity in ("error", "warning") and (ambiguous := _matched_by_name(ctx)):
         # `jax.jit(obj.step)` names a method by its attribute only, and several defs of the module carry that
         # name: which one the object's is, the source does not say. This one being traced is a guess: info.
@@ -254,18 +257,30 @@ def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
     return False
 
 
+def _unknown_caller(ctx) -> bool:
+    """Is the code being checked walked only for a caller the linted files do not show (lint/unknown_callers.py)?
+    A function nested in such a walk is too, whatever wraps it there: its closure holds the guessed tracers."""
+    return any(f.spec is not None and f.spec.wrapper == UNKNOWN for f in ctx.frames)
+
+
 def _python_only(ctx) -> bool:
     """Is the code being checked a helper that staged code calls with Python values only (``n_blocks(x.shape[0])``)?
     Its ``jnp`` results are tracers (claims about them hold), but what it does at trace time (a print, a
     module flag read, a memo) is its caller's trace machinery: claims resting on staging alone are not made."""
+    spec = _entry_spec(ctx)
+    return spec is not None and spec.python_only
+
+
+def _entry_spec(ctx):
+    """The spec of the function the walk entered traced code by (a helper nested in it runs in its trace)."""
     for f in reversed(ctx.frames):
         spec = f.spec
         if spec is None:
-            return False
+            return None
         if spec.wrapper == NESTED and f is not ctx.frames[1]:
             continue
-        return spec.python_only
-    return False
+        return spec
+    return None
 
 
 def in_accessor(ctx) -> bool:

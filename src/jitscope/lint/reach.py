@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 
-from ..jaxmodel import known
-from . import pytrees
+from ..jaxmodel import families, known
+from . import pytrees, unknown_callers
 from .callgraph import (
     _LIBRARY_HEADS,
     CONVENTION,
@@ -25,8 +25,12 @@ from .callgraph import (
     index,
 )
 from .context import Context
+from .operator_calls import OperatorEdges
 from .rule import Rule
 from .scope import StaticSpec, decorator_spec, literal_ints, traces_abstractly
+from .unknown_callers import UNKNOWN
+from .value_calls import ValueCallEdges
+from .value_calls import resolve as resolve_value_calls
 
 
 def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, method: bool) -> StaticSpec:
@@ -73,13 +77,22 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
     idx = index(ctx)
     for cname, cls in idx.classes.items():
         called = None
-        if any((ctx.info.resolve(b) or "") in MODULE_BASES for b in cls.bases):
+        bases = [ctx.info.resolve(b) or "" for b in cls.bases]
+        if any(b in MODULE_BASES for b in bases):
             m = idx.methods[cname].get("__call__")
             if m is not None:
                 called = m
-                via = f"`{cname}` is an equinox/Flax module: its `__call__` runs under its caller's jit or grad"
+                family = "a Haiku module (run by a transformed function's `apply`)" if any(
+                    b in families.HAIKU_MODULE_BASES for b in bases) else "an equinox/Flax module"
+                via = f"`{cname}` is {family}: its `__call__` runs under its caller's jit or grad"
                 out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via, staged="may",
                                             closed=False), True))
+            for name, line in _applied_methods(ctx).get(cname, ()):
+                m = idx.methods[cname].get(name)
+                if m is not None and m is not called:
+                    via = f"`{cname}.{name}` runs as the module through `apply(..., method=...)` (line {line})"
+                    out.append((m, OutgoingCall("", traced=None, filter=True, wrapper=CONVENTION, via=via,
+                                                staged="may", closed=False), True))
         if pytrees.is_pytree(ctx, cls):
             # A pytree's methods run on traced values when an instance passes through jit: its array
             # fields (and array-annotated parameters) are traced there, on some way (a may fact).
@@ -94,6 +107,25 @@ def module_calls(ctx: Context) -> list[tuple[ast.FunctionDef | ast.AsyncFunction
                 traced = tuple(i for i, p in enumerate(params) if pytrees.array_annotation(p.annotation))
                 out.append((m, OutgoingCall("", traced=traced, wrapper=CONVENTION, via=via_m, staged="may",
                                             closed=False, accessor=pytrees.python_scalar(m)), True))
+    return out
+
+
+def _applied_methods(ctx: Context) -> dict[str, list[tuple[str, int]]]:
+    """Methods a Flax module runs as itself: ``model.apply(params, x, method=AE.encode)``: class name -> [(method,
+    line)]. Like ``__call__``, they run under the jit of ``apply`` (a string ``method="encode"`` is not read)."""
+    return ctx.memo(_find_applied_methods)
+
+
+def _find_applied_methods(ctx: Context) -> dict[str, list[tuple[str, int]]]:
+    out: dict[str, list[tuple[str, int]]] = {}
+    if "method=" not in ctx.text:
+        return out
+    for n in ast.walk(ctx.tree):
+        if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in ("apply", "init"):
+            for k in n.keywords:
+                v = k.value
+                if k.arg == "method" and type(v) is ast.Attribute and type(v.value) is ast.Name:
+                    out.setdefault(v.value.id, []).append((v.attr, n.lineno))
     return out
 
 
@@ -138,14 +170,15 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
     ``start`` adds calls from other modules (``lint/traced.py``); ``conventions`` adds the
     ``__call__`` of module classes (once per module: the first pass).
     """
+    resolve_value_calls(ctx)
     pending = list(start or []) + (module_calls(ctx) if conventions else []) + ctx.take_cg_local()
     idx = index(ctx)
     if idx.rules and conventions:
         pending += _derivative_rules(ctx, [idx.functions[n] for n in idx.rules
                                            if n in idx.functions and already_traced(ctx, idx.functions[n])])
-    if not pending:
+    if not pending and not (conventions and unknown_callers.ENABLED):
         return
-    hooks = [r for r in rules if r.traced_only] + [CallEdges()]
+    hooks = [r for r in rules if r.traced_only] + [CallEdges(), OperatorEdges(), ValueCallEdges()]
     visitor = visitor_cls(ctx, hooks)
     state: dict[tuple[int, int, str], tuple[ast.AST, OutgoingCall, bool]] = ctx.table((follow, "state"))
     found: dict[tuple[int, int, str], list] = ctx.table((follow, "findings"))
@@ -165,19 +198,44 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         pending = []
         for key in changed:
             fn, edge, method = state[key]
-            visitor.forced[fn] = spec_for(fn, edge, method)  # type: ignore[arg-type]
-            frames, parents, before = ctx.frames, ctx.parents, len(ctx.findings)
-            ctx.frames, ctx.parents = [frames[0]], []
-            try:
-                visitor.visit(fn)
-            finally:
-                ctx.frames, ctx.parents = frames, parents
-                found[key] = ctx.findings[before:]
-                del ctx.findings[before:]
+            found[key] = _walk(ctx, visitor, fn, spec_for(fn, edge, method))  # type: ignore[arg-type]
+        resolve_value_calls(ctx)
         pending = ctx.take_cg_local()
         pending += _derivative_rules(ctx, [state[k][0] for k in changed])
+    if conventions and unknown_callers.ENABLED:
+        # Public functions nothing linted traces: walked once as a user's jit would trace them, every parameter
+        # a Python value, recording no calls (lint/unknown_callers.py); their findings are info.
+        reached = {v[0] for v in state.values()}
+        # python_only: claims resting on staging alone are not made, so those rules need not run
+        walker = visitor_cls(ctx, [r for r in rules if r.traced_only and r.requires != "staged"])
+        seen = {_place(f) for f in ctx.findings} | {_place(f) for fs in found.values() for f in fs}
+        for fn, spec in unknown_callers.candidates(ctx, reached):
+            if already_traced(ctx, fn):
+                continue
+            # A finding a seen way already made (a jitted function nested in this one) keeps that way's verdict.
+            found[(*_unit(fn), UNKNOWN)] = [f for f in _walk(ctx, walker, fn, spec) if _place(f) not in seen]
+        ctx.take_cg_local()
     for key in sorted(found):
         ctx.findings.extend(found.pop(key))
+
+
+def _place(f) -> tuple:
+    loc = f.location
+    return (f.code, loc.line, loc.column) if loc is not None else (f.code, f.message)
+
+
+def _walk(ctx: Context, visitor, fn: ast.AST, spec: StaticSpec) -> list:
+    """Walk ``fn`` alone as traced with ``spec``; return its findings (taken out of ``ctx.findings``)."""
+    visitor.forced[fn] = spec
+    frames, parents, before = ctx.frames, ctx.parents, len(ctx.findings)
+    ctx.frames, ctx.parents = [frames[0]], []
+    try:
+        visitor.visit(fn)
+    finally:
+        ctx.frames, ctx.parents = frames, parents
+        out = ctx.findings[before:]
+        del ctx.findings[before:]
+    return out
 
 
 def _derivative_rules(ctx: Context, traced: list) -> list[tuple[ast.AST, OutgoingCall, bool]]:

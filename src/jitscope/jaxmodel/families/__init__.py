@@ -1,6 +1,6 @@
 """One table per wrapper family; ``ALL_FAMILIES`` is what ``known.registry`` merges."""
 
-from . import equinox, flax, jax_core
+from . import equinox, flax, haiku, jax_core
 
 ALL_FAMILIES = (jax_core.TRANSFORMS, equinox.TRANSFORMS, flax.TRANSFORMS)
 CALL_CONTEXTS = (*flax.CALL_CONTEXTS,)
@@ -16,3 +16,4 @@ MODULE_CALL_DATA_INPUTS = equinox.MODULE_CALL_DATA_INPUTS
 PYTREE_REGISTER_CALLS = frozenset(jax_core.PYTREE_REGISTER_CALLS)
 PLAIN_DATACLASS = jax_core.PLAIN_DATACLASS
 MODULE_BASES_TRACED_BY_JIT = frozenset(equinox.MODULE_BASES_TRACED_BY_JIT)
+HAIKU_MODULE_BASES = frozenset(haiku.MODULE_BASES)
