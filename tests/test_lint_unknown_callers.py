@@ -5,7 +5,9 @@ Under jit every ``jnp`` operation is staged and returns a tracer whatever its in
 jnp.linalg.norm(v); if n == 0.0:`` raises TracerBoolConversionError under the user's ``jax.jit`` and works
 eagerly. Nothing shows a caller that jits it: such findings are ``info``, never more. The look-alikes stay
 quiet and run under real jit: a test on a Python parameter, a private helper, the same code in a script, a
-function the module only calls eagerly, a NumPy version, and a display method.
+function the module only calls eagerly, a NumPy version, and a display method. The walk is off unless asked
+(``unknown_callers=True``, ``--unknown-callers``, ``unknown-callers = true`` in ``[tool.jitscope]``): most such
+functions are meant to run eagerly, and a default run says nothing it cannot show.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import run_cli
 
 import jitscope
 
@@ -87,7 +90,7 @@ def _lint(tmp_path):
     (pkg / "__init__.py").write_text("")
     (pkg / "ops.py").write_text(OPS)
     (tmp_path / "script.py").write_text(SCRIPT)
-    return jitscope.lint([str(tmp_path)], config=False, jobs=1)
+    return jitscope.lint([str(tmp_path)], config=False, jobs=1, unknown_callers=True)
 
 
 def test_jnp_results_demanded_as_python_values_are_info_for_an_unknown_caller(tmp_path):
@@ -105,7 +108,7 @@ def test_a_jit_in_the_tree_outranks_the_unknown_caller(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "ops.py").write_text(OPS + "\n\n@jax.jit\ndef step(v):\n    return power_norm(v)\n")
-    result = jitscope.lint([str(pkg)], config=False, jobs=1)
+    result = jitscope.lint([str(pkg)], config=False, jobs=1, unknown_callers=True)
     line8 = [f for f in result.findings if f.location.line == 9]
     assert [(f.code, f.severity) for f in line8] == [("JS101", "warning")], line8
     assert "`step`" in line8[0].message and "unknown" not in line8[0].message
@@ -173,7 +176,7 @@ def test_a_jitted_function_nested_in_an_unknown_callers_walk(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "train.py").write_text(NESTED)
-    got = sorted((f.code, f.location.line, f.severity) for f in jitscope.lint([str(pkg)], config=False, jobs=1).findings)
+    got = sorted((f.code, f.location.line, f.severity) for f in jitscope.lint([str(pkg)], config=False, jobs=1, unknown_callers=True).findings)
     assert got == [("JS101", 18, "error"), ("JS103", 12, "info"), ("JS303", 9, "info")], got
     ns = _ns_of(NESTED)
     out, n = ns["train"](4.0, 2.0, jnp.ones((1, 3)))  # eagerly: runs (one device, pmap over a leading axis of 1)
@@ -198,5 +201,25 @@ def test_display_code_is_not_walked_for_an_unknown_caller(tmp_path):
         "import jax.numpy as jnp\n\n\ndef plot_error(ax, err):\n    if jnp.mean(err) > 0.1:\n        ax.set_title('bad')\n\n\n"
         "def error_summary(err):\n    return float(jnp.mean(err))\n\n\n"
         "def mean_error(err):\n    return float(jnp.mean(err))\n")
-    got = [(f.code, f.location.line) for f in jitscope.lint([str(pkg)], config=False, jobs=1).findings]
+    got = [(f.code, f.location.line) for f in jitscope.lint([str(pkg)], config=False, jobs=1, unknown_callers=True).findings]
     assert got == [("JS103", 14)], got  # only the computation a user may jit
+
+
+def test_the_walk_is_off_unless_asked_and_the_flag_and_config_turn_it_on(tmp_path):
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "ops.py").write_text(OPS)
+    assert jitscope.lint([str(pkg)], config=False, jobs=1).findings == []  # the default: no guess about callers
+    r = run_cli("lint", "--no-config", "--format", "json", "--exit-zero", "--unknown-callers", str(pkg))
+    assert r.returncode == 0, r.stderr
+    import json
+
+    codes = sorted((f["code"], f["location"]["line"]) for f in json.loads(r.stdout)["findings"])
+    assert codes == [("JS101", 9), ("JS101", 24), ("JS103", 18)], codes
+    (tmp_path / "pyproject.toml").write_text("[tool.jitscope]\nunknown-callers = true\n")
+    assert len(jitscope.lint([str(pkg)], jobs=2).findings) == 3  # the config, through forked workers too
+    assert jitscope.lint([str(pkg)], jobs=1, unknown_callers=False).findings == []  # the argument wins
+    (tmp_path / "pyproject.toml").write_text("[tool.jitscope]\nunknown-callers = 'yes'\n")
+    r = run_cli("lint", str(pkg), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("jitscope: ") and "'unknown-callers' must be true or false" in r.stderr

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from .errors import UsageError
 from .lint import evidence as lint_evidence
 from .lint import runner
+from .lint import unknown_callers as lint_unknown
 from .lint.config import LintConfig, find_config, load_config
 from .lint.docs import rule_text, rules_markdown, rules_table
 from .lint.engine import lint_source as lint_source
@@ -21,7 +22,7 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
          select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, fix: bool = False,
          unsafe_fixes: bool = False, diff: bool = False, jobs: int | None = None,
          config: bool | str | os.PathLike[str] = True, keep_partial_on_interrupt: bool = False,
-         evidence: str | os.PathLike[str] | bool | None = None):
+         evidence: str | os.PathLike[str] | bool | None = None, unknown_callers: bool | None = None):
     """Lint Python files for jit pitfalls and return a ``LintResult``.
 
     Args:
@@ -43,6 +44,9 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
             result carrying one, or a directory holding ``trace-evidence.json``); ``None`` reads
             ``.jitscope/trace-evidence.json`` when a run left one there, ``False`` reads none.
             Functions the run saw traced are linted as traced (docs/lint.md "Evidence from a run").
+        unknown_callers: also lint the public functions of a package that no linted jit reaches as if a
+            user jitted them (``info`` findings; docs/lint.md "Unknown callers"); ``None`` takes the
+            configuration's ``unknown-callers`` (default off).
 
     Returns:
         LintResult with the findings (``model.Finding``), counts and fixes applied.
@@ -58,14 +62,16 @@ def lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".",
     """
 
     return run(paths, select=select, ignore=ignore, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, jobs=jobs,
-               config=config, keep_partial_on_interrupt=keep_partial_on_interrupt, evidence=evidence)
+               config=config, keep_partial_on_interrupt=keep_partial_on_interrupt, evidence=evidence,
+               unknown_callers=unknown_callers)
 
 
 def run(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", *,
         select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, fix: bool = False,
         unsafe_fixes: bool = False, diff: bool = False, jobs: int | None = None,
         config: bool | str | os.PathLike[str] = True, keep_partial_on_interrupt: bool = False,
-        evidence: str | os.PathLike[str] | bool | None = None, env: bool = True):
+        evidence: str | os.PathLike[str] | bool | None = None, env: bool = True,
+        unknown_callers: bool | None = None):
     """``lint``; with ``env=False`` the result's ``env`` is left empty: ``jitscope lint`` printing text (nothing
     that shows the environment) does not pay for ``platform.platform()``, which runs ``uname -p`` in a
     subprocess (a tenth of what one small file's lint cost)."""
@@ -107,6 +113,9 @@ def run(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", 
                         evidence=str(evidence_file) if evidence_file else None)
     diffs = []
     by_file: dict[str, list] = {}
+    # Read by the walk in this process and in the workers it forks (lint/reach.py); restored after the run.
+    unknown_before = lint_unknown.ENABLED
+    lint_unknown.ENABLED = cfg.unknown_callers if unknown_callers is None else bool(unknown_callers)
     try:
         for outcome in runner.run(items, jobs=n_jobs, fix=safeties if (fix or diff) else (), diff=diff,
                                   tables=tables):
@@ -128,6 +137,8 @@ def run(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", 
         if not keep_partial_on_interrupt:
             raise
         result.interrupted = True
+    finally:
+        lint_unknown.ENABLED = unknown_before
     result.diff = "".join(diffs)
     # File order whatever the workers' order; within a file, by position.
     order = {f: i for i, (f, _) in enumerate(items)}

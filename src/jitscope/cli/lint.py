@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "directory holding trace-evidence.json): functions the run saw JAX trace are linted as "
                         "traced, and findings say so. Default: .jitscope/trace-evidence.json when a run left one")
     p.add_argument("--no-evidence", action="store_true", help="ignore trace evidence, even at the default location")
+    p.add_argument("--unknown-callers", action="store_true", default=None,
+                   help="also lint the public functions of a package that no linted jit reaches as if a user "
+                        "jitted them (info findings; default: the configuration's unknown-callers, else off)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     p.add_argument("--exit-on", choices=("error", "warning", "info"), default="warning",
                    help="lowest severity that makes the run fail with exit 1 (default warning: info findings "
@@ -76,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     result = lint(args.paths, select=args.select, ignore=args.ignore, fix=args.fix and not args.diff,
                   unsafe_fixes=args.unsafe_fixes, diff=args.diff, jobs=args.jobs, config=config,
                   keep_partial_on_interrupt=True, evidence=False if args.no_evidence else args.evidence,
-                  env=bool(args.json or args.html or args.format == "json"))  # the outputs that show it
+                  env=bool(args.json or args.html or args.format == "json"),  # the outputs that show it
+                  unknown_callers=args.unknown_callers)
     if args.add_noqa and not result.interrupted:
         return _add_noqa(result)
     if args.diff:

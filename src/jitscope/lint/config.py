@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 from ..errors import UsageError
 from .registry import check_selectors
 
-KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude"}
+KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "unknown-callers"}
 
 
 @dataclass
@@ -44,6 +44,7 @@ class LintConfig:
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
+    unknown_callers: bool = False  # lint/unknown_callers.py: public functions no linted jit reaches, as if jitted
 
     @property
     def root(self) -> Path | None:
@@ -157,4 +158,7 @@ def load_config(path: str | os.PathLike[str]) -> LintConfig:
     exclude = table.get("exclude", [])
     if not isinstance(exclude, list) or not all(isinstance(v, str) for v in exclude):
         raise UsageError(f"{where}: 'exclude' must be a list of glob patterns")
-    return LintConfig(str(path), codes("select"), codes("ignore"), codes("extend-select"), per_file, exclude)
+    unknown = table.get("unknown-callers", False)
+    if not isinstance(unknown, bool):
+        raise UsageError(f"{where}: 'unknown-callers' must be true or false")
+    return LintConfig(str(path), codes("select"), codes("ignore"), codes("extend-select"), per_file, exclude, unknown)

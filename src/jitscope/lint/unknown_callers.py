@@ -28,7 +28,7 @@ from .context import Context
 from .scope import StaticSpec
 
 UNKNOWN = facts.UNKNOWN
-ENABLED = True  # benchmarks may turn it off for a side-by-side row
+ENABLED = False  # off unless asked (`--unknown-callers`, config `unknown-callers`); jitscope.lint sets it per run
 
 # Protocol methods that hand a value to the host (printing, hashing, conversion): they concretize on purpose.
 _HOST_DUNDERS = frozenset({
