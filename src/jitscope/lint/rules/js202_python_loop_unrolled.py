@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel import values
-from .. import arraysize
+from .. import arraysize, kernels
 from ..context import ARRAY_NAMESPACES, Context
 from ..rule import Rule
 from ._static_args import values_of
@@ -36,7 +36,9 @@ class PythonLoopUnrolled(Rule):
     finding is ``info`` and says why: ``lax.fori_loop``/``lax.scan`` need a carry of one shape and
     items of one shape, so a loop whose carry grows or shrinks (``x = jnp.concatenate([x, y])``,
     ``x = x[: n // 2]``), whose items differ in size (``x[: i + 1]``, ``jnp.arange(i)``), or that
-    builds a Python list the function returns as a list, is true but has no such rewrite.
+    builds a Python list the function returns as a list, is true but has no such rewrite. In a Pallas kernel
+    body (a function handed to ``pallas_call``, ``pl.kernel``, ``core_map``; jaxmodel/kernels.py) the finding is
+    ``info``: the kernel is traced once per signature and a Python loop over a block is its idiom.
 
     ## Why is this bad?
     jit traces Python loops by running them: the body is copied into the graph once per
@@ -99,6 +101,12 @@ class PythonLoopUnrolled(Rule):
         if unknown and not isinstance(node, ast.For) and not _bare_param(ctx, node.generators):  # type: ignore[attr-defined]
             return  # `[f(v) for v in carry[1]]`: most likely a short tuple or list of arrays
         if not _does_array_work(ctx, body, names):
+            return
+        if kernels.in_kernel(ctx):  # a Pallas kernel body: traced once, unrolling is its idiom (jaxmodel/kernels.py)
+            msg = (f"Python loop over {what} is unrolled into a Pallas kernel body ({trips}): the kernel is traced once "
+                   f"per pallas_call signature and unrolling a fixed loop is how kernels are written; only if the "
+                   f"count can be large, use lax.fori_loop inside the kernel")
+            ctx.report(self, span, msg, severity="info", subject=premise, what=what, trips=trips)  # type: ignore[arg-type]
             return
         if unknown and not trips.endswith(".shape[0] iterations"):  # a count set by static values or a list's length
             msg = (f"Python loop over {what} is unrolled into the graph, one copy of the body per element ({trips}: "
