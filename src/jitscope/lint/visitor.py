@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from dataclasses import replace
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from ..jaxmodel import known
 from ..jaxmodel.families import MODULE_CALL_DATA_INPUTS
