@@ -26,6 +26,7 @@ from collections import Counter
 from functools import lru_cache
 
 from ..jaxmodel import values
+from . import hostonly
 from .astutil import walk_in_order
 
 MUST, MAY = "must", "may"
@@ -197,6 +198,10 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
         # Python int or bool static, and no call that passes an array is seen. The claim is a guess: info.
         return "info", "likely", "no jit of it is seen and the parameter may be a Python value: traced only by " \
                                  "convention"
+    if severity in ("error", "warning") and (flag := hostonly.off_flag_branch(ctx, subject)):
+        # `if DEBUG: print(np.asarray(x))` with `DEBUG = False`: the branch runs only when someone turns the flag
+        # on, for an eager debugging run; under jit it would fail then, which is what the info says.
+        return "info", "likely", f"it runs only when `{flag}` is set (False in this module: a debugging branch)"
     if severity == "error" and level == MAY:
         return "warning", "likely", _why_may(ctx, need)
     return severity, "", ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from ..jaxmodel import families, known
+from . import hostonly
 from .params import container_annotation
 
 _ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey", "PRNGKeyArray", "DeviceArray"})
@@ -274,6 +275,8 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
         return False
     if _construction_only(ctx, cls, name):
         return rebuilt_while_tracing(ctx, cls)
+    if hostonly.display_only(ctx, name):
+        return False  # a property only `__repr__`/`__str__` (or eager module code) reads: reached on the host only
     fields = _fields(ctx, cls)
 
     def field(n: ast.AST) -> bool:
