@@ -30,7 +30,8 @@ class PythonLoopUnrolled(Rule):
     is unknown: the finding says so and has severity ``info``; comprehensions are then
     reported only over a bare parameter. The same holds when the count is set by static values the
     source does not fix (``jnp.arange(2 * r + 1)``, ``range(len(xs))`` of a value not surely an array):
-    ``info``, since a short unroll costs little; an array made here with a literal length below 16
+    ``info``, since a short unroll costs little (also ``range(buf.shape[0])``/``range(len(buf))`` of such an
+    array made here); an array made here with a literal length below 16
     (``jnp.arange(3)``) is a small unroll, as ``range(3)``, and not reported. A generator passed straight
     to builtin ``sum``/``max``/... is left to JS201. When the suggested fix cannot apply, the
     finding is ``info`` and says why: ``lax.fori_loop``/``lax.scan`` need a carry of one shape and
@@ -205,6 +206,15 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
             _traced_targets(ctx, target, it)
     if isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range" and inner.args:
         bound = _range_bound(inner)
+        made = _made_here_length(ctx, bound) if len(inner.args) == 1 else None
+        if made is not None:  # `buf = jnp.zeros((n, d))` then `range(buf.shape[0])`: the constructor's count
+            count, n, data_sized = made
+            if n is not None:
+                if n < UNROLL_THRESHOLD:
+                    return None  # a short array made here: a small unroll, as `range(3)`
+                return f"`{short(ctx, inner)}`", f"{n} iterations", False, set()
+            if not data_sized:  # a length from static values: how many is not known, nor the cost
+                return f"`{short(ctx, inner)}`", f"{count} iterations", True, set()
         if _shape_derived(bound, ctx):
             bounds = " * ".join(short(ctx, b) for b in [bound, *nested])
             return f"`{short(ctx, inner)}`", f"{bounds} iterations, fixed at trace time", False, set()
@@ -255,6 +265,24 @@ def _constructed_length(ctx: Context, node: ast.AST) -> tuple[str, int | None, b
     n = None if None in values else values[0] - (values[1] if len(values) > 1 else 0)  # type: ignore[operator]
     text = short(ctx, parts[0]) if len(parts) == 1 else f"({short(ctx, parts[0])}) - ({short(ctx, parts[1])})"
     return text, n, any(_shape_derived(p, ctx) for p in parts)
+
+
+def _made_here_length(ctx: Context, bound: ast.AST) -> tuple[str, int | None, bool] | None:
+    """The leading length (as ``_constructed_length``) of the array a ``range`` bound ``x.shape[0]`` / ``len(x)``
+    measures, when ``x`` is a local bound once to a ``jnp``/``np`` constructor here; else None."""
+    arr = None
+    if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape" \
+            and isinstance(bound.slice, ast.Constant) and bound.slice.value == 0:
+        arr = bound.value.value
+    elif isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" \
+            and len(bound.args) == 1:
+        arr = bound.args[0]
+    if not isinstance(arr, ast.Name) or ctx._local_frame(arr.id) is not ctx.frame:
+        return None
+    made = values_of(ctx, arr)
+    if len(made) != 1 or made[0] is None:
+        return None
+    return _constructed_length(ctx, made[0])
 
 
 def _count(ctx: Context, node: ast.AST) -> int | None:
