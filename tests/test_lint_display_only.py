@@ -66,10 +66,15 @@ def _found(src: str) -> dict[tuple[int, str], str]:
     return {(f.location.line, f.code): f.severity for f in lint_source(src, "m.py") if f.code in ("JS103", "JS104")}
 
 
-def _module() -> dict:
+def run_module(src: str) -> dict:
+    """Run ``src`` as module ``m.py`` under real JAX and return its namespace."""
     ns: dict = {}
-    exec(compile(SRC, "m.py", "exec"), ns)
+    exec(compile(src, "m.py", "exec"), ns)
     return ns
+
+
+def _module() -> dict:
+    return run_module(SRC)
 
 
 def test_display_property_runs_on_the_host_and_a_traced_read_fails():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+from test_lint_display_only import run_module
 
 from jitscope.lint import lint_source
 
@@ -49,9 +50,7 @@ def leaky(seq):
 
 
 def _module() -> dict:
-    ns: dict = {}
-    exec(compile(SRC, "m.py", "exec"), ns)
-    return ns
+    return run_module(SRC)
 
 
 def test_the_argument_dict_is_the_traces_own():
