@@ -161,6 +161,7 @@ class _Visitor:
             frame.static = spec.static_params(node) - spec.observed_abstract
             frame.pytrees.update(spec.pytrees)
             frame.not_none = spec.not_none
+            frame.proven = spec.proven
             if spec.handle_not_none and ctx.info.wrapped_refs.get(name, 0) <= 1:  # the private handle is its only way
                 frame.not_none = frame.not_none | spec.handle_not_none
             if spec.pytree_argnums:
