@@ -1,5 +1,5 @@
 """JS403 on a jitted function's dict argument: jit rebuilds the caller's pytree from tracers in each trace, so the
-container is the trace's own (lint/callgraph.py ``rebuilt_argument``).
+container is the trace's own (lint/facts.py ``rebuilt_argument``).
 
 Real JAX on CPU: a helper that updates the dict its jitted caller received leaks nothing (no tracer is left
 anywhere after the call) and the caller reads the update (quiet); the jitted function's own update never reaches

@@ -28,7 +28,7 @@ from ..jaxmodel import known
 from . import facts, guards
 from .context import Context
 from .rule import Rule
-from .scope import BODY_ARGS, JIT_LIKE, TRACES, StaticSpec, spec_from_call
+from .scope import BODY_ARGS, TRACES, StaticSpec, spec_from_call
 
 # Module classes whose methods run under their user's jit/grad.
 MODULE_BASES = frozenset({"equinox.Module", "flax.linen.Module", "flax.nnx.Module", "flax.linen.module.Module",
@@ -228,14 +228,6 @@ def _pytree(ctx: Context, node: ast.AST) -> bool:
     return f is not None and node.id in f.pytrees  # type: ignore[attr-defined]
 
 
-def rebuilt_argument(frame, name: str) -> bool:
-    """Is ``name`` an argument of a function jitted directly here (not reached through a call), never rebound? jit
-    flattens the caller's pytree and rebuilds it from tracers in each trace: the container is the trace's own."""
-    spec = frame.spec
-    return spec is not None and spec.wrapper in JIT_LIKE and not spec.via and name in frame.params \
-        and name not in frame.bound and name not in frame.static and name not in ("self", "cls")
-
-
 def _made_here(ctx: Context, node: ast.AST) -> bool:
     """Is ``node`` a container made in this traced frame (``[]``, or a local bound to one on every path here)?"""
     from .rules._reaching import reaching_values  # rules import this module's package: imported when used
@@ -244,7 +236,7 @@ def _made_here(ctx: Context, node: ast.AST) -> bool:
     if made_fresh(ctx, node):
         return True
     f = ctx.frame
-    if type(node) is ast.Name and rebuilt_argument(f, node.id):  # type: ignore[attr-defined]
+    if type(node) is ast.Name and facts.rebuilt_argument(f, node.id):  # type: ignore[attr-defined]
         return True  # the jitted function's own dict/list argument: jit rebuilt it from the leaves in this trace
     if type(node) is not ast.Name or f.node is None or node.id not in f.bound or node.id in f.params:  # type: ignore[attr-defined]
         return False

@@ -25,7 +25,7 @@ import os
 from collections import Counter
 from functools import lru_cache
 
-from ..jaxmodel import values
+from ..jaxmodel import known, values
 from . import hostonly
 from .astutil import walk_in_order
 
@@ -340,3 +340,11 @@ def established(ctx) -> tuple[str, bool]:
             return f"a lambda handed to `{spec.wrapper}`", False
         return f"`{f.name}` is decorated with `{spec.wrapper}`", False
     return "", False
+
+
+def rebuilt_argument(frame, name: str) -> bool:
+    """Is ``name`` an argument of a function jitted directly here (not reached through a call), never rebound? jit
+    flattens the caller's pytree and rebuilds it from tracers in each trace: the container is the trace's own."""
+    spec = frame.spec
+    return spec is not None and spec.wrapper in known.COMPILING and not spec.via and name in frame.params \
+        and name not in frame.bound and name not in frame.static and name not in ("self", "cls")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 
-from ..callgraph import rebuilt_argument
+from .. import facts
 from ..context import STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import BODY_ARGS, JIT_LIKE, MUTATORS, TRACES
@@ -119,7 +119,7 @@ class ContainerMutationInTraced(Rule):
                 ctx.report(self, node, msg, severity="info", expr=expr, owner=owner, var=var,
                            function=ctx.frame.name)
                 return
-            if owner == "argument" and rebuilt_argument(ctx.frame, var):
+            if owner == "argument" and facts.rebuilt_argument(ctx.frame, var):
                 msg = (f"`{expr}` mutates argument `{var}` of jitted function `{ctx.frame.name}`: jit rebuilt it from "
                        f"the caller's leaves for this trace, so the caller's `{var}` never sees the change (no tracer "
                        f"leaks out of the copy); return the values instead of mutating the argument")
