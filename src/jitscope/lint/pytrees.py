@@ -353,8 +353,13 @@ _PY_SCALARS = frozenset({"int", "float", "bool", "str", "complex"})
 _PY_CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "Dict", "List", "Tuple", "Set", "FrozenSet"})
 
 
+_SCIPY_SPARSE = frozenset({f"{k}_{kind}" for k in ("csc", "csr", "coo", "lil", "dok", "bsr", "dia")
+                           for kind in ("matrix", "array")} | {"spmatrix", "sparray"})
+
+
 def python_scalar(method: ast.AST) -> bool:
-    """Does the method hand back a Python value: ``-> int``/``float``/``bool``/``str``, a conversion by protocol
+    """Does the method hand back a host value: ``-> int``/``float``/``bool``/``str``, a SciPy sparse matrix (built
+    from concrete arrays only: ``-> csc_matrix``), a conversion by protocol
     (``__float__``, ``__index__``), or every ``return`` a comparison, ``and``/``or``/``not``, an
     ``int()``/``float()``/``bool()``/``len()`` call, or ``x.item()``/``x.tolist()``?"""
     ann = getattr(method, "returns", None)
@@ -366,6 +371,9 @@ def python_scalar(method: ast.AST) -> bool:
             return True
     if getattr(method, "name", "") in _PROTOCOL_CONVERSIONS:
         return True
+    if ann is not None and any(isinstance(n, (ast.Name, ast.Attribute)) and (getattr(n, "id", None) or getattr(
+            n, "attr", None)) in _SCIPY_SPARSE for n in ast.walk(ann)):
+        return True  # `-> csc_matrix`: a SciPy sparse matrix, built from host values only (a tracer cannot go in)
     values = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
     return bool(values) and all(
         isinstance(v, (ast.Compare, ast.BoolOp)) or (isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not))
