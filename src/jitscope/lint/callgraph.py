@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 
 from ..jaxmodel import families, known
-from . import facts
+from . import facts, guards
 from .context import Context
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, StaticSpec, spec_from_call
@@ -84,6 +84,9 @@ class OutgoingCall:
     # positions and keywords given a container the caller made in its traced frame (`acc = []`, then
     # `helper(x, acc)`): it lives only as long as the trace, so mutating it there leaks nothing
     fresh: frozenset[int | str] = frozenset()
+    # (position or keyword, predicate) that the caller proved of the argument before the call (`assert
+    # is_jax(c)`, inside `if is_jax(c):`): on this way, the callee's `if not is_jax(c):` branch does not run
+    proven: frozenset[tuple[int | str, str]] = frozenset()
 
 
 @dataclass(eq=False, repr=False)  # per-file state: compared by identity (docs/architecture.md)
@@ -169,8 +172,9 @@ class CallEdges(Rule):
                              [k.arg for k in call.keywords if k.arg and not _none(k.value)])
         fresh = frozenset([i for i, a in enumerate(call.args) if _made_here(ctx, a)] +
                           [k.arg for k in call.keywords if k.arg and _made_here(ctx, k.value)])
+        proven = guards.proven_at(ctx, call)
         _record(ctx, call.func, OutgoingCall("", traced=pos, keywords=kws, via=via, must=must, must_keywords=must_kws,
-                                             staged=staged, not_none=not_none, fresh=fresh,
+                                             staged=staged, not_none=not_none, fresh=fresh, proven=proven,
                                              sites=frozenset({(call.lineno, call.col_offset)}),
                                              accessor=facts.in_accessor(ctx)))  # called by host-made code
 
@@ -232,6 +236,8 @@ def _made_here(ctx: Context, node: ast.AST) -> bool:
     if made_fresh(ctx, node):
         return True
     f = ctx.frame
+    if type(node) is ast.Name and facts.rebuilt_argument(f, node.id):  # type: ignore[attr-defined]
+        return True  # the jitted function's own dict/list argument: jit rebuilt it from the leaves in this trace
     if type(node) is not ast.Name or f.node is None or node.id not in f.bound or node.id in f.params:  # type: ignore[attr-defined]
         return False
     reaching = reaching_values(f.node, ctx.parents, node, node.id)  # type: ignore[attr-defined]

@@ -81,6 +81,7 @@ class Frame:
     closed: bool | None = None
     pytrees: set[str] = field(default_factory=set)  # parameters that are Python containers of traced leaves
     not_none: frozenset[str] = frozenset()  # parameters every known traced way passes a value other than None
+    proven: frozenset[tuple[str, str]] = frozenset()  # (parameter, predicate) every known traced way proved
     # names unpacked from a container of traced leaves (`sigma, cache, key = carry`): each is a leaf or
     # itself a container (a dict, None), so its truth value may be a Python one
     elements: set[str] = field(default_factory=set)

@@ -25,7 +25,8 @@ import os
 from collections import Counter
 from functools import lru_cache
 
-from ..jaxmodel import values
+from ..jaxmodel import known, values
+from . import hostonly
 from .astutil import walk_in_order
 
 MUST, MAY = "must", "may"
@@ -200,6 +201,10 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
         # Python int or bool static, and no call that passes an array is seen. The claim is a guess: info.
         return "info", "likely", "no jit of it is seen and the parameter may be a Python value: traced only by " \
                                  "convention"
+    if severity in ("error", "warning") and (flag := hostonly.off_flag_branch(ctx, subject)):
+        # `if DEBUG: print(np.asarray(x))` with `DEBUG = False`: the branch runs only when someone turns the flag
+        # on, for an eager debugging run; under jit it would fail then, which is what the info says.
+        return "info", "likely", f"it runs only when `{flag}` is set (False in this module: a debugging branch)"
     if severity == "error" and level == MAY:
         return "warning", "likely", _why_may(ctx, need)
     return severity, "", ""
@@ -350,3 +355,11 @@ def established(ctx) -> tuple[str, bool]:
             return f"a lambda handed to `{spec.wrapper}`", False
         return f"`{f.name}` is decorated with `{spec.wrapper}`", False
     return "", False
+
+
+def rebuilt_argument(frame, name: str) -> bool:
+    """Is ``name`` an argument of a function jitted directly here (not reached through a call), never rebound? jit
+    flattens the caller's pytree and rebuilds it from tracers in each trace: the container is the trace's own."""
+    spec = frame.spec
+    return spec is not None and spec.wrapper in known.COMPILING and not spec.via and name in frame.params \
+        and name not in frame.bound and name not in frame.static and name not in ("self", "cls")

@@ -249,11 +249,60 @@ def unbox(saved: list[tuple[object, str, bool, bool]]) -> None:
     restore(saved)
 
 
+def _predicate_test(test: ast.AST) -> tuple[str, str] | None:
+    """(argument name, predicate name) of ``pred(name)``: a call of a plain or dotted function on one name."""
+    if isinstance(test, ast.Call) and len(test.args) == 1 and not test.keywords and isinstance(test.args[0], ast.Name) \
+            and isinstance(test.func, (ast.Name, ast.Attribute)):
+        return test.args[0].id, test.func.id if isinstance(test.func, ast.Name) else test.func.attr
+    return None
+
+
+def proven_at(ctx, call: ast.Call) -> frozenset[tuple[int | str, str]]:
+    """(position or keyword, predicate) of the arguments of ``call`` that a predicate holds for there: ``assert
+    pred(x)`` earlier in an enclosing block (or one operand of an ``and`` there), or an enclosing ``if pred(x):``
+    whose body holds the call. The callee's ``if not pred(x):`` branch does not run on this way (``dead_branch``)."""
+    chain = [*ctx.parents, call]
+    held: set[tuple[str, str]] = set()
+    for k in range(len(chain) - 1):
+        holder, child = chain[k], chain[k + 1]
+        if isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            held.clear()  # facts of an outer function do not hold inside a nested one
+        if isinstance(holder, ast.If) and child in holder.body and (t := _predicate_test(holder.test)):
+            held.add(t)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(holder, field, None)
+            if not isinstance(block, list) or child not in block:
+                continue
+            for stmt in block[:block.index(child)]:
+                if isinstance(stmt, ast.Assert):
+                    tests = stmt.test.values if isinstance(stmt.test, ast.BoolOp) and isinstance(stmt.test.op, ast.And) \
+                        else [stmt.test]
+                    held.update(t for t in map(_predicate_test, tests) if t)
+                elif held and isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    bound = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                    held = {h for h in held if h[0] not in bound}  # `c = other()`: the fact was about the old value
+    if not held:
+        return frozenset()
+    out: set[tuple[int | str, str]] = set()
+    for i, a in enumerate(call.args):
+        out.update((i, pred) for name, pred in held if isinstance(a, ast.Name) and a.id == name)
+    for kw in call.keywords:
+        out.update((kw.arg, pred) for name, pred in held if kw.arg and isinstance(kw.value, ast.Name)
+                   and kw.value.id == name)
+    return frozenset(out)
+
+
 def dead_branch(ctx, test: ast.AST) -> bool | None:
     """True if the body of ``if test:`` never runs on the ways this function is traced, False if its
     ``else`` never does, None if unknown: ``p is None`` / ``p is not None`` on a parameter that every
-    recorded traced call passes a value other than ``None`` (the call graph's ``not_none``)."""
+    recorded traced call passes a value other than ``None`` (the call graph's ``not_none``); ``pred(p)`` /
+    ``not pred(p)`` on a parameter every recorded traced call proved ``pred`` of (``proven_at``)."""
     f = ctx.frame
+    if f.proven:
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        t = _predicate_test(test.operand if negated else test)  # type: ignore[attr-defined]
+        if t is not None and t in f.proven and t[0] not in f.bound:
+            return negated
     if not f.not_none or not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     left, right = test.left, test.comparators[0]

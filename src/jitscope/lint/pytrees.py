@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from ..jaxmodel import families, known
+from . import hostonly
 from .params import container_annotation
 
 _ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey", "PRNGKeyArray", "DeviceArray"})
@@ -274,6 +275,8 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
         return False
     if _construction_only(ctx, cls, name):
         return rebuilt_while_tracing(ctx, cls)
+    if hostonly.display_only(ctx, name):
+        return False  # a property only `__repr__`/`__str__` (or eager module code) reads: reached on the host only
     fields = _fields(ctx, cls)
 
     def field(n: ast.AST) -> bool:
@@ -350,8 +353,13 @@ _PY_SCALARS = frozenset({"int", "float", "bool", "str", "complex"})
 _PY_CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "Dict", "List", "Tuple", "Set", "FrozenSet"})
 
 
+_SCIPY_SPARSE = frozenset({f"{k}_{kind}" for k in ("csc", "csr", "coo", "lil", "dok", "bsr", "dia")
+                           for kind in ("matrix", "array")} | {"spmatrix", "sparray"})
+
+
 def python_scalar(method: ast.AST) -> bool:
-    """Does the method hand back a Python value: ``-> int``/``float``/``bool``/``str``, a conversion by protocol
+    """Does the method hand back a host value: ``-> int``/``float``/``bool``/``str``, a SciPy sparse matrix (built
+    from concrete arrays only: ``-> csc_matrix``), a conversion by protocol
     (``__float__``, ``__index__``), or every ``return`` a comparison, ``and``/``or``/``not``, an
     ``int()``/``float()``/``bool()``/``len()`` call, or ``x.item()``/``x.tolist()``?"""
     ann = getattr(method, "returns", None)
@@ -363,6 +371,9 @@ def python_scalar(method: ast.AST) -> bool:
             return True
     if getattr(method, "name", "") in _PROTOCOL_CONVERSIONS:
         return True
+    if ann is not None and any(isinstance(n, (ast.Name, ast.Attribute)) and (getattr(n, "id", None) or getattr(
+            n, "attr", None)) in _SCIPY_SPARSE for n in ast.walk(ann)):
+        return True  # `-> csc_matrix`: a SciPy sparse matrix, built from host values only (a tracer cannot go in)
     values = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
     return bool(values) and all(
         isinstance(v, (ast.Compare, ast.BoolOp)) or (isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not))

@@ -56,11 +56,14 @@ def spec_for(fn: ast.FunctionDef | ast.AsyncFunctionDef, edge: OutgoingCall, met
                          for i in edge.not_none if not isinstance(i, int) or i < len(positional)) & every
     fresh = frozenset(positional[i] if isinstance(i, int) and i < len(positional) else i
                       for i in edge.fresh if not isinstance(i, int) or i < len(positional)) & every
+    proven = frozenset((positional[i] if isinstance(i, int) else i, pred) for i, pred in edge.proven
+                       if (not isinstance(i, int) or i < len(positional)) and (isinstance(i, int) or i in every))
     python_only = edge.traced == () and not edge.keywords and not edge.pytree_args and not method  # `self` may be traced
     return StaticSpec(fresh=fresh, argnames=tuple(sorted(static)), wrapper=edge.wrapper, filter=edge.filter, via=edge.via,
                       python_only=python_only,
                       assumed=edge.wrapper == CONVENTION, staged=edge.staged, closed=edge.closed, must_names=must,
-                      refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none, accessor=edge.accessor)
+                      refs_seen=len(edge.sites), pytrees=edge.pytree_args, not_none=not_none, accessor=edge.accessor,
+                      proven=proven)
 
 
 def already_traced(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -147,7 +150,7 @@ def merge(prev: OutgoingCall, edge: OutgoingCall) -> OutgoingCall:
     # A way that is seen (a jit, a traced caller) outranks a convention: the merged record is not assumed.
     seen = edge if prev.wrapper == CONVENTION and edge.wrapper != CONVENTION else prev
     return _with(base, traced=traced, keywords=keywords, must=must, not_none=prev.not_none & edge.not_none,
-                 fresh=prev.fresh & edge.fresh,
+                 fresh=prev.fresh & edge.fresh, proven=prev.proven & edge.proven,
                  must_keywords=tuple(sorted(set(prev.must_keywords) & set(edge.must_keywords))), staged=staged,
                  sites=prev.sites | edge.sites, closed=closed, via=seen.via, wrapper=seen.wrapper,
                  accessor=prev.accessor and edge.accessor)  # host-made only if every way is

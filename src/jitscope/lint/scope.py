@@ -57,6 +57,7 @@ class StaticSpec:
     unmapped_from: int | None = None  # vmap: every position from here on is unmapped (`in_axes=(0, *nones)`)
     not_none: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a non-None value
     fresh: frozenset[str] = frozenset()  # call graph: parameters every recorded call passes a container made in its trace
+    proven: frozenset[tuple[str, str]] = frozenset()  # call graph: (parameter, predicate) every recorded call proved
     observed: str = ""  # evidence from a run: how the run saw it traced ("observed: traced by `step` ... in run.json")
     observed_abstract: frozenset[str] = frozenset()  # parameters the run saw abstract
     observed_leaves: tuple[tuple[str, frozenset[str]], ...] = ()  # parameters -> leaves the run saw abstract

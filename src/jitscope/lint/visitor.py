@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from ..jaxmodel import known
 from ..jaxmodel.families import MODULE_CALL_DATA_INPUTS
@@ -160,6 +161,7 @@ class _Visitor:
             frame.static = spec.static_params(node) - spec.observed_abstract
             frame.pytrees.update(spec.pytrees)
             frame.not_none = spec.not_none
+            frame.proven = spec.proven
             if spec.handle_not_none and ctx.info.wrapped_refs.get(name, 0) <= 1:  # the private handle is its only way
                 frame.not_none = frame.not_none | spec.handle_not_none
             if spec.pytree_argnums:
@@ -244,6 +246,12 @@ class _Visitor:
                     # traces the function when traced code calls it. Inside traced code: abstract.
                     if outer.traced and not spec.staged:
                         spec.staged = facts.staged(self.ctx)
+                    if isinstance(outer.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        # a local `@jit def body(i, val)` handed to `lax.fori_loop(..., [a, b])`: jit passes the
+                        # loop's Python list through as a list of tracers (every call of a local def is seen)
+                        loop = info.traced_spec(outer.node, node.name, node)
+                        if loop is not None and loop.pytree_argnums and not spec.pytree_argnums:
+                            spec = replace(spec, pytree_argnums=loop.pytree_argnums)
                     return spec
             spec = info.traced_spec(outer.node if outer.node is not None else 0, node.name, node)
             if spec is not None:

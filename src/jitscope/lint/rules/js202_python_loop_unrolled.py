@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel import values
-from .. import arraysize
+from .. import arraysize, kernels
 from ..context import ARRAY_NAMESPACES, Context
 from ..rule import Rule
 from ._static_args import values_of
@@ -30,13 +30,16 @@ class PythonLoopUnrolled(Rule):
     is unknown: the finding says so and has severity ``info``; comprehensions are then
     reported only over a bare parameter. The same holds when the count is set by static values the
     source does not fix (``jnp.arange(2 * r + 1)``, ``range(len(xs))`` of a value not surely an array):
-    ``info``, since a short unroll costs little; an array made here with a literal length below 16
+    ``info``, since a short unroll costs little (also ``range(buf.shape[0])``/``range(len(buf))`` of such an
+    array made here); an array made here with a literal length below 16
     (``jnp.arange(3)``) is a small unroll, as ``range(3)``, and not reported. A generator passed straight
     to builtin ``sum``/``max``/... is left to JS201. When the suggested fix cannot apply, the
     finding is ``info`` and says why: ``lax.fori_loop``/``lax.scan`` need a carry of one shape and
     items of one shape, so a loop whose carry grows or shrinks (``x = jnp.concatenate([x, y])``,
     ``x = x[: n // 2]``), whose items differ in size (``x[: i + 1]``, ``jnp.arange(i)``), or that
-    builds a Python list the function returns as a list, is true but has no such rewrite.
+    builds a Python list the function returns as a list, is true but has no such rewrite. In a Pallas kernel
+    body (a function handed to ``pallas_call``, ``pl.kernel``, ``core_map``; jaxmodel/kernels.py) the finding is
+    ``info``: the kernel is traced once per signature and a Python loop over a block is its idiom.
 
     ## Why is this bad?
     jit traces Python loops by running them: the body is copied into the graph once per
@@ -99,6 +102,12 @@ class PythonLoopUnrolled(Rule):
         if unknown and not isinstance(node, ast.For) and not _bare_param(ctx, node.generators):  # type: ignore[attr-defined]
             return  # `[f(v) for v in carry[1]]`: most likely a short tuple or list of arrays
         if not _does_array_work(ctx, body, names):
+            return
+        if kernels.in_kernel(ctx):  # a Pallas kernel body: traced once, unrolling is its idiom (jaxmodel/kernels.py)
+            msg = (f"Python loop over {what} is unrolled into a Pallas kernel body ({trips}): the kernel is traced once "
+                   f"per pallas_call signature and unrolling a fixed loop is how kernels are written; only if the "
+                   f"count can be large, use lax.fori_loop inside the kernel")
+            ctx.report(self, span, msg, severity="info", subject=premise, what=what, trips=trips)  # type: ignore[arg-type]
             return
         if unknown and not trips.endswith(".shape[0] iterations"):  # a count set by static values or a list's length
             msg = (f"Python loop over {what} is unrolled into the graph, one copy of the body per element ({trips}: "
@@ -197,6 +206,15 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
             _traced_targets(ctx, target, it)
     if isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range" and inner.args:
         bound = _range_bound(inner)
+        made = _made_here_length(ctx, bound) if len(inner.args) == 1 else None
+        if made is not None:  # `buf = jnp.zeros((n, d))` then `range(buf.shape[0])`: the constructor's count
+            count, n, data_sized = made
+            if n is not None:
+                if n < UNROLL_THRESHOLD:
+                    return None  # a short array made here: a small unroll, as `range(3)`
+                return f"`{short(ctx, inner)}`", f"{n} iterations", False, set()
+            if not data_sized:  # a length from static values: how many is not known, nor the cost
+                return f"`{short(ctx, inner)}`", f"{count} iterations", True, set()
         if _shape_derived(bound, ctx):
             bounds = " * ".join(short(ctx, b) for b in [bound, *nested])
             return f"`{short(ctx, inner)}`", f"{bounds} iterations, fixed at trace time", False, set()
@@ -247,6 +265,24 @@ def _constructed_length(ctx: Context, node: ast.AST) -> tuple[str, int | None, b
     n = None if None in values else values[0] - (values[1] if len(values) > 1 else 0)  # type: ignore[operator]
     text = short(ctx, parts[0]) if len(parts) == 1 else f"({short(ctx, parts[0])}) - ({short(ctx, parts[1])})"
     return text, n, any(_shape_derived(p, ctx) for p in parts)
+
+
+def _made_here_length(ctx: Context, bound: ast.AST) -> tuple[str, int | None, bool] | None:
+    """The leading length (as ``_constructed_length``) of the array a ``range`` bound ``x.shape[0]`` / ``len(x)``
+    measures, when ``x`` is a local bound once to a ``jnp``/``np`` constructor here; else None."""
+    arr = None
+    if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape" \
+            and isinstance(bound.slice, ast.Constant) and bound.slice.value == 0:
+        arr = bound.value.value
+    elif isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" \
+            and len(bound.args) == 1:
+        arr = bound.args[0]
+    if not isinstance(arr, ast.Name) or ctx._local_frame(arr.id) is not ctx.frame:
+        return None
+    made = values_of(ctx, arr)
+    if len(made) != 1 or made[0] is None:
+        return None
+    return _constructed_length(ctx, made[0])
 
 
 def _count(ctx: Context, node: ast.AST) -> int | None:

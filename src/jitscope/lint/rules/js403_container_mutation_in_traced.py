@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 
+from .. import facts
 from ..context import STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import BODY_ARGS, JIT_LIKE, MUTATORS, TRACES
@@ -117,6 +118,12 @@ class ContainerMutationInTraced(Rule):
                        f"tracing, not on every call (it stores no traced value: trace-time bookkeeping, if meant)")
                 ctx.report(self, node, msg, severity="info", expr=expr, owner=owner, var=var,
                            function=ctx.frame.name)
+                return
+            if owner == "argument" and facts.rebuilt_argument(ctx.frame, var):
+                msg = (f"`{expr}` mutates argument `{var}` of jitted function `{ctx.frame.name}`: jit rebuilt it from "
+                       f"the caller's leaves for this trace, so the caller's `{var}` never sees the change (no tracer "
+                       f"leaks out of the copy); return the values instead of mutating the argument")
+                ctx.report(self, node, msg, expr=expr, owner=owner, var=var, function=ctx.frame.name)
                 return
             ctx.report(self, node, expr=expr, owner=owner, var=var, function=ctx.frame.name)
 

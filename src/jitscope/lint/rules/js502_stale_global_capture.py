@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .. import facts
-from ..context import Context
+from ..context import ARRAY_NAMESPACES, Context
 from ..rule import Rule
 from ..scope import MUTATORS, ModuleInfo
 from ._util import once_per_function
@@ -25,7 +25,10 @@ class StaleGlobalCapture(Rule):
     before the reading function is defined, or one after which the reading function cannot run
     any more (a later notebook cell redefines it without calling the old one). Registries read
     for dispatch (``RULES[prim](x)``, ``type(x) in TYPES``, a ``*registry*`` dict filled at
-    import) are not values baked into the graph and are not flagged.
+    import) are not values baked into the graph and are not flagged. Trace-time bookkeeping is ``info``: a read
+    that only names things (joined or formatted into a string: ``"/".join(SCOPES)``, ``"%d" % COUNTS[k]``), or a
+    container the reading function itself keeps while tracing, storing Python values only (``i = SEEN[k];
+    SEEN[k] += 1``), unless the read value goes straight into array math (``x * HITS[k]``).
 
     ## Why is this bad?
     The value is read once, at trace time, and frozen into the compiled graph. When the
@@ -101,7 +104,79 @@ class StaleGlobalCapture(Rule):
         else:
             return
         if ctx.is_module_global(var) and once_per_function(ctx, self.code, var):
+            record = _trace_time_record(ctx, name)
+            if record:
+                msg = (f"global `{var}` is {why}, and {record}: it is read while tracing, not on every call "
+                       f"(trace-time bookkeeping, if meant; pass it as an argument if the compiled program must "
+                       f"follow its later changes)")
+                ctx.report(self, name, msg, severity="info", var=var, why=why)
+                return
             ctx.report(self, name, var=var, why=why)
+
+
+def _trace_time_record(ctx: Context, name: ast.Name) -> str:
+    """Why the read of ``name`` is trace-time bookkeeping, not a value baked into the graph (docs/lint.md, JS502),
+    or "": the read only names things (formatted or joined into a string: a summary's name, a scope prefix), or
+    the traced function itself keeps the container, storing Python values only (a per-name counter it bumps)."""
+    value: ast.AST = name
+    i = len(ctx.parents) - 1
+    while i >= 0 and isinstance(ctx.parents[i], ast.Subscript) and ctx.parents[i].value is value:  # type: ignore[attr-defined]
+        value = ctx.parents[i]  # `counts[name]`: the item read
+        i -= 1
+    parent = ctx.parents[i] if i >= 0 else None
+    if isinstance(parent, ast.Tuple) and i > 0:
+        value, parent = parent, ctx.parents[i - 1]  # `"%s_%d" % (prefix, counts[k])`
+    if isinstance(parent, ast.FormattedValue) or (
+            isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod) and parent.right is value
+            and isinstance(parent.left, (ast.JoinedStr, ast.Constant)) and isinstance(getattr(parent.left, "value", ""), str)) or (
+            isinstance(parent, ast.Call) and value in parent.args and isinstance(parent.func, ast.Attribute)
+            and parent.func.attr in ("join", "format") and isinstance(parent.func.value, ast.Constant)
+            and isinstance(parent.func.value.value, str)):
+        return "it is read here only to build a name (a string)"
+    fn = ctx.frame.node
+    if fn is None or _array_math(ctx, parent, value):
+        return ""  # `x * hits["n"]`: the count goes into the graph, frozen at its trace-time value
+    var = name.id
+    stores: list[ast.AST] = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in MUTATORS \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == var:
+            stores += [*n.args, *(k.value for k in n.keywords)]
+        elif isinstance(n, (ast.Assign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == var for t in targets):
+                stores.append(n.value)
+        else:
+            continue
+    if stores and all(_python_value(ctx, v) for v in stores):
+        return f"`{ctx.frame.name}` itself keeps it while tracing, storing Python values only"
+    return ""
+
+
+def _array_math(ctx: Context, parent: ast.AST | None, value: ast.AST) -> bool:
+    """Is the read ``value`` an operand of array math: arithmetic with a traced value, an argument of a jnp/lax
+    call or of a traced value's method?"""
+    if isinstance(parent, ast.BinOp):
+        other = parent.right if parent.left is value else parent.left
+        return ctx.is_traced(other)
+    if isinstance(parent, ast.Call):
+        q = ctx.resolve(parent.func) or ""
+        return q.startswith(ARRAY_NAMESPACES) or (
+            isinstance(parent.func, ast.Attribute) and ctx.is_traced(parent.func.value))
+    return False
+
+
+def _python_value(ctx: Context, node: ast.AST) -> bool:
+    """Is ``node`` surely a Python value (a literal, a string built here, arithmetic on those), never a tracer?"""
+    if isinstance(node, ast.Constant) or isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp):
+        return _python_value(ctx, node.left) and _python_value(ctx, node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _python_value(ctx, node.operand)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_python_value(ctx, e) for e in node.elts)
+    return False
 
 
 def _read_after(ctx: Context, var: str, line: int) -> bool:
