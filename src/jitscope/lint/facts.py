@@ -26,7 +26,7 @@ from collections import Counter
 from functools import lru_cache
 
 from ..jaxmodel import values
-from .astutil import walk_in_order
+from .astutil import ast_walk, iter_child_nodes, walk_in_order
 
 MUST, MAY = "must", "may"
 NESTED = "<enclosing traced function>"
@@ -221,7 +221,7 @@ def _matched_by_name(ctx) -> str:
 
 def _def_names(ctx) -> Counter:
     """How many functions of each name the module defines (at any depth)."""
-    return Counter(n.name for n in ast.walk(ctx.tree) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef))
+    return Counter(n.name for n in ast_walk(ctx.tree) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef))
 
 
 def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
@@ -249,7 +249,7 @@ def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
                 continue  # a jnp call's result is a tracer under jit whatever its arguments are
             if type(n) is ast.Name and n.id in guessed:  # type: ignore[attr-defined]
                 return True
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(iter_child_nodes(n))
         return False
     return False
 
@@ -284,7 +284,7 @@ def _reads_traced(ctx, node: ast.AST) -> bool:
             continue  # `x.shape[-1]`: static, whatever x is
         if type(n) in (ast.Name, ast.Attribute) and ctx.is_traced(n):
             return True
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(iter_child_nodes(n))
     return False
 
 
