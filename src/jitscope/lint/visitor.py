@@ -41,7 +41,10 @@ class _Visitor:
         # Which rule classes a node type or a callee selects depends on the classes alone: worked out once per
         # set of classes (``_shared``) for every file, then turned into this visitor's instances.
         classes = tuple(type(r) for r in rules)
-        self.shared = _SHARED.get(classes) or _shared(classes)
+        # Keyed by what the tables read of each class too: a class given other `nodes` or `calls` later (a test's
+        # monkeypatch) gets tables of its own.
+        key = tuple((c, c.nodes, c.calls, c.traced_only) for c in classes)
+        self.shared = _SHARED.get(key) or _shared(key, classes)
         self.instance: dict[type, Rule] = dict(zip(classes, rules, strict=True))
         self.instances: dict[tuple[type, ...], tuple[Rule, ...]] = {}
         self.constant_rules = any(ast.Constant in r.nodes for r in rules)
@@ -523,16 +526,16 @@ class _Visitor:
             if not guards.leaves(plain):
                 undo(saved)
 
-_SHARED: dict[tuple[type, ...], tuple[dict, _CallTable, tuple[type, ...]]] = {}
+_SHARED: dict[tuple, tuple[dict, _CallTable, tuple[type, ...]]] = {}
 
 
-def _shared(classes: tuple[type, ...]) -> tuple[dict, _CallTable, tuple[type, ...]]:
+def _shared(key: tuple, classes: tuple[type, ...]) -> tuple[dict, _CallTable, tuple[type, ...]]:
     """For a visitor's rule classes: node type -> (classes checked only in traced code, classes checked
     everywhere), filled as types are met; the call table over the classes (``calls`` and ``nodes`` are class
     attributes, ``Rule``'s contract), its matches kept for every file."""
     if len(set(classes)) < len(classes):  # one class twice: instances cannot be told apart by class
         raise ValueError("a visitor's rules must be of distinct classes")
-    out = _SHARED[classes] = ({}, _CallTable([c for c in classes if ast.Call in c.nodes]), classes)
+    out = _SHARED[key] = ({}, _CallTable([c for c in classes if ast.Call in c.nodes]), classes)
     return out
 
 
