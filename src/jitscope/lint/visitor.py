@@ -41,10 +41,13 @@ class _Visitor:
         # Which rule classes a node type or a callee selects depends on the classes alone: worked out once per
         # set of classes (``_shared``) for every file, then turned into this visitor's instances.
         classes = tuple(type(r) for r in rules)
-        # Keyed by what the tables read of each class too: a class given other `nodes` or `calls` later (a test's
-        # monkeypatch) gets tables of its own.
-        key = tuple((c, c.nodes, c.calls, c.traced_only) for c in classes)
-        self.shared = _SHARED.get(key) or _shared(key, classes)
+        shared = _SHARED.get(classes)
+        # Made again when a class has other `nodes`, `calls` or `traced_only` than the tables were made from (a
+        # test's monkeypatch): the objects are compared by identity, cheaper than keying by their values.
+        if shared is None or any(c.nodes is not n or c.calls is not k or c.traced_only is not t
+                                 for c, n, k, t in shared[3]):
+            shared = _shared(classes)
+        self.shared = shared
         self.instance: dict[type, Rule] = dict(zip(classes, rules, strict=True))
         self.instances: dict[tuple[type, ...], tuple[Rule, ...]] = {}
         self.constant_rules = any(ast.Constant in r.nodes for r in rules)
@@ -526,16 +529,17 @@ class _Visitor:
             if not guards.leaves(plain):
                 undo(saved)
 
-_SHARED: dict[tuple, tuple[dict, _CallTable, tuple[type, ...]]] = {}
+_SHARED: dict[tuple[type, ...], tuple[dict, _CallTable, tuple[type, ...], tuple]] = {}
 
 
-def _shared(key: tuple, classes: tuple[type, ...]) -> tuple[dict, _CallTable, tuple[type, ...]]:
+def _shared(classes: tuple[type, ...]) -> tuple[dict, _CallTable, tuple[type, ...], tuple]:
     """For a visitor's rule classes: node type -> (classes checked only in traced code, classes checked
     everywhere), filled as types are met; the call table over the classes (``calls`` and ``nodes`` are class
     attributes, ``Rule``'s contract), its matches kept for every file."""
     if len(set(classes)) < len(classes):  # one class twice: instances cannot be told apart by class
         raise ValueError("a visitor's rules must be of distinct classes")
-    out = _SHARED[key] = ({}, _CallTable([c for c in classes if ast.Call in c.nodes]), classes)
+    out = _SHARED[classes] = ({}, _CallTable([c for c in classes if ast.Call in c.nodes]), classes,
+                              tuple((c, c.nodes, c.calls, c.traced_only) for c in classes))
     return out
 
 
