@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..jaxmodel import families, known
 from . import facts, guards
+from .astutil import ast_walk
 from .context import Context
 from .rule import Rule
 from .scope import BODY_ARGS, TRACES, StaticSpec, spec_from_call
@@ -336,7 +337,7 @@ def _find_module_instances(ctx: Context) -> dict[str, str]:
         targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(
             st, (ast.AnnAssign, ast.AugAssign)) else []
         for t in targets:
-            for n in ast.walk(t):
+            for n in ast_walk(t):
                 if isinstance(n, ast.Name):
                     counts[n.id] = counts.get(n.id, 0) + 1
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from ..jaxmodel import known, values
 from . import hostonly
-from .astutil import walk_in_order
+from .astutil import ast_walk, iter_child_nodes, walk_in_order
 
 MUST, MAY = "must", "may"
 UNKNOWN = "<unknown caller>"  # lint/unknown_callers.py: a public function walked for a caller not linted
@@ -229,7 +229,7 @@ def _matched_by_name(ctx) -> str:
 
 def _def_names(ctx) -> Counter:
     """How many functions of each name the module defines (at any depth)."""
-    return Counter(n.name for n in ast.walk(ctx.tree) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef))
+    return Counter(n.name for n in ast_walk(ctx.tree) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef))
 
 
 def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
@@ -257,7 +257,7 @@ def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
                 continue  # a jnp call's result is a tracer under jit whatever its arguments are
             if type(n) is ast.Name and n.id in guessed:  # type: ignore[attr-defined]
                 return True
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(iter_child_nodes(n))
         return False
     return False
 
@@ -304,7 +304,7 @@ def _reads_traced(ctx, node: ast.AST) -> bool:
             continue  # `x.shape[-1]`: static, whatever x is
         if type(n) in (ast.Name, ast.Attribute) and ctx.is_traced(n):
             return True
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(iter_child_nodes(n))
     return False
 
 

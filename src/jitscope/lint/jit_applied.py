@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import own_nodes
+from .astutil import iter_child_nodes, own_nodes
 from .scope import spec_from_call
 
 
@@ -47,7 +47,7 @@ def gate(fn, call: ast.Call, positional: list[str], defaults: dict) -> tuple | N
     """The one condition the jit runs under, as (parameter, index, default, sense); None: none; (): unreadable."""
     parents: dict[ast.AST, ast.AST] = {}
     for n in own_nodes(*fn.body):
-        for ch in ast.iter_child_nodes(n):
+        for ch in iter_child_nodes(n):
             parents[ch] = n
     conds: list[tuple[ast.expr, bool] | None] = []
     child: ast.AST = call

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from .astutil import ast_walk, iter_child_nodes
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _EXITS = (ast.Return, ast.Raise)
 
@@ -31,7 +33,7 @@ def not_none_at(fn: ast.AST, site: ast.AST) -> frozenset[str]:
         block = inner
     out = {n for n, since in facts.items() if not any(since < s < line for s in stores.get(n, ()))}
     # `nbrs = neighbors` before the guard on `nbrs`: `neighbors` is the same object, while neither is rebound
-    for st in ast.walk(fn):
+    for st in ast_walk(fn):
         if type(st) is ast.Assign and len(st.targets) == 1 and type(st.targets[0]) is ast.Name \
                 and type(st.value) is ast.Name and st.targets[0].id in facts and st.lineno < facts[st.targets[0].id]:
             alias, source, since = st.targets[0].id, st.value.id, facts[st.targets[0].id]
@@ -91,7 +93,7 @@ def _none_test(test: ast.AST) -> tuple[list[str], bool] | None:
 def _stores(fn: ast.AST) -> dict[str, list[int]]:
     """Lines binding each name in ``fn``'s own scope (nested functions and classes bind their own)."""
     out: dict[str, list[int]] = {}
-    stack = list(ast.iter_child_nodes(fn))
+    stack = list(iter_child_nodes(fn))
     while stack:
         n = stack.pop()
         if isinstance(n, _SCOPES):
@@ -100,7 +102,7 @@ def _stores(fn: ast.AST) -> dict[str, list[int]]:
             continue
         if type(n) is ast.Name and type(n.ctx) is not ast.Load:
             out.setdefault(n.id, []).append(n.lineno)
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(iter_child_nodes(n))
     return out
 
 
@@ -109,9 +111,9 @@ def handle_not_none(tree: ast.AST, handle: str, params: list[str]) -> frozenset[
     ``f`` that every call through ``_h`` passes a value other than ``None``. A use is a call ``_h(...)``, or a
     branch of ``k = f if x is None else _h`` (that branch runs only where ``x`` is not None) bound once to a
     local ``k`` that is only called. Any other use gives nothing."""
-    parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    parents = {c: n for n in ast_walk(tree) for c in iter_child_nodes(n)}
     sites: list[tuple[ast.Call, set[str], int]] = []
-    for n in ast.walk(tree):
+    for n in ast_walk(tree):
         if type(n) is not ast.Name or n.id != handle or type(n.ctx) is not ast.Load:
             continue
         p = parents.get(n)
@@ -129,7 +131,7 @@ def handle_not_none(tree: ast.AST, handle: str, params: list[str]) -> frozenset[
         local = a.targets[0].id
         if _stores(fn).get(local, []) != [a.lineno]:
             return frozenset()  # bound again: which function a call runs is not this branch
-        for m in ast.walk(fn):
+        for m in ast_walk(fn):
             if type(m) is ast.Name and m.id == local and type(m.ctx) is ast.Load:
                 q = parents.get(m)
                 if type(q) is not ast.Call or q.func is not m:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..jaxmodel.values import HOST_SIZE_ARGS
+from .astutil import ast_walk
 
 _NON_ARRAY_TYPES = frozenset({"int", "bool", "str", "float", "None", "Callable", "type", "tuple", "dict", "list",
                               "Sequence", "Mapping", "Literal", "complex",
@@ -51,7 +52,7 @@ def only_truth_tested(fn: ast.AST, name: str) -> bool:
     """
     truth: set[int] = set()
     loads = 0
-    for n in ast.walk(fn):
+    for n in ast_walk(fn):
         t = type(n)
         if t in (ast.If, ast.While, ast.IfExp, ast.Assert):
             truth.add(n.test)  # type: ignore[attr-defined]
@@ -63,7 +64,7 @@ def only_truth_tested(fn: ast.AST, name: str) -> bool:
             loads += 1
     if not loads:
         return False
-    hits = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and n in truth)
+    hits = sum(1 for n in ast_walk(fn) if isinstance(n, ast.Name) and n.id == name and n in truth)
     return hits == loads
 
 
@@ -103,7 +104,7 @@ def _split_union(text: str) -> list[str]:
 def used_like_array(fn: ast.AST, name: str) -> bool:
     """Does ``fn`` call a method of ``name`` (``x.max()``)? Then ``name`` holds an array (a Python number
     has no ``.max``), which ``filter_jit`` traces. Indexing is no evidence: tuples are indexed too."""
-    for n in ast.walk(fn):
+    for n in ast_walk(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
                 and n.func.value.id == name:
             return True
@@ -113,7 +114,7 @@ def used_like_array(fn: ast.AST, name: str) -> bool:
 def used_as_host_size(fn: ast.AST, name: str, resolve) -> bool:
     """Is ``name`` handed straight to ``range``/a NumPy constructor as a size (``np.arange(qlen)``,
     ``np.zeros((n, 3))``: ``values.HOST_SIZE_ARGS``)? Only a Python number works there under jit."""
-    for n in ast.walk(fn):
+    for n in ast_walk(fn):
         if not isinstance(n, ast.Call):
             continue
         spec = HOST_SIZE_ARGS.get(resolve(n.func) or "")

@@ -16,6 +16,7 @@ import ast
 
 from ..jaxmodel import families, known
 from . import hostonly
+from .astutil import ast_walk
 from .params import container_annotation
 
 _ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey", "PRNGKeyArray", "DeviceArray"})
@@ -253,9 +254,9 @@ def _private_uses(ctx) -> dict[str, tuple[int, int]]:
     """Private attribute name -> (uses, uses inside an ``__init__``/``__post_init__`` of a module class)."""
     inits = [m for c in module_classes(ctx).values() for m in c.body
              if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in ("__init__", "__post_init__")]
-    inside = {id(n) for m in inits for n in ast.walk(m)}
+    inside = {id(n) for m in inits for n in ast_walk(m)}
     out: dict[str, tuple[int, int]] = {}
-    for n in ast.walk(ctx.tree):
+    for n in ast_walk(ctx.tree):
         if isinstance(n, ast.Attribute) and n.attr.startswith("_"):
             total, built = out.get(n.attr, (0, 0))
             out[n.attr] = (total + 1, built + (id(n) in inside))
@@ -284,11 +285,11 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
             and bool(fields.get(n.attr))
 
     reads = False
-    for n in ast.walk(method):
+    for n in ast_walk(method):
         if field(n):
             reads = True
         elif isinstance(n, ast.Call) and (ctx.info.resolve(n.func) or "").startswith("numpy.") and any(
-                field(m) for a in n.args for m in ast.walk(a)):
+                field(m) for a in n.args for m in ast_walk(a)):
             return False  # NumPy on its own array fields: a method written for the host
     return reads
 
@@ -313,7 +314,7 @@ def _unflatten_constructs(cls: ast.ClassDef) -> bool:
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "tree_unflatten" and s.args.args:
             names = {s.args.args[0].arg, cls.name}
             if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
-                   for n in ast.walk(s)):
+                   for n in ast_walk(s)):
                 return True
     return False
 
@@ -366,15 +367,15 @@ def python_scalar(method: ast.AST) -> bool:
     if isinstance(ann, ast.Name) and ann.id in _PY_SCALARS:
         return True
     if isinstance(ann, ast.Subscript):  # `-> dict[int, int]`, `list[tuple[int, int]]`: Python numbers in a container
-        names = [n.id for n in ast.walk(ann) if isinstance(n, ast.Name)]
+        names = [n.id for n in ast_walk(ann) if isinstance(n, ast.Name)]
         if names and names[0] in _PY_CONTAINERS and all(n in _PY_SCALARS or n in _PY_CONTAINERS for n in names):
             return True
     if getattr(method, "name", "") in _PROTOCOL_CONVERSIONS:
         return True
     if ann is not None and any(isinstance(n, (ast.Name, ast.Attribute)) and (getattr(n, "id", None) or getattr(
-            n, "attr", None)) in _SCIPY_SPARSE for n in ast.walk(ann)):
+            n, "attr", None)) in _SCIPY_SPARSE for n in ast_walk(ann)):
         return True  # `-> csc_matrix`: a SciPy sparse matrix, built from host values only (a tracer cannot go in)
-    values = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
+    values = [n.value for n in ast_walk(method) if isinstance(n, ast.Return) and n.value is not None]
     return bool(values) and all(
         isinstance(v, (ast.Compare, ast.BoolOp)) or (isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not))
         or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("int", "float", "bool", "len"))

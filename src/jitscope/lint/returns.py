@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 
+from .astutil import ast_walk, iter_child_nodes
+
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _BITS = (ast.BitAnd, ast.BitOr, ast.BitXor)
 
@@ -39,7 +41,7 @@ def _every_return_a_mask(ctx, fn, mask_funcs, static_calls) -> bool:
             bound.setdefault(n.targets[0].id, []).append(n.value)
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
             bound.setdefault(n.target.id, []).append(None)
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(iter_child_nodes(n))
     return bool(returns) and all(v is not None and _mask(ctx, v, bound, mask_funcs, static_calls, 0) for v in returns)
 
 
@@ -68,7 +70,7 @@ def _mask(ctx, v, bound, mask_funcs, static_calls, depth: int) -> bool:
 def _jnp_made(ctx, node, bound, static_calls, depth: int) -> bool:
     """Is ``node`` computed by a ``jax.numpy`` operation (``jnp.arange(n)``, ``jnp.arange(n)[:, None]``, a local
     bound once to one)?"""
-    for n in ast.walk(node):
+    for n in ast_walk(node):
         if type(n) is ast.Call:
             q = ctx.resolve(n.func) or ""
             if q.startswith("jax.numpy.") and q not in static_calls:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from ..jaxmodel import known
 from . import arraysize, narrow
-from .astutil import children, walk_in_order
+from .astutil import ast_walk, children, iter_child_nodes, walk_in_order
 
 # What each transformation does lives in jaxmodel (one table per wrapper family); these names are
 # the lint side's short aliases for the derived sets.
@@ -321,7 +321,7 @@ class ModuleInfo:
         elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
             targets, value = [stmt.target], stmt.value
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
-            for sub in ast.iter_child_nodes(stmt):
+            for sub in iter_child_nodes(stmt):
                 if isinstance(sub, ast.stmt):
                     self._module_stmt(sub)
             return
@@ -454,9 +454,9 @@ class ModuleInfo:
         targets = {a.targets[0] for a in assigns if len(a.targets) == 1}
         for (scope, name) in list(bound):
             node = scope if isinstance(scope, ast.AST) else tree
-            uses = [c for c in ast.walk(node) if type(c) is ast.Call and type(c.func) is ast.Name and c.func.id == name]
+            uses = [c for c in ast_walk(node) if type(c) is ast.Call and type(c.func) is ast.Name and c.func.id == name]
             called = {c.func for c in uses}
-            if any(type(n) is ast.Name and n.id == name and n not in called and n not in targets for n in ast.walk(node)):
+            if any(type(n) is ast.Name and n.id == name and n not in called and n not in targets for n in ast_walk(node)):
                 continue  # used otherwise than called, or bound again (a loop, `with`, `+=`)
             self.applied.setdefault(bound[(scope, name)], []).extend(uses)
             if scope == 0:  # a module-level handle may be imported and called elsewhere with other arguments
@@ -503,7 +503,7 @@ class ModuleInfo:
         if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("dict", "tuple", "list"):
             return True
         if isinstance(arg, ast.Name) and len(scopes) > 1 and isinstance(scopes[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
-            values = [s.value for s in ast.walk(scopes[-1]) if isinstance(s, ast.Assign) and len(s.targets) == 1
+            values = [s.value for s in ast_walk(scopes[-1]) if isinstance(s, ast.Assign) and len(s.targets) == 1
                       and isinstance(s.targets[0], ast.Name) and s.targets[0].id == arg.id]
             return bool(values) and all(self._container(v, ()) for v in values)
         return False
@@ -689,7 +689,7 @@ def _local_bindings(info: ModuleInfo, fn: ast.AST) -> tuple[set[str], set[str]]:
             values.update((al.asname or al.name).split(".")[0] for al in n.names)  # type: ignore[attr-defined]
         elif t is ast.ExceptHandler and n.name:  # type: ignore[attr-defined]
             values.add(n.name)  # type: ignore[attr-defined]
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(iter_child_nodes(n))
     got = info.local_bindings[fn] = (values - declared, defs - declared)
     return got
 
@@ -733,7 +733,7 @@ def _python_literal(node: ast.AST) -> bool:
 
 def _note_blocks(tree: ast.AST, defs: set[ast.AST]) -> None:
     """Give each def of ``defs`` the line span of the statement list that holds it (``_jblock``)."""
-    for node in ast.walk(tree):
+    for node in ast_walk(tree):
         for field_name in ("body", "orelse", "finalbody"):
             block = getattr(node, field_name, None)
             if type(block) is list and block and any(st in defs for st in block):
@@ -918,7 +918,7 @@ def _none_tail(axes: ast.AST | None, scope: object) -> int | None:
     if not all(isinstance(e, ast.Constant) and e.value is None for e in axes.elts[star + 1:]):
         return None
     name = axes.elts[star].value.id  # type: ignore[attr-defined]
-    values = [s.value for s in ast.walk(scope) if isinstance(s, ast.Assign) and len(s.targets) == 1
+    values = [s.value for s in ast_walk(scope) if isinstance(s, ast.Assign) and len(s.targets) == 1
               and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
     return star if values and all(_nones(v) for v in values) else None
 

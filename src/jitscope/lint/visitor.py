@@ -39,16 +39,39 @@ class _Visitor:
         # node type -> (rules checked only in traced code, rules checked everywhere, special handler)
         self.table: dict[type, tuple[tuple[Rule, ...], tuple[Rule, ...], object]] = {}
         self.call_table: _CallTable | None = None
+        # Which rule classes a node type or a callee selects depends on the classes alone: worked out once per
+        # set of classes (``_shared``) for every file, then turned into this visitor's instances.
+        classes = tuple(type(r) for r in rules)
+        shared = _SHARED.get(classes)
+        # Made again when a class has other `nodes`, `calls` or `traced_only` than the tables were made from (a
+        # test's monkeypatch): the objects are compared by identity, cheaper than keying by their values.
+        if shared is None or any(c.nodes is not n or c.calls is not k or c.traced_only is not t
+                                 for c, n, k, t in shared[3]):
+            shared = _shared(classes)
+        self.shared = shared
+        self.instance: dict[type, Rule] = dict(zip(classes, rules, strict=True))
+        self.instances: dict[tuple[type, ...], tuple[Rule, ...]] = {}
         self.constant_rules = any(ast.Constant in r.nodes for r in rules)
         self.name_rules: tuple[dict[str, tuple[Rule, ...]], tuple[Rule, ...]] | None = None
         self.forced: dict[ast.AST, StaticSpec] = {}  # def -> spec found by the call graph (lint/callgraph.py)
 
     def _entry(self, t: type) -> tuple[tuple[Rule, ...], tuple[Rule, ...], object]:
-        subscribed = [r for r in self.rules if t in r.nodes]
-        entry = (tuple(r for r in subscribed if r.traced_only), tuple(r for r in subscribed if not r.traced_only),
-                 _SPECIAL.get(t, _LEAF if t in _LEAVES else None))
-        self.table[t] = entry
+        types = self.shared[0]
+        found = types.get(t)
+        if found is None:
+            subscribed = [c for c in self.shared[2] if t in c.nodes]
+            found = types[t] = (tuple(c for c in subscribed if c.traced_only),
+                                tuple(c for c in subscribed if not c.traced_only))
+        entry = self.table[t] = (self._instances(found[0]), self._instances(found[1]),
+                                 _SPECIAL.get(t, _LEAF if t in _LEAVES else None))
         return entry
+
+    def _instances(self, classes: tuple[type, ...]) -> tuple[Rule, ...]:
+        """This visitor's rules of ``classes``, in their order."""
+        got = self.instances.get(classes)
+        if got is None:
+            got = self.instances[classes] = tuple(self.instance[c] for c in classes)
+        return got
 
     def visit(self, node: ast.AST) -> None:
         t = type(node)
@@ -113,10 +136,10 @@ class _Visitor:
         ctx = self.ctx
         table = self.call_table
         if table is None:
-            table = self.call_table = _CallTable([r for r in self.rules if ast.Call in r.nodes])
+            table = self.call_table = self.shared[1]
         if table.rules:
             traced = ctx.frames[-1].traced
-            for r in table.matching(ctx, node):
+            for r in self._instances(table.matching(ctx, node)):
                 if traced or not r.traced_only:
                     try:
                         r.check(node, ctx)
@@ -514,16 +537,32 @@ class _Visitor:
             if not guards.leaves(plain):
                 undo(saved)
 
-class _CallTable:
-    """Call rules indexed by their ``calls`` patterns: exact names, name prefixes, method names."""
+_SHARED: dict[tuple[type, ...], tuple[dict, _CallTable, tuple[type, ...], tuple]] = {}
 
-    def __init__(self, rules: list[Rule]) -> None:
+
+def _shared(classes: tuple[type, ...]) -> tuple[dict, _CallTable, tuple[type, ...], tuple]:
+    """For a visitor's rule classes: node type -> (classes checked only in traced code, classes checked
+    everywhere), filled as types are met; the call table over the classes (``calls`` and ``nodes`` are class
+    attributes, ``Rule``'s contract), its matches kept for every file."""
+    if len(set(classes)) < len(classes):  # one class twice: instances cannot be told apart by class
+        raise ValueError("a visitor's rules must be of distinct classes")
+    out = _SHARED[classes] = ({}, _CallTable([c for c in classes if ast.Call in c.nodes]), classes,
+                              tuple((c, c.nodes, c.calls, c.traced_only) for c in classes))
+    return out
+
+
+class _CallTable:
+    """Call rules indexed by their ``calls`` patterns: exact names, name prefixes, method names.
+
+    Built over rule classes (``_shared``): ``matching`` gives the classes whose patterns match a callee."""
+
+    def __init__(self, rules: list) -> None:
         self.rules = rules
-        self.always: tuple[Rule, ...] = tuple(r for r in rules if r.calls is None)
-        self.exact: dict[str, tuple[Rule, ...]] = {}
-        self.attrs: dict[str, tuple[Rule, ...]] = {}
-        self.prefixes: list[tuple[str, Rule]] = []
-        self.memo: dict[tuple[str | None, str | None], tuple[Rule, ...]] = {}  # (callee, method) -> rules
+        self.always: tuple[type, ...] = tuple(r for r in rules if r.calls is None)
+        self.exact: dict[str, tuple[type, ...]] = {}
+        self.attrs: dict[str, tuple[type, ...]] = {}
+        self.prefixes: list[tuple[str, type]] = []
+        self.memo: dict[tuple[str | None, str | None], tuple[type, ...]] = {}  # (callee, method) -> rules
         for r in rules:
             for pattern in r.calls or ():
                 if pattern.startswith("."):
@@ -533,16 +572,18 @@ class _CallTable:
                 else:
                     self.exact[pattern] = self.exact.get(pattern, ()) + (r,)
 
-    def matching(self, ctx: Context, node: ast.Call) -> tuple[Rule, ...]:
+    def matching(self, ctx: Context, node: ast.Call) -> tuple[type, ...]:
         func = node.func
         q = ctx.resolve(func)
         key = (q, func.attr if type(func) is ast.Attribute else None)
         found = self.memo.get(key)
         if found is None:
+            if len(self.memo) > 200_000:  # kept across files: bounded for a process that lints a great many
+                self.memo.clear()
             found = self.memo[key] = self._match(q, func)
         return found
 
-    def _match(self, q: str | None, func: ast.AST) -> tuple[Rule, ...]:
+    def _match(self, q: str | None, func: ast.AST) -> tuple[type, ...]:
         found = self.always
         if q is not None:
             hit = self.exact.get(q)

@@ -29,6 +29,7 @@ import bisect
 import os
 from typing import NamedTuple
 
+from .astutil import iter_child_nodes
 from .astutil import own_nodes as _own_nodes_of
 from .jit_applied import application, portable
 from .scope import JIT_LIKE, decorator_spec, spec_from_call
@@ -274,7 +275,7 @@ def _unconditional(fn: Def) -> set[ast.AST]:
         elif isinstance(n, ast.BoolOp):
             stack.append(n.values[0])
         else:
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(iter_child_nodes(n))
     return out
 
 

@@ -14,6 +14,7 @@ import ast
 import os
 import re
 
+from .astutil import ast_walk
 from .wrappers import KeyParam, Summary, _spec_text, module_summaries
 
 
@@ -56,7 +57,7 @@ def _calls_to_imports(text: str) -> set[tuple[str, int]]:
                 aliases[a.asname or a.name.split(".")[0]] = (a.name if a.asname else a.name.split(".")[0], 0)
     aliases = {k: v for k, v in aliases.items() if v[1] or v[0].split(".")[0] not in _LIBRARY_HEADS}
     out = set()
-    for n in ast.walk(tree):
+    for n in ast_walk(tree):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Name) and f.id in aliases:
@@ -126,6 +127,7 @@ def join(exported: dict[str, dict], imports: dict[str, set[tuple[str, int]]],
         return {}
     modules = ModuleMap(paths)
     out: dict[str, dict[tuple[str, int], Summary]] = {}
+    read: dict[str, dict] = {}  # skipped file -> its imports: parsed once, however many calls pass through it
     for caller in sorted(imports):
         for target, level in sorted(imports[caller]):
             where, name, lv = caller, target, level
@@ -133,7 +135,11 @@ def join(exported: dict[str, dict], imports: dict[str, set[tuple[str, int]]],
                 hit = modules.resolve_name(where, name, lv)
                 if hit is None or hit[0] == where:
                     break
-                mod = exported.get(hit[0]) or _imports_of(hit[0])
+                mod = exported.get(hit[0])
+                if not mod:
+                    mod = read.get(hit[0])
+                    if mod is None:
+                        mod = read[hit[0]] = _imports_of(hit[0])
                 found = mod.get("functions", {}).get(hit[1])
                 if found is not None:
                     out.setdefault(caller, {})[(target, level)] = found

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from ..astutil import ast_walk, iter_child_nodes
 from ..context import ARRAY_NAMESPACES, STATIC_CALLS, Context
 
 _DICT_OF = frozenset({"vars"})
@@ -56,7 +57,7 @@ def caching_descriptor(cls: ast.ClassDef) -> bool:
 
 
 def _walk(node: ast.AST, parents: list[ast.AST]):
-    for child in ast.iter_child_nodes(node):
+    for child in iter_child_nodes(node):
         yield child, parents + [node]
         yield from _walk(child, parents + [node])
 
@@ -100,10 +101,10 @@ def _cached_call(fn: ast.FunctionDef, value: ast.AST, owner: str, instance: str)
     instance's cache (``val = getattr(obj, name, MISSING)``, ``obj.__dict__.get(name)``)."""
     values: list[ast.AST] = [value]
     if isinstance(value, ast.Name):
-        values = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
+        values = [n.value for n in ast_walk(fn) if isinstance(n, ast.Assign)
                   and any(_is_name(t, value.id) for t in n.targets)]
     made = [v for v in values if _calls_wrapped(v, owner, instance)]
-    if not made or any(v not in made and not any(_is_name(n, instance) for n in ast.walk(v)) for v in values):
+    if not made or any(v not in made and not any(_is_name(n, instance) for n in ast_walk(v)) for v in values):
         return None
     return f"{owner}.{made[0].func.attr}"  # type: ignore[attr-defined]
 
@@ -121,13 +122,13 @@ def _guarded(parents: list[ast.AST], value: ast.AST) -> bool:
     if not isinstance(value, ast.Name):
         return False
     for p in parents:
-        if isinstance(p, (ast.If, ast.While)) and any(_is_name(n, value.id) for n in ast.walk(p.test)):
-            if not any(_stores(n, value.id) for s in p.body for n in ast.walk(s)):
+        if isinstance(p, (ast.If, ast.While)) and any(_is_name(n, value.id) for n in ast_walk(p.test)):
+            if not any(_stores(n, value.id) for s in p.body for n in ast_walk(s)):
                 return True
     return False
 
 
 def _stores(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.Assign):
-        return any(_is_name(t, name) for tgt in node.targets for t in ast.walk(tgt))
+        return any(_is_name(t, name) for tgt in node.targets for t in ast_walk(tgt))
     return isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and _is_name(node.target, name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel import known
+from ..astutil import ast_walk
 from ..context import Context
 from ..scope import JIT_LIKE
 
@@ -19,7 +20,7 @@ def traced_params(ctx: Context, node: ast.AST) -> list[str]:
     """Parameters of the traced frame that ``node`` depends on, in source order."""
     params = ctx.frame.params
     seen: list[str] = []
-    for n in ast.walk(node):
+    for n in ast_walk(node):
         if isinstance(n, ast.Name) and n.id in params and n.id not in seen and n.id in ctx.frame.traced_names:
             seen.append(n.id)
     return seen
@@ -32,7 +33,7 @@ def used_as_array(ctx: Context, name: str) -> bool:
     fn = ctx.frame.node
     if fn is None:
         return False
-    for n in ast.walk(fn):
+    for n in ast_walk(fn):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name:
             return True
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name and (
@@ -168,7 +169,7 @@ def static_guard(ctx: Context) -> bool:
         if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return False
         if isinstance(p, ast.If) and not ctx.is_traced(p.test):
-            names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(p.test)
+            names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast_walk(p.test)
                      if isinstance(n, (ast.Name, ast.Attribute))}
             if any(w in n.lower() for n in names for w in ("verbose", "debug", "log", "print", "show")):
                 return True
@@ -204,4 +205,4 @@ def from_traced_name(ctx: Context, node: ast.AST) -> bool:
     ``jnp.all(cutoff < box / 3)`` over Python values is a tracer too under jit, but code that
     applies jnp to Python values alone in a branch is usually a function's eager path.
     """
-    return any(type(n) is ast.Name and ctx.is_traced(n) for n in ast.walk(node))
+    return any(type(n) is ast.Name and ctx.is_traced(n) for n in ast_walk(node))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 
+from ..astutil import iter_child_nodes
 from ..context import Context
 from ..facts import importable, references
 from ..rule import Rule
@@ -180,7 +181,7 @@ def _build_eager_model(ctx: Context) -> tuple[frozenset, frozenset]:
                 elif (ctx.resolve(n.func) or "") == "absl.app.run" and n.args and isinstance(n.args[0], ast.Name):
                     calls.setdefault(n.args[0].id, []).append((owner, False))  # absl's `app.run(main)` calls main
             loop = isinstance(n, _LOOPS) and not _few_trips(n)
-            stack.extend((child, looped or (loop and child in n.body)) for child in ast.iter_child_nodes(n))
+            stack.extend((child, looped or (loop and child in n.body)) for child in iter_child_nodes(n))
     refs = references(ctx)
     repeated: set[ast.AST] = set()
     changed = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel.dtypes import Dtype, DtypeOf
+from ..astutil import iter_child_nodes
 from ..context import Context
 from ..rule import Rule
 
@@ -159,5 +160,5 @@ def _returns(fn: ast.Lambda | ast.FunctionDef) -> list[ast.AST]:
             if n.value is None:
                 return []
             out.append(n.value)
-        stack.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, (*_DEFS, ast.Lambda, ast.ClassDef)))
+        stack.extend(c for c in iter_child_nodes(n) if not isinstance(c, (*_DEFS, ast.Lambda, ast.ClassDef)))
     return out

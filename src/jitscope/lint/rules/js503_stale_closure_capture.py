@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ..astutil import ast_walk
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, ModuleInfo, decorator_spec
@@ -127,8 +128,8 @@ def _calls(stmts: Stmts, callee: str) -> list[tuple[ast.AST, tuple[ast.AST, ...]
         for name, value in ast.iter_fields(st):
             if name in BLOCKS:
                 continue
-            for n in ast.walk(value) if isinstance(value, ast.AST) else (
-                    m for v in value if isinstance(v, ast.AST) for m in ast.walk(v)) if isinstance(value, list) else ():
+            for n in ast_walk(value) if isinstance(value, ast.AST) else (
+                    m for v in value if isinstance(v, ast.AST) for m in ast_walk(v)) if isinstance(value, list) else ():
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == callee:
                     # A while loop's test runs on every iteration: calls there belong to the loop.
                     out.append((n, loops + (st,) if isinstance(st, ast.While) and value is st.test else loops))
@@ -157,7 +158,7 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]
 def _free_reads(body: ast.AST, params: set[str]) -> set[str]:
     """Names ``body`` reads that it does not bind itself (an over-approximation of its free variables)."""
     loads, stores = set(), set(params)
-    for n in ast.walk(body):
+    for n in ast_walk(body):
         if isinstance(n, ast.Name):
             (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not body:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel import families
+from ..astutil import ast_walk
 from ..callgraph import index
 from ..context import Context
 from ..rule import Rule
@@ -67,9 +68,9 @@ class FreshFunctionModuleField(Rule):
         for fn in cls.body:
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name not in _INITS:
                 continue
-            local_defs = {s.name for s in ast.walk(fn) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            local_defs = {s.name for s in ast_walk(fn) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
                           and s is not fn}
-            for s in ast.walk(fn):
+            for s in ast_walk(fn):
                 if not isinstance(s, ast.Assign):
                     continue
                 for t in s.targets:
