@@ -196,3 +196,33 @@ def test_merge_marks_a_static_finding_and_upgrades_by_proof():
     table.events[0] = ("JS101", 99, *table.events[0][2:])  # past the file's end: the file changed since the run
     findings, _ = lint_text(src, "m.py", selected_codes(None, None), observed=table)
     assert not findings
+
+
+EXITS = '''\
+import sys
+
+import jax
+import jax.numpy as jnp
+
+
+def positives(row):
+    return row[row > 0].sum()
+
+
+try:
+    jax.vmap(positives)(jnp.ones((3, 4)))
+except Exception as e:
+    print("RESULT:", type(e).__name__)
+    sys.exit(1)
+'''
+
+
+def test_the_error_a_program_exits_on_is_observed(tmp_path):
+    """`except Exception: sys.exit(1)`: the program died of the error it was handling (the exit's __context__);
+    an eager vmap's trace (no jit: no failed-trace finding) raised it at the innermost user frame."""
+    prog, ev = _run(tmp_path, "exits", EXITS)
+    (event,) = json.loads(ev.read_text())["events"]
+    assert (event["code"], event["line"], event["error"], event["runtime_code"]) == (
+        "JS301", 8, "NonConcreteBooleanIndexError", "crash")
+    (f,) = [f for f in _lint(prog, "--evidence", str(ev)) if f["code"] == "JS301"]
+    assert f["location"]["line"] == 8 and f["severity"] == "error" and "observed in the run" in f["message"]
