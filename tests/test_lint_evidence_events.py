@@ -226,3 +226,45 @@ def test_the_error_a_program_exits_on_is_observed(tmp_path):
         "JS301", 8, "NonConcreteBooleanIndexError", "crash")
     (f,) = [f for f in _lint(prog, "--evidence", str(ev)) if f["code"] == "JS301"]
     assert f["location"]["line"] == 8 and f["severity"] == "error" and "observed in the run" in f["message"]
+
+
+LEAKS = '''\
+import jax
+import jax.numpy as jnp
+
+CACHE = {}
+
+
+def features(x):
+    if "f" not in CACHE:
+        CACHE["f"] = jnp.sin(x)
+    return CACHE["f"]
+
+
+@jax.jit
+def first(x):
+    return features(x) * 2
+
+
+@jax.jit
+def second(x):
+    return features(x) + x
+
+
+try:
+    first(jnp.ones(3))
+    second(jnp.ones(3))
+except Exception as e:
+    print("caught", type(e).__name__)
+'''
+
+
+def test_a_tracer_cached_by_one_trace_and_read_by_another_is_observed_where_it_was_made(tmp_path):
+    """JAX names the line that made the leaked tracer ("created on line prog.py:9"): the event is there, and the
+    static store finding of that function is marked, not repeated."""
+    prog, ev = _run(tmp_path, "leaks", LEAKS)
+    (event,) = json.loads(ev.read_text())["events"]
+    assert (event["code"], event["line"], event["error"]) == ("JS403", 9, "UnexpectedTracerError")
+    leaks = [f for f in _lint(prog, "--evidence", str(ev)) if f["code"] in ("JS402", "JS403")]
+    assert [(f["location"]["line"], f["severity"]) for f in leaks] == [(9, "error")]
+    assert leaks[0]["details"]["observed_event"]["error"] == "UnexpectedTracerError"

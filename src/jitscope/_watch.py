@@ -405,7 +405,8 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
         if result.trace_evidence is not None:  # what the run died of, at the user's line, for lint --evidence
-            result.trace_evidence.events = evidence_events.add_crash(result.trace_evidence.events, result.crash)
+            result.trace_evidence.events = evidence_events.add_crash(result.trace_evidence.events, result.crash,
+                                                                        str(failure[0]))
     return result
 
 

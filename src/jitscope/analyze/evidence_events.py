@@ -60,10 +60,12 @@ def _rule(f: Any) -> tuple[str, str] | None:
 
 
 def _where(f: Any) -> tuple[str, int] | None:
-    if f.code == "JW102":  # the leak is at the traced line that made the tracer, not where it was used
-        site = (f.details or {}).get("leak_site")
-        if isinstance(site, dict) and site.get("file") and site.get("line"):
-            return str(site["file"]), int(site["line"])
+    d = f.details or {}
+    if f.code in ("JW101", "JW102"):  # a leak is where JAX says the tracer was made, else its trace's function
+        for key in ("created_at", "leak_site"):
+            site = d.get(key)
+            if isinstance(site, dict) and site.get("file") and site.get("line"):
+                return str(site["file"]), int(site["line"])
     loc = f.location
     return (loc.file, loc.line) if loc is not None and loc.file and loc.line else None
 
@@ -98,7 +100,7 @@ def events(findings: Iterable[Any]) -> list:
     return sorted(out.values(), key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
-def add_crash(found: list, crash: Any) -> list:
+def add_crash(found: list, crash: Any, message: str = "") -> list:
     """``found`` with the error the program died of (``tracer_errors.explain_program_error``'s finding: a tracer
     error, an unhashable static argument) at the innermost frame of the user's code, unless a failed trace
     (JW101) already gave it there. An uncaught error is what a run of a bug most often shows."""
@@ -115,6 +117,14 @@ def add_crash(found: list, crash: Any) -> list:
     if not rule:
         return found
     loc = crash.location
+    if rule == "JS403":
+        from .jax_errors import leak_created
+
+        made = leak_created(message)
+        if made is not None:
+            from ..model import Location
+
+            loc = Location(made["file"], made["line"], function=loc.function)
     if any((e.code, e.file, e.line, e.error) == (rule, loc.file, loc.line, error) for e in found):
         return found
     ev = ObservedEvent(code=rule, runtime_code="crash", file=loc.file, line=loc.line, function=loc.function or "",

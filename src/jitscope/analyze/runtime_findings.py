@@ -356,10 +356,14 @@ def _failed_trace(event: CompileEvent, error: BaseException, kind: str, base: di
     if not error_class(error):
         return []  # any other exception is the program's own business (and its traceback says it)
     f = explain(error)
+    details = {"error": type(error).__name__, "class": f.name, "jax_message": f.details.get("jax_message", ""),
+               "trace_kind": kind}
+    if f.name == "UnexpectedTracerError":  # a tracer leaked by an earlier trace: where JAX says it was made
+        from .jax_errors import leak_created
+
+        details["created_at"] = leak_created(str(error))
     return [RuntimeFinding("JW101", event.function, f"trace of {event.function} failed: {f.message}", "error",
-                           f.location, f.fix, source=_source(f.location),
-                           details={"error": type(error).__name__, "class": f.name,
-                                    "jax_message": f.details.get("jax_message", ""), "trace_kind": kind},
+                           f.location, f.fix, source=_source(f.location), details=details,
                            evidence=f"JAX raised {type(error).__name__} while tracing {event.function}",
                            confidence="certain", **base)]
 

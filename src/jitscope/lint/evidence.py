@@ -258,24 +258,26 @@ def _event_text(error: str, cause: str, function: str, count: int, code: str) ->
     return f"{fn} compiled again into a program it already had{times}: jit's cache key differed by {cause}"
 
 
-def _function_span(tree: ast.AST | None, first: int) -> tuple[int, int] | None:
-    """(first line, last line) of the def whose code object starts at ``first`` (its first decorator's line)."""
+def _function_span(tree: ast.AST | None, line: int) -> tuple[int, int] | None:
+    """(first line, last line) of the innermost def holding ``line`` (from its first decorator's line)."""
     if tree is None:
         return None
+    best = None
     for node in ast.walk(tree):
         if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef):
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])  # type: ignore[attr-defined]
-            if start == first:
-                return start, node.end_lineno or node.lineno  # type: ignore[attr-defined]
-    return None
+            end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+            if start <= line <= end and (best is None or start >= best[0]):
+                best = (start, end)
+    return best
 
 
 def merge_events(findings: list, table: dict | None, filename: str, text: str, enabled, rules: dict,
                  tree: ast.AST | None = None) -> None:
     """Add the run's events at this file's lines to ``findings`` (lint_text's, before ``noqa``): each marks a
-    static finding of its class at its line observed, or is reported itself. A leaked tracer (JW102) is known
-    by the function whose trace made it (JAX names its first line): a store into outer state that a static rule
-    found in that function is the leak; without one, the function's first line is reported. ``rules``: the
+    static finding of its class at its line observed, or is reported itself. A leaked tracer (JS403) is known
+    by the line that made it (JAX names it), else by the function whose trace made it (its first line): a
+    store into outer state that a static rule found in that function is the leak; without one, the line. ``rules``: the
     catalogue (``registry.all_rules()``), for each rule's name."""
     events = getattr(table, "events", None)
     if not events:
@@ -283,10 +285,10 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
     from ..model import Finding, Fix, Location
 
     lines = text.splitlines()
-    for code, line, severity, error, cause, count, function, title, why, source, runtime in events:
+    for code, line, severity, error, cause, count, function, title, why, source, _runtime in events:
         if code not in enabled or code not in rules or not 0 < line <= len(lines):
             continue
-        span = _function_span(tree, line) if runtime == "JW102" else None
+        span = _function_span(tree, line) if code == "JS403" else None
         first, last = span or (line, line)
         said = _event_text(error, cause, function, count, code)
         how = f"observed in the run recorded in {source}"
