@@ -118,7 +118,7 @@ def add_crash(found: list, crash: Any, message: str = "") -> list:
         return found
     loc = crash.location
     if rule == "JS403":
-        from .jax_errors import leak_created
+        from .runtime_record import leak_created
 
         made = leak_created(message)
         if made is not None:

@@ -251,7 +251,7 @@ def _event_text(error: str, cause: str, function: str, count: int, code: str) ->
     if code == "JS403" and error:
         return f"a tracer of the trace of {fn} leaked and was used after that trace ended: JAX raised {error}{times}"
     if code == "JS602" and error:
-        return f"{cause} at this call of {fn}: JAX raised {error}{times}"
+        return f"{cause} at a jitted call here (in {fn}): JAX raised {error}{times}"
     if error:
         said = f": {cause}" if cause else ""
         return f"JAX raised {error} here while tracing {fn}{times}{said}"
