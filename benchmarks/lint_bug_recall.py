@@ -10,7 +10,7 @@ The whole tree is linted with this checkout's ``src`` (a subprocess, ``--json``)
 either side: a fix often moves the statement it repairs), and the table says with which rule and
 severity. ``--evidence-dir DIR`` adds ``--evidence DIR/<id>.json`` where such a file exists (a
 record of a run of the bug's driver: the recall with evidence); ``--collect`` first makes those
-records by running each runnable bug's driver under benchmarks/collect_trace_evidence.py, in the venv
+records by running each runnable bug's driver under `jitscope watch --trace-evidence` (this checkout's src), in the venv
 its record names (``/work/bench/bugs-venv``, or ``bugs-venv-jax0435`` for trees that need JAX 0.4.35),
 into ``--evidence-dir`` (default ``<out>/evidence``). Prints a Markdown table and writes
 ``<out>/recall.json``; nothing is written into the repository.
@@ -41,18 +41,20 @@ def lint_tree(tree: Path, out: Path, evidence: Path | None) -> list[dict]:
 
 
 def collect(bug: Path, record: dict, evidence: Path, venvs: Path) -> None:
-    """Run the bug's driver under the trace-evidence collector (when the record says it runs here)."""
+    """Run the bug's driver under `jitscope watch --trace-evidence` from its tree (when the record says it runs
+    here), in the bug's venv with this checkout's jitscope."""
     if not str(record.get("runnable_here", "")).startswith("yes") or not (bug / "driver.py").is_file():
         return
     note = str(record.get("jax_version_note", "")) + (
         (bug / "venv.txt").read_text() if (bug / "venv.txt").is_file() else "")
     venv = venvs / ("bugs-venv-jax0435" if "0.4.35" in note else "bugs-venv")
     evidence.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "collect_trace_evidence.py"),
-           "--roots", str(bug / "tree"), "--out", str(evidence), "driver.py"]
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    # the user-facing collector (watch: functions traced, and what the run observed at the user's lines)
+    cmd = [str(venv / "bin" / "python"), "-m", "jitscope", "watch", "-q", "--trace-evidence", str(evidence),
+           "../driver.py"]
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(ROOT / "src")}
     try:
-        proc = subprocess.run(cmd, cwd=bug, capture_output=True, text=True, env=env, timeout=900)
+        proc = subprocess.run(cmd, cwd=bug / "tree", capture_output=True, text=True, env=env, timeout=900)
         (evidence.parent / f"{bug.name}.log").write_text(proc.stdout[-4000:] + proc.stderr[-4000:])
     except subprocess.TimeoutExpired:
         (evidence.parent / f"{bug.name}.log").write_text("timed out after 900 s")

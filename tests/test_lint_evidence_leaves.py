@@ -151,10 +151,11 @@ def test_lint_reads_observed_leaves_as_traced(evidence):
     found = jitscope.lint([str(tmp / "app")], config=False, jobs=1, evidence=path)
     validate(found.to_dict())
     got = sorted((f.code, f.location.line, f.severity) for f in found.findings)
-    # Each `if`/`assert` on an observed abstract leaf (each raised in the run), but not `self.name`, nor `n`
-    # (a Python int in the same tuple)
-    assert got == [("JS101", 28, "warning"), ("JS101", 38, "warning"), ("JS101", 45, "warning")], got
+    # Each `if`/`assert` on an observed abstract leaf, but not `self.name`, nor `n` (a Python int in the same
+    # tuple); each raised TracerBoolConversionError in the run, which the evidence's events carry: an error, certain
+    assert got == [("JS101", 28, "error"), ("JS101", 38, "error"), ("JS101", 45, "error")], got
     assert all("observed: traced by" in f.message for f in found.findings)
+    assert all(f.details["observed_event"]["error"] == "TracerBoolConversionError" for f in found.findings)
 
 
 TWICE = '''\

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, TypeVar
 
-from .analyze import watch_summary
+from .analyze import evidence_events, watch_summary
 from .analyze.budget import budget_violations
 from .analyze.budget import describe as describe
 from .analyze.dispatch import off_fast_path
@@ -286,6 +286,7 @@ class WatchSession:
         wall = c.wall_seconds
         enabled, directory, min_seconds = c.cache_info
         plan = watch_summary.plan_fixes(events)
+        findings = self._findings()
         return WatchResult(
             env=Environment.capture() if capture_env else Environment(), program=self.program,
             argv=list(argv or []), exit_code=exit_code, wall_seconds=wall, events=events,
@@ -298,11 +299,19 @@ class WatchSession:
                                                                  c.cache_seconds_saved),
             max_compiles=self.max_compiles, fail_on_recompile=self.fail_on_recompile,
             violations=budget_violations(events, self.max_compiles, self.fail_on_recompile),
-            programs=list(c.programs.values()), findings=self._findings(), stalls=list(self.watchdog.stalls) if self.watchdog else [],
+            programs=list(c.programs.values()), findings=findings, stalls=list(self.watchdog.stalls) if self.watchdog else [],
             inspect_command=_slowest_compile_command(events),
             process_index=process[0] if process else None, process_count=process[1] if process else None,
             started_at=c.started_at or None,
-            trace_evidence=self.evidence.evidence() if self.evidence is not None else None)
+            trace_evidence=self._trace_evidence(findings))
+
+    def _trace_evidence(self, findings: list) -> Any:
+        """The trace evidence so far, with what the run observed at the user's lines (its findings' events)."""
+        if self.evidence is None:
+            return None
+        found = self.evidence.evidence()
+        found.events = evidence_events.events(findings)
+        return found
 
     def _findings(self) -> list:
         if self.analyzer is None:
@@ -395,6 +404,9 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
         check.finish(result)
     if failure:
         result.crash = explain_program_error(failure[0])
+        if result.trace_evidence is not None:  # what the run died of, at the user's line, for lint --evidence
+            result.trace_evidence.events = evidence_events.add_crash(result.trace_evidence.events, result.crash,
+                                                                        str(failure[0]))
     return result
 
 

@@ -46,12 +46,13 @@ if TYPE_CHECKING:
     from .compile_records import has_identity_members as has_identity_members
     from .compile_records import is_identity_hashed as is_identity_hashed
     from .compile_records import sharding_text as sharding_text
+    from .trace_records import ObservedEvent as ObservedEvent
     from .trace_records import TracedFunction as TracedFunction
     from .trace_records import TracedParameter as TracedParameter
     from .trace_records import TraceEvidence as TraceEvidence
     from .trace_records import TraceKind as TraceKind
 
-TRACE_RECORDS = frozenset({"TraceKind", "TracedParameter", "TracedFunction", "TraceEvidence"})
+TRACE_RECORDS = frozenset({"TraceKind", "TracedParameter", "TracedFunction", "TraceEvidence", "ObservedEvent"})
 _COMPILE_RECORDS = frozenset({
     "LeafSpec", "ArgSignature", "Timing", "Reason", "CacheKeyComponent", "PersistentCacheRecord", "CompileEvent",
     "sharding_text", "IDENTITY_MARK", "MEMBERS_IDENTITY_MARK", "FUNCTION_IDENTITY_MARK", "is_identity_hashed", "has_identity_members", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",

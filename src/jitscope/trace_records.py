@@ -13,6 +13,7 @@ from ._serde import Record
 from .records import Environment
 
 TraceKind = Literal["abstract", "concrete", "static"]
+FORMAT_VERSION = 1  # of a saved trace-evidence file; new optional fields (events) do not bump it (schema/CHANGELOG.md)
 
 @dataclass(frozen=True)
 class TracedParameter(Record):
@@ -65,6 +66,34 @@ class TracedFunction(Record):
 
 
 @dataclass
+class ObservedEvent(Record):
+    """Something the run saw jit do at a line of the user's code (an optional field since 2026-11-27): an error JAX raised while tracing or
+    at a jitted call, a tracer leaked, a compile that built a program it already had.
+
+    ``code`` is the lint rule of that class (``JS101`` for a ``TracerBoolConversionError``, ``JS301`` for a
+    boolean-mask index, ``JS602`` for an unhashable static argument, ``JS210``/``JS208``/``JS204``/``JS209``
+    for a recompile by weak type, static value, new function object, eager control flow) and ``runtime_code``
+    watch's own code (``JW101``, ...). ``file``:``line`` is the user's line (the innermost frame of the user's
+    code for an error, the call for a recompile); ``function`` the jitted function; ``error`` the exception
+    class JAX raised (``""`` for a recompile); ``cause`` what differed (a recompile) or what JAX said;
+    ``count`` how many times; ``severity`` what the run proved (``error``: JAX raised it; ``warning``: a
+    compile the program did not need); ``fix_title``/``fix_why`` the catalogue's fix (``jaxmodel/fixes.py``).
+    """
+
+    code: str
+    runtime_code: str
+    file: str
+    line: int
+    function: str = ""
+    error: str = ""
+    cause: str = ""
+    count: int = 1
+    severity: str = "error"
+    fix_title: str = ""
+    fix_why: str = ""
+
+
+@dataclass
 class TraceEvidence(Record):
     """What a run observed JAX trace: every user function that ran under a trace, and how.
 
@@ -77,12 +106,20 @@ class TraceEvidence(Record):
     functions: list[TracedFunction] = field(default_factory=list)
     program: str = ""  # what ran (a script, a pytest node id), for messages
     env: Environment | None = None
+    events: list[ObservedEvent] = field(default_factory=list)  # optional: what the run saw at the user's lines
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not out.get("events"):
+            out.pop("events", None)  # optional: a run that saw no error, leak or needless recompile
+        return out
 
     def file_text(self) -> str:
-        """The evidence as the text of a ``trace-evidence`` file (``format_version`` 1)."""
+        """The evidence as the text of a ``trace-evidence`` file (``format_version`` 1; ``events`` is optional, and
+        a file written before it still reads, with no events)."""
         import json
 
-        return json.dumps({"format_version": 1, "kind": "trace-evidence", **self.to_dict()}, indent=1)
+        return json.dumps({"format_version": FORMAT_VERSION, "kind": "trace-evidence", **self.to_dict()}, indent=1)
 
     def save(self, path: str | Any) -> None:
         """Write the evidence as a ``trace-evidence`` file (``format_version`` 1), creating its directory."""

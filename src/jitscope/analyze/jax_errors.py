@@ -33,6 +33,7 @@ from .._format import fmt_bytes
 from ..jaxmodel import fixes
 from ..model import Fix, Location
 from .runtime_findings import RuntimeFinding, _source
+from .runtime_record import leak_created
 
 _LEAK_FN = re.compile(r"value leaked was (\S+) at (.+?):(\d+) traced for (\w+)")
 _BAD_ARG = re.compile(r"Error interpreting argument to <function (\S+) at 0x[0-9a-f]+> as an abstract array\. "
@@ -92,7 +93,8 @@ def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
             f"{where} after its trace ended: JAX raised UnexpectedTracerError{_times(e.count)}", "error",
             fix=Fix(fixes.LEAKED_TRACER.title, fixes.LEAKED_TRACER.why, location=leak_site or loc),
             details={"error": e.error, "leaked_by": fn, "leak_site": leak_site.to_dict() if leak_site else None,
-                     "count": e.count, "evidence": f"JAX raised {e.error} at the program's call ({caught})"},
+                     "created_at": leak_created(e.message), "count": e.count,
+                     "evidence": f"JAX raised {e.error} at the program's call ({caught})"},
             **base)
     if "TypeError" in e.bases:
         m = _BAD_ARG.search(e.message + " ")

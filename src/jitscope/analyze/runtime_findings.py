@@ -39,7 +39,7 @@ from ..jaxmodel import fixes
 from ..jaxmodel.deliberate import effect_expected
 from ..model import CompileEvent, Fix, Location, installed_package_file
 from .runtime_record import LARGE_CONSTANT_BYTES as LARGE_CONSTANT_BYTES
-from .runtime_record import NOTABLE_CONSTANT_BYTES
+from .runtime_record import NOTABLE_CONSTANT_BYTES, leak_created
 from .runtime_record import FindingGroup as FindingGroup
 from .runtime_record import RuntimeFinding as RuntimeFinding
 from .runtime_record import group_findings as group_findings
@@ -356,10 +356,12 @@ def _failed_trace(event: CompileEvent, error: BaseException, kind: str, base: di
     if not error_class(error):
         return []  # any other exception is the program's own business (and its traceback says it)
     f = explain(error)
+    details = {"error": type(error).__name__, "class": f.name, "jax_message": f.details.get("jax_message", ""),
+               "trace_kind": kind}
+    if f.name == "UnexpectedTracerError":  # a tracer leaked by an earlier trace: where JAX says it was made
+        details["created_at"] = leak_created(str(error))
     return [RuntimeFinding("JW101", event.function, f"trace of {event.function} failed: {f.message}", "error",
-                           f.location, f.fix, source=_source(f.location),
-                           details={"error": type(error).__name__, "class": f.name,
-                                    "jax_message": f.details.get("jax_message", ""), "trace_kind": kind},
+                           f.location, f.fix, source=_source(f.location), details=details,
                            evidence=f"JAX raised {type(error).__name__} while tracing {event.function}",
                            confidence="certain", **base)]
 

@@ -8,6 +8,7 @@ modules share it without importing each other.
 from __future__ import annotations
 
 import linecache
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ LARGE_CONSTANT_BYTES = 1 << 20  # a captured constant this large is a warning (J
 # still JW302.
 NOTABLE_CONSTANT_BYTES = 64 << 10
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+_LEAK_MADE = re.compile(r"created on line (.+?):(\d+)(?::\d+)? \(")
 
 
 @dataclass
@@ -92,3 +94,10 @@ def source_line(loc: Location | None) -> str:
     return linecache.getline(loc.file, loc.line).strip() if loc else ""
 
 
+
+
+def leak_created(message: str) -> dict | None:
+    """Where JAX says a leaked tracer was made ("The leaked intermediate value was created on line f.py:9:21"),
+    as a Location dict, or None (JW101/JW102 ``details.created_at``; the trace evidence's leak events)."""
+    m = _LEAK_MADE.search(message)
+    return Location(m.group(1), int(m.group(2))).to_dict() if m else None

@@ -35,7 +35,7 @@ from ..model import Location
 from .program_frames import expects_error, frame_kind, innermost_program_frame, location, program_caller
 
 MAX_RECORDS = 200  # per probe: findings are grouped by line; a program raising in a loop is summarised
-_MESSAGE_CHARS = 600
+_MESSAGE_CHARS = 2000  # a leaked tracer's message names the line that made it after ~500 characters of prose and paths
 
 
 @dataclass

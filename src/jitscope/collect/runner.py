@@ -288,7 +288,8 @@ def run_program(target: str, args: list[str], module: bool = False,
                 at_main_guard: Callable[[object], None] | None = None) -> int:
     """Run ``target`` (a script path, or a module name when ``module``) with ``args``; the exit code.
 
-    An uncaught exception of the program is appended to ``failure`` (when given) so the caller
+    An uncaught exception of the program (or the one it was handling when it exited with a failure status:
+    ``except Exception: sys.exit(1)``) is appended to ``failure`` (when given) so the caller
     can explain it after the traceback was printed. ``at_main_guard``: called with the program's module
     just before its first top-level ``if __name__ == "__main__":`` (``_warmup_runtime.run_as_main``: the
     statements before it and the rest run one after the other in one namespace; never called for a
@@ -353,7 +354,13 @@ def _run_body(target: str, args: list[str], module: bool, failure: list[BaseExce
             runpy.run_path(path, run_name="__main__")
         return 0
     except SystemExit as e:
-        return _exit_code(e)
+        code = _exit_code(e)
+        handled = e.__context__
+        if code != 0 and failure is not None and isinstance(handled, Exception):
+            # `except Exception: ...; sys.exit(1)`: the program exited with a failure while handling an
+            # exception (Python chains it as the exit's __context__): that is what it died of
+            failure.append(handled)
+        return code
     except KeyboardInterrupt as e:
         _print_exception(e)
         return EXIT_INTERRUPTED

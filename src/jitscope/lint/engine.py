@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable
 
 from ..model import Finding
-from . import callgraph, pyversion, reach, wrapped
+from . import callgraph, evidence, pyversion, reach, wrapped
 from .callgraph import OutgoingCall
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
@@ -105,6 +105,8 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
     finally:
         sys.setrecursionlimit(limit)
     findings = ctx.findings
+    if observed:
+        evidence.merge_events(findings, observed, filename, text, enabled, all_rules(), tree)
     for who, (line, error) in ctx.failures.items():
         findings.append(parse_finding("JS004", f"internal error: {who} failed at line {line} ({error}); its "
                                       "findings in this file may be missing (a jitscope bug: please report it)",

@@ -10,7 +10,14 @@ the code is reached, never all of them: alone it gives a warning, not an error.
 
 ``load`` reads a trace-evidence file (or a watch result carrying ``trace_evidence``); ``index``
 turns it into plain per-file tables (picklable: they travel to the lint workers) keyed by the
-function's first line.
+function's first line, each with the file's ``events``.
+
+Events (``TraceEvidence.events``, optional): what the run observed at a line of the file (an error JAX raised while tracing or at a
+jitted call, a leaked tracer, a needless recompile: ``analyze/evidence_events.py``), under the lint rule of
+that class. ``merge_events`` reports each once: on a static finding of the same class at that line (which
+then says it was observed, and becomes an ``error`` when JAX raised there), else as a finding of its own,
+marked observed, with the catalogue's fix. An error JAX raised is certain for the entry point that ran it;
+a recompile is a warning with its count.
 """
 
 from __future__ import annotations
@@ -29,6 +36,33 @@ from ..model import EVIDENCE_DEFAULT_PATH
 
 # (qualname, {parameter: kinds seen}, via text, transforms, {parameter: abstract leaf paths seen})
 Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str, frozenset[str]]]
+# (rule, line, severity, error, cause, count, function, fix title, fix why, evidence file's name, watch's code)
+Event = tuple[str, int, str, str, str, int, str, str, str, str, str]
+
+# An observed event's rule -> the static rules of the same class (a finding of one of them at the event's line
+# is the same problem: it is marked observed instead of reported twice). JAX's error names one mechanism; the
+# static rules split it by the construct that hit it (`and` on a tracer is JS102, builtin max() JS201, ...).
+SAME_CLASS = {
+    "JS101": ("JS101", "JS102", "JS106", "JS201"),
+    "JS103": ("JS103", "JS101", "JS105", "JS302", "JS303", "JS304"),
+    "JS104": ("JS104", "JS105"),
+    "JS301": ("JS301", "JS302"),
+    "JS303": ("JS303", "JS302", "JS304"),
+    "JS403": ("JS403", "JS402", "JS404", "JS405", "JS406"),
+    "JS602": ("JS602", "JS604"),
+    "JS204": ("JS204", "JS203", "JS205", "JS206"),
+}
+
+
+class FileObservations(dict):
+    """One file's observations: the functions a run saw traced, by first line (the dict), and ``events``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[Event] = []
+
+    def __bool__(self) -> bool:
+        return bool(len(self)) or bool(self.events)
 
 
 def find(path: str | None, root: str = ".") -> Path | None:
@@ -83,11 +117,16 @@ def index(evidence: TraceEvidence, source: str) -> dict[str, dict[int, Observed]
     every kind a trace gave it; the first entry point, for the message)."""
     out: dict[str, dict[int, Observed]] = {}
     name = os.path.basename(source)
+    for ev in evidence.events:
+        if ev.file and ev.line > 0:
+            table = out.setdefault(os.path.realpath(ev.file), FileObservations())
+            table.events.append((ev.code, ev.line, ev.severity, ev.error, ev.cause, ev.count, ev.function,  # type: ignore[attr-defined]
+                                 ev.fix_title, ev.fix_why, name, ev.runtime_code))
     for fn in evidence.functions:
         if not fn.file:
             continue
         path = os.path.realpath(fn.file)
-        table = out.setdefault(path, {})
+        table = out.setdefault(path, FileObservations())
         prev = table.get(fn.line)
         kinds: dict[str, set[str]] = {k: set(v) for k, v in (prev[1] if prev else {}).items()}
         leaves: dict[str, set[str]] = {k: set(v) for k, v in (prev[4] if prev else {}).items()}
@@ -204,3 +243,72 @@ def bind_unpacked(ctx, target: ast.AST, value: ast.Name) -> None:  # ctx: lint.c
             return  # positions after a star are not known
         if type(elt) is ast.Name and observed_leaf(ctx, ast.Subscript(value=value, slice=ast.Constant(i))):
             ctx.frame.traced_names.add(elt.id)
+
+
+def _event_text(error: str, cause: str, function: str, count: int, code: str) -> str:
+    times = f" ({count} times)" if count > 1 else ""
+    fn = f"`{function}`" if function else "a jitted function"
+    if code == "JS403" and error:
+        return f"a tracer of the trace of {fn} leaked and was used after that trace ended: JAX raised {error}{times}"
+    if code == "JS602" and error:
+        return f"{cause} at a jitted call here (in {fn}): JAX raised {error}{times}"
+    if error:
+        said = f": {cause}" if cause else ""
+        return f"JAX raised {error} here while tracing {fn}{times}{said}"
+    return f"{fn} compiled again into a program it already had{times}: jit's cache key differed by {cause}"
+
+
+def _function_span(tree: ast.AST | None, line: int) -> tuple[int, int] | None:
+    """(first line, last line) of the innermost def holding ``line`` (from its first decorator's line)."""
+    if tree is None:
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef):
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])  # type: ignore[attr-defined]
+            end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+            if start <= line <= end and (best is None or start >= best[0]):
+                best = (start, end)
+    return best
+
+
+def merge_events(findings: list, table: dict | None, filename: str, text: str, enabled, rules: dict,
+                 tree: ast.AST | None = None) -> None:
+    """Add the run's events at this file's lines to ``findings`` (lint_text's, before ``noqa``): each marks a
+    static finding of its class at its line observed, or is reported itself. A leaked tracer (JS403) is known
+    by the line that made it (JAX names it), else by the function whose trace made it (its first line): a
+    store into outer state that a static rule found in that function is the leak; without one, the line. ``rules``: the
+    catalogue (``registry.all_rules()``), for each rule's name."""
+    events = getattr(table, "events", None)
+    if not events:
+        return
+    from ..model import Finding, Fix, Location
+
+    lines = text.splitlines()
+    for code, line, severity, error, cause, count, function, title, why, source, _runtime in events:
+        if code not in enabled or code not in rules or not 0 < line <= len(lines):
+            continue
+        span = _function_span(tree, line) if code == "JS403" else None
+        first, last = span or (line, line)
+        said = _event_text(error, cause, function, count, code)
+        how = f"observed in the run recorded in {source}"
+        record = {"rule": code, "error": error, "cause": cause, "count": count, "function": function,
+                  "evidence": source, "proved": "raised" if error else "recompiled"}
+        group = SAME_CLASS.get(code, (code,))
+        same = [f for f in findings if f.code in group and f.location is not None
+                and f.location.line <= last and first <= (f.location.end_line or f.location.line)]
+        for f in same:
+            f.message = f"{f.message}; {how}: {said}"
+            f.details["observed"] = True
+            f.details["observed_event"] = record
+            if severity == "error" and f.severity != "error":
+                f.severity, f.confidence = "error", "certain"  # JAX raised it at this line: not a guess
+        if same:
+            continue
+        src = lines[line - 1]
+        column = len(src) - len(src.lstrip()) + 1
+        rule = rules[code]
+        findings.append(Finding(code, f"{said} ({how})", severity, Location(filename, line, column), rule.name,
+                                fix=Fix(title, why) if title else None,
+                                details={"observed": True, "observed_event": record},
+                                confidence="certain" if severity == "error" else "likely"))
