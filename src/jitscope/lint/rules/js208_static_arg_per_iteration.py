@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import arraysize
 from ..context import Context
 from ..rule import Rule
 from ._static_args import message_via, static_arguments
@@ -14,6 +15,9 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _COUNTING = ("range", "tqdm.trange", "trange", "tqdm.auto.trange", "itertools.count", "count")
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size"})
+# A counter that takes fewer values than this, all written in the source (`for j in range(5)`), compiles the
+# function once per value and no more (a sweep of settings, as JS202 treats a short literal unroll): info.
+FEW_VALUES = 16
 
 
 class StaticArgPerIteration(Rule):
@@ -33,7 +37,10 @@ class StaticArgPerIteration(Rule):
     static_argnames="t")``) and a project function that passes its parameter on to a jit's static
     position (``lint/wrappers.py``, across the linted modules) count as jitted calls too. Not flagged in
     a function that is itself traced: there the loop unrolls and the inner jit is inlined into the outer
-    program (one compile in all; tests/test_lint_outer_trace.py).
+    program (one compile in all; tests/test_lint_outer_trace.py). A counter over fewer than 16 values that
+    the source writes out (``for j in range(5)``, ``range(2 * N)`` with module-level literals, ``enumerate``
+    of a list display; loops read together multiply) compiles once per value and then hits the cache: a
+    bounded sweep of settings, said as an ``info`` with the count.
 
     ## Why is this bad?
     jit keys its cache on the static arguments' values: every new value is a new trace and a
@@ -85,6 +92,13 @@ class StaticArgPerIteration(Rule):
             loop = _varying(ctx, value, loops)
             if loop is not None:
                 details = dict(param=param, function=function, value=short(ctx, value), line=loop.lineno)
+                count = _few_values(ctx, value, loops)
+                if count is not None:  # a sweep over values the source writes out: a bounded cost, said as info
+                    msg = (f"static argument `{param}` of `{function}` gets `{details['value']}`, one of {count} values "
+                           f"the loop at line {loop.lineno} writes out: jit compiles `{function}` once for each "
+                           f"({count} compiles, then cached); fine for a sweep of settings")
+                    ctx.report(self, value, msg, severity="info", count=count, **details)
+                    return
                 ctx.report(self, value, message_via(self, ctx, value, **details), **details)
                 return
 
@@ -128,6 +142,53 @@ def _varying(ctx: Context, value: ast.expr, loops: list) -> ast.stmt | None:
             if _key(value) in _carried(ctx, loop):
                 return loop
     return None
+
+
+def _few_values(ctx: Context, value: ast.expr, loops: list) -> int | None:
+    """How many values ``value`` takes in all, when they are fewer than FEW_VALUES and the source fixes each
+    (else None)? Known when every name
+    in it that changes per iteration is the counter of a loop whose values the source writes out (``range(5)``,
+    ``range(2 * N)`` with module literals, ``enumerate`` of a list display): the product of their trip counts.
+    A value carried from iteration to iteration (``alpha = alpha * decay``) depends on where it started, so
+    its count is not bounded by the source."""
+    n = 1
+    for key in _reads(value):
+        for loop in loops:
+            if "." not in key and _counter(ctx, loop, key):
+                trips = _literal_trips(ctx, loop)
+                if trips is None:
+                    return None
+                n *= trips
+                break
+            if key in _carried(ctx, loop):
+                return None
+    return n if n < FEW_VALUES else None
+
+
+def _literal_trips(ctx: Context, loop) -> int | None:
+    """How many times a counting loop runs when the source fixes it: ``range`` of literals (or module-level
+    literals: ``arraysize``'s resolution, as JS202's), ``enumerate`` of a list or tuple display; else None."""
+    call = loop.iter
+    q = ctx.resolve(call.func) or ""
+    if q == "enumerate":
+        if call.args and type(call.args[0]) in (ast.List, ast.Tuple) and not any(
+                type(e) is ast.Starred for e in call.args[0].elts):
+            return len(call.args[0].elts)
+        return None
+    if q in ("itertools.count", "count") or not call.args or len(call.args) > 3 or call.keywords:
+        return None
+    if any(type(n) is ast.Name and ctx._local_frame(n.id) is not None for a in call.args for n in ast.walk(a)):
+        return None  # a parameter or local of this function: its value is its caller's
+    try:
+        args = [arraysize.resolve_literal(a, ctx.info.size_literals) for a in call.args]
+    except ValueError:
+        return None
+    if not all(type(a) is int for a in args):
+        return None
+    try:
+        return len(range(*args))
+    except (ValueError, OverflowError):
+        return None
 
 
 def _key(node: ast.AST) -> str | None:
