@@ -146,12 +146,23 @@ def train(x, n):
         x = power(x, p=p)
         p = p + 1
     return x
+
+
+@partial(jax.jit, static_argnames="t")
+def scale(x, t):
+    return x * t
+
+
+def anneal(x, n):
+    for j in range(n):
+        x = scale(x, t=j)
+    return x
 '''
 
 
 def test_js208_a_counter_over_a_few_values_the_source_writes_out_is_a_bounded_sweep(tmp_path):
     """`for j in range(5): f(x, p=j)` compiles `f` once per value of j: 5 compiles, then every later run hits the
-    cache (real jit below): an info saying so, not a warning. A counter over a count the source does not fix
+    cache (real jit below): an info saying so, not a warning; and `p`, a loop count in `f`, cannot be traced. A counter over a count the source does not fix
     (`range(n)`), over 16 values or more (`range(N)` with `N = 100`, `range(2)` x `range(10)` read together), or
     a value carried from one iteration to the next (its values depend on where it started) is still a warning."""
     path = tmp_path / "sweep.py"
@@ -159,9 +170,14 @@ def test_js208_a_counter_over_a_few_values_the_source_writes_out_is_a_bounded_sw
     result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208"])
     got = [(f.location.line, f.severity) for f in result.findings]
     assert got == [(20, "info"), (21, "info"), (23, "info"), (29, "warning"), (31, "warning"), (34, "warning"),
-                   (37, "warning")], got
+                   (37, "warning"), (49, "warning")], got
     assert "one of 5 values the loop at line 19 writes out" in result.findings[0].message
     assert "one of 15 values" in result.findings[1].message and "5 compiles" in result.findings[2].message
+    # the fix follows what the parameter is used for: `p` is a loop count in `power` (a tracer there fails,
+    # below), so it must stay static; `t` of `scale` is arithmetic only, so tracing it is the fix
+    assert "`p` must stay static (it is a Python loop count at line 12)" in result.findings[3].message
+    assert "drop it from the static arguments" not in result.findings[3].message
+    assert "drop it from the static arguments" in result.findings[-1].message
 
     traces = []
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ast
 
+from ...jaxmodel.values import HOST_SIZE_ARGS, STATIC_INT_ARGS
 from .. import arraysize
 from ..context import Context
 from ..rule import Rule
-from ._static_args import message_via, static_arguments
+from ._static_args import jitted_target, message_via, static_arguments, via
 from ._util import short
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -40,7 +41,10 @@ class StaticArgPerIteration(Rule):
     program (one compile in all; tests/test_lint_outer_trace.py). A counter over fewer than 16 values that
     the source writes out (``for j in range(5)``, ``range(2 * N)`` with module-level literals, ``enumerate``
     of a list display; loops read together multiply) compiles once per value and then hits the cache: a
-    bounded sweep of settings, said as an ``info`` with the count.
+    bounded sweep of settings, said as an ``info`` with the count. The fix follows what the parameter is for:
+    where the jitted def (one of this module's) uses it as a ``range`` bound, a NumPy size or an int parameter
+    of jnp/lax (``values.HOST_SIZE_ARGS``, ``values.STATIC_INT_ARGS``), a tracer there fails, so it must stay
+    static and the advice is fewer values (rounded or bucketed), not tracing it.
 
     ## Why is this bad?
     jit keys its cache on the static arguments' values: every new value is a new trace and a
@@ -99,6 +103,14 @@ class StaticArgPerIteration(Rule):
                            f"({count} compiles, then cached); fine for a sweep of settings")
                     ctx.report(self, value, msg, severity="info", count=count, **details)
                     return
+                use = _structure_use(ctx, call, param)
+                if use is not None:  # `range(p)`, `jnp.zeros(p)` in the jitted body: a tracer there fails
+                    msg = (f"static argument `{param}` of `{function}` gets `{details['value']}`, which changes on "
+                           f"every iteration of the loop at line {loop.lineno}: jit compiles `{function}` again for "
+                           f"each new value; `{param}` must stay static (it is {use[0]} at line {use[1]}): "
+                           "compile it for fewer values (round or bucket them)" + via(ctx, value))
+                    ctx.report(self, value, msg, **details)
+                    return
                 ctx.report(self, value, message_via(self, ctx, value, **details), **details)
                 return
 
@@ -141,6 +153,32 @@ def _varying(ctx: Context, value: ast.expr, loops: list) -> ast.stmt | None:
                 return loop
             if _key(value) in _carried(ctx, loop):
                 return loop
+    return None
+
+
+def _structure_use(ctx: Context, call: ast.Call, param: str) -> tuple[str, int] | None:
+    """How the jitted def of ``call`` (one of this module's) uses its parameter ``param`` where only a Python
+    value works under jit, and the line: a ``range`` bound or NumPy size (``values.HOST_SIZE_ARGS``), or an
+    int parameter of jnp/lax (``values.STATIC_INT_ARGS``: a length, an axis, a count). Passed as a tracer
+    there it fails (TracerIntegerConversionError, ConcretizationTypeError), so dropping it from the static
+    arguments is no fix. None when the def is not known here or uses it otherwise."""
+    target = jitted_target(ctx, call)
+    fn = target[0] if target is not None else None
+    if fn is None or param not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+        return None
+    for n in ast.walk(fn):
+        if type(n) is not ast.Call:
+            continue
+        q = ctx.resolve(n.func) or ""
+        spec = HOST_SIZE_ARGS.get(q) or STATIC_INT_ARGS.get(q)
+        if spec is None:
+            continue
+        args = [a for i, a in enumerate(n.args) if i in spec[0]] + [k.value for k in n.keywords if k.arg in spec[1]]
+        for a in args:
+            items = a.elts if type(a) in (ast.Tuple, ast.List) else [a]  # type: ignore[attr-defined]
+            if any(type(m) is ast.Name and m.id == param for e in items for m in ast.walk(e)):
+                what = "a Python loop count" if q == "range" else f"a size or count `{short(ctx, n.func)}` needs"
+                return what, n.lineno
     return None
 
 
