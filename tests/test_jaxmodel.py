@@ -400,7 +400,12 @@ def test_dtype_predicates_are_concrete_under_jit():
         "jax.dtypes.canonicalize_dtype": lambda x: jax.dtypes.canonicalize_dtype(x.dtype) == jnp.float32,
         "jax.numpy.shape": lambda x: jnp.shape(x)[0] == 3, "jax.numpy.ndim": lambda x: jnp.ndim(x) == 1,
         "jax.numpy.size": lambda x: jnp.size(x) == 3,
+        "jax.numpy.iterable": jnp.iterable,
+        "jax.lax.dtype": lambda x: jax.lax.dtype(x) == jnp.float32,
+        "jax.dtypes.itemsize_bits": lambda x: jax.dtypes.itemsize_bits(x.dtype) == 32,
+        "jax.dtypes.scalar_type_of": lambda x: jax.dtypes.scalar_type_of(x) is float,
         "numpy.isdtype": lambda x: np.isdtype(x.dtype, "real floating"),
+        "numpy.iterable": np.iterable,
         "numpy.issubdtype": lambda x: np.issubdtype(x.dtype, np.floating),
         "numpy.iscomplexobj": np.iscomplexobj, "numpy.isrealobj": np.isrealobj,
         "numpy.result_type": lambda x: np.result_type(x.dtype) == np.float32,
@@ -411,6 +416,8 @@ def test_dtype_predicates_are_concrete_under_jit():
     for name, pred in calls.items():
         if name == "numpy.isdtype" and not hasattr(np, "isdtype"):
             continue  # NumPy < 2
+        if name.startswith("jax.") and _jax_attr(name) is None:
+            continue  # not in this JAX version
 
         def f(x, pred=pred):
             return x * 2 if pred(x) else x  # a Python `if`: raises if the predicate were a tracer
@@ -418,6 +425,66 @@ def test_dtype_predicates_are_concrete_under_jit():
         jax.jit(f)(jnp.ones(3))
     with pytest.raises(CONCRETIZATION):
         jax.jit(lambda x: x if jnp.all(x > 0) else -x)(jnp.ones(3))
+
+
+def _jax_attr(q):
+    obj = jax
+    for part in q.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _python_valued_callables():
+    """Walk the public callables of jnp, lax and jax.dtypes; call each under jit on a traced float array (or its
+    dtype, or two of either, the first calling convention JAX accepts) and keep those whose result holds no
+    tracer and is a Python value (a bool, int, tuple, dtype or type: not a function or context manager)."""
+    import inspect
+    import warnings
+
+    found = {}
+    conventions = (lambda x: (x,), lambda x: (x.dtype,), lambda x: (x, x), lambda x: (x.dtype, x.dtype),
+                   lambda x: (x.dtype, jnp.floating))
+    fns = [(prefix + name, getattr(mod, name))
+           for mod, prefix in ((jnp, "jax.numpy."), (jax.lax, "jax.lax."), (jax.dtypes, "jax.dtypes."))
+           for name in sorted(dir(mod)) if not name.startswith("_")]
+
+    def probe_all(x):  # one trace for all of them: each call sees the same abstract tracer
+        for q, fn in fns:
+            if inspect.isclass(fn) or inspect.ismodule(fn) or not callable(fn):
+                continue
+            for args in conventions:
+                try:
+                    out = fn(*args(x))
+                except Exception:  # noqa: BLE001, S112 - this calling convention is not the function's
+                    continue
+                leaves = jax.tree_util.tree_leaves(out)
+                if not any(isinstance(v, jax.core.Tracer) for v in leaves) and (
+                        isinstance(out, (bool, int, tuple, np.dtype, type))):
+                    found[q] = type(out).__name__
+                break
+        return x
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        jax.jit(probe_all)(jnp.ones(3))
+    return found
+
+
+def test_python_valued_jax_callables_are_dtype_predicates():
+    """Which jnp/lax/jax.dtypes functions return a Python value on a traced argument is read from JAX itself:
+    each one the walk finds (`jnp.iterable`, `jnp.ndim`, `lax.dtype`, ...) is a row of values.DTYPE_PREDICATES,
+    so `if not jnp.iterable(k):` under jit is no bool() of a tracer; each row the walk can call is found."""
+    found = _python_valued_callables()
+    assert "jax.numpy.iterable" in found and "jax.numpy.ndim" in found  # the walk does find them
+    assert "jax.numpy.sum" not in found and "jax.numpy.any" not in found  # array results are not Python values
+    assert set(found) <= values.DTYPE_PREDICATES, set(found) - values.DTYPE_PREDICATES
+    import inspect
+
+    callable_rows = {q for q in values.DTYPE_PREDICATES if q.startswith("jax.") and _jax_attr(q) is not None
+                     and not inspect.isclass(_jax_attr(q))}  # jnp.dtype, jnp.finfo, jnp.iinfo are classes
+    assert callable_rows <= set(found), callable_rows - set(found)
 
 
 def test_type_queries_answer_in_python_under_jit():

@@ -169,3 +169,39 @@ def test_js203_hoisting_is_advice_only_when_the_function_captures_nothing_of_the
     assert _compiles(lambda: [apply(x, fn) for fn in (jnp.sin, jnp.cos)]) == 2
     # a helper def'd in the loop carries the iteration's value into the jitted function: a compile each
     assert _compiles(lambda: ns["through_helper"](x)) == 2
+
+
+# -- JS202: a loop over an array's axes (`range(len(x.shape))`) is one trip per axis, not per element ---------
+
+JS202_RANK_SRC = '''import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def integral_image(mask):
+    ii = mask.astype(jnp.uint32)
+    for axis in range(len(mask.shape)):
+        ii = ii.cumsum(axis=axis)
+    return ii
+
+
+@jax.jit
+def row_total(x):
+    out = x[0]
+    for i in range(x.shape[0]):
+        out = out + x[i]
+    return out
+'''
+
+
+def test_js202_a_loop_over_the_axes_is_the_rank_not_a_data_size():
+    """`for axis in range(len(mask.shape))` runs once per axis (the rank, a handful) and its counter is the Python
+    int `cumsum(axis=...)` needs: `lax.fori_loop` there hands a tracer to `axis` and fails under real jit. A loop
+    over `range(x.shape[0])` (one trip per row) is still flagged."""
+    assert [line for line, _, _ in _found(JS202_RANK_SRC, "JS202")] == [16]
+    ns: dict = {}
+    exec(compile(JS202_RANK_SRC, "m.py", "exec"), ns)
+    mask = jnp.ones((3, 4, 2), dtype=bool)
+    assert int(ns["integral_image"](mask)[-1, -1, -1]) == 24
+    with pytest.raises((TypeError, ValueError)):  # a traced axis: unhashable as cumsum's static `axis`
+        jax.jit(lambda m: jax.lax.fori_loop(0, m.ndim, lambda a, ii: ii.cumsum(axis=a), m.astype(jnp.uint32)))(mask)

@@ -94,8 +94,8 @@ def shift(x, k):
     return apply_twice(lambda v: v + k, x)                                       # 30: jitted parameter
 
 
-def steps(x):
-    for n in range(1, 4):
+def steps(x, m=4):
+    for n in range(1, m):
         x = loop.while_loop(_positive, _minus, x, n)                              # 35: per-iteration static
     return x
 
@@ -443,9 +443,9 @@ def step(x, n):
 fast_step = maybe_jit(step, static_argnums=1)
 
 
-def train(x, k):
+def train(x, k, n=3):
     local_step = maybe_jit(step, static_argnames="n")
-    for i in range(3):
+    for i in range(n):  # a count the caller sets (`range(3)`: 3 compiles in all, an info)
         x = fast_step(x, i)                                 # 24: per-iteration static through the wrapper
         x = local_step(x, n=i)                              # 25: the same, bound in the function
         x = maybe_jit(step, static_argnums=1)(x, k)         # loop-invariant: quiet

@@ -503,3 +503,64 @@ def test_a_private_jit_handle_chosen_only_when_an_argument_is_set_passes_it_set(
     with pytest.raises(jax.errors.TracerArrayConversionError):
         ns["summaries"](x)
     assert [h[:2] for h in _hits(HANDLE)] == [("JS104", 22)], _hits(HANDLE)
+
+
+NONDIFF_NAMES_SRC = '''from functools import partial
+
+import jax
+
+
+@partial(jax.custom_vjp, nondiff_argnames=("flag",))
+def scaled(x, flag):
+    return x * 2.0 if flag else x
+
+
+def scaled_fwd(x, flag):
+    if flag:
+        return x * 2.0, None
+    return x, None
+
+
+def scaled_bwd(flag, res, g):
+    return (g * 2.0 if flag else g,)
+
+
+scaled.defvjp(scaled_fwd, scaled_bwd)
+
+
+@partial(jax.custom_vjp, nondiff_argnames=("flag",))
+def signed(x, flag):
+    return x
+
+
+def signed_fwd(x, flag):
+    if x.sum() > 0:
+        return x, None
+    return -x, None
+
+
+def signed_bwd(flag, res, g):
+    return (g,)
+
+
+signed.defvjp(signed_fwd, signed_bwd)
+
+
+@jax.jit
+def loss(x):
+    return jax.grad(lambda v: scaled(v, True).sum())(x) + jax.grad(lambda v: signed(v, True).sum())(x)
+'''
+
+
+def test_custom_vjp_nondiff_argnames_reach_the_rules_as_the_caller_passed_them():
+    """`nondiff_argnames=("flag",)` is `nondiff_argnums` by name: the fwd rule gets `flag` as the caller passed it
+    (a Python bool here) and the bwd rule gets it first, so `if flag:` in either works under jit; an `if` on the
+    differentiated argument in a fwd rule is still a tracer's bool (reported, and it fails under real jit)."""
+    lines = [(f.code, f.location.line) for f in lint_source(NONDIFF_NAMES_SRC, "m.py") if f.code == "JS101"]
+    assert lines == [("JS101", 30)], lines
+    ns: dict = {}
+    exec(compile(NONDIFF_NAMES_SRC, "m.py", "exec"), ns)
+    x = jnp.ones(2)
+    assert jax.jit(jax.grad(lambda v: ns["scaled"](v, True).sum()))(x).tolist() == [2.0, 2.0]
+    with pytest.raises(ERRORS):
+        ns["loss"](x)

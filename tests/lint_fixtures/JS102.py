@@ -70,3 +70,17 @@ def shape_min(x):
 @jax.jit
 def clip_ok(x, y):
     return jnp.maximum(x, y) + jnp.minimum(x, 0.0)
+
+
+@jax.jit
+def iterable_ok(x, k=0.0):
+    if not jnp.iterable(k) and jnp.ndim(x) == 1:  # jnp.iterable answers in Python, on a tracer too
+        return x + k
+    return x
+
+
+@jax.jit
+def any_not(x):
+    if not jnp.any(x) and x.ndim == 1:  # JS102, JS102
+        return x
+    return -x

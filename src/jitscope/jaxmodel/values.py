@@ -64,13 +64,15 @@ def returns_container(q: str | None, positional: int, keywords: frozenset[str] |
 
 # Calls that answer from a value's dtype, shape or type alone and return a Python value (a bool, a
 # dtype, an int), even on an abstract tracer under jit: `if jnp.isdtype(x.dtype, "real floating"):`
-# is Python control flow on a concrete bool (tests/test_jaxmodel.py runs each under jit).
+# is Python control flow on a concrete bool (tests/test_jaxmodel.py runs each under jit, and walks every public
+# callable of jnp, lax and jax.dtypes on a traced argument: each one that returns a Python value is a row here).
 DTYPE_PREDICATES = frozenset({
     "jax.numpy.isdtype", "jax.numpy.issubdtype", "jax.dtypes.issubdtype", "jax.numpy.iscomplexobj",
     "jax.numpy.isrealobj", "jax.numpy.result_type", "jax.dtypes.result_type", "jax.numpy.promote_types",
     "jax.numpy.can_cast", "jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.isscalar",
     "jax.dtypes.canonicalize_dtype", "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size",
-    "numpy.isdtype", "numpy.issubdtype", "numpy.iscomplexobj", "numpy.isrealobj", "numpy.result_type",
+    "jax.numpy.iterable", "jax.lax.dtype", "jax.dtypes.itemsize_bits", "jax.dtypes.scalar_type_of",
+    "numpy.isdtype", "numpy.iterable", "numpy.issubdtype", "numpy.iscomplexobj", "numpy.isrealobj", "numpy.result_type",
     "numpy.dtype", "numpy.shape", "numpy.ndim",
 })
 # isinstance(x, <one of these>) is True only for a Python container: a tuple, list or dict of arrays is a

@@ -266,16 +266,27 @@ def _derivative_rules(ctx: Context, traced: list) -> list[tuple[ast.AST, Outgoin
 
 
 def _nondiff_positions(ctx: Context, fn: ast.AST) -> tuple[int, ...]:
-    """``nondiff_argnums`` of a ``@partial(jax.custom_jvp, nondiff_argnums=(0,))`` function (literal ints)."""
+    """``nondiff_argnums`` of a ``@partial(jax.custom_jvp, nondiff_argnums=(0,))`` function (literal ints), and
+    the positions of its ``nondiff_argnames`` (JAX turns the names into positions of ``fn``'s parameters: the
+    bwd/jvp rule gets them first, in that order; tests/test_lint_ways_reached.py runs one under jit)."""
+    args = getattr(fn, "args", None)
+    params = [p.arg for p in args.posonlyargs + args.args] if isinstance(args, ast.arguments) else []
     for dec in getattr(fn, "decorator_list", ()):
         if isinstance(dec, ast.Call):
             target = dec.func
             if (ctx.info.resolve(target) or "").endswith("partial") and dec.args:
                 target = dec.args[0]
             if ctx.info.resolve(target) in known.CUSTOM:
+                found: set[int] = set()
                 for k in dec.keywords:
                     if k.arg == "nondiff_argnums":
-                        return literal_ints(ctx.info.literal(k.value))
+                        found.update(literal_ints(ctx.info.literal(k.value)))
+                    elif k.arg == "nondiff_argnames":
+                        lit = ctx.info.literal(k.value)
+                        items = lit.elts if isinstance(lit, (ast.Tuple, ast.List)) else [lit]
+                        found.update(params.index(e.value) for e in items
+                                     if isinstance(e, ast.Constant) and e.value in params)
+                return tuple(sorted(found))
     return ()
 
 

@@ -381,8 +381,16 @@ def _traced_targets(ctx: Context, target: ast.AST, it: ast.AST) -> set[str]:
 
 def _shape_derived(node: ast.AST, ctx: Context) -> bool:
     """Is a ``range`` bound taken from an array's size (``x.shape[0]``, ``len(x)`` of a traced ``x``)?
-    ``len(self.channels_list)`` or ``len(sys.link_parents)`` counts a static configuration instead."""
-    for n in ast.walk(node):
+    ``len(self.channels_list)`` or ``len(sys.link_parents)`` counts a static configuration instead, and
+    ``len(x.shape)`` is the rank (``x.ndim``): one trip per axis, a handful, whose counter is a Python int an
+    axis argument needs (``cumsum(axis=axis)``: a ``fori_loop`` counter there is a tracer and fails)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1 \
+                and isinstance(n.args[0], ast.Attribute) and n.args[0].attr == "shape":
+            continue  # `len(x.shape)`: the rank
+        stack.extend(ast.iter_child_nodes(n))
         if isinstance(n, ast.Attribute) and n.attr in ("shape", "size"):
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args \

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 
+from ...jaxmodel.values import HOST_SIZE_ARGS, STATIC_INT_ARGS
+from .. import arraysize
 from ..context import Context
 from ..rule import Rule
-from ._static_args import message_via, report_at_declaration, static_arguments
+from ._static_args import jitted_target, message_via, report_at_declaration, static_arguments, via
 from ._util import short
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -14,6 +16,9 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _COUNTING = ("range", "tqdm.trange", "trange", "tqdm.auto.trange", "itertools.count", "count")
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size"})
+# A counter that takes fewer values than this, all written in the source (`for j in range(5)`), compiles the
+# function once per value and no more (a sweep of settings, as JS202 treats a short literal unroll): info.
+FEW_VALUES = 16
 
 
 class StaticArgPerIteration(Rule):
@@ -34,7 +39,13 @@ class StaticArgPerIteration(Rule):
     position (``lint/wrappers.py``, across the linted modules) count as jitted calls too. Not flagged in
     a function that is itself traced: there the loop unrolls and the inner jit is inlined into the outer
     program (one compile in all; tests/test_lint_outer_trace.py). The fix goes where the position is
-    declared static, so a decorator's ``static_argnums``/``static_argnames`` element is flagged too (once).
+    declared static, so a decorator's ``static_argnums``/``static_argnames`` element is flagged too (once). A counter over fewer than 16 values that
+    the source writes out (``for j in range(5)``, ``range(2 * N)`` with module-level literals, ``enumerate``
+    of a list display; loops read together multiply) compiles once per value and then hits the cache: a
+    bounded sweep of settings, said as an ``info`` with the count. The fix follows what the parameter is for:
+    where the jitted def (one of this module's) uses it as a ``range`` bound, a NumPy size or an int parameter
+    of jnp/lax (``values.HOST_SIZE_ARGS``, ``values.STATIC_INT_ARGS``), a tracer there fails, so it must stay
+    static and the advice is fewer values (rounded or bucketed), not tracing it.
 
     ## Why is this bad?
     jit keys its cache on the static arguments' values: every new value is a new trace and a
@@ -86,6 +97,21 @@ class StaticArgPerIteration(Rule):
             loop = _varying(ctx, value, loops)
             if loop is not None:
                 details = dict(param=param, function=function, value=short(ctx, value), line=loop.lineno)
+                count = _few_values(ctx, value, loops)
+                if count is not None:  # a sweep over values the source writes out: a bounded cost, said as info
+                    msg = (f"static argument `{param}` of `{function}` gets `{details['value']}`, one of {count} values "
+                           f"the loop at line {loop.lineno} writes out: jit compiles `{function}` once for each "
+                           f"({count} compiles, then cached); fine for a sweep of settings")
+                    ctx.report(self, value, msg, severity="info", count=count, **details)
+                    return
+                use = _structure_use(ctx, call, param)
+                if use is not None:  # `range(p)`, `jnp.zeros(p)` in the jitted body: a tracer there fails
+                    msg = (f"static argument `{param}` of `{function}` gets `{details['value']}`, which changes on "
+                           f"every iteration of the loop at line {loop.lineno}: jit compiles `{function}` again for "
+                           f"each new value; `{param}` must stay static (it is {use[0]} at line {use[1]}): "
+                           "compile it for fewer values (round or bucket them)" + via(ctx, value))
+                    ctx.report(self, value, msg, **details)
+                    return
                 ctx.report(self, value, message_via(self, ctx, value, **details), **details)
                 report_at_declaration(  # the fix goes there: drop it from the static arguments
                     self, ctx, call, param, f"static argument `{param}` of `{function}` is given `{details['value']}` "
@@ -134,6 +160,79 @@ def _varying(ctx: Context, value: ast.expr, loops: list) -> ast.stmt | None:
             if _key(value) in _carried(ctx, loop):
                 return loop
     return None
+
+
+def _structure_use(ctx: Context, call: ast.Call, param: str) -> tuple[str, int] | None:
+    """How the jitted def of ``call`` (one of this module's) uses its parameter ``param`` where only a Python
+    value works under jit, and the line: a ``range`` bound or NumPy size (``values.HOST_SIZE_ARGS``), or an
+    int parameter of jnp/lax (``values.STATIC_INT_ARGS``: a length, an axis, a count). Passed as a tracer
+    there it fails (TracerIntegerConversionError, ConcretizationTypeError), so dropping it from the static
+    arguments is no fix. None when the def is not known here or uses it otherwise."""
+    target = jitted_target(ctx, call)
+    fn = target[0] if target is not None else None
+    if fn is None or param not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+        return None
+    for n in ast.walk(fn):
+        if type(n) is not ast.Call:
+            continue
+        q = ctx.resolve(n.func) or ""
+        spec = HOST_SIZE_ARGS.get(q) or STATIC_INT_ARGS.get(q)
+        if spec is None:
+            continue
+        args = [a for i, a in enumerate(n.args) if i in spec[0]] + [k.value for k in n.keywords if k.arg in spec[1]]
+        for a in args:
+            items = a.elts if type(a) in (ast.Tuple, ast.List) else [a]  # type: ignore[attr-defined]
+            if any(type(m) is ast.Name and m.id == param for e in items for m in ast.walk(e)):
+                what = "a Python loop count" if q == "range" else f"a size or count `{short(ctx, n.func)}` needs"
+                return what, n.lineno
+    return None
+
+
+def _few_values(ctx: Context, value: ast.expr, loops: list) -> int | None:
+    """How many values ``value`` takes in all, when they are fewer than FEW_VALUES and the source fixes each
+    (else None)? Known when every name
+    in it that changes per iteration is the counter of a loop whose values the source writes out (``range(5)``,
+    ``range(2 * N)`` with module literals, ``enumerate`` of a list display): the product of their trip counts.
+    A value carried from iteration to iteration (``alpha = alpha * decay``) depends on where it started, so
+    its count is not bounded by the source."""
+    n = 1
+    for key in _reads(value):
+        for loop in loops:
+            if "." not in key and _counter(ctx, loop, key):
+                trips = _literal_trips(ctx, loop)
+                if trips is None:
+                    return None
+                n *= trips
+                break
+            if key in _carried(ctx, loop):
+                return None
+    return n if n < FEW_VALUES else None
+
+
+def _literal_trips(ctx: Context, loop) -> int | None:
+    """How many times a counting loop runs when the source fixes it: ``range`` of literals (or module-level
+    literals: ``arraysize``'s resolution, as JS202's), ``enumerate`` of a list or tuple display; else None."""
+    call = loop.iter
+    q = ctx.resolve(call.func) or ""
+    if q == "enumerate":
+        if call.args and type(call.args[0]) in (ast.List, ast.Tuple) and not any(
+                type(e) is ast.Starred for e in call.args[0].elts):
+            return len(call.args[0].elts)
+        return None
+    if q in ("itertools.count", "count") or not call.args or len(call.args) > 3 or call.keywords:
+        return None
+    if any(type(n) is ast.Name and ctx._local_frame(n.id) is not None for a in call.args for n in ast.walk(a)):
+        return None  # a parameter or local of this function: its value is its caller's
+    try:
+        args = [arraysize.resolve_literal(a, ctx.info.size_literals) for a in call.args]
+    except ValueError:
+        return None
+    if not all(type(a) is int for a in args):
+        return None
+    try:
+        return len(range(*args))
+    except (ValueError, OverflowError):
+        return None
 
 
 def _key(node: ast.AST) -> str | None:
