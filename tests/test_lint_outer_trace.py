@@ -41,7 +41,8 @@ def eager(x):
 
 def test_lint_is_quiet_under_an_outer_jit_and_finds_the_eager_loops():
     found = sorted((f.code, f.location.line) for f in lint_source(SRC, "m.py") if f.code in ("JS203", "JS208"))
-    assert found == [("JS203", 24), ("JS208", 6), ("JS208", 22)], found  # 6: `inner`'s declared static position
+    # 22: a sweep of the 5 values `range(5)` writes out (an info; no fix at `inner`'s declaration for that)
+    assert found == [("JS203", 24), ("JS208", 22)], found
 
 
 def _compiles(fn) -> int:

@@ -171,7 +171,7 @@ def test_js208_a_counter_over_a_few_values_the_source_writes_out_is_a_bounded_sw
     result = jitscope.lint([str(path)], config=False, jobs=1, select=["JS208"])
     got = [(f.location.line, f.severity) for f in result.findings]
     assert got == [(20, "info"), (21, "info"), (23, "info"), (29, "warning"), (31, "warning"), (34, "warning"),
-                   (37, "warning"), (49, "warning")], got
+                   (37, "warning"), (42, "warning"), (49, "warning")], got  # 42: `scale`'s static_argnames, the fix
     assert "one of 5 values the loop at line 19 writes out" in result.findings[0].message
     assert "one of 15 values" in result.findings[1].message and "5 compiles" in result.findings[2].message
     # the fix follows what the parameter is used for: `p` is a loop count in `power` (a tracer there fails,

@@ -43,3 +43,59 @@ def test_the_flagged_calls_raise_and_the_look_alikes_do_not(fixture):
     assert float(fixture.step_shape(x)[0]) == 2.0
     assert float(fixture.step_filtered(x, True)[0]) == 2.0
     assert float(fixture.layer(x, True)[0]) == 2.0  # eagerly the same value is a Python bool: it works
+
+
+SCOPES = '''\
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+from jax import jit
+
+from numpy.polynomial.hermite import hermval as _np_hermval
+
+
+def hermval(x, coeffs):  # the module's function, not the method of the same name
+    return x * len(coeffs)
+
+
+class Shapelets:
+    @partial(jit, static_argnums=(0, 3))
+    def hermval(self, x, n_array, tensor=True):
+        return hermval(x, n_array)  # a bare name: the module's hermval (a class body is no scope of methods)
+
+    @partial(jit, static_argnums=(0,))
+    def predict(this, bel):  # the instance goes to `this`, static position 0: `bel` is traced
+        return bel * 2
+
+    @staticmethod
+    @partial(jit, static_argnums=(0,))
+    def scale(n, x):  # a staticmethod binds nothing: position 0 is `n`
+        return x * n
+
+    @partial(jit, static_argnums=(0,))
+    def run(self, x):
+        y = self.hermval(x, (1.0, 2.0))
+        z = self.predict(y)
+        return self.scale(2, z)
+
+    @partial(jit, static_argnums=(0,))
+    def bad(self, x):
+        return self.scale(x.sum(), x)  # a tracer at the staticmethod's static position 0
+'''
+
+
+def test_bare_names_never_reach_methods_and_the_instance_binds_the_first_parameter(tmp_path):
+    """A call by bare name inside a method is the module's function, never a jitted method of the same name;
+    a method's first parameter takes the instance whatever its name; a staticmethod binds nothing. The quiet
+    calls run under real jit; the one flagged raises."""
+    path = tmp_path / "scopes.py"
+    path.write_text(SCOPES)
+    found = jitscope.lint([str(path)], config=False, jobs=1, select=["JS608"]).findings
+    assert [(f.location.line, f.severity) for f in found] == [(36, "error")], [(f.location.line, f.message) for f in found]
+    ns: dict = {}
+    exec(compile(SCOPES, str(path), "exec"), ns)
+    s = ns["Shapelets"]()
+    assert float(s.run(jnp.ones(3))[0]) == 8.0  # 1 * 2 coeffs, * 2, * 2
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        s.bad(jnp.ones(3))

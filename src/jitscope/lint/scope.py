@@ -628,8 +628,17 @@ class ModuleInfo:
                 self._mark(fn, scopes, _with_bound(spec, bound, kw, given), node)
         return False
 
+    def module_jit(self, name: str) -> tuple[str, StaticSpec] | None:
+        """The jitted def and spec a bare ``name`` calls, or None. Only module-level defs and assignments are
+        recorded (``_def``): a bare name never reaches a method, as a class body is not a scope of its methods
+        (``hermval(x)`` inside a class with a jitted method ``hermval`` calls the module's ``hermval``)."""
+        return self.jitted_callables.get(name)
+
     def _def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.defs.setdefault(node.name, node)
+        if self.def_scopes.get(node) != 0:
+            return  # a method or a nested def: a bare name elsewhere never calls it (the class body is no scope
+            # of its methods; a nested def is the local frame's), so it is no module-level jitted callable
         for dec in node.decorator_list:
             spec = decorator_spec(self, dec)
             if spec is not None and spec.wrapper in JIT_LIKE:

@@ -39,8 +39,8 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
     ``static_argnums`` count from the parameter after ``self``)."""
     func = call.func
     info = ctx.info
-    if isinstance(func, ast.Name) and func.id in info.jitted_callables and ctx._local_frame(func.id) is None:
-        def_name, spec = info.jitted_callables[func.id]
+    if isinstance(func, ast.Name) and info.module_jit(func.id) is not None and ctx._local_frame(func.id) is None:
+        def_name, spec = info.module_jit(func.id)  # type: ignore[misc]
         fn = info.defs.get(def_name)
         return (fn, spec, func.id, 0) if fn is not None else None
     if isinstance(func, ast.Name) and len(ctx.frames) > 1 and func.id in ctx.frame.bound \
@@ -67,8 +67,9 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
         if method is not None:  # `self.m(...)` of `@partial(jax.jit, static_argnums=(1,)) def m(self, ...)`
             for dec in method.decorator_list:
                 spec = decorator_spec(info, dec)
-                if spec is not None and spec.wrapper in JIT_LIKE:
-                    return method, spec, f"self.{func.attr}", 1
+                if spec is not None and spec.wrapper in JIT_LIKE:  # a staticmethod binds nothing
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
+                    return method, spec, f"self.{func.attr}", 0 if static else 1
             return None
         for _, value in _self_assignments(ctx, cls, func.attr):  # `self.step = jax.jit(self._step, ...)`
             if isinstance(value, ast.Call) and value.args and ctx.resolve(value.func) in JIT_LIKE:
@@ -335,7 +336,7 @@ def static_passed(call: ast.Call, fn: Def, spec: StaticSpec, bound: int) -> list
     A method called on ``self`` (``bound`` 1 or 2) passes its first argument to the parameter after
     ``self``; a jit of the bound method (``bound`` 2) counts ``static_argnums`` from there too."""
     positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
-    offset = 1 if bound and positional and positional[0] in ("self", "cls") else 0
+    offset = 1 if bound and positional else 0  # the instance goes to the first parameter, whatever its name
     static = set(spec.argnames) | {positional[offset:][i] for i in spec.argnums
                                    if -len(positional[offset:]) <= i < len(positional[offset:])} if bound == 2 \
         else spec.static_params(fn)
