@@ -47,6 +47,7 @@ from .hooks import install_compile_guard as install_compile_guard
 from .hooks import install_jit_call_hook as install_jit_call_hook
 from .hooks import install_stage_hook as install_stage_hook
 from .hooks import jit_options as jit_options
+from .hooks import shield_cache_miss_explainer as shield_cache_miss_explainer
 from .programs import ProgramSource as ProgramSource
 from .programs import derived_program_role as derived_program_role
 from .programs import is_literal as is_literal

@@ -115,6 +115,44 @@ def _explain_context():  # type: ignore[no-untyped-def]
         return None
 
 
+# JAX's tracing-cache-miss explainer, where it describes a pytree difference, rebuilds both trees with
+# placeholder leaves (``tree_util.equality_errors_pytreedef``, looked up on the module at call time by the
+# explainers of JAX 0.6 - 0.12), so a pytree class whose unflatten checks its children raises there, inside
+# the user's jit call. Under watch that explainer runs only because watch turned ``jax_explain_cache_misses``
+# on, so its failure is watch's, never the program's: while watch explains, that function answers "no
+# difference found" instead of raising. Outside an explanation (the setting off) it is JAX's own.
+
+
+def shield_cache_miss_explainer():  # type: ignore[no-untyped-def]
+    """While installed, an exception in ``tree_util.equality_errors_pytreedef`` while the cache-miss
+    explanation is on (a user pytree's unflatten refusing JAX's placeholder leaves) gives no tree difference
+    instead of failing the jit call; returns a function that uninstalls it. Only for when jitscope turned the
+    explanation on (the user did not)."""
+    try:
+        from jax._src import config, tree_util
+
+        original = tree_util.equality_errors_pytreedef
+        explaining = config.explain_cache_misses
+    except (ImportError, AttributeError):
+        return lambda: None
+
+    def equality_errors_pytreedef(tree1, tree2):  # type: ignore[no-untyped-def]
+        if not explaining.value:
+            return original(tree1, tree2)
+        try:
+            return list(original(tree1, tree2))
+        except Exception:  # noqa: BLE001 - the explanation is optional; the user's call is not
+            return []
+
+    tree_util.equality_errors_pytreedef = equality_errors_pytreedef
+
+    def uninstall() -> None:
+        if tree_util.equality_errors_pytreedef is equality_errors_pytreedef:
+            tree_util.equality_errors_pytreedef = original
+
+    return uninstall
+
+
 def install_stage_hook(on_lowered, on_compiled, around_compile=None, on_module=None,  # type: ignore[no-untyped-def]
                        on_lowering_end=None):
     """Call ``on_lowered(module_name, closed_jaxpr)`` as each program is lowered and

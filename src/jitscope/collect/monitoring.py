@@ -719,6 +719,7 @@ def subscribe(sub: Subscriber, explain: bool = True) -> None:
                 _granted.clear()
                 _compiled_keys.clear()
                 _explain_policy[0] = True  # per call, for the first few traces of each function (_explain_for)
+                _uninstall.append(compat.shield_cache_miss_explainer())  # its failure would be ours, not the program's
         # After the explain setup (it changes the same loggers); undone before it, from _uninstall.
         _uninstall.append(persistent_cache.install())
 
