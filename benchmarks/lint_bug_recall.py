@@ -43,7 +43,8 @@ def lint_tree(tree: Path, out: Path, evidence: Path | None) -> list[dict]:
 def collect(bug: Path, record: dict, evidence: Path, venvs: Path) -> None:
     """Run the bug's driver under `jitscope watch --trace-evidence` from its tree (when the record says it runs
     here), in the bug's venv with this checkout's jitscope."""
-    if not str(record.get("runnable_here", "")).startswith("yes") or not (bug / "driver.py").is_file():
+    runnable = str(record.get("runnable_here", ""))  # "yes ..." (bugs, bugs4) or the venv's path (bugs5)
+    if not (runnable.startswith("yes") or runnable.startswith("/")) or not (bug / "driver.py").is_file():
         return
     note = str(record.get("jax_version_note", "")) + (
         (bug / "venv.txt").read_text() if (bug / "venv.txt").is_file() else "")
