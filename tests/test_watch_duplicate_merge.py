@@ -45,6 +45,12 @@ def test_classes():
         scaled(cls(jnp.ones(3)))
 
 
+def test_class_and_keyword():
+    for cls, by_keyword in ((A, False), (B, True)):
+        g = jax.jit(lambda t, y: t.x * y)    # the class changes, and y comes by keyword with it
+        g(cls(jnp.ones(3)), y=jnp.ones(3)) if by_keyword else g(cls(jnp.ones(3)), jnp.ones(3))
+
+
 class P:
     @staticmethod
     def apply(x):
@@ -106,7 +112,7 @@ def test_create_once_only_where_one_object_would_have_hit_the_cache(tmp_path):
     data = json.loads(out.read_text())
     tests = [e["test"].split("::")[1] for e in data["events"]]
     # the counts are unchanged: every case compiles
-    assert tests == ["test_classes"] * 3 + ["test_captured_class"] * 2 + ["test_checked_rerun"] * 3 + \
+    assert tests == ["test_classes"] * 3 + ["test_class_and_keyword"] * 2 + ["test_captured_class"] * 2 + ["test_checked_rerun"] * 3 + \
         ["test_static_function_field"] * 2
     found = {f["compile_index"]: f for f in data["findings"] if f["code"] in ("JW403", "JW404")}
     # (a) the class changed: named, and no "create once"; the third case pairs with the first (same class)
@@ -116,14 +122,17 @@ def test_create_once_only_where_one_object_would_have_hit_the_cache(tmp_path):
     assert found[2]["details"]["earlier_index"] == 0 and found[2]["fix"]["title"] == fixes.CREATE_ONCE.title
     assert found[2]["details"]["key_difference"].startswith("a new function object (equal bindings")
     # (b) another captured class: one object could not serve both cases
-    assert 4 not in found
-    # (c) the leak-checked re-run is not paired; the unchecked repeat pairs with the unchecked first call
     assert 6 not in found
-    assert found[7]["details"]["earlier_index"] == 5 and found[7]["fix"]["title"] == fixes.CREATE_ONCE.title
+    # (c) the leak-checked re-run is not paired; the unchecked repeat pairs with the unchecked first call
+    assert 8 not in found
+    assert found[9]["details"]["earlier_index"] == 7 and found[9]["fix"]["title"] == fixes.CREATE_ONCE.title
     # (d) a function in a static field: one function object, never "make it a leaf"
-    assert found[9]["fix"]["title"] == fixes.STATIC_FUNCTION_FIELD.title
-    assert found[9]["details"]["key_difference"].startswith("a function in a static field")
-    assert sorted(found) == [1, 2, 7, 9]
+    assert found[11]["fix"]["title"] == fixes.STATIC_FUNCTION_FIELD.title
+    assert found[11]["details"]["key_difference"].startswith("a function in a static field")
+    # the class change comes first, with its fix, before the keyword that changed with it
+    assert found[4]["details"]["key_difference"].startswith("pytree container and ")
+    assert found[4]["fix"]["title"] == found[1]["fix"]["title"]
+    assert sorted(found) == [1, 2, 4, 9, 11]
     # JAX agrees with (a) and (d): one object compiles once per class, and once per function in a static field
     import jax
     import jax.numpy as jnp

@@ -21,7 +21,7 @@ a library both defines and calls.
   once" is advice only where one function object would have hit jit's cache: the two objects bind equal values
   (a closure over another class per test case is another function: not paired) and the arguments' signatures
   agree (a pytree class that changed is named instead; an earlier compile whose signature agrees is paired
-  first). A function in a node's static field cannot be made a leaf: the fix is one function object. Compiles
+  first, and its fix is the finding's). A function in a node's static field cannot be made a leaf: the fix is one function object. Compiles
   under different trace contexts or checking modes (``jax.checking_leaks``) are not paired. An eager
   ``lax.cond``/``while_loop``/``scan`` (attributed to the primitive by ``collect/programs.py``) is keyed on
   its bodies' traces: closures defined per call compile again, and jitting the caller is the fix. When
@@ -174,7 +174,13 @@ def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, l
             out.append((what, title, why, diffs.pop(cat)))
     for cat, lines in diffs.items():
         out.append((cat.replace("_", " "), "keep the argument the same every call", "", lines))
+    # An argument of another pytree class (``k: _JitWrapper -> _GradWrapper``, one class per test case) is the
+    # difference every other one follows from: named, and its fix given, first.
+    out.sort(key=lambda c: 0 if c[0] == "pytree container" and any(_CLASS_CHANGE.match(d) for d in c[3]) else 1)
     return out
+
+
+_CLASS_CHANGE = re.compile(r"\S+: (?!keys )[A-Za-z_][\w.]* -> [A-Za-z_][\w.]*$")  # reasons.node_changes' wording
 
 
 _FUNCTION_REPR = re.compile(r"<(?:function|bound method|built-in function|cyfunction) .*? at 0x[0-9a-f]+>")
