@@ -1,7 +1,7 @@
 """Bug recall: does `jitscope lint` flag real shipped-and-fixed jit bugs at the lines their fix changed?
 
     python benchmarks/lint_bug_recall.py [--bugs /work/corpus/tuning/bugs] [--out /work/bench/bug-recall]
-                                         [--evidence-dir DIR] [--collect] [--only ID,ID]
+                                         [--evidence-dir DIR] [--collect] [--only ID,ID] [--unknown-callers]
 
 Each bug folder (built by the corpus builders, outside this repository) holds ``record.json`` (the
 buggy files and lines at the parent of the fix), ``tree/`` (the code at that parent) and a driver.
@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def lint_tree(tree: Path, out: Path, evidence: Path | None) -> list[dict]:
-    cmd = [sys.executable, "-m", "jitscope", "lint", "--no-config", "--exit-zero", "--format", "json", str(tree)]
+def lint_tree(tree: Path, out: Path, evidence: Path | None, extra: tuple[str, ...] = ()) -> list[dict]:
+    cmd = [sys.executable, "-m", "jitscope", "lint", "--no-config", "--exit-zero", "--format", "json", *extra, str(tree)]
     if evidence is not None:
         cmd += ["--evidence", str(evidence)]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
@@ -87,6 +87,8 @@ def main() -> int:
     ap.add_argument("--collect", action="store_true", help="run the drivers to record trace evidence first")
     ap.add_argument("--venvs", default="/work/bench", help="where bugs-venv and bugs-venv-jax0435 live")
     ap.add_argument("--only", default="")
+    ap.add_argument("--unknown-callers", action="store_true", help="lint with --unknown-callers (public functions "
+                    "no linted jit reaches, as if a user jits them: info findings)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -105,7 +107,8 @@ def main() -> int:
             collect(bug, record, evidence, Path(args.venvs))
         if evidence is not None and not evidence.is_file():
             evidence = None
-        findings = lint_tree(tree, out / f"{bug.name}.json", evidence)
+        findings = lint_tree(tree, out / f"{bug.name}.json", evidence,
+                             ("--unknown-callers",) if args.unknown_callers else ())
         row = judge(record, tree, findings)
         row["evidence"] = evidence is not None
         rows.append(row)

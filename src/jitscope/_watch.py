@@ -123,7 +123,8 @@ class WatchSession:
             if kind == "compile":  # JW403/JW404: this program (or all but its constants) compiled before
                 try:
                     entry = raw.live.get("program")
-                    found = duplicates.observe(event, list(entry.constants) if entry is not None else None)
+                    found = duplicates.observe(event, list(entry.constants) if entry is not None else None,
+                                             raw.live.get("context"), raw.live.get("checks"))
                 except Exception:  # noqa: BLE001 - an analysis must never break the user's program
                     found = None
                     analyzer.failures += 1  # type: ignore[union-attr]

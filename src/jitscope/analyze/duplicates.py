@@ -17,7 +17,12 @@ a library both defines and calls.
   than the program: the finding names what differed in it, from the two calls' signatures (weak type,
   committed vs uncommitted or another sharding object, the pytree container, a static value the program
   ignores, arguments passed by keyword vs by position, an unread argument left out) or the function object
-  (a new object with equal bindings: the same function rebuilt); every difference found is named. An eager
+  (a new object with equal bindings: the same function rebuilt); every difference found is named. "Create it
+  once" is advice only where one function object would have hit jit's cache: the two objects bind equal values
+  (a closure over another class per test case is another function: not paired) and the arguments' signatures
+  agree (a pytree class that changed is named instead; an earlier compile whose signature agrees is paired
+  first, and its fix is the finding's). A function in a node's static field cannot be made a leaf: the fix is one function object. Compiles
+  under different trace contexts or checking modes (``jax.checking_leaks``) are not paired. An eager
   ``lax.cond``/``while_loop``/``scan`` (attributed to the primitive by ``collect/programs.py``) is keyed on
   its bodies' traces: closures defined per call compile again, and jitting the caller is the fix. When
   nothing differed, the cache was cleared or evicted. The second compile's seconds were wasted.
@@ -35,6 +40,7 @@ that XLA's output is byte-identical), and a program compiled again can be a deli
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -45,6 +51,7 @@ from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix, has_identity_members
 from .advice_scope import library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
+from .recompile_patterns import same_context
 from .runtime_record import RuntimeFinding
 from .runtime_record import source_line as _source
 
@@ -139,9 +146,15 @@ def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, l
     # A node's static data (an eqx.field(static=True), a flax struct field with pytree_node=False, aux data) is
     # not its container: the program is the same, so the value is not needed at compile time.
     static_data = [d for d in diffs.get("pytree_change", ()) if "): static data " in d]
-    if static_data:
+    functions = [d for d in static_data if _function_static_data(old, new, d)]
+    if functions:  # a function cannot be a leaf: the fix is one function object, not "make it a leaf"
+        out.append(("a function in a static field of a pytree node (a new function object: functions compare by "
+                    "identity)", fixes.STATIC_FUNCTION_FIELD.title, fixes.STATIC_FUNCTION_FIELD.why, functions))
+    rest = [d for d in static_data if d not in functions]
+    if rest:
         out.append(("a static field of a pytree node (its static data)", fixes.STATIC_FIELD_IGNORED.title,
-                    fixes.STATIC_FIELD_IGNORED.why, static_data))
+                    fixes.STATIC_FIELD_IGNORED.why, rest))
+    if static_data:
         diffs["pytree_change"] = [d for d in diffs["pytree_change"] if d not in static_data]
         if not diffs["pytree_change"]:
             diffs.pop("pytree_change")
@@ -161,7 +174,27 @@ def _causes(old: ArgSignature, new: ArgSignature) -> list[tuple[str, str, str, l
             out.append((what, title, why, diffs.pop(cat)))
     for cat, lines in diffs.items():
         out.append((cat.replace("_", " "), "keep the argument the same every call", "", lines))
+    # An argument of another pytree class (``k: _JitWrapper -> _GradWrapper``, one class per test case) is the
+    # difference every other one follows from: named, and its fix given, first.
+    out.sort(key=lambda c: 0 if c[0] == "pytree container" and any(_CLASS_CHANGE.match(d) for d in c[3]) else 1)
     return out
+
+
+_CLASS_CHANGE = re.compile(r"\S+: (?!keys )[A-Za-z_][\w.]* -> [A-Za-z_][\w.]*$")  # reasons.node_changes' wording
+
+
+_FUNCTION_REPR = re.compile(r"<(?:function|bound method|built-in function|cyfunction) .*? at 0x[0-9a-f]+>")
+
+
+def _function_static_data(old: ArgSignature, new: ArgSignature, line: str) -> bool:
+    """The static data named in ``line`` (``path (Kind): static data ...``) holds functions and differs only in
+    which function objects it holds (their reprs with addresses blanked are equal)."""
+    path = line.partition(" (")[0]
+    a, b = old.nodes.get(path), new.nodes.get(path)
+    if not a or not b or not _FUNCTION_REPR.search(a):
+        return False
+    blank = lambda t: _FUNCTION_REPR.sub(lambda m: m.group(0).rsplit(" at 0x", 1)[0], t)  # noqa: E731
+    return blank(a) == blank(b)
 
 
 def _wrapper(event: CompileEvent) -> str:
@@ -177,7 +210,9 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
 
     Every difference found is named (a weak type and a new placement of one argument both need fixing for
     one cache entry); the fix is the first one's."""
-    if old.function_id is not None and new.function_id is not None and old.function_id != new.function_id:
+    causes = _causes(old.signature, new.signature) if old.signature is not None and new.signature is not None \
+        else []
+    if _rebuilt(old, new) and not causes:
         what, title, why = _NEW_OBJECT
         same = old.bindings is not None and old.bindings == new.bindings
         # the bindings are shown when a reader can take them in (a closure's few cells); a wrapper's (grad of a
@@ -185,8 +220,6 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
         shown = same and old.bindings and len(old.bindings) <= _SHOWN_BINDINGS
         return (what + (" (equal bindings: the same function rebuilt)" if same else ""), title, why,
                 [f"bindings: {old.bindings}"] if shown else [])
-    causes = _causes(old.signature, new.signature) if old.signature is not None and new.signature is not None \
-        else []
     if _eager_primitive(new):
         what, title, why = _eager_cause(new)
         return what, title, why, [line for c in causes for line in c[3]]
@@ -199,6 +232,19 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
     if _explained_new_object(new):
         return _lost_function(new)
     return _CLEARED[0], _CLEARED[1], _CLEARED[2], []
+
+
+def _rebuilt(old: CompileEvent, new: CompileEvent) -> bool:
+    """Two function objects (a jit or closure built again)."""
+    return old.function_id is not None and new.function_id is not None and old.function_id != new.function_id
+
+
+def _rebound(old: CompileEvent, new: CompileEvent) -> bool:
+    """Two function objects binding different values (a closure over another class or object, a partial of
+    another argument, per case of a parametrized test): one object could not have served both calls, so "create
+    it once" would not merge them, whatever the programs' texts."""
+    return _rebuilt(old, new) and old.bindings is not None and new.bindings is not None and \
+        old.bindings != new.bindings
 
 
 def _lost_function(new: CompileEvent) -> tuple[str, str, str, list[str]]:
@@ -255,34 +301,45 @@ class DuplicateTracker:
         self._explained: dict[tuple, tuple[str, str, str, list[str]]] = {}
         self._lock = threading.Lock()
 
-    def observe(self, event: CompileEvent, constants: list[str] | None) -> RuntimeFinding | None:
+    def observe(self, event: CompileEvent, constants: list[str] | None,
+                context: Any = None, checks: Any = None) -> RuntimeFinding | None:
         """The JW403/JW404 finding for ``event`` (a finished compile) against the earlier ones, or None
-        (the most recent earlier compile of the same program, else of the same program but its constants).
-        ``constants``: its program's literal constants (short values), None when unknown."""
+        (the most recent earlier compile of the same program whose arguments' signature agrees, else the most
+        recent of the same program, else of the same program but its constants). ``constants``: its program's
+        literal constants (short values), None when unknown; ``context``: JAX's trace context it was traced
+        under (``(names, values)``) and ``checks``: the checking modes on (``jaxmodel.deliberate.CHECK_MODES``), None
+        when unknown: compiles under different contexts or checking modes are not paired."""
         if event.fingerprint is None or library_internal(event):
             return None
         key = (function_key(event), *scope_key(event))
         blind = event.constants_blind_fingerprint
         with self._lock:
-            same = list(self._by_program.get((*key, event.fingerprint), ()))
-            near = list(self._by_blind.get((*key, blind), ())) if blind is not None else []
-            self._by_program.setdefault((*key, event.fingerprint), deque(maxlen=RECENT)).append((event, constants))
+            ctx = (context, checks)
+            same = [(o, c) for o, c, x in self._by_program.get((*key, event.fingerprint), ()) if _same(x, ctx)]
+            near = [(o, c) for o, c, x in self._by_blind.get((*key, blind), ()) if _same(x, ctx)] \
+                if blind is not None else []
+            entry = (event, constants, ctx)
+            self._by_program.setdefault((*key, event.fingerprint), deque(maxlen=RECENT)).append(entry)
             if blind is not None:
-                self._by_blind.setdefault((*key, blind), deque(maxlen=RECENT)).append((event, constants))
+                self._by_blind.setdefault((*key, blind), deque(maxlen=RECENT)).append(entry)
         # The same program: "create it once" or "pass one type" merges only one object's compiles, or two
         # objects' made at one call site (a jit rebuilt in a loop).
-        for old, _ in reversed(same):
-            if mergeable(old, event):
-                if _other_placement(old, event) or _library_static(old, event):
-                    return None
-                cause = _key_difference(old, event)
-                if _explained_new_object(event):
-                    self._explained[key] = cause
-                elif cause[0] == _CLEARED[0] and not _explanation(event) and key in self._explained:
-                    what, title, why, _ = self._explained[key]
-                    cause = (what, title, why, ["as in this function's earlier recompiles, which JAX explained "
-                                                "(it explains only a function's first misses)"])
-                return _identical(old, event, cause)
+        # A rebuilt function binding other values is no duplicate one object would have merged; among the rest,
+        # an earlier compile whose signature agrees is the one "create it once" would have hit.
+        paired = [old for old, _ in reversed(same) if mergeable(old, event) and not _rebound(old, event)]
+        agreeing = [old for old in paired if old.signature is not None and event.signature is not None
+                    and not _causes(old.signature, event.signature)]
+        for old in (agreeing or paired)[:1]:
+            if _other_placement(old, event) or _library_static(old, event):
+                return None
+            cause = _key_difference(old, event)
+            if _explained_new_object(event):
+                self._explained[key] = cause
+            elif cause[0] == _CLEARED[0] and not _explanation(event) and key in self._explained:
+                what, title, why, _ = self._explained[key]
+                cause = (what, title, why, ["as in this function's earlier recompiles, which JAX explained "
+                                            "(it explains only a function's first misses)"])
+            return _identical(old, event, cause)
         # Constants only: the fix is in the definition (the value as an argument), wherever it is called.
         for old, old_constants in reversed(near):
             if old.fingerprint != event.fingerprint:
@@ -290,6 +347,11 @@ class DuplicateTracker:
                     return None  # the constants are the library's static option, baked in by its choice
                 return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
         return None
+
+
+def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+    """Two compiles' (trace context, checking modes) allow pairing: equal, or not known for one of them."""
+    return same_context(a[0], b[0]) and (a[1] is None or b[1] is None or a[1] == b[1])
 
 
 def _base(old: CompileEvent, event: CompileEvent) -> dict[str, Any]:

@@ -207,6 +207,17 @@ class ContextTracker:
                                  "in JAX's trace context (config.trace_context())"}, **base)
 
 
+def same_context(a: Any, b: Any) -> bool:
+    """Two recorded trace contexts (``(names, values)``, ``RawCompile.live["context"]``) are the same, or one is
+    unknown: a compile under another context (``jax.checking_leaks``, ``enable_x64``, a default device) is
+    another cache entry by JAX's design, not a duplicate one change of the user's code would merge."""
+    if not a or not b:
+        return True
+    (names_a, values_a), (names_b, values_b) = a, b
+    return tuple(names_a) == tuple(names_b) and len(values_a) == len(values_b) and \
+        all(_equal(x, y) for x, y in zip(values_a, values_b))
+
+
 def _equal(a: Any, b: Any) -> bool:
     """Equal, or not different in any way the finding could name (equal text once addresses are blanked)."""
     if a is b:

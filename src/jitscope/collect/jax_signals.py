@@ -18,7 +18,8 @@ program's code (caught or not) and the warnings it issues, each at the program's
   they do for the user); the wrapper calls whatever ``showwarning`` was installed, so nothing changes in
   what the program prints.
 * ``TraceContextProbe`` (a ``monitoring.probes`` member): the trace context JAX adds to jit's cache key,
-  read for each slow-path call that traced a user function, into ``RawCompile.live["context"]``.
+  read for each slow-path call that traced a user function, into ``RawCompile.live["context"]``, and the
+  checking modes on then (``jaxmodel.deliberate.CHECK_MODES``: ``jax.checking_leaks``) into ``live["checks"]``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from types import FrameType
 from typing import Any
 
 from .._jaxcompat.runtime_hooks import install_boundary_hook, staging_now, trace_context
+from ..jaxmodel.deliberate import check_modes
 from ..model import Location
 from .program_frames import expects_error, frame_kind, innermost_program_frame, location, program_caller
 
@@ -281,3 +283,6 @@ class TraceContextProbe(MonitoringProbe):
             ctx = trace_context()
             if ctx is not None:
                 raw.live["context"] = ctx
+            checks = check_modes()  # not in the cache key: whether a checking mode was on (JW403 pairs within one)
+            if checks is not None:
+                raw.live["checks"] = checks

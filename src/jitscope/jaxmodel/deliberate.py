@@ -16,8 +16,24 @@ that only trace as well; it keeps its own copy of these two facts until lint rea
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 TRACE_WORDS = ("trace", "tracing", "jaxpr", "eval_shape", "compile")
+
+# JAX's checking modes (``jax.checking_leaks()``, ``jax.debug_nans``/``debug_infs``): a test re-runs code under
+# one on purpose (its other tests' bodies inside ``with jax.checking_leaks():``); a function rebuilt there and
+# compiled again is that check's run, not a duplicate of the unchecked run's compile (watch, JW403/JW404).
+CHECK_MODES = ("jax_check_tracer_leaks", "jax_debug_nans", "jax_debug_infs")
+
+
+def check_modes() -> tuple[Any, ...] | None:
+    """The values of ``CHECK_MODES`` now (public ``jax.config`` reads), None where this JAX cannot say."""
+    try:
+        import jax
+
+        return tuple(getattr(jax.config, name) for name in CHECK_MODES)
+    except Exception:  # noqa: BLE001 - an option renamed or gone in another JAX
+        return None
 
 
 def is_test_file(path: str) -> bool:

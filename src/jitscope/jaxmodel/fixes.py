@@ -124,6 +124,13 @@ STATIC_FIELD_IGNORED = Advice(
     "a pytree node's static data (aux data) is part of its tree structure, which jit keys its cache on: each new "
     "value traces and compiles again, here into the same program, since the program does not depend on it. A "
     "leaf is traced: one compile serves every value.")
+STATIC_FUNCTION_FIELD = Advice(
+    "keep one function object in the static field: define the function once (at module level, or outside the loop "
+    "or the calling function) and pass that same object every time, instead of a lambda, closure or partial built "
+    "per call",
+    "a function cannot be a pytree leaf (jit traces arrays, not functions), so it stays static data, part of the tree "
+    "structure jit keys its cache on; and a function compares by identity, so a new lambda, closure or partial with "
+    "the same code is a new tree structure, traced and compiled again, here into the same program.")
 
 
 def builtin_reduction(builtin: str, repl: str) -> Advice:
