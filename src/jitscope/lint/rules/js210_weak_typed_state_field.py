@@ -25,7 +25,7 @@ class WeakTypedStateField(Rule):
     against its ``step``. Not flagged: a Python number in one branch of a ``lax.cond`` whose other branch
     gives the field a typed array (``lax.cond(done, restart, advance, s)``): cond joins its branches' output
     types, so the weak ``int32[]`` is promoted to the typed one and no weak leaf leaves the cond (checked under
-    real JAX 0.6.2-0.10: one compile). Two weak branches stay weak and are still flagged.
+    real JAX 0.6.2-0.12: one compile). Two weak branches stay weak and are still flagged.
 
     ## Why is this bad?
     A Python number passed into jit is a *weakly typed* leaf (``~int32[]``), a typed array a strong one
