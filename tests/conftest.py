@@ -56,6 +56,26 @@ def compile_lines(path: str | os.PathLike[str]) -> list[str]:
     return [line for line in Path(path).read_text().splitlines() if not line.startswith('{"type": ')]
 
 
+def count_compiles(fn) -> int:
+    """How many backend compiles running ``fn()`` caused (JAX's own monitoring events)."""
+    import jax
+
+    seen = []
+
+    def listener(name, _dur, **_kw):
+        if name.endswith("backend_compile_duration"):
+            seen.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        fn()
+    finally:
+        m = jax.monitoring  # public from JAX 0.7; the private name before
+        (getattr(m, "unregister_event_duration_listener", None)
+         or m._unregister_event_duration_listener_by_callback)(listener)
+    return len(seen)
+
+
 @pytest.fixture
 def cli():
     """The ``run_cli`` helper as a fixture; ``tests/fixtures`` is on PYTHONPATH of the child."""

@@ -7,8 +7,8 @@ that a jit may trace (a public function of a package, a function called from ano
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
+from conftest import count_compiles
 from jax import lax
 
 import jitscope
@@ -51,23 +51,6 @@ if __name__ == "__main__":
 '''
 
 
-def _compiles(fn) -> int:
-    seen = []
-
-    def listener(name, _dur, **_kw):
-        if name.endswith("backend_compile_duration"):
-            seen.append(name)
-
-    jax.monitoring.register_event_duration_secs_listener(listener)
-    try:
-        fn()
-    finally:
-        m = jax.monitoring  # public from JAX 0.7; the private name before
-        (getattr(m, "unregister_event_duration_listener", None)
-         or m._unregister_event_duration_listener_by_callback)(listener)
-    return len(seen)
-
-
 def test_fresh_bodies_compile_every_iteration_under_real_jax():
     x = jnp.ones(3)
 
@@ -87,8 +70,8 @@ def test_fresh_bodies_compile_every_iteration_under_real_jax():
 
     fresh()  # warm JAX's own helpers (the predicate's ops)
     same()
-    assert _compiles(fresh) >= 4
-    assert _compiles(same) == 0
+    assert count_compiles(fresh) >= 4
+    assert count_compiles(same) == 0
 
 
 def test_js209_flags_only_certainly_eager_loops(tmp_path):
@@ -186,5 +169,5 @@ def test_fresh_partials_and_helpers_compile_on_every_eager_call_under_real_jax()
 
     helper_loop()
     switch_loop()
-    assert _compiles(helper_loop) >= 4
-    assert _compiles(switch_loop) >= 4
+    assert count_compiles(helper_loop) >= 4
+    assert count_compiles(switch_loop) >= 4

@@ -12,6 +12,13 @@ def predict(params, x):
     return jax.jit(lambda p, v: model(p, v))(params, x)  # JS204
 
 
+def predict_all(params, xs):
+    return [predict(params, x) for x in xs]  # `predict` runs once per x: a warning
+
+
+# `apply` and `scaled` below: no caller here runs them more than once, so an info ("if `apply` runs more than once")
+
+
 def apply(params, x):
     def loss(p):
         return jnp.sum(model(p, x))

@@ -33,7 +33,15 @@ class JitFreshFunction(Rule):
     factory, or under a memo slot that outlives the call (``if self._f is None: self._f = ...``).
     Nor a jit-wrapping decorator: the jitted function kept in a local that a returned closure uses
     (``jitted = jax.jit(...)``; ``def wrapper(*a): return jitted(*a)``; ``return wrapper``) is built once per
-    decorated function and reused by every call of the wrapper.
+    decorated function and reused by every call of the wrapper. Nor a jit inside a function that is itself
+    traced (jitted, or reached from a jitted function): the inner jit is inlined into the outer trace and compiles
+    nothing of its own.
+
+    The cost is paid only when the enclosing function runs more than once with the same program. It is a
+    ``warning`` when the source shows that: the function is called (``f(...)``, ``obj.f(...)``) inside a loop
+    body or a comprehension of this module, or by a function that is itself so called. Otherwise (a ``train()``
+    or ``init()`` that a launcher runs once, or a caller in another module) it is an ``info`` that says the
+    condition: "if `train` runs more than once with the same program, each call recompiles".
 
     ## Why is this bad?
     Each call of the enclosing function creates a new function object, and jit's cache is
@@ -74,6 +82,8 @@ class JitFreshFunction(Rule):
         fn = ctx.frame.node
         if len(ctx.frames) == 2 and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and ctx.info.runs_once(fn):
             return  # a one-shot driver (`main`): it compiles once per run with or without the jit
+        if ctx.under_trace:
+            return  # inside a traced function the inner jit is inlined into that trace: no compile of its own
         if _module_method(ctx):
             return  # a module's `__call__` runs under its user's jit: the inner jit is inlined, not recompiled
         if _built_once(ctx):
@@ -94,8 +104,15 @@ class JitFreshFunction(Rule):
                 return  # a driver: `step = jax.jit(...)` then `for batch in data: step(...)` compiles once per run
         else:
             return  # returned, stored on an object, passed on: a factory, created once by its caller
-        ctx.report(self, node, wrapper=ctx.resolve(node.func), what=what,  # type: ignore[attr-defined]
-                   function=ctx.frame.name)
+        wrapper, function = ctx.resolve(node.func), ctx.frame.name  # type: ignore[attr-defined]
+        if function in ctx.memo(_called_repeatedly):
+            ctx.report(self, node, wrapper=wrapper, what=what, function=function)
+            return
+        msg = (f"`{wrapper}` of {what} on every call of `{function}`: if `{function}` runs more than once with the "
+               f"same program, each call recompiles; no loop or repeated caller of `{function}` is seen here (a "
+               f"`train()` or `init()` that runs once compiles once either way); to be safe, create the jitted "
+               f"function once and reuse it")
+        ctx.report(self, node, msg, severity="info", wrapper=wrapper, what=what, function=function)
 
 
 _CACHES = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property", "lru_cache", "cache",
@@ -262,3 +279,57 @@ def _called_in_loop(fn: ast.AST | None, name: str) -> bool:
         loop = in_loop or isinstance(n, (ast.For, ast.AsyncFor, ast.While))
         stack.extend((c, loop) for c in ast.iter_child_nodes(n))
     return False
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _repeats(loop: ast.AST, child: ast.AST) -> bool:
+    """Does ``child`` of ``loop`` run once per iteration (a loop body, a ``while`` test, a comprehension's element),
+    not once per loop (the iterable of a ``for`` or of a comprehension's first ``for``, an ``else`` block)?"""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        return child is not loop.iter and child not in loop.orelse
+    if isinstance(loop, ast.While):
+        return child not in loop.orelse
+    if isinstance(loop, _COMPREHENSIONS):
+        return child is not loop.generators[0]
+    if isinstance(loop, ast.comprehension):
+        return child is not loop.iter  # the first generator's iter was handled above; inner ones repeat
+    return False
+
+
+def _called_repeatedly(ctx: Context) -> frozenset[str]:
+    """Names of this module's functions the source shows running more than once: called (``f(...)``,
+    ``obj.f(...)``) inside a loop or comprehension, or called anywhere by a function that is itself so.
+    A function no one here calls again (a ``train()`` a launcher runs once) is not among them."""
+    defs: dict[str, list[ast.AST]] = {}
+    for n in ast.walk(ctx.tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(n.name, []).append(n)
+    looped: set[str] = set()
+    edges: dict[str, set[str]] = {}  # caller name -> names it calls outside loops
+    units: list[tuple[ast.AST, str | None]] = [(ctx.tree, None)]
+    while units:
+        unit, owner = units.pop()
+        stack: list[tuple[ast.AST, bool]] = [(c, False) for c in ast.iter_child_nodes(unit)]
+        while stack:
+            n, in_loop = stack.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                units.append((n, n.name))
+                continue
+            if isinstance(n, ast.Call):
+                f = n.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+                if name in defs:
+                    if in_loop:
+                        looped.add(name)
+                    elif owner is not None:
+                        edges.setdefault(owner, set()).add(name)
+            stack.extend((c, in_loop or _repeats(n, c)) for c in ast.iter_child_nodes(n))
+    todo = list(looped)
+    while todo:
+        for callee in edges.get(todo.pop(), ()):
+            if callee not in looped:
+                looped.add(callee)
+                todo.append(callee)
+    return frozenset(looped)

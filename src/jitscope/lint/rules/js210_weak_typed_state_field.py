@@ -22,7 +22,10 @@ class WeakTypedStateField(Rule):
     ``NamedTuple``, ...), a field given a Python ``int`` or ``float`` literal (``time=0``) when another call
     of the same class in the module gives that field a value of a stated dtype (``time=jnp.int32(t + 1)``,
     ``jnp.zeros((), jnp.int32)``, ``x.astype(jnp.float32)``): typically an environment's ``reset``
-    against its ``step``.
+    against its ``step``. Not flagged: a Python number in one branch of a ``lax.cond`` whose other branch
+    gives the field a typed array (``lax.cond(done, restart, advance, s)``): cond joins its branches' output
+    types, so the weak ``int32[]`` is promoted to the typed one and no weak leaf leaves the cond (checked under
+    real JAX 0.6.2-0.12: one compile). Two weak branches stay weak and are still flagged.
 
     ## Why is this bad?
     A Python number passed into jit is a *weakly typed* leaf (``~int32[]``), a typed array a strong one
@@ -95,21 +98,36 @@ def _find_sites(ctx: Context) -> dict:
     classes = {name: cls for name, cls in pytrees.module_classes(ctx).items() if pytrees.is_pytree(ctx, cls)}
     if not classes:
         return got
+    found: list[tuple[tuple, ast.AST, Dtype]] = []
+    where: dict[ast.AST, ast.AST] = {}  # value -> innermost def or lambda it is made in
     for top in ctx.tree.body:
         owner = top.name if isinstance(top, ast.ClassDef) else None
-        _visit(ctx, top, owner, classes, got)
+        _visit(ctx, top, owner, classes, found, where)
+    branches = _cond_branches(ctx)
+    strong_in: dict[tuple, set[ast.AST]] = {}  # key -> cond calls one of whose branches makes it typed
+    for key, value, d in found:
+        if not d[1] and where.get(value) in branches:
+            strong_in.setdefault(key, set()).update(c for c, _ in branches[where[value]])
+    for key, value, d in found:
+        if d[1] and any(c in strong_in.get(key, ()) for c, _ in branches.get(where.get(value), ())):  # type: ignore
+            continue  # joined with a typed branch of the same cond: the cond's output is typed
+        got.setdefault(key, []).append((value, d))
     return got
 
 
-def _visit(ctx: Context, top: ast.AST, owner: str | None, classes: dict, got: dict) -> None:
+def _visit(ctx: Context, top: ast.AST, owner: str | None, classes: dict, found: list, where: dict) -> None:
     """One walk of a top-level statement (a stack, not recursion: expressions can nest deeply): each call of a
-    state class read in its innermost enclosing def."""
+    state class read in its innermost enclosing def. A weak site in a ``lax.cond`` branch whose other branch gives
+    the field a typed array is left out by the caller: cond joins its branches' output types, so no weak leaf
+    leaves it."""
     envs: dict[ast.AST, DtypeOf] = {}
-    stack: list[tuple[ast.AST, ast.AST | None]] = [(top, None)]
+    stack: list[tuple[ast.AST, ast.AST | None, ast.AST | None]] = [(top, None, None)]
     while stack:
-        node, fn = stack.pop()
+        node, fn, inner = stack.pop()
         if isinstance(node, _DEFS):
-            fn = node
+            fn = inner = node
+        elif isinstance(node, ast.Lambda):
+            inner = node
         elif (fn is not None and isinstance(node, ast.Call) and type(node.func) is ast.Name
                 and node.func.id in classes and node.keywords
                 and node.func.id not in {a.arg for a in fn.args.args}):  # type: ignore[attr-defined]
@@ -119,5 +137,31 @@ def _visit(ctx: Context, top: ast.AST, owner: str | None, classes: dict, got: di
             for kw in node.keywords:
                 d = dt(kw.value) if kw.arg else None
                 if d is not None and (not d[1] or isinstance(kw.value, (ast.Constant, ast.UnaryOp))):
-                    got.setdefault((owner, node.func.id, kw.arg), []).append((kw.value, d))
-        stack += zip(iter_child_nodes(node), repeat(fn))
+                    found.append(((owner, node.func.id, kw.arg), kw.value, d))
+                    if inner is not None:
+                        where[kw.value] = inner
+        stack += zip(iter_child_nodes(node), repeat(fn), repeat(inner))
+
+
+def _cond_branches(ctx: Context) -> dict[ast.AST, list[tuple[ast.AST, int]]]:
+    """The defs and lambdas passed as branches of a ``lax.cond`` of the module -> [(the cond call, which branch)]."""
+    return ctx.memo(_find_cond_branches)
+
+
+def _find_cond_branches(ctx: Context) -> dict[ast.AST, list[tuple[ast.AST, int]]]:
+    defs: dict[str, list[ast.AST]] = {}
+    conds = []
+    for n in ast.walk(ctx.tree):
+        if isinstance(n, _DEFS):
+            defs.setdefault(n.name, []).append(n)
+        elif isinstance(n, ast.Call) and ctx.info.resolve(n.func) == "jax.lax.cond":
+            conds.append(n)
+    out: dict[ast.AST, list[tuple[ast.AST, int]]] = {}
+    for c in conds:
+        given = dict(enumerate(c.args[1:3]))
+        given.update({i: k.value for k in c.keywords for i, name in enumerate(("true_fun", "false_fun"))
+                      if k.arg == name})
+        for i, b in given.items():
+            for target in [b] if isinstance(b, ast.Lambda) else defs.get(b.id, []) if isinstance(b, ast.Name) else []:
+                out.setdefault(target, []).append((c, i))
+    return out

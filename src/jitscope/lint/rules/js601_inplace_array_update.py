@@ -23,7 +23,9 @@ class InplaceArrayUpdate(Rule):
     Arguments are skipped where they may be a ``jax.Ref`` or ``flax.nnx.Variable`` (annotated so,
     written as ``x[...] = v``, or in a module that uses Refs or ``flax.nnx``): item assignment is
     how those update. An argument with no array use besides the assignment (``x.shape``,
-    ``x.at``, ``jnp.f(x)``) may be a list: that finding is a ``warning`` without a fix.
+    ``x.at``, ``jnp.f(x)``) may be a list: that finding is a ``warning`` without a fix. A local is not an
+    array when the function uses it as a dict, binds it to a dict merge (``params | {"a": 1}``) or to a
+    ``.copy()`` of a parameter used as a dict; a copy of a parameter with no array use is a ``warning``.
 
     ## Why is this bad?
     JAX arrays are immutable: item assignment raises ``TypeError: JAX arrays are
@@ -92,6 +94,13 @@ class InplaceArrayUpdate(Rule):
             if not _array_evidence(ctx, f.node, var):
                 # A list (or a Ref from another module) takes `x[i] = v` fine, and the fix would
                 # break it: say it without an edit, as a likely problem.
+                ctx.report(self, node, severity="warning", confidence="likely", target=var, method=method)
+                return
+        else:
+            kind = _local_kind(ctx, f, var)
+            if kind == "dict":
+                return  # used as a dict, a dict merge, or a copy of a dict parameter: item assignment updates it
+            if kind == "unknown":  # a copy of a parameter that may be a dict (`new = params.copy()`)
                 ctx.report(self, node, severity="warning", confidence="likely", target=var, method=method)
                 return
         index = ctx.segment(target.slice)
@@ -173,3 +182,36 @@ def _dict_like(fn: ast.AST | None, name: str) -> bool:
                 and any(isinstance(c, ast.Name) and c.id == name for c in n.comparators):
             return True
     return False
+
+
+_SHARED_METHODS = frozenset({"copy"})  # methods a dict and an array both have, returning the receiver's kind
+
+
+def _local_kind(ctx: Context, f, var: str) -> str:
+    """What the value model's array local ``var`` is, read from the function: ``"dict"`` when it is used as a dict
+    (``new["w"]``, ``.items()``, ``"k" in new``), bound to a dict merge (``params | {"a": 1}``) or to a copy of a
+    parameter used as a dict; ``"unknown"`` when bound to a copy (``params.copy()``) of a parameter with no array
+    use (it may be a dict pytree); else ``"array"``."""
+    fn = f.node
+    if _dict_like(fn, var):
+        return "dict"
+    values = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == var for t in n.targets)]
+    if any(isinstance(v, ast.BinOp) and isinstance(v.op, ast.BitOr) and any(_dict_display(s) for s in (v.left, v.right))
+           for v in values):
+        return "dict"
+    copied = [v.func.value.id for v in values if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+              and v.func.attr in _SHARED_METHODS and isinstance(v.func.value, ast.Name)
+              and v.func.value.id in f.params and v.func.value.id not in f.bound]
+    if not copied or len(copied) != len(values):
+        return "array"
+    if any(_dict_like(fn, p) for p in copied):
+        return "dict"
+    if _array_evidence(ctx, fn, var) or any(_array_evidence(ctx, fn, p) for p in copied):
+        return "array"
+    return "unknown"
+
+
+def _dict_display(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Dict, ast.DictComp)) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict")
