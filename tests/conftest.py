@@ -70,9 +70,9 @@ def count_compiles(fn) -> int:
     try:
         fn()
     finally:
-        m = jax.monitoring  # public from JAX 0.7; the private name before
-        (getattr(m, "unregister_event_duration_listener", None)
-         or m._unregister_event_duration_listener_by_callback)(listener)
+        from jitscope._jaxcompat import unregister_listener  # public from JAX 0.7; 0.6's private name before
+
+        unregister_listener("duration", listener)
     return len(seen)
 
 
