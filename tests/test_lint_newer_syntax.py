@@ -96,3 +96,30 @@ def test_project_targeting_this_python_keeps_the_error(tmp_path: Path) -> None:
     path = _project(tmp_path, ("pyproject.toml", f'[project]\nname = "p"\nrequires-python = ">={v[0]}.{v[1]}"\n'),
                     "import jax\ndef f(x)\n    return x\n")
     assert [(f.code, f.severity) for f in lint_source(path.read_text(), str(path))] == [("JS001", "error")]
+
+
+def test_a_pep701_fstring_in_a_project_that_declares_no_python_is_info(tmp_path: Path) -> None:
+    """No declared Python: the project may target 3.12+, so the f-string the running parser rejects is possible,
+    not proven (info); declaring this Python keeps it an error; another syntax error there stays an error."""
+    nested = 'import jax\nnames = ["a"]\nx = f"{", ".join(names)}"\n'
+    pkg = tmp_path / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    path = pkg / "m.py"
+    path.write_text(nested)
+    found = [f for f in lint_source(nested, str(path)) if f.code == "JS001"]
+    if sys.version_info[:2] >= (3, 12):
+        assert _compiles(nested) and found == []
+        return
+    assert not _compiles(nested)
+    assert [(f.severity, f.confidence) for f in found] == [("info", "likely")]
+    assert "declares no Python version" in found[0].message and "PEP 701" in found[0].message
+    broken = "import jax\ndef f(x)\n    return x\n"
+    path.write_text(broken)
+    assert [(f.code, f.severity) for f in lint_source(broken, str(path))] == [("JS001", "error")]
+    v = sys.version_info
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "p"\nrequires-python = ">={v[0]}.{v[1]}"\n')
+    from jitscope.lint import pyversion
+
+    pyversion.project_python.cache_clear()
+    path.write_text(nested)
+    assert [(f.code, f.severity) for f in lint_source(nested, str(path))] == [("JS001", "error")]

@@ -12,7 +12,8 @@ Two independent signs say so, either one enough:
   the file) is 3.12 or later, above the running Python, and the parser's complaint is about an f-string:
   PEP 701 made nested quotes, backslashes and comments in f-strings valid, which no line pattern can
   see. Any other failure is a syntax error for the project's Python too (the grammars of 3.12-3.14
-  differ from 3.11's only by the constructs named here) and stays an error.
+  differ from 3.11's only by the constructs named here) and stays an error. A project that declares no
+  Python at all may target 3.12+: an f-string complaint there is possible, not proven, so not certain either.
 
 Either way JS001 becomes one ``info`` naming the Python that could not parse it and the one the
 project (or the construct) needs; any other syntax error stays ``error``.
@@ -53,6 +54,10 @@ def newer_python(filename: str, line_text: str | None, msg: str) -> tuple[str, b
     target = project_python(os.path.dirname(os.path.abspath(filename))) if filename[:1] != "<" else None
     newer_target = target is not None and target > running
     if need is None and not newer_target:
+        if target is None and msg.startswith(_FSTRING) and running < (3, 12):
+            # No declared Python: the project may target 3.12+, whose f-strings (PEP 701: nested quotes,
+            # backslashes, comments) this parser rejects. Not proof either way: possible, so not certain.
+            return "the project declares no Python version, and from Python 3.12 f-strings (PEP 701) may accept it", False
         return None
     parts = []
     if need is not None:
