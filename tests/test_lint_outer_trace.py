@@ -5,7 +5,6 @@ say nothing there; the same loops run eagerly are still found."""
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 
 from jitscope.lint import lint_source
@@ -46,20 +45,9 @@ def test_lint_is_quiet_under_an_outer_jit_and_finds_the_eager_loops():
 
 
 def _compiles(fn) -> int:
-    events: list[str] = []
+    from conftest import count_compiles
 
-    def listen(event: str, duration: float, **kwargs: object) -> None:
-        if event == "/jax/core/compile/backend_compile_duration":
-            events.append(event)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        fn()
-    finally:
-        from jitscope._jaxcompat import unregister_listener
-
-        unregister_listener("duration", listen)
-    return len(events)
+    return count_compiles(fn)
 
 
 def test_real_jax_compiles_the_linted_outer_loop_once_and_the_eager_loop_per_iteration():

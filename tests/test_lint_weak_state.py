@@ -68,22 +68,14 @@ PROGRAM = textwrap.dedent('''\
 def _compiles(step, state) -> int:
     """Backend compiles of a fresh jit of ``step`` fed ``state`` and then its own outputs (jit's C++ cache
     also keys a Python int apart from a weak array, without compiling again: compiles are what cost)."""
-    seen = []
+    from conftest import count_compiles
 
-    def listener(name, _dur, **_kw):
-        if name.endswith("backend_compile_duration"):
-            seen.append(name)
-
-    jax.monitoring.register_event_duration_secs_listener(listener)
-    try:
-        f = jax.jit(step)
+    def run() -> None:
+        f, s = jax.jit(step), state
         for _ in range(3):
-            state = jax.block_until_ready(f(state, 1.0))
-    finally:
-        m = jax.monitoring  # public from JAX 0.7; the private name before
-        (getattr(m, "unregister_event_duration_listener", None)
-         or m._unregister_event_duration_listener_by_callback)(listener)
-    return len(seen)
+            s = jax.block_until_ready(f(s, 1.0))
+
+    return count_compiles(run)
 
 
 def test_flagged_state_compiles_twice_and_lookalikes_once_under_real_jit():

@@ -149,8 +149,8 @@ def _summarize(ctx, fn: Def, known: dict[str, Summary], base: str) -> Summary | 
             q, wrapped, spec, line = _jitting(ctx, func)
             where = f"`{q}(..., {_spec_text(spec)})` ({base}:{line})"
         elif isinstance(func, ast.Name) and func.id not in rebound and func.id not in params:
-            if info.module_jit(func.id) is not None:
-                def_name, spec = info.module_jit(func.id)  # type: ignore[misc]
+            if (module_jit := info.module_jit(func.id)) is not None:
+                def_name, spec = module_jit
                 wrapped = info.defs.get(def_name)
                 where = f"`{func.id}` (jitted, {_spec_text(spec)})"
             elif func.id in known and known[func.id].function != fn.name:

@@ -39,8 +39,9 @@ def jitted_target(ctx: Context, call: ast.Call) -> tuple[Def, StaticSpec, str, i
     ``static_argnums`` count from the parameter after ``self``)."""
     func = call.func
     info = ctx.info
-    if isinstance(func, ast.Name) and info.module_jit(func.id) is not None and ctx._local_frame(func.id) is None:
-        def_name, spec = info.module_jit(func.id)  # type: ignore[misc]
+    found = info.module_jit(func.id) if isinstance(func, ast.Name) else None
+    if found is not None and ctx._local_frame(func.id) is None:  # type: ignore[union-attr]
+        def_name, spec = found
         fn = info.defs.get(def_name)
         return (fn, spec, func.id, 0) if fn is not None else None
     if isinstance(func, ast.Name) and len(ctx.frames) > 1 and func.id in ctx.frame.bound \
