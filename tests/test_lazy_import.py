@@ -169,3 +169,10 @@ def test_help_is_still_wrapped_to_the_terminal(columns):
     assert out.returncode == 0, out.stderr
     too_wide = [line for line in out.stdout.splitlines() if len(line) > int(columns) - 2]
     assert len(too_wide) <= 10, too_wide  # usage items and option names argparse cannot break (6 at 40 columns)
+
+
+def test_linting_one_file_imports_no_module_only_fixes_rules_or_parse_failures_need(tmp_path):
+    # pyversion (a file that fails to parse: its patterns compile at import), docs (`jitscope rules`), fixes and
+    # write (--fix / --diff): none is asked for by a lint of a file that parses, so none is imported
+    which = 'm in ("jitscope.lint.pyversion", "jitscope.lint.docs", "jitscope.lint.fixes", "jitscope.lint.write")'
+    assert _modules_after_linting_one_file(tmp_path, which) == "[]"

@@ -11,7 +11,6 @@ from .lint import evidence as lint_evidence
 from .lint import runner
 from .lint import unknown_callers as lint_unknown
 from .lint.config import LintConfig, find_config, load_config
-from .lint.docs import rule_text, rules_markdown, rules_table
 from .lint.engine import lint_source as lint_source
 from .lint.registry import check_selectors, get_rule, selected_codes
 from .model import Environment
@@ -166,6 +165,8 @@ def files_to_lint(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str
 
 def rule_catalog(code: str | None = None, markdown: bool = False) -> str:
     """``jitscope rules``: the catalog as a table, as Markdown (docs/rules.md), or one rule's documentation."""
+    from .lint.docs import rule_text, rules_markdown, rules_table  # `jitscope rules` only, never a lint
+
     if markdown:
         return rules_markdown()
     if code:

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable
 
 from ..model import Finding
-from . import callgraph, evidence, pyversion, reach, wrapped
+from . import callgraph, evidence, reach, wrapped
 from .callgraph import OutgoingCall
 from .context import ARRAY_NAMESPACES as ARRAY_NAMESPACES
 from .context import Context as Context
@@ -63,6 +63,8 @@ def lint_text(text: str, filename: str, enabled: set[str], assume_traced: bool =
             tree = ast.parse(text, filename=filename)
     except SyntaxError as e:
         finding = parse_finding("JS001", f"syntax error: {e.msg}", filename, e.lineno or 1, e.offset or 1)
+        from . import pyversion  # only a file that fails to parse asks (its patterns compile at import)
+
         newer = pyversion.newer_python(filename, _line(text, e.lineno), e.msg or "")
         if newer:  # valid for the Python the project targets: say what this one could not do, as info
             v = sys.version_info

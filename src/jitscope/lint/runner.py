@@ -23,12 +23,10 @@ from ..model import Finding
 from . import evidence, wrappers, wrappers_join
 from .callgraph import OutgoingCall
 from .engine import decode_source, lint_text
-from .fixes import apply_fixes, fixes_for, unified_diff
 from .reach import class_bases
 from .registry import parse_finding
 from .source import split_lines
 from .traced import follow_across
-from .write import write_fixed
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
                        ".mypy_cache", ".ruff_cache", ".pytest_cache", ".eggs", "build", "dist", ".hypothesis"})
@@ -160,6 +158,8 @@ def _lint_file(path: str, enabled: frozenset[str], fix: tuple[str, ...], diff: b
     outcome = FileOutcome(path, findings, text.count("\n") + (not text.endswith("\n") and bool(text)))
     outcome.no_jax = ctx is None and not findings
     if fix and findings:
+        from .fixes import apply_fixes, fixes_for, unified_diff  # --fix / --diff only
+
         new, applied = apply_fixes(text, fixes_for(findings, fix))
         if applied:
             outcome.fixes_applied = applied
@@ -204,6 +204,8 @@ def write_outcome(outcome: FileOutcome) -> None:
     """Write ``outcome``'s fixes to its file; if refused, keep the unfixed findings plus one JS002 saying why."""
     if outcome.fixed_text is None or outcome.original is None:
         return
+    from .write import write_fixed  # --fix only
+
     why = write_fixed(outcome.path, outcome.original, outcome.fixed_text)
     if why is not None:
         outcome.findings = [parse_finding("JS002", f"fixes not written: {why}", outcome.path), *outcome.unfixed]
