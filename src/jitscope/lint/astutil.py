@@ -105,8 +105,9 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 
 
 _ALL_CHILDREN: dict[type, object] = {}
-# Fields that hold identifiers, numbers or flags in every tree ``ast.parse`` makes, never a node.
-_NEVER_A_NODE = frozenset({"id", "arg", "attr", "name", "kind", "conversion", "is_async", "level", "module", "n", "s",
+# Fields that hold identifiers, numbers or flags in every tree ``ast.parse`` makes, never a node. Not ``name``:
+# a string elsewhere, but ``TypeAlias.name`` (``type X = ...``, Python 3.12+) is a ``Name`` node.
+_NEVER_A_NODE = frozenset({"id", "arg", "attr", "kind", "conversion", "is_async", "level", "module", "n", "s",
                            "type_comment", "lineno", "col_offset", "end_lineno", "end_col_offset"})
 
 
