@@ -45,6 +45,7 @@ from .js605_fresh_function_static_arg import FreshFunctionStaticArg
 from .js606_fresh_function_module_field import FreshFunctionModuleField
 from .js607_array_in_pytree_metadata import ArrayInPytreeMetadata
 from .js608_traced_static_arg import TracedStaticArg
+from .js609_jnp_in_static_equality import JnpInStaticEquality
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -60,5 +61,5 @@ RULE_CLASSES = (
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
-    TracedStaticArg,
+    TracedStaticArg, JnpInStaticEquality,
 )
