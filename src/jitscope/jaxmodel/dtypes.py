@@ -256,5 +256,24 @@ def wrapped(value: int, name: str) -> int:
     return (value - lo) % span + lo
 
 
+# the largest finite value of each float type narrower than float64 (`jnp.finfo(t).max`)
+FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
+def python_float(node: ast.AST) -> float | None:
+    """The value of a float literal the source spells out (``1e100``, ``-1e100``), None for anything else."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = python_float(node.operand)
+        return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
+    if isinstance(node, ast.Constant) and isinstance(node.value, float):
+        return node.value
+    return None
+
+
+def beyond_float(value: float | None, name: str) -> bool:
+    """Finite, but too large for the float type ``name``: stored there it becomes ``inf``."""
+    return value is not None and value - value == 0 and abs(value) > FLOAT_MAX[name]
+
+
 def beyond_int32(value: int | None) -> bool:
     return value is not None and not INT32_MIN <= value <= INT32_MAX

@@ -28,6 +28,7 @@ from .js303_traced_shape_argument import TracedShapeArgument
 from .js304_traced_python_int import TracedPythonInt
 from .js305_carry_dtype_mismatch import CarryDtypeMismatch
 from .js306_int_overflow_literal import IntOverflowLiteral
+from .js307_float_overflow_literal import FloatOverflowLiteral
 from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
@@ -55,7 +56,7 @@ RULE_CLASSES = (
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
     EagerControlFlowFreshBody, WeakTypedStateField,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt, CarryDtypeMismatch,
-    IntOverflowLiteral,
+    IntOverflowLiteral, FloatOverflowLiteral,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     CachingDescriptorKeepsTracer, CacheFilledInTrace,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from ...jaxmodel.dtypes import DtypeOf, beyond_int32, dtype_name, int_range, python_int, wrapped
-from ...jaxmodel.values import DTYPE_PREDICATES, LIST_RETURNING
+from ...jaxmodel.dtypes import beyond_int32, dtype_name, int_range, python_int, wrapped
 from ..context import Context
 from ..rule import Rule
-
-# jnp functions whose arguments are values (a Python int among them becomes an array), not shapes or axes
-_VALUE_FUNCS = frozenset({"asarray", "array", "minimum", "maximum", "clip", "where", "add", "subtract", "multiply",
-                          "floor_divide", "mod", "remainder", "less", "less_equal", "greater", "greater_equal",
-                          "equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor", "right_shift",
-                          "left_shift", "true_divide", "divide"})
-_AT_METHODS = frozenset({"set", "add", "multiply", "min", "max"})
-_X64 = ("jax_enable_x64", "enable_x64", "JAX_ENABLE_X64")
+from ._numeric import AT_METHODS, VALUE_FUNCS, is_jax_array, x64_file
 
 
 class IntOverflowLiteral(Rule):
@@ -77,7 +69,7 @@ class IntOverflowLiteral(Rule):
         for lit, other in pairs:
             if not beyond_int32(python_int(lit, ctx.resolve)) or python_int(other, ctx.resolve) is not None:
                 continue  # no big int, or Python arithmetic on constants (folded by Python)
-            if not _x64_file(ctx) and _is_array(ctx, other):
+            if not x64_file(ctx) and is_jax_array(ctx, other):
                 ctx.report(self, lit, value=ctx.segment(lit), where=f"{where} with `{ctx.segment(other)[:40]}`")
                 return
 
@@ -89,18 +81,18 @@ class IntOverflowLiteral(Rule):
         if q.startswith("jax.numpy.") and self._typed(call, q[len("jax.numpy."):], ctx):
             return
         args = list(call.args)
-        if q.startswith("jax.numpy.") and q.rsplit(".", 1)[1] in _VALUE_FUNCS:
+        if q.startswith("jax.numpy.") and q.rsplit(".", 1)[1] in VALUE_FUNCS:
             where = f"an argument of `{q.replace('jax.numpy.', 'jnp.')}`"
             if q.endswith(("array", "asarray")):
                 if any(k.arg == "dtype" for k in call.keywords) or len(args) > 1:
                     return  # a dtype given: jnp.asarray(2**40, jnp.float32) is fine
-        elif (isinstance(func, ast.Attribute) and func.attr in _AT_METHODS and isinstance(func.value, ast.Subscript)
+        elif (isinstance(func, ast.Attribute) and func.attr in AT_METHODS and isinstance(func.value, ast.Subscript)
               and isinstance(func.value.value, ast.Attribute) and func.value.value.attr == "at"):
             where = f"`.at[...].{func.attr}`"
         else:
             return
         for a in args:
-            if beyond_int32(python_int(a, ctx.resolve)) and not _x64_file(ctx):
+            if beyond_int32(python_int(a, ctx.resolve)) and not x64_file(ctx):
                 ctx.report(self, a, value=ctx.segment(a), where=where)
                 return
 
@@ -119,7 +111,7 @@ class IntOverflowLiteral(Rule):
         elif name in ("full", "full_like") and (len(args) > 1 or "fill_value" in kw):
             given = kw.get("dtype", args[2] if len(args) > 2 else None)
             dtype = dtype_name(given, ctx.resolve)
-            if given is None and name == "full" and not _x64_file(ctx):
+            if given is None and name == "full" and not x64_file(ctx):
                 dtype = "int32"  # a Python int fills int32 arrays without x64
             value, fill = kw.get("fill_value", args[1] if len(args) > 1 else None), True
         else:
@@ -139,22 +131,3 @@ class IntOverflowLiteral(Rule):
             ctx.report(self, value, msg, severity="error", confidence="certain", value=ctx.segment(value),
                        where=f"an argument of `{call_text}` with dtype {dtype}")
         return True
-
-
-def _is_array(ctx: Context, node: ast.AST) -> bool:
-    """Certainly a JAX array: a traced value, a jnp call's result, or a name of a stated strong dtype."""
-    if ctx.is_traced(node):
-        return True
-    if isinstance(node, ast.Call):
-        q = ctx.resolve(node.func) or ""
-        return q.startswith("jax.numpy.") and q not in DTYPE_PREDICATES and q not in LIST_RETURNING
-    d = DtypeOf(ctx.frame.node, ctx.resolve)(node) if isinstance(node, ast.Name) else None
-    return d is not None and not d[1]
-
-
-def _x64_file(ctx: Context) -> bool:
-    return ctx.memo(_mentions_x64)
-
-
-def _mentions_x64(ctx: Context) -> bool:
-    return any(k in ctx.text for k in _X64)
