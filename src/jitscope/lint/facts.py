@@ -31,8 +31,6 @@ from .astutil import ast_walk, iter_child_nodes, walk_in_order
 
 MUST, MAY = "must", "may"
 UNKNOWN = "<unknown caller>"  # lint/unknown_callers.py: a public function walked for a caller not linted
-# ... and one its own source writes to be traced (lax control flow, parameters annotated as JAX arrays)
-DESIGNED = "<unknown caller; written to be traced>"
 NESTED = "<enclosing traced function>"
 
 
@@ -192,11 +190,7 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
     else:
         level = MUST
     if _unknown_caller(ctx):
-        # no jit of it is seen: it fails only if a caller jits it (lint/unknown_callers.py); a warning where its
-        # source is written to be traced (a caller that jits it is what it is made for), info otherwise
-        if severity in ("error", "warning") and _designed(ctx):
-            return "warning", "likely", ""
-        return "info", "likely", ""
+        return "info", "likely", ""  # no jit of it is seen: it fails only if a caller jits it (lint/unknown_callers.py)
     if severity in ("error", "warning") and (ambiguous := _matched_by_name(ctx)):
         # `jax.jit(obj.step)` names a method by its attribute only, and several defs of the module carry that
         # name: which one the object's is, the source does not say. This one being traced is a guess: info.
@@ -271,11 +265,7 @@ def _guessed_parameter(ctx, subject: ast.AST | None) -> bool:
 def _unknown_caller(ctx) -> bool:
     """Is the code being checked walked only for a caller the linted files do not show (lint/unknown_callers.py)?
     A function nested in such a walk is too, whatever wraps it there: its closure holds the guessed tracers."""
-    return any(f.spec is not None and f.spec.wrapper in (UNKNOWN, DESIGNED) for f in ctx.frames)
-
-
-def _designed(ctx) -> bool:
-    return any(f.spec is not None and f.spec.wrapper == DESIGNED for f in ctx.frames)
+    return any(f.spec is not None and f.spec.wrapper == UNKNOWN for f in ctx.frames)
 
 
 def _python_only(ctx) -> bool:

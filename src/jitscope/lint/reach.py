@@ -179,7 +179,7 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
     if idx.rules and conventions:
         pending += _derivative_rules(ctx, [idx.functions[n] for n in idx.rules
                                            if n in idx.functions and already_traced(ctx, idx.functions[n])])
-    if not pending and not conventions:
+    if not pending and not (conventions and unknown_callers.ENABLED):
         return
     hooks = [r for r in rules if r.traced_only] + [CallEdges(), OperatorEdges(), ValueCallEdges()]
     visitor = visitor_cls(ctx, hooks)
@@ -205,15 +205,14 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
         resolve_value_calls(ctx)
         pending = ctx.take_cg_local()
         pending += _derivative_rules(ctx, [state[k][0] for k in changed])
-    if conventions:
+    if conventions and unknown_callers.ENABLED:
         # Public functions nothing linted traces: walked once as a user's jit would trace them, every parameter
-        # a Python value, recording no calls (lint/unknown_callers.py); their findings are info, or warnings
-        # for those written to be traced (walked by default; the others only when asked).
+        # a Python value, recording no calls (lint/unknown_callers.py); their findings are info.
         reached = {v[0] for v in state.values()}
         # python_only: claims resting on staging alone are not made, so those rules need not run
         walker = visitor_cls(ctx, [r for r in rules if r.traced_only and r.requires != "staged"])
         seen = {_place(f) for f in ctx.findings} | {_place(f) for fs in found.values() for f in fs}
-        for fn, spec in unknown_callers.candidates(ctx, reached, unknown_callers.ENABLED):
+        for fn, spec in unknown_callers.candidates(ctx, reached):
             if already_traced(ctx, fn):
                 continue
             # A finding a seen way already made (a jitted function nested in this one) keeps that way's verdict.

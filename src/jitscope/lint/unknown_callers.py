@@ -9,8 +9,7 @@ helpers of docs/lint.md). So a Python ``if``/``assert``/``and``/``float()``/``in
 itself makes with ``jnp`` (``n = jnp.linalg.norm(v); if n == 0.0:``) works when the function is called
 eagerly and raises ``TracerBoolConversionError``/``ConcretizationTypeError`` whenever a caller jits it.
 
-Nothing proves that any caller does, so these findings are ``info`` (a warning only for a function whose own
-source is written to be traced: ``designed``, walked by default) and say
+Nothing proves that any caller does, so these findings are ``info`` (never a warning or an error) and say
 so; the walk runs only the rules that look inside traced code, with nothing traced but the body's own
 ``jnp`` results (``StaticSpec.python_only``: no claims resting on staging alone), and records no calls
 (a callee is not made "traced" by a guess). Not walked: functions any jit of the linted files reaches (the
@@ -26,11 +25,9 @@ import re
 
 from . import facts
 from .context import Context
-from .pytrees import JAXTYPING_ARRAYS
 from .scope import StaticSpec
 
 UNKNOWN = facts.UNKNOWN
-DESIGNED = facts.DESIGNED
 ENABLED = False  # off unless asked (`--unknown-callers`, config `unknown-callers`); jitscope.lint sets it per run
 
 # Protocol methods that hand a value to the host (printing, hashing, conversion): they concretize on purpose.
@@ -39,11 +36,6 @@ _HOST_DUNDERS = frozenset({
     "__bytes__", "__array__", "__iter__", "__contains__", "__reduce__", "__getstate__", "__setstate__",
     "__init_subclass__", "__class_getitem__", "__del__", "__enter__", "__exit__", "__len__",
 })
-# lax's structured control flow: written instead of Python control flow so that a function can be jitted
-_LAX_FLOW = frozenset({"jax.lax.scan", "jax.lax.while_loop", "jax.lax.fori_loop", "jax.lax.cond", "jax.lax.switch",
-                       "jax.lax.map", "jax.lax.associative_scan"})
-# the types a value of which is a JAX array (a tracer under jit) and nothing else (`ArrayLike` admits numbers)
-_JAX_ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "chex.Array", "jaxtyping.Array"})
 _STAGED_HEADS = ("jax.numpy.", "jax.lax.", "jax.scipy.", "jax.nn.", "jax.random.")
 _JAX_MODULES = frozenset({"jax", "jax.numpy", "jax.lax", "jax.scipy", "jax.nn", "jax.random"})
 # A line that demands a Python value of something: a test, a conversion, NumPy, a size (`_stages_and_demands`).
@@ -58,11 +50,9 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _ASSIGN = re.compile(r"^\s*([A-Za-z_][\w, *]*?)\s*(?::[^=]*)?[-+*/%@&|^]?=(?!=)")
 
 
-def candidates(ctx: Context, reached: set, everything: bool = True
-               ) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, StaticSpec]]:
+def candidates(ctx: Context, reached: set) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, StaticSpec]]:
     """The importable functions of a package module that nothing linted traces, each with the spec of an
-    unknown caller that jits it (every parameter a Python value, the body staged on some way). Without
-    ``everything`` (the default run), only those whose source is written to be traced (``designed``)."""
+    unknown caller that jits it (every parameter a Python value, the body staged on some way)."""
     if facts.is_script(ctx) or _test_file(ctx.filename):
         return []
     aliases = ctx.info.module_aliases
@@ -82,47 +72,14 @@ def candidates(ctx: Context, reached: set, everything: bool = True
             if fn.name in _HOST_DUNDERS or any(w in fn.name.lower() for w in _DISPLAY_WORDS) or \
                     not _stages_and_demands(ctx, fn, uses):
                 continue
-            why = designed(ctx, fn)
-            if not why and not everything:
-                continue
             a = fn.args
             params = tuple(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs))
             where = f"`{getattr(stmt, 'name', '')}.{fn.name}`" if method else f"`{fn.name}`"
-            if why:
-                via = (f"{where} is written to be traced ({why}), and no jit of it is seen in the linted files: a "
-                       "caller that jits it fails here; eager calls work")
-            else:
-                via = (f"a caller may jit {where} (public; no jit of it is seen in the linted files, and eager "
-                       "calls work)")
-            out.append((fn, StaticSpec(argnames=params, wrapper=DESIGNED if why else UNKNOWN, via=via,
-                                       staged="may", closed=False, python_only=True)))
+            via = (f"a caller may jit {where} (public; no jit of it is seen in the linted files, and eager calls "
+                   "work)")
+            out.append((fn, StaticSpec(argnames=params, wrapper=UNKNOWN, via=via, staged="may", closed=False,
+                                       python_only=True)))
     return out
-
-
-def designed(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """Why ``fn``'s own source says it is made to run under a trace, or "": a parameter annotated as a JAX
-    array and nothing else (``jax.Array``, ``chex.Array``, jaxtyping's ``Float[Array, "n"]``: under its
-    caller's jit that parameter is a tracer), or a call of lax's structured control flow (``lax.scan``,
-    ``while_loop``, ``fori_loop``, ``cond``, ``switch``, ``map``: written instead of Python control flow so
-    that the function can be jitted)."""
-    a = fn.args
-    for p in (*a.posonlyargs, *a.args, *a.kwonlyargs):
-        if _jax_array_annotation(ctx, p.annotation):
-            return f"`{p.arg}: {ast.unparse(p.annotation)[:40]}`"  # type: ignore[arg-type]
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Call) and (ctx.resolve(n.func) or "") in _LAX_FLOW:
-            return f"it calls `{(ctx.resolve(n.func) or '').replace('jax.lax.', 'lax.')}`"
-    return ""
-
-
-def _jax_array_annotation(ctx: Context, ann: ast.expr | None) -> bool:
-    if ann is None:
-        return False
-    head = ann.value if isinstance(ann, ast.Subscript) else ann
-    if ann is head:
-        return (ctx.resolve(ann) or "") in _JAX_ARRAY_TYPES
-    name = ctx.resolve(head) or ""
-    return name.startswith("jaxtyping.") and name.rsplit(".", 1)[1] in JAXTYPING_ARRAYS
 
 
 def _test_file(filename: str) -> bool:
