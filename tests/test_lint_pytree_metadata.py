@@ -27,9 +27,10 @@ FIXTURE = Path(__file__).parent / "lint_fixtures" / "JS607.py"
 def test_js607_says_where_the_metadata_is_declared():
     found = jitscope.lint([str(FIXTURE)], config=False, jobs=1, select=["JS607"]).findings
     got = [(f.location.line, f.details["attr"]) for f in found]
-    assert got == [(25, "bins"), (50, "edges"), (52, "table"), (53, "grid")], got  # 54-56 (look-alikes) quiet
-    assert "the aux data `tree_flatten` returns, line 14" in found[1].message
-    assert "declared static at line 40" in found[2].message
+    assert got == [(28, "bins"), (43, "table"), (48, "grid"), (53, "edges"), (72, "grid")], got  # look-alikes quiet
+    assert "the aux data `tree_flatten` returns, line 17" in found[3].message
+    assert "declared static at line 43" in found[1].message
+    assert "an array (its declared type)" in found[1].message  # said once, at the declaration, not at `State(...)`
 
 
 @pytest.mark.parametrize("case, fails", [(0, True), (1, True), (2, True), (3, True), (4, False), (5, False),
@@ -52,5 +53,24 @@ def test_a_second_instance_with_an_array_in_its_metadata_raises(monkeypatch, cas
             total(second)
     else:
         total(second)
+    jax.clear_caches()
+    sys.modules.pop("JS607", None)
+
+
+def test_a_static_field_declared_as_an_array_raises_at_a_second_instance(monkeypatch):
+    monkeypatch.syspath_prepend(str(FIXTURE.parent))
+    sys.modules.pop("JS607", None)
+    fixture = __import__("JS607")
+    jax.clear_caches()
+    total = jax.jit(lambda t: t.values.sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # equinox warns about an array in a static field, and goes on
+        first, second = (fixture.Tabulated(jnp.ones(3), jnp.arange(3.0)) for _ in range(2))
+    total(first)
+    with pytest.raises(ValueError):
+        total(second)
+    solver = fixture.Solver(step=jnp.sin)  # the look-alikes: a function, None, an int static; an array child
+    jax.jit(lambda s: s.n)(solver)
+    jax.jit(lambda s: s.n)(fixture.Solver(step=jnp.sin))
     jax.clear_caches()
     sys.modules.pop("JS607", None)

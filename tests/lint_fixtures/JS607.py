@@ -1,6 +1,9 @@
+from collections.abc import Callable
+
 import equinox as eqx
 import jax
 import numpy as np
+from jaxtyping import Array, Float
 from flax import struct
 
 
@@ -37,21 +40,33 @@ class Binned:
 @struct.dataclass
 class State:
     x: jax.Array
-    table: np.ndarray = struct.field(pytree_node=False)
+    table: np.ndarray = struct.field(pytree_node=False)  # JS607
 
 
 class Layer(eqx.Module):
     w: jax.Array
-    grid: np.ndarray = eqx.field(static=True)
+    grid: np.ndarray = eqx.field(static=True)  # JS607
 
 
 def make(x):
     edges = np.linspace(0.0, 1.0, 5)
     a = Grid(x, edges)  # JS607
     b = Binned(x, 4)
-    c = State(x, table=np.arange(4.0))  # JS607
-    d = Layer(x, np.arange(4.0))  # JS607
+    c = State(x, table=np.arange(4.0))  # reported at the declaration
+    d = Layer(x, np.arange(4.0))  # reported at the declaration
     ok1 = Grid(x, tuple(edges))  # hashable metadata
     ok2 = Grid(np.arange(3.0), 4)  # the array is a child (a leaf)
     ok3 = State(np.arange(4.0), table=(1, 2))
     return a, b, c, d, ok1, ok2, ok3
+
+
+class Solver(eqx.Module):
+    step: Callable[[jax.Array], jax.Array] = eqx.field(static=True)  # a function: hashable
+    scale: jax.Array | None = eqx.field(static=True, default=None)  # may hold None: not an array by type alone
+    n: int = eqx.field(static=True, default=3)
+    w: jax.Array = eqx.field(default=None)  # a child (a leaf)
+
+
+class Tabulated(eqx.Module):
+    values: jax.Array
+    grid: Float[Array, "n"] = eqx.field(static=True)  # JS607

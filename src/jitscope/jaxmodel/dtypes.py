@@ -215,11 +215,64 @@ def python_int(node: ast.AST, resolve: Callable[[ast.AST], str | None] | None = 
         if a is None or b is None or (isinstance(node.op, (ast.Pow, ast.LShift)) and not 0 <= b <= 128):
             return None
         return _FOLD[type(node.op)](a, b)
+    if resolve is not None and isinstance(node, ast.Attribute):
+        return _named_int(node, resolve)
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int"
             and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, float) and abs(node.args[0].value) < 1e300):
         return int(node.args[0].value)
     return None
+
+
+_INT_RANGES = {"int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "int32": (-(2**31), 2**31 - 1),
+               "int64": (-(2**63), 2**63 - 1), "uint8": (0, 2**8 - 1), "uint16": (0, 2**16 - 1),
+               "uint32": (0, 2**32 - 1), "uint64": (0, 2**64 - 1)}
+
+
+def _named_int(node: ast.Attribute, resolve: Callable[[ast.AST], str | None]) -> int | None:
+    """``sys.maxsize``, and ``np.iinfo(np.int64).max`` / ``.min`` of a named integer type."""
+    if resolve(node) == "sys.maxsize":
+        return 2**63 - 1
+    call = node.value
+    if node.attr in ("max", "min") and isinstance(call, ast.Call) and len(call.args) == 1 \
+            and (resolve(call.func) or "") in ("numpy.iinfo", "jax.numpy.iinfo"):
+        a = call.args[0]
+        name = a.value if isinstance(a, ast.Constant) else (resolve(a) or "").rsplit(".", 1)[-1]
+        bounds = _INT_RANGES.get(name) if isinstance(name, str) else None
+        if bounds is not None:
+            return bounds[1] if node.attr == "max" else bounds[0]
+    return None
+
+
+def int_range(name: str | None) -> tuple[int, int] | None:
+    """The values an integer dtype holds (``"int8"`` -> ``(-128, 127)``), None for another dtype."""
+    return _INT_RANGES.get(name or "")
+
+
+def wrapped(value: int, name: str) -> int:
+    """What ``value`` becomes when stored in the integer dtype ``name`` without a check (two's complement)."""
+    lo, hi = _INT_RANGES[name]
+    span = hi - lo + 1
+    return (value - lo) % span + lo
+
+
+# the largest finite value of each float type narrower than float64 (`jnp.finfo(t).max`)
+FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
+def python_float(node: ast.AST) -> float | None:
+    """The value of a float literal the source spells out (``1e100``, ``-1e100``), None for anything else."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = python_float(node.operand)
+        return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
+    if isinstance(node, ast.Constant) and isinstance(node.value, float):
+        return node.value
+    return None
+
+
+def beyond_float(value: float | None, name: str) -> bool:
+    """Finite, but too large for the float type ``name``: stored there it becomes ``inf``."""
+    return value is not None and value - value == 0 and abs(value) > FLOAT_MAX[name]
 
 
 def beyond_int32(value: int | None) -> bool:

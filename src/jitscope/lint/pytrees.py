@@ -23,6 +23,10 @@ _ARRAY_NAMES = frozenset({"Array", "ndarray", "ArrayLike", "ArrayImpl", "PRNGKey
 _JAXTYPING = frozenset({"Float", "Int", "Bool", "Shaped", "Num", "Real", "Complex", "Integer", "Inexact", "Key",
                         "UInt"})
 _STATIC_FIELD = ("pytree_node=False", "static=True")
+# the array types a value of which is an array and nothing else (`ArrayLike` admits Python numbers), and
+# jaxtyping's dtype-and-shape annotations (`Float[Array, "n"]`)
+ARRAY_ONLY_TYPES = frozenset({"Array", "ndarray", "ArrayImpl", "DeviceArray", "PRNGKeyArray"})
+JAXTYPING_ARRAYS = _JAXTYPING
 
 
 def annotated_class(ctx, ann: ast.expr | None) -> ast.ClassDef | None:  # ctx: lint.context.Context

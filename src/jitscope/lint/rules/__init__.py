@@ -28,6 +28,7 @@ from .js303_traced_shape_argument import TracedShapeArgument
 from .js304_traced_python_int import TracedPythonInt
 from .js305_carry_dtype_mismatch import CarryDtypeMismatch
 from .js306_int_overflow_literal import IntOverflowLiteral
+from .js307_float_overflow_literal import FloatOverflowLiteral
 from .js401_print_in_traced import PrintInTraced
 from .js402_global_assignment_in_traced import GlobalAssignmentInTraced
 from .js403_container_mutation_in_traced import ContainerMutationInTraced
@@ -45,6 +46,7 @@ from .js605_fresh_function_static_arg import FreshFunctionStaticArg
 from .js606_fresh_function_module_field import FreshFunctionModuleField
 from .js607_array_in_pytree_metadata import ArrayInPytreeMetadata
 from .js608_traced_static_arg import TracedStaticArg
+from .js609_jnp_in_static_equality import JnpInStaticEquality
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -54,11 +56,11 @@ RULE_CLASSES = (
     JitNestedDef, JitRewrapInLoop, HostSyncInLoop, StaticArgPerIteration,
     EagerControlFlowFreshBody, WeakTypedStateField,
     BooleanMaskIndex, DataDependentShape, TracedShapeArgument, TracedPythonInt, CarryDtypeMismatch,
-    IntOverflowLiteral,
+    IntOverflowLiteral, FloatOverflowLiteral,
     PrintInTraced, GlobalAssignmentInTraced, ContainerMutationInTraced, TracedValueOnSelf,
     CachingDescriptorKeepsTracer, CacheFilledInTrace,
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
-    TracedStaticArg,
+    TracedStaticArg, JnpInStaticEquality,
 )

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from ...jaxmodel.dtypes import DtypeOf, beyond_int32, python_int
-from ...jaxmodel.values import DTYPE_PREDICATES, LIST_RETURNING
+from ...jaxmodel.dtypes import beyond_int32, dtype_name, int_range, python_int, wrapped
 from ..context import Context
 from ..rule import Rule
-
-# jnp functions whose arguments are values (a Python int among them becomes an array), not shapes or axes
-_VALUE_FUNCS = frozenset({"asarray", "array", "minimum", "maximum", "clip", "where", "add", "subtract", "multiply",
-                          "floor_divide", "mod", "remainder", "less", "less_equal", "greater", "greater_equal",
-                          "equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor", "right_shift",
-                          "left_shift", "true_divide", "divide"})
-_AT_METHODS = frozenset({"set", "add", "multiply", "min", "max"})
-_X64 = ("jax_enable_x64", "enable_x64", "JAX_ENABLE_X64")
+from ._numeric import AT_METHODS, VALUE_FUNCS, is_jax_array, x64_file
 
 
 class IntOverflowLiteral(Rule):
@@ -26,7 +18,13 @@ class IntOverflowLiteral(Rule):
     ``[-2**31, 2**31 - 1]`` used as an operand of arithmetic or a comparison with a JAX array (a traced
     value, or one whose dtype the source states), as a value argument of a ``jnp`` function
     (``jnp.asarray``, ``jnp.minimum``, ``jnp.where``, ...) or of ``x.at[i].set(...)``. Files that mention
-    ``jax_enable_x64`` are not checked.
+    ``jax_enable_x64`` are not checked. ``sys.maxsize`` and ``np.iinfo(np.int64).max`` count as spelled out.
+
+    Where the source also names the dtype the int goes to, the claim holds with x64 on or off:
+    ``jnp.int32(sys.maxsize)`` and ``jnp.asarray(2**40, jnp.int32)`` (any narrow integer type) raise
+    ``OverflowError`` every time they run (an ``error``), and ``jnp.full(shape, 2**40, jnp.int32)`` stores
+    the value wrapped without any error (every element ``0``; ``jnp.full(shape, sys.maxsize)`` without x64
+    fills int32 with ``-1``), a warning.
 
     ## Why is this bad?
     With ``jax_enable_x64`` off (JAX's default) a Python int that meets an array is first made a weakly
@@ -71,7 +69,7 @@ class IntOverflowLiteral(Rule):
         for lit, other in pairs:
             if not beyond_int32(python_int(lit, ctx.resolve)) or python_int(other, ctx.resolve) is not None:
                 continue  # no big int, or Python arithmetic on constants (folded by Python)
-            if not _x64_file(ctx) and _is_array(ctx, other):
+            if not x64_file(ctx) and is_jax_array(ctx, other):
                 ctx.report(self, lit, value=ctx.segment(lit), where=f"{where} with `{ctx.segment(other)[:40]}`")
                 return
 
@@ -80,37 +78,56 @@ class IntOverflowLiteral(Rule):
         if not call.args:
             return
         q = ctx.resolve(func) or ""
+        if q.startswith("jax.numpy.") and self._typed(call, q[len("jax.numpy."):], ctx):
+            return
         args = list(call.args)
-        if q.startswith("jax.numpy.") and q.rsplit(".", 1)[1] in _VALUE_FUNCS:
+        if q.startswith("jax.numpy.") and q.rsplit(".", 1)[1] in VALUE_FUNCS:
             where = f"an argument of `{q.replace('jax.numpy.', 'jnp.')}`"
             if q.endswith(("array", "asarray")):
                 if any(k.arg == "dtype" for k in call.keywords) or len(args) > 1:
                     return  # a dtype given: jnp.asarray(2**40, jnp.float32) is fine
-        elif (isinstance(func, ast.Attribute) and func.attr in _AT_METHODS and isinstance(func.value, ast.Subscript)
+        elif (isinstance(func, ast.Attribute) and func.attr in AT_METHODS and isinstance(func.value, ast.Subscript)
               and isinstance(func.value.value, ast.Attribute) and func.value.value.attr == "at"):
             where = f"`.at[...].{func.attr}`"
         else:
             return
         for a in args:
-            if beyond_int32(python_int(a, ctx.resolve)) and not _x64_file(ctx):
+            if beyond_int32(python_int(a, ctx.resolve)) and not x64_file(ctx):
                 ctx.report(self, a, value=ctx.segment(a), where=where)
                 return
 
 
-def _is_array(ctx: Context, node: ast.AST) -> bool:
-    """Certainly a JAX array: a traced value, a jnp call's result, or a name of a stated strong dtype."""
-    if ctx.is_traced(node):
+    def _typed(self, call: ast.Call, name: str, ctx: Context) -> bool:
+        """An int the source spells out given to a narrow integer dtype the source names: ``jnp.int32(v)`` and
+        ``jnp.asarray(v, jnp.int32)`` raise OverflowError with x64 on or off; ``jnp.full(shape, v, jnp.int32)``
+        (and ``jnp.full(shape, v)`` without x64: int32) stores ``v`` wrapped, without an error."""
+        kw = {k.arg: k.value for k in call.keywords}
+        args = call.args
+        if int_range(name) and len(args) == 1 and not kw:
+            value, dtype, fill = args[0], name, False
+        elif name in ("asarray", "array"):
+            value, dtype, fill = args[0], dtype_name(kw.get("dtype", args[1] if len(args) > 1 else None),
+                                                     ctx.resolve), False
+        elif name in ("full", "full_like") and (len(args) > 1 or "fill_value" in kw):
+            given = kw.get("dtype", args[2] if len(args) > 2 else None)
+            dtype = dtype_name(given, ctx.resolve)
+            if given is None and name == "full" and not x64_file(ctx):
+                dtype = "int32"  # a Python int fills int32 arrays without x64
+            value, fill = kw.get("fill_value", args[1] if len(args) > 1 else None), True
+        else:
+            return False
+        bounds, v = int_range(dtype), python_int(value, ctx.resolve) if value is not None else None
+        if bounds is None or v is None or bounds[0] <= v <= bounds[1]:
+            return False
+        call_text = f"jnp.{name}"
+        if fill:
+            msg = (f"`{ctx.segment(value)}` is outside {dtype}'s range {list(bounds)}: `{call_text}` stores it "
+                   f"without a check, and every element becomes {wrapped(v, dtype)}; use a value that fits, or a "
+                   "wider or float dtype")
+            ctx.report(self, value, msg, value=ctx.segment(value), where=f"the fill value of `{call_text}`")
+        else:
+            msg = (f"`{ctx.segment(value)}` is outside {dtype}'s range {list(bounds)}: `{call_text}` raises "
+                   "OverflowError, with jax_enable_x64 on or off; use a value that fits, or a wider or float dtype")
+            ctx.report(self, value, msg, severity="error", confidence="certain", value=ctx.segment(value),
+                       where=f"an argument of `{call_text}` with dtype {dtype}")
         return True
-    if isinstance(node, ast.Call):
-        q = ctx.resolve(node.func) or ""
-        return q.startswith("jax.numpy.") and q not in DTYPE_PREDICATES and q not in LIST_RETURNING
-    d = DtypeOf(ctx.frame.node, ctx.resolve)(node) if isinstance(node, ast.Name) else None
-    return d is not None and not d[1]
-
-
-def _x64_file(ctx: Context) -> bool:
-    return ctx.memo(_mentions_x64)
-
-
-def _mentions_x64(ctx: Context) -> bool:
-    return any(k in ctx.text for k in _X64)

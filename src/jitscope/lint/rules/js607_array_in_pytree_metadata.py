@@ -6,6 +6,7 @@ import ast
 
 from ...jaxmodel import families
 from ..context import Context
+from ..pytrees import ARRAY_ONLY_TYPES, JAXTYPING_ARRAYS
 from ..rule import Rule
 from ._static_args import _self_assignments, unhashable, values_of
 
@@ -25,7 +26,8 @@ class ArrayInPytreeMetadata(Rule):
       (``self.edges = np.asarray(edges)``) or given one through ``__init__``'s parameter at a
       construction ``Grid(values, np.linspace(0, 1, 5))``;
     - a field declared static (``flax.struct.field(pytree_node=False)``, ``eqx.field(static=True)``)
-      given an array at a construction of the class.
+      given an array at a construction of the class, or declared with an array type (``grid: jax.Array =
+      eqx.field(static=True)``, jaxtyping's ``Float[Array, "n"]``): reported once, at the declaration.
 
     ## Why is this bad?
     Metadata is part of the pytree's structure: jit's cache compares the structure of each call's
@@ -80,14 +82,21 @@ class ArrayInPytreeMetadata(Rule):
         meta = metadata(ctx, cls)
         if not meta:
             return
+        typed = _array_typed_fields(cls)
         for attr, arg in _passed(cls, call, meta):
+            if attr in typed:
+                continue  # reported once, at the field's declaration
             what = _array(ctx, arg)
             if what:
                 self._report(ctx, arg, attr, cls, meta[attr], what)
 
     def _stored(self, cls: ast.ClassDef, ctx: Context) -> None:
         meta = metadata(ctx, cls)
+        typed = _array_typed_fields(cls)
         for attr, where in meta.items():
+            if attr in typed:
+                self._report(ctx, typed[attr], attr, cls, where, "an array (its declared type)")
+                continue
             for target, value in _self_assignments(ctx, cls, attr):
                 what = unhashable(ctx, value) if value is not None else None
                 if what and "array" in what:
@@ -174,6 +183,20 @@ def _static_fields(ctx: Context, cls: ast.ClassDef) -> dict[str, str]:
             for k in s.value.keywords:
                 if (k.arg, getattr(k.value, "value", None)) in (("pytree_node", False), ("static", True)):
                     out[s.target.id] = f"declared static at line {s.lineno}"
+    return out
+
+
+def _array_typed_fields(cls: ast.ClassDef) -> dict[str, ast.expr]:
+    """Fields whose declared type is an array and nothing else (``jax.Array``, ``np.ndarray``, jaxtyping's
+    ``Float[Array, "n"]``; not ``Array | None`` nor ``Callable[..., Array]``) -> the annotation."""
+    out = {}
+    for s in cls.body:
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+            ann = s.annotation
+            head = ann.value if isinstance(ann, ast.Subscript) else ann
+            name = head.attr if isinstance(head, ast.Attribute) else head.id if isinstance(head, ast.Name) else ""
+            if (name in ARRAY_ONLY_TYPES and ann is head) or (name in JAXTYPING_ARRAYS and ann is not head):
+                out[s.target.id] = ann
     return out
 
 
