@@ -20,11 +20,20 @@ is advice only when one change in the user's code would make the two compiles on
 * A function defined in an installed package (diffrax's ``diffeqsolve``) called by the user: fixes of
   the call are the user's (one type, one container, one placement), fixes of the definition are not
   (which arguments are static is the library's choice): a static value it ignores is no advice.
+* Who chose the variation (under pytest): the arguments of a jitted call are chosen by the frame that passes
+  them, the innermost frame of the program's or a library's code that called it (``library_site`` where a
+  library called on the program's behalf, else ``call_site``). Where that frame is the running test's own code
+  (``in_test_code``: the module pytest collected the test from, or a ``conftest.py``), a
+  variation between two calls (another container class, a static value, another function in a static field,
+  one argument left out, an eager ``lax.cond`` the test runs outside jit) is what the test exercises on
+  purpose, not a defect to fix. A variation a library's frame passes stays advice.
 """
 
 from __future__ import annotations
 
-from ..model import CompileEvent, installed_package_file
+import os
+
+from ..model import CompileEvent, Location, installed_package_file
 
 
 def jit_options(event: CompileEvent) -> str:
@@ -64,3 +73,24 @@ def mergeable(old: CompileEvent, new: CompileEvent) -> bool:
     if old.function_id is None or new.function_id is None or old.function_id == new.function_id:
         return True
     return same_call_site(old, new)
+
+
+def in_test_code(event: CompileEvent, loc: Location | None) -> bool:
+    """``loc`` is a line of the running test's own code, as pytest knows it: the module the test was collected from
+    (the file part of its node id, ``CompileEvent.test``, relative to pytest's rootdir), or a ``conftest.py`` (pytest's
+    fixture file) outside installed packages. A helper module the tests import is the program's code, not the
+    test's. False outside pytest."""
+    if event.test is None or loc is None or not loc.file or loc.file.startswith("<"):
+        return False
+    module = os.path.normpath(event.test.split("::", 1)[0])
+    path = os.path.normpath(os.path.abspath(loc.file))
+    if path == module or path.endswith(os.sep + module):
+        return True
+    # a conftest.py is pytest's own fixture file (found by its name on the test's folder path, up to rootdir);
+    # the rootdir is not in the node id, so any conftest.py of the program is taken as the test's
+    return os.path.basename(path) == "conftest.py" and not installed_package_file(path)
+
+
+def chosen_by_test(event: CompileEvent) -> bool:
+    """The call's arguments were passed by the running test's own code (the frame that called the jitted function)."""
+    return in_test_code(event, event.library_site or event.call_site)

@@ -24,7 +24,9 @@ a library both defines and calls.
   first, and its fix is the finding's). A function in a node's static field cannot be made a leaf: the fix is one function object. Compiles
   under different trace contexts or checking modes (``jax.checking_leaks``) are not paired. An eager
   ``lax.cond``/``while_loop``/``scan`` (attributed to the primitive by ``collect/programs.py``) is keyed on
-  its bodies' traces: closures defined per call compile again, and jitting the caller is the fix. When
+  its bodies' traces: closures defined per call compile again, and jitting the caller is the fix. Under pytest, a
+  variation the running test's own code passed (``advice_scope.chosen_by_test``) is the test's subject, not paired
+  (``_tests_variation``). When
   nothing differed, the cache was cleared or evicted. The second compile's seconds were wasted.
 * JW404 constant-recompile: the constants-blind fingerprints are equal, the fingerprints not: the
   programs differ only in the values of literal constants, named (``0.1 -> 0.01 : f32``). Passing the
@@ -49,7 +51,7 @@ from typing import Any, Protocol
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix, has_identity_members
-from .advice_scope import library_defined, library_internal, mergeable, scope_key
+from .advice_scope import chosen_by_test, library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .recompile_patterns import same_context
 from .runtime_record import RuntimeFinding
@@ -330,7 +332,7 @@ class DuplicateTracker:
         agreeing = [old for old in paired if old.signature is not None and event.signature is not None
                     and not _causes(old.signature, event.signature)]
         for old in (agreeing or paired)[:1]:
-            if _other_placement(old, event) or _library_static(old, event):
+            if _other_placement(old, event) or _library_static(old, event) or _tests_variation(old, event):
                 return None
             cause = _key_difference(old, event)
             if _explained_new_object(event):
@@ -347,6 +349,22 @@ class DuplicateTracker:
                     return None  # the constants are the library's static option, baked in by its choice
                 return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
         return None
+
+
+def _tests_variation(old: CompileEvent, new: CompileEvent) -> bool:
+    """Under pytest, the test's own code passed both calls' arguments (``advice_scope.chosen_by_test``) and they
+    differ in what a test varies on purpose: the test's subject, not a fix to make. A changed container, class,
+    static value, function in a static field or argument left out; a weak type only where each variant also got
+    a jit of its own (a Python scalar beside an array in one jitted object's calls is the loop-carry pitfall); an
+    eager ``lax.cond``/``scan`` the test runs outside jit (tests compare eager and jitted runs)."""
+    if not (chosen_by_test(old) and chosen_by_test(new)):
+        return False
+    if _eager_primitive(new):
+        return True
+    if old.signature is None or new.signature is None:
+        return False
+    causes = _causes(old.signature, new.signature)
+    return bool(causes) and (_rebuilt(old, new) or any(c[0] != _KEY_FIXES["weak_type_change"][0] for c in causes))
 
 
 def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:

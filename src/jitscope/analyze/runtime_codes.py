@@ -174,7 +174,13 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "never two compiles under different trace contexts or checking modes (``jax.checking_leaks``, "
         "``debug_nans``: a test re-running code under a check); "
         "never two jit objects with other options (``donate_argnums``, ``static_argnums``, shardings, "
-        "``keep_unused``, backend: two functions), never compiles a library both defines and calls.",
+        "``keep_unused``, backend: two functions), never compiles a library both defines and calls. "
+        "Under pytest, who chose the variation decides: where the frame that passed both calls' arguments is the "
+        "running test's own code (the module pytest collected it from, per its node id, or a ``conftest.py``), a "
+        "changed container, class, static value, function in a static field or left-out argument, a weak type "
+        "where each variant got its own jit, and an eager ``lax.cond`` the test runs beside its jitted twin are "
+        "the test's subject: no finding. A variation a library's frame or a helper module passes stays advice, "
+        "and so does a Python scalar then an array in one jitted object's calls.",
         "jit looks up its cache by function object and argument signature, not by program: each new key "
         "traces, lowers and compiles again, and gets the same executable. Nothing in JAX says so; the run just "
         "compiles more often than it has programs.",
