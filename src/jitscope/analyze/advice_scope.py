@@ -16,7 +16,8 @@ is advice only when one change in the user's code would make the two compiles on
   ``keep_unused``, ``inline``, device or backend: ``CompileEvent.jit_options``) are different
   functions, never "the same function rebuilt".
 * A compile whose definition and call site are both in an installed package (a library's own
-  ``init``/``apply`` pair) is the library's: no advice to the user.
+  ``init``/``apply`` pair) is the library's: no advice to the user, except a jit per object (the library jits a
+  bound method per object and the user makes a new object per call: reusing it is the user's change).
 * A function defined in an installed package (diffrax's ``diffeqsolve``) called by the user: fixes of
   the call are the user's (one type, one container, one placement), fixes of the definition are not
   (which arguments are static is the library's choice): a static value it ignores is no advice.

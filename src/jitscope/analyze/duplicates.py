@@ -51,7 +51,7 @@ from typing import Any, Protocol
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix, has_identity_members
-from .advice_scope import chosen_by_test, library_defined, library_internal, mergeable, scope_key
+from .advice_scope import chosen_by_test, in_test_code, library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .recompile_patterns import same_context
 from .runtime_record import RuntimeFinding
@@ -249,6 +249,35 @@ def _rebound(old: CompileEvent, new: CompileEvent) -> bool:
         old.bindings != new.bindings
 
 
+# An object in a function's bindings (``watch_signature._bound_value``): ``<Env hashed by identity 7f...>``; a class
+# is ``<class P hashed by identity 7f...>`` (two classes are two functions' worth of difference, never blanked).
+_BOUND_OBJECT = re.compile(r"<([^\s<>]+) hashed by identity [0-9a-f]+>")
+
+
+def _per_object(old: CompileEvent, new: CompileEvent) -> str | None:
+    """The class of the object two function objects of one definition bind, where they differ in nothing else: a
+    bound method or a closure over ``self`` jitted per object (an environment's ``jax.jit(self.step)`` in
+    ``__init__``). Their programs are equal, so what the objects hold did not reach the program: one jit of the
+    method outside the object would have compiled once. None when the bindings differ otherwise."""
+    if not _rebound(old, new):
+        return None
+    blank = lambda t: _BOUND_OBJECT.sub(lambda m: f"<{m.group(1)}>", t)  # noqa: E731
+    a, b = old.bindings or "", new.bindings or ""
+    if blank(a) != blank(b):
+        return None
+    changed = [x.group(1) for x, y in zip(_BOUND_OBJECT.finditer(a), _BOUND_OBJECT.finditer(b))
+               if x.group(0) != y.group(0)]
+    return changed[0] if changed else None
+
+
+def _object_cause(cls: str, new: CompileEvent) -> tuple[str, str, str, list[str]]:
+    """A new object per call: the user reuses the object where a library jits per object, else jits once outside."""
+    fix = fixes.REUSE_OBJECT if library_defined(new) else fixes.JIT_PER_OBJECT
+    how = "a bound method of it" if (new.bindings or "").startswith("self=") else "a closure over it"
+    return (f"a new {cls} object per call (the jitted function is {how}, jitted per object; the program is the "
+            "same)", fix.title, fix.why, [])
+
+
 def _lost_function(new: CompileEvent) -> tuple[str, str, str, list[str]]:
     """Same function (equal bindings), same signature, and JAX's own explanation says it never saw the function:
     JAX's tracing cache is keyed on the function object and holds it weakly, so a jit built around a new object
@@ -311,9 +340,12 @@ class DuplicateTracker:
         literal constants (short values), None when unknown; ``context``: JAX's trace context it was traced
         under (``(names, values)``) and ``checks``: the checking modes on (``jaxmodel.deliberate.CHECK_MODES``), None
         when unknown: compiles under different contexts or checking modes are not paired."""
-        if event.fingerprint is None or library_internal(event):
+        if event.fingerprint is None:
             return None
-        key = (function_key(event), *scope_key(event))
+        # a library's own compile (defined and called in installed packages) is paired with its like only, and only
+        # for a new object per call: the object is the user's to reuse (``_per_object``)
+        internal = library_internal(event)
+        key = (function_key(event), *scope_key(event), internal)
         blind = event.constants_blind_fingerprint
         with self._lock:
             ctx = (context, checks)
@@ -328,7 +360,8 @@ class DuplicateTracker:
         # objects' made at one call site (a jit rebuilt in a loop).
         # A rebuilt function binding other values is no duplicate one object would have merged; among the rest,
         # an earlier compile whose signature agrees is the one "create it once" would have hit.
-        paired = [old for old, _ in reversed(same) if mergeable(old, event) and not _rebound(old, event)]
+        paired = [] if internal else \
+            [old for old, _ in reversed(same) if mergeable(old, event) and not _rebound(old, event)]
         agreeing = [old for old in paired if old.signature is not None and event.signature is not None
                     and not _causes(old.signature, event.signature)]
         for old in (agreeing or paired)[:1]:
@@ -342,6 +375,16 @@ class DuplicateTracker:
                 cause = (what, title, why, ["as in this function's earlier recompiles, which JAX explained "
                                             "(it explains only a function's first misses)"])
             return _identical(old, event, cause)
+        # A new object per call (an environment's jax.jit(self.step) built in __init__), unless the running test's
+        # own code defines and calls the function: its objects per case are its subject.
+        for old, _ in reversed(same):
+            cls = _per_object(old, event) if mergeable(old, event) else None
+            if cls is not None and old.signature is not None and event.signature is not None \
+                    and not _causes(old.signature, event.signature) \
+                    and not (chosen_by_test(event) and in_test_code(event, event.definition)):
+                return _identical(old, event, _object_cause(cls, event))
+        if internal:
+            return None
         # Constants only: the fix is in the definition (the value as an argument), wherever it is called.
         for old, old_constants in reversed(near):
             if old.fingerprint != event.fingerprint:

@@ -335,6 +335,8 @@ def _bound_value(value: Any) -> str:
         return r if len(r) <= 80 else r[:77] + "..."
     if isinstance(value, (tuple, list, frozenset)) and len(value) <= 16:
         return type(value).__name__ + "(" + ", ".join(_bound_value(v) for v in value) + ")"
+    if isinstance(value, type):  # a class by its name: a closure over P and one over Q bind different classes
+        return f"<class {value.__qualname__} {IDENTITY_MARK} {id(value):x}>"
     return f"<{type(value).__qualname__} {IDENTITY_MARK} {id(value):x}>"
 
 
