@@ -32,9 +32,7 @@ is advice only when one change in the user's code would make the two compiles on
 
 from __future__ import annotations
 
-import os
-
-from ..model import CompileEvent, Location, installed_package_file
+from ..model import CompileEvent, Location, installed_package_file, is_test_code_file
 
 
 def jit_options(event: CompileEvent) -> str:
@@ -77,19 +75,8 @@ def mergeable(old: CompileEvent, new: CompileEvent) -> bool:
 
 
 def in_test_code(event: CompileEvent, loc: Location | None) -> bool:
-    """``loc`` is a line of the running test's own code, as pytest knows it: the module the test was collected from
-    (the file part of its node id, ``CompileEvent.test``, relative to pytest's rootdir), or a ``conftest.py`` (pytest's
-    fixture file) outside installed packages. A helper module the tests import is the program's code, not the
-    test's. False outside pytest."""
-    if event.test is None or loc is None or not loc.file or loc.file.startswith("<"):
-        return False
-    module = os.path.normpath(event.test.split("::", 1)[0])
-    path = os.path.normpath(os.path.abspath(loc.file))
-    if path == module or path.endswith(os.sep + module):
-        return True
-    # a conftest.py is pytest's own fixture file (found by its name on the test's folder path, up to rootdir);
-    # the rootdir is not in the node id, so any conftest.py of the program is taken as the test's
-    return os.path.basename(path) == "conftest.py" and not installed_package_file(path)
+    """``loc`` is a line of the running test's own code (``model.is_test_code_file`` of the event's node id)."""
+    return loc is not None and is_test_code_file(event.test, loc.file)
 
 
 def chosen_by_test(event: CompileEvent) -> bool:

@@ -307,7 +307,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "``split`` consume a key, ``fold_in`` and ``key_data`` do not): a key object consumed a second time, "
         "eagerly or within one trace, is reported with both lines. Under pytest, only within one test: a key "
         "consumed in one test and again in another (a module- or session-scoped fixture's key) is a reuse no "
-        "test can observe, since each test's draws are its own experiment, and fixing it changes no test.",
+        "test can observe, since each test's draws are its own experiment, and fixing it changes no test. The site "
+        "is the user's line: where the test passed one key at two of its own lines (its module per pytest's node "
+        "id, or a conftest.py) to code that drew from it, the finding is at the test's two lines and names the "
+        "draw inside (``details.draws``); a helper that reuses a key within one call stays at its own lines.",
         "JAX's random numbers are a function of the key: reusing a key gives identical or correlated numbers "
         "(the same dropout mask, the same noise), silently. ``jax_debug_key_reuse`` would raise "
         "``KeyReuseError``; watch leaves that flag alone (it changes what JAX does).",
