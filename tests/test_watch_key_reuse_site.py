@@ -9,9 +9,7 @@ the draw inside; a helper reusing a key within one call stays at the helper's li
 
 from __future__ import annotations
 
-import json
-
-from conftest import run_cli
+from conftest import watch_pytest
 
 SAMPLER = '''
 import jax
@@ -51,13 +49,8 @@ def test_helper_reuses():
 
 
 def test_a_key_the_test_passes_twice_is_reported_at_the_tests_lines(tmp_path):
-    (tmp_path / "sampler.py").write_text(SAMPLER)
-    (tmp_path / "test_keys.py").write_text(SUITE)
-    out = tmp_path / "run.json"
-    r = run_cli("watch", "-q", "--json", str(out), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_keys.py",
-                cwd=tmp_path)
-    assert r.returncode == 0, r.stdout + r.stderr
-    found = [f for f in json.loads(out.read_text())["findings"] if f["code"] == "JW601"]
+    data = watch_pytest(tmp_path, {"sampler.py": SAMPLER, "test_keys.py": SUITE}, "test_keys.py")
+    found = [f for f in data["findings"] if f["code"] == "JW601"]
     sites = sorted((f["location"]["file"].rsplit("/", 1)[-1], f["location"]["line"], f["details"]["first"]["line"])
                    for f in found)
     assert sites == [("sampler.py", 11, 10), ("test_keys.py", 10, 9)]

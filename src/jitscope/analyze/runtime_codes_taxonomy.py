@@ -172,7 +172,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "``enumerate``) runs the line, counts iterations, not reads: reported only when at least half the "
         "iterations from the first read to the last read (reads every 100 steps, or a batch of 100 reads made "
         "at once every 100 steps, are one round trip per 100 steps, however long the run). Gives how many reads "
-        "had to wait for the device and the seconds spent in them.",
+        "had to wait for the device and the seconds spent in them. Under pytest, a line of a test module (per "
+        "pytest's node id) whose reads took under 1 s is the test's speed (a loop asserting each step): not "
+        "reported, like every per-step cost at a test's line (``advice_scope.TEST_SPEED_CODES``).",
         "JAX dispatches asynchronously: the host queues the next step while the device runs. A host read waits "
         "for the value, so a read every iteration makes host and device take turns (on an accelerator the "
         "device idles while Python runs).",
