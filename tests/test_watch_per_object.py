@@ -6,7 +6,8 @@ per object recompiled the identical program for every new environment (4 compile
 function objects of one definition that bind different objects of one class, and nothing else different, were taken
 for two functions (``_rebound``); and the library both defined and called them (``library_internal``), so nothing was
 paired. Now: "a new Env object per call", with the fix in the user's terms (jit once outside the object; where the
-library jits per object, reuse the object). Closures over two different classes stay unpaired.
+library jits per object, reuse the object), where the two objects hold equal values (collect/object_state.py: two
+bijectors built with another shift each are two functions). Closures over two different classes stay unpaired.
 """
 
 from __future__ import annotations
@@ -40,6 +41,15 @@ class Q(P):
     pass
 
 
+class Named:
+    def __init__(self, name):
+        self.name = name
+        self.run = jax.jit(self.run_impl)
+
+    def run_impl(self, x):
+        return jnp.exp(x) - 1.0
+
+
 def applied(cls):
     return jax.jit(lambda x: x * cls.scale)(jnp.ones(3))  # another class per case: two functions, not paired
 
@@ -48,6 +58,8 @@ for _ in range(3):
     env = Env()
     env.step(jnp.ones(3))
     env.reset(jnp.ones(3))
+for name in ("a", "b"):
+    Named(name).run(jnp.ones(3))                          # objects holding other values: two functions, not paired
 for cls in (P, Q):
     applied(cls)
 '''
@@ -106,9 +118,9 @@ def test_a_jit_per_object_is_reported_with_the_fix_in_the_users_terms(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     data = json.loads(out.read_text())
     assert [e["function"].rsplit(".", 1)[-1] for e in data["events"]] == \
-        ["step_impl", "<lambda>"] * 3 + ["<lambda>"] * 2       # every object compiled: counts unchanged
+        ["step_impl", "<lambda>"] * 3 + ["run_impl"] * 2 + ["<lambda>"] * 2   # every object compiled: counts unchanged
     found = {f["compile_index"]: f for f in _findings(data)}
-    assert sorted(found) == [2, 3, 4, 5]                        # the P/Q closures (6, 7) are two functions
+    assert sorted(found) == [2, 3, 4, 5]      # Named("a")/Named("b") (6, 7) and the P/Q closures (8, 9): two functions
     for i in (2, 4):
         assert found[i]["details"]["key_difference"].startswith("a new Env object per call (the jitted function "
                                                                 "is a bound method of it")

@@ -251,7 +251,7 @@ def _rebound(old: CompileEvent, new: CompileEvent) -> bool:
 
 # An object in a function's bindings (``watch_signature._bound_value``): ``<Env hashed by identity 7f...>``; a class
 # is ``<class P hashed by identity 7f...>`` (two classes are two functions' worth of difference, never blanked).
-_BOUND_OBJECT = re.compile(r"<([^\s<>]+) hashed by identity [0-9a-f]+>")
+_BOUND_OBJECT = re.compile(r"<([^\s<>]+) hashed by identity [0-9a-f]+((?: state=[0-9a-f]+)?)>")
 
 
 def _per_object(old: CompileEvent, new: CompileEvent) -> str | None:
@@ -261,13 +261,19 @@ def _per_object(old: CompileEvent, new: CompileEvent) -> str | None:
     method outside the object would have compiled once. None when the bindings differ otherwise."""
     if not _rebound(old, new):
         return None
-    blank = lambda t: _BOUND_OBJECT.sub(lambda m: f"<{m.group(1)}>", t)  # noqa: E731
+    # the address blanked, the state digest (``collect/object_state.py``) kept: objects holding other values
+    # are two functions' worth of difference
+    blank = lambda t: _BOUND_OBJECT.sub(lambda m: f"<{m.group(1)}{m.group(2)}>", t)  # noqa: E731
     a, b = old.bindings or "", new.bindings or ""
     if blank(a) != blank(b):
         return None
-    changed = [x.group(1) for x, y in zip(_BOUND_OBJECT.finditer(a), _BOUND_OBJECT.finditer(b))
+    changed = [(x.group(1), x.group(2)) for x, y in zip(_BOUND_OBJECT.finditer(a), _BOUND_OBJECT.finditer(b))
                if x.group(0) != y.group(0)]
-    return changed[0] if changed else None
+    # an object whose state could not be read (or a run recorded before states were) may hold other values: no
+    # pairing; ``<type ...>``: a class, as runs recorded before classes were named: two classes, not two objects
+    if not changed or any(not state or cls == "type" for cls, state in changed):
+        return None
+    return changed[0][0]
 
 
 def _object_cause(cls: str, new: CompileEvent) -> tuple[str, str, str, list[str]]:
