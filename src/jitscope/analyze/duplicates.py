@@ -51,7 +51,7 @@ from typing import Any, Protocol
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix, has_identity_members
-from .advice_scope import chosen_by_test, in_test_code, library_defined, library_internal, mergeable, scope_key
+from .advice_scope import chosen_by_test, library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .recompile_patterns import same_context
 from .runtime_record import RuntimeFinding
@@ -381,13 +381,14 @@ class DuplicateTracker:
                 cause = (what, title, why, ["as in this function's earlier recompiles, which JAX explained "
                                             "(it explains only a function's first misses)"])
             return _identical(old, event, cause)
-        # A new object per call (an environment's jax.jit(self.step) built in __init__), unless the running test's
-        # own code defines and calls the function: its objects per case are its subject.
+        # A new object per call (an environment's jax.jit(self.step) built in __init__, called by its own methods),
+        # unless the running test's own line calls the per-object function: the test made an object per case and
+        # jitted and called it itself (distrax's tests: a bijector per element), its subject.
         for old, _ in reversed(same):
             cls = _per_object(old, event) if mergeable(old, event) else None
             if cls is not None and old.signature is not None and event.signature is not None \
                     and not _causes(old.signature, event.signature) \
-                    and not (chosen_by_test(event) and in_test_code(event, event.definition)):
+                    and not chosen_by_test(event):
                 return _identical(old, event, _object_cause(cls, event))
         if internal:
             return None

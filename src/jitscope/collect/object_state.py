@@ -4,12 +4,13 @@
 identity (``<Env hashed by identity 7f...>``). Two function objects of one definition binding two objects of one
 class compile the same program for each (a ``jax.jit(self.step)`` built per object); whether one object could have
 served both calls depends on what the objects hold. The digest (``state=...`` in the binding) is equal for two
-objects whose attributes have equal values (numbers and strings by value, arrays of up to ``MAX_ELEMENTS`` by
-value, containers and nested objects' attributes two levels down) and differs otherwise: two bijectors built with
-another shift each are two functions, two environments built alike are one object made twice.
+objects whose attributes have equal values (numbers and strings by value, NumPy arrays of up to ``MAX_ELEMENTS`` by
+value, ``jax.Array`` by shape and dtype, containers and nested objects' attributes two levels down) and differs otherwise: two objects built with
+another name or setting each are two functions, two environments built alike are one object made twice.
 
-Cost: at each compile only (never per call); arrays above ``MAX_ELEMENTS`` by shape and dtype only; a tracer by
-kind only. Never raises; an object it cannot read gives no digest (and its binding shows none).
+Cost: at each compile only (never per call); ``jax.Array`` values are never read (their shape and dtype only: a read
+would cache a host copy and change how JAX traces them), nor NumPy arrays above ``MAX_ELEMENTS``. Never raises; an
+object it cannot read gives no digest (and its binding shows none).
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def _array(v: Any, shape: Any, dtype: Any) -> str:
 
     head = f"{np.dtype(dtype).name}{list(shape)}"
     size = int(np.prod(shape)) if len(shape) else 1
-    if size > MAX_ELEMENTS or "Tracer" in type(v).__name__:
+    # A jax.Array by shape and dtype only: reading its value caches a host copy on it, and JAX then traces it
+    # into another program (a literal instead of a constant; seen on distrax's suite). Its value reaches the
+    # program text when the method reads it (another program, not paired); as a pytree leaf it needs no equality.
+    if size > MAX_ELEMENTS or not isinstance(v, np.ndarray):
         return head
-    return head + ":" + hashlib.sha1(np.ascontiguousarray(np.asarray(v)).tobytes()).hexdigest()[:10]
+    return head + ":" + hashlib.sha1(np.ascontiguousarray(v).tobytes()).hexdigest()[:10]
