@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -49,6 +50,19 @@ def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, env: dict[str
                 **(env or {})}
     return subprocess.run([sys.executable, "-m", "jitscope", *args], cwd=cwd or ROOT, env=full_env,
                           capture_output=True, text=True, timeout=timeout, input=input)
+
+
+def watch_pytest(root: Path, files: dict[str, str], test_file: str, env: dict[str, str] | None = None) -> dict:
+    """Write ``files`` (relative path -> text) under ``root``, run ``jitscope watch -m pytest test_file`` there, and
+    return the run's JSON (the run must pass)."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    out = root / "run.json"
+    r = run_cli("watch", "-q", "--json", str(out), "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file,
+                cwd=root, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads(out.read_text())
 
 
 def compile_lines(path: str | os.PathLike[str]) -> list[str]:

@@ -8,6 +8,8 @@ difference is the class, not the new function object; (b) the closure captured a
 could not serve both cases; (c) a re-run under a checking mode is that check's run, not a duplicate;
 (d) a static pytree field holding a function changed: a function cannot be a leaf, the fix is one function
 object. The true case, a closure rebuilt per call with the same program and signature, stays reported.
+The cases live in a helper module the test module imports (the program's code passes the arguments): where the
+test's own module passes them, the variation is the test's subject (tests/test_watch_test_variation.py).
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ def test_static_function_field():
 
 
 def test_create_once_only_where_one_object_would_have_hit_the_cache(tmp_path):
-    (tmp_path / "test_suite.py").write_text(SUITE)
+    (tmp_path / "cases.py").write_text(SUITE)
+    (tmp_path / "test_suite.py").write_text("from cases import *  # noqa: F403\n")
     out = tmp_path / "run.json"
     r = run_cli("watch", "-q", "--json", str(out), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_suite.py",
                 cwd=tmp_path)

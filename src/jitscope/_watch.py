@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal, TypeVar
 
 from .analyze import evidence_events, watch_summary
+from .analyze.advice_scope import test_speed_only
 from .analyze.budget import budget_violations
 from .analyze.budget import describe as describe
 from .analyze.dispatch import off_fast_path
@@ -326,6 +327,9 @@ class WatchSession:
             c = self.collector
             found += self.taxonomy.finish(self._signals, self.events, t0=c.started_at or 0.0,
                                           wall_seconds=c.wall_seconds, cache_dir=c.cache_info[1])
+        tests = {e.test for e in self.events if e.test}
+        if tests:  # under pytest: a cost at a test's own line, small for a test run, is not advice
+            found = [f for f in found if not test_speed_only(f, tests)]
         return sorted(found, key=lambda f: f.timestamp)
 
 

@@ -28,6 +28,7 @@ from .records import FixSafety as FixSafety
 from .records import Location as Location
 from .records import Severity as Severity
 from .records import installed_package_file as installed_package_file
+from .records import is_test_code_file as is_test_code_file
 
 if TYPE_CHECKING:
     from .compile_records import CACHE_KEY_COMPONENTS as CACHE_KEY_COMPONENTS

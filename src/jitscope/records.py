@@ -63,6 +63,22 @@ def installed_package_file(path: str) -> bool:
     return any(root and path.startswith(root + os.sep) for root in (paths.get("purelib"), paths.get("platlib")))
 
 
+def is_test_code_file(nodeid: str | None, path: str) -> bool:
+    """``path`` is the running test's own code, as pytest knows it: the module the test ``nodeid`` was collected
+    from (the file part of its node id, relative to pytest's rootdir), or a ``conftest.py`` (pytest's fixture file)
+    outside installed packages. The rootdir is not in the node id, so any conftest.py of the program counts; a
+    helper module the tests import is the program's code, not the test's. False outside pytest (``nodeid`` None)."""
+    import os
+
+    if nodeid is None or not path or path.startswith("<"):
+        return False
+    module = os.path.normpath(nodeid.split("::", 1)[0])
+    full = os.path.normpath(os.path.abspath(path))
+    if full == module or full.endswith(os.sep + module):
+        return True
+    return os.path.basename(full) == "conftest.py" and not installed_package_file(full)
+
+
 @dataclass
 class Fix(Record):
     """A suggested change. ``safety='safe'`` fixes never change behaviour and may be applied automatically."""

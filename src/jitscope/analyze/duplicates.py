@@ -24,7 +24,9 @@ a library both defines and calls.
   first, and its fix is the finding's). A function in a node's static field cannot be made a leaf: the fix is one function object. Compiles
   under different trace contexts or checking modes (``jax.checking_leaks``) are not paired. An eager
   ``lax.cond``/``while_loop``/``scan`` (attributed to the primitive by ``collect/programs.py``) is keyed on
-  its bodies' traces: closures defined per call compile again, and jitting the caller is the fix. When
+  its bodies' traces: closures defined per call compile again, and jitting the caller is the fix. Under pytest, a
+  variation the running test's own code passed (``advice_scope.chosen_by_test``) is the test's subject, not paired
+  (``_tests_variation``). When
   nothing differed, the cache was cleared or evicted. The second compile's seconds were wasted.
 * JW404 constant-recompile: the constants-blind fingerprints are equal, the fingerprints not: the
   programs differ only in the values of literal constants, named (``0.1 -> 0.01 : f32``). Passing the
@@ -49,7 +51,7 @@ from typing import Any, Protocol
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
 from ..model import ArgSignature, CompileEvent, Fix, has_identity_members
-from .advice_scope import library_defined, library_internal, mergeable, scope_key
+from .advice_scope import chosen_by_test, library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .recompile_patterns import same_context
 from .runtime_record import RuntimeFinding
@@ -247,6 +249,41 @@ def _rebound(old: CompileEvent, new: CompileEvent) -> bool:
         old.bindings != new.bindings
 
 
+# An object in a function's bindings (``watch_signature._bound_value``): ``<Env hashed by identity 7f...>``; a class
+# is ``<class P hashed by identity 7f...>`` (two classes are two functions' worth of difference, never blanked).
+_BOUND_OBJECT = re.compile(r"<([^\s<>]+) hashed by identity [0-9a-f]+((?: state=[0-9a-f]+)?)>")
+
+
+def _per_object(old: CompileEvent, new: CompileEvent) -> str | None:
+    """The class of the object two function objects of one definition bind, where they differ in nothing else: a
+    bound method or a closure over ``self`` jitted per object (an environment's ``jax.jit(self.step)`` in
+    ``__init__``). Their programs are equal, so what the objects hold did not reach the program: one jit of the
+    method outside the object would have compiled once. None when the bindings differ otherwise."""
+    if not _rebound(old, new):
+        return None
+    # the address blanked, the state digest (``collect/object_state.py``) kept: objects holding other values
+    # are two functions' worth of difference
+    blank = lambda t: _BOUND_OBJECT.sub(lambda m: f"<{m.group(1)}{m.group(2)}>", t)  # noqa: E731
+    a, b = old.bindings or "", new.bindings or ""
+    if blank(a) != blank(b):
+        return None
+    changed = [(x.group(1), x.group(2)) for x, y in zip(_BOUND_OBJECT.finditer(a), _BOUND_OBJECT.finditer(b))
+               if x.group(0) != y.group(0)]
+    # an object whose state could not be read (or a run recorded before states were) may hold other values: no
+    # pairing; ``<type ...>``: a class, as runs recorded before classes were named: two classes, not two objects
+    if not changed or any(not state or cls == "type" for cls, state in changed):
+        return None
+    return changed[0][0]
+
+
+def _object_cause(cls: str, new: CompileEvent) -> tuple[str, str, str, list[str]]:
+    """A new object per call: the user reuses the object where a library jits per object, else jits once outside."""
+    fix = fixes.REUSE_OBJECT if library_defined(new) else fixes.JIT_PER_OBJECT
+    how = "a bound method of it" if (new.bindings or "").startswith("self=") else "a closure over it"
+    return (f"a new {cls} object per call (the jitted function is {how}, jitted per object; the program is the "
+            "same)", fix.title, fix.why, [])
+
+
 def _lost_function(new: CompileEvent) -> tuple[str, str, str, list[str]]:
     """Same function (equal bindings), same signature, and JAX's own explanation says it never saw the function:
     JAX's tracing cache is keyed on the function object and holds it weakly, so a jit built around a new object
@@ -309,9 +346,12 @@ class DuplicateTracker:
         literal constants (short values), None when unknown; ``context``: JAX's trace context it was traced
         under (``(names, values)``) and ``checks``: the checking modes on (``jaxmodel.deliberate.CHECK_MODES``), None
         when unknown: compiles under different contexts or checking modes are not paired."""
-        if event.fingerprint is None or library_internal(event):
+        if event.fingerprint is None:
             return None
-        key = (function_key(event), *scope_key(event))
+        # a library's own compile (defined and called in installed packages) is paired with its like only, and only
+        # for a new object per call: the object is the user's to reuse (``_per_object``)
+        internal = library_internal(event)
+        key = (function_key(event), *scope_key(event), internal)
         blind = event.constants_blind_fingerprint
         with self._lock:
             ctx = (context, checks)
@@ -326,11 +366,12 @@ class DuplicateTracker:
         # objects' made at one call site (a jit rebuilt in a loop).
         # A rebuilt function binding other values is no duplicate one object would have merged; among the rest,
         # an earlier compile whose signature agrees is the one "create it once" would have hit.
-        paired = [old for old, _ in reversed(same) if mergeable(old, event) and not _rebound(old, event)]
+        paired = [] if internal else \
+            [old for old, _ in reversed(same) if mergeable(old, event) and not _rebound(old, event)]
         agreeing = [old for old in paired if old.signature is not None and event.signature is not None
                     and not _causes(old.signature, event.signature)]
         for old in (agreeing or paired)[:1]:
-            if _other_placement(old, event) or _library_static(old, event):
+            if _other_placement(old, event) or _library_static(old, event) or _tests_variation(old, event):
                 return None
             cause = _key_difference(old, event)
             if _explained_new_object(event):
@@ -340,6 +381,17 @@ class DuplicateTracker:
                 cause = (what, title, why, ["as in this function's earlier recompiles, which JAX explained "
                                             "(it explains only a function's first misses)"])
             return _identical(old, event, cause)
+        # A new object per call (an environment's jax.jit(self.step) built in __init__, called by its own methods),
+        # unless the running test's own line calls the per-object function: the test made an object per case and
+        # jitted and called it itself (distrax's tests: a bijector per element), its subject.
+        for old, _ in reversed(same):
+            cls = _per_object(old, event) if mergeable(old, event) else None
+            if cls is not None and old.signature is not None and event.signature is not None \
+                    and not _causes(old.signature, event.signature) \
+                    and not chosen_by_test(event):
+                return _identical(old, event, _object_cause(cls, event))
+        if internal:
+            return None
         # Constants only: the fix is in the definition (the value as an argument), wherever it is called.
         for old, old_constants in reversed(near):
             if old.fingerprint != event.fingerprint:
@@ -347,6 +399,22 @@ class DuplicateTracker:
                     return None  # the constants are the library's static option, baked in by its choice
                 return None if _other_placement(old, event) else _constants_only(old, event, old_constants, constants)
         return None
+
+
+def _tests_variation(old: CompileEvent, new: CompileEvent) -> bool:
+    """Under pytest, the test's own code passed both calls' arguments (``advice_scope.chosen_by_test``) and they
+    differ in what a test varies on purpose: the test's subject, not a fix to make. A changed container, class,
+    static value, function in a static field or argument left out; a weak type only where each variant also got
+    a jit of its own (a Python scalar beside an array in one jitted object's calls is the loop-carry pitfall); an
+    eager ``lax.cond``/``scan`` the test runs outside jit (tests compare eager and jitted runs)."""
+    if not (chosen_by_test(old) and chosen_by_test(new)):
+        return False
+    if _eager_primitive(new):
+        return True
+    if old.signature is None or new.signature is None:
+        return False
+    causes = _causes(old.signature, new.signature)
+    return bool(causes) and (_rebuilt(old, new) or any(c[0] != _KEY_FIXES["weak_type_change"][0] for c in causes))
 
 
 def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:

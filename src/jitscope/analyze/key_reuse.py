@@ -38,13 +38,20 @@ def key_findings(reuses: list[Any], baked: list[Any]) -> list[RuntimeFinding]:
             effect = "the draw and the keys split from the same key are not independent"
         else:
             effect = "both draws use the same random bits"
+        inner = getattr(r, "inner", None)
+        if inner is not None:  # the test passed one key at two of its lines to code that drew from it
+            where = f"{inner[1].function or '?'} line {inner[1].line}"
+            message = (f"line {loc.line} passed a key already consumed through line {first.line} (jax.random."
+                       f"{r.second_api} at {where} drew from it again){inside}: {effect}{times}")
+        else:
+            message = (f"jax.random.{r.second_api} at line {loc.line} consumed a key already consumed at "
+                       f"{earlier}{inside}: {effect}{times}")
         out.append(RuntimeFinding(
-            "JW601", fn,
-            f"jax.random.{r.second_api} at line {loc.line} consumed a key already consumed at {earlier}{inside}: "
-            f"{effect}{times}", "warning", loc,
+            "JW601", fn, message, "warning", loc,
             Fix(fixes.SPLIT_KEYS.title, fixes.SPLIT_KEYS.why, location=loc), source=_source(loc),
             details={"first": first.to_dict(), "first_api": r.first_api, "api": r.second_api, "traced": r.traced,
-                     "count": r.count, "evidence": "the same key object reached two consuming jax.random calls "
+                     "count": r.count, **({"draws": [x.to_dict() for x in inner]} if inner is not None else {}),
+                     "evidence": "the same key object reached two consuming jax.random calls "
                      "made by the program (JAX's key-reuse rules: sampling and split consume, fold_in does not)"}))
     for b in baked:
         loc = b.location

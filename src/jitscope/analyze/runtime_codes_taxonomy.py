@@ -172,7 +172,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "``enumerate``) runs the line, counts iterations, not reads: reported only when at least half the "
         "iterations from the first read to the last read (reads every 100 steps, or a batch of 100 reads made "
         "at once every 100 steps, are one round trip per 100 steps, however long the run). Gives how many reads "
-        "had to wait for the device and the seconds spent in them.",
+        "had to wait for the device and the seconds spent in them. Under pytest, a line of a test module (per "
+        "pytest's node id) whose reads took under 1 s is the test's speed (a loop asserting each step): not "
+        "reported, like every per-step cost at a test's line (``advice_scope.TEST_SPEED_CODES``).",
         "JAX dispatches asynchronously: the host queues the next step while the device runs. A host read waits "
         "for the value, so a read every iteration makes host and device take turns (on an accelerator the "
         "device idles while Python runs).",
@@ -307,7 +309,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "``split`` consume a key, ``fold_in`` and ``key_data`` do not): a key object consumed a second time, "
         "eagerly or within one trace, is reported with both lines. Under pytest, only within one test: a key "
         "consumed in one test and again in another (a module- or session-scoped fixture's key) is a reuse no "
-        "test can observe, since each test's draws are its own experiment, and fixing it changes no test.",
+        "test can observe, since each test's draws are its own experiment, and fixing it changes no test. The site "
+        "is the user's line: where the test passed one key at two of its own lines (its module per pytest's node "
+        "id, or a conftest.py) to code that drew from it, the finding is at the test's two lines and names the "
+        "draw inside (``details.draws``); a helper that reuses a key within one call stays at its own lines.",
         "JAX's random numbers are a function of the key: reusing a key gives identical or correlated numbers "
         "(the same dropout mask, the same noise), silently. ``jax_debug_key_reuse`` would raise "
         "``KeyReuseError``; watch leaves that flag alone (it changes what JAX does).",

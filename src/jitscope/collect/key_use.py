@@ -26,7 +26,7 @@ from types import FrameType
 from typing import Any
 
 from .._jaxcompat.runtime_hooks import install_key_check_hook, staging_now
-from ..model import Location
+from ..model import Location, is_test_code_file
 from .program_frames import frame_kind, location
 from .test_scope import current_test
 
@@ -44,6 +44,9 @@ class KeyReuse:
     second_api: str
     traced: bool  # the key was a tracer (both uses inside one trace)
     count: int = 1
+    # Under pytest, where the test passed the key at two of its own lines to code that drew from it (``first`` and
+    # ``second`` are then the test's lines): the draws' own lines, first and second, in the code the test called
+    inner: tuple[Location, Location] | None = None
 
 
 @dataclass
@@ -61,7 +64,8 @@ class KeyUseProbe:
     def __init__(self) -> None:
         self.reuses: list[KeyReuse] = []
         self.baked: list[BakedKey] = []
-        self._consumed: dict[int, tuple[Any, Location, str, str | None]] = {}  # id(key) -> (weakref, where, api, test)
+        # id(key) -> (weakref, where, api, test, the test's own line that led there); checked against the weakref
+        self._consumed: dict[int, tuple[Any, Location, str, str | None, Location | None]] = {}
         self._reuse_index: dict[tuple, KeyReuse] = {}
         self._baked_index: dict[tuple, BakedKey] = {}
         self._lock = threading.Lock()
@@ -92,25 +96,35 @@ class KeyUseProbe:
         except TypeError:
             return  # a NumPy array as key: each use converts it anew, identity says nothing
         test = current_test()
+        outer = _test_line(caller, test)
         with self._lock:
             known = self._consumed.get(id(key))
             # Under pytest, a key consumed in one test and again in another (a module- or session-scoped fixture,
             # a module global) is a reuse no test can observe: each test's draws are its own experiment, and
             # fixing it changes no test. Within one test (or outside pytest) it is a reuse.
             if known is not None and known[0]() is key and known[3] == test:
-                self._reuse(known[1], where, known[2], api, tracer)
+                self._reuse(known[1], where, known[2], api, tracer, known[4], outer)
                 return
             if len(self._consumed) > 4096:  # forget keys that died
                 self._consumed = {k: v for k, v in self._consumed.items() if v[0]() is not None}
-            self._consumed[id(key)] = (ref, where, api, test)
+            self._consumed[id(key)] = (ref, where, api, test, outer)
 
-    def _reuse(self, first: Location, second: Location, first_api: str, api: str, tracer: bool) -> None:
+    def _reuse(self, first: Location, second: Location, first_api: str, api: str, tracer: bool,
+               first_outer: Location | None = None, second_outer: Location | None = None) -> None:
+        inner = None
+        # The test passed one key at two of its lines to code that drew from it: the reuse is the test's, at its
+        # lines (the library's draws are right for each call). At one test line, the draws' own lines stay.
+        if first_outer is not None and second_outer is not None and \
+                (first_outer.file, first_outer.line) != (second_outer.file, second_outer.line) and \
+                ((first.file, first.line) != (first_outer.file, first_outer.line)
+                 or (second.file, second.line) != (second_outer.file, second_outer.line)):
+            inner, first, second = (first, second), first_outer, second_outer
         k = (first.file, first.line, second.file, second.line)
         rec = self._reuse_index.get(k)
         if rec is not None:
             rec.count += 1
         elif len(self.reuses) < MAX_RECORDS:
-            rec = self._reuse_index[k] = KeyReuse(first, second, first_api, api, tracer)
+            rec = self._reuse_index[k] = KeyReuse(first, second, first_api, api, tracer, inner=inner)
             self.reuses.append(rec)
 
     def _baked(self, where: Location, api: str) -> None:
@@ -122,3 +136,18 @@ class KeyUseProbe:
             elif len(self.baked) < MAX_RECORDS:
                 rec = self._baked_index[k] = BakedKey(where, api)
                 self.baked.append(rec)
+
+
+def _test_line(frame: FrameType, test: str | None) -> Location | None:
+    """Under pytest, the innermost line of the running test's own code (``model.is_test_code_file``) at or above
+    ``frame``: where the test called the code that drew from the key. None outside pytest or with no such frame."""
+    if test is None:
+        return None
+    f: FrameType | None = frame
+    for _ in range(64):
+        if f is None:
+            return None
+        if is_test_code_file(test, f.f_code.co_filename):
+            return location(f)
+        f = f.f_back
+    return None

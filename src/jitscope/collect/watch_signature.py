@@ -18,6 +18,7 @@ from typing import Any
 
 from .._jaxcompat import is_library_file, is_user_file
 from ..model import FUNCTION_IDENTITY_MARK, IDENTITY_MARK, MEMBERS_IDENTITY_MARK, ArgSignature, LeafSpec, Location
+from .object_state import state_digest
 from .wrappers import is_wrapper_frame
 
 
@@ -335,7 +336,10 @@ def _bound_value(value: Any) -> str:
         return r if len(r) <= 80 else r[:77] + "..."
     if isinstance(value, (tuple, list, frozenset)) and len(value) <= 16:
         return type(value).__name__ + "(" + ", ".join(_bound_value(v) for v in value) + ")"
-    return f"<{type(value).__qualname__} {IDENTITY_MARK} {id(value):x}>"
+    if isinstance(value, type):  # a class by its name: a closure over P and one over Q bind different classes
+        return f"<class {value.__qualname__} {IDENTITY_MARK} {id(value):x}>"
+    state = state_digest(value)  # what it holds: two objects built alike are one object made twice
+    return f"<{type(value).__qualname__} {IDENTITY_MARK} {id(value):x}{f' state={state}' if state else ''}>"
 
 
 def function_bindings(fun: Any) -> str:

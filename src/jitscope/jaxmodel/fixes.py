@@ -23,6 +23,7 @@ captured array (constant)    JS501                  JW301                       
 stale capture                JS502, JS503           JW302                            stale-global/captured-closure
 unrolled Python loop         JS202                  JW401 (bloat.py's fix)           graph-bloat (bloat.py)
 jit rebuilt (loop, per call) JS203, JS204           JW403, fix "create once"         --
+jit per object (self bound)  --                     JW403, "jit once outside"        --
 static value recompiles      --                     fix "stop recompiling", JW403    --
 value needed concrete        JS101, JS103 (hint)    JW101 (tracer_errors)            tracer errors (same)
 ===========================  =====================  ===============================  ==========================
@@ -72,6 +73,16 @@ CREATE_ONCE = Advice(
     "create the jitted function once (outside the loop or the calling function) and reuse it",
     "jit caches by function identity: a jax.jit(...) or a closure built again (in a loop, per call) is a new "
     "function and compiles again, even when its code and bindings are the same.")
+JIT_PER_OBJECT = Advice(
+    "jit the method once, outside the object (jax.jit(Cls.method) at class or module level, or "
+    "@partial(jax.jit, static_argnums=0) with __hash__/__eq__ by value), and pass the object as a pytree "
+    "(register its arrays as leaves) or as that static argument",
+    "a jax.jit(self.method) or a jitted closure over self built in __init__ is a new function for each new object: "
+    "jit caches by function object, so every new object traces and compiles the same program again.")
+REUSE_OBJECT = Advice(
+    "create the object once and reuse it (its class jits its methods per object)",
+    "the library jits a bound method or a closure over the object for each new object: jit caches by function "
+    "object, so every new object traces and compiles the same program again; one object compiles once.")
 REUSE_STATIC_OBJECT = Advice(
     "build the static object once (outside the loop or the function that calls) and pass that same object every "
     "call, or close over it instead of passing it",
