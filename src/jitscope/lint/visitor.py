@@ -20,6 +20,7 @@ from .astutil import children
 from .context import NESTED, Context, Frame, container_call
 from .params import (
     container_annotation,
+    enum_valued,
     non_array_annotation,
     only_truth_tested,
     python_default,
@@ -226,8 +227,10 @@ class _Visitor:
                     continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
                 if _static_default(defaults.get(p.arg)):
                     continue  # `training=False`: a Python value unless the caller passes one
+                if enum_valued(ctx, defaults.get(p.arg), None):
+                    continue  # `method=Combine.SUM`: an enum member default, a Python value unless one is passed
                 if spec.filter and (non_array_annotation(p.annotation) or python_default(defaults.get(p.arg)) or (
-                        p.annotation is None and only_truth_tested(node, p.arg))):
+                        p.annotation is None and only_truth_tested(node, p.arg)) or enum_valued(ctx, None, p.annotation)):
                     continue  # filter_jit traces array leaves only: a Python value stays static
                 if container_annotation(p.annotation):
                     frame.pytrees.add(p.arg)  # `xs: Sequence[Array]`: a Python container of traced arrays
