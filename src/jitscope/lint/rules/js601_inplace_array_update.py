@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from ..context import ARRAY_METHODS, Context
+from ..context import Context
 from ..params import container_annotation
 from ..rule import Rule
+from ._util import ARRAY_ATTRS as _ARRAY_ATTRS
+from ._util import dict_like as _dict_like
+from ._util import str_index as _str_index
 
 _AT_METHOD = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
 
@@ -117,10 +120,6 @@ class InplaceArrayUpdate(Rule):
 _REF_TYPES = ("Ref", "Variable", "Param", "BatchStat", "Cache", "Intermediate", "State")
 _REF_MODULES = ("flax.nnx", "jax.new_ref", "jax.Ref", "jax.ref", "jax.array_ref", "jax.experimental.mutable_array",
                 "jax.experimental.MutableArray", "jax._src.core.Ref", "jax.empty_ref")
-# Uses that a list, a Ref or a Variable argument would not have: evidence the argument is an array.
-_ARRAY_ATTRS = frozenset({"shape", "dtype", "ndim", "at", "reshape", "astype", "sum", "mean", "max", "min", "T",
-                          "transpose", "ravel", "squeeze", "clip", "dot", "size"})
-
 
 def _container_param(fn: ast.AST | None, name: str) -> bool:
     a = getattr(fn, "args", None)
@@ -161,33 +160,6 @@ def _array_evidence(ctx: Context, fn: ast.AST | None, name: str) -> bool:
             return True
         if isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in n.args) and (
                 ctx.info.resolve(n.func) or "").startswith(("jax.numpy.", "jax.lax.")):
-            return True
-    return False
-
-
-_DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
-
-
-def _str_index(index: ast.AST) -> bool:
-    return isinstance(index, ast.Constant) and isinstance(index.value, str)
-
-
-def _dict_like(fn: ast.AST | None, name: str) -> bool:
-    """Does function ``fn`` use ``name`` as a dict: string subscripts, dict methods, ``in`` tests?"""
-    if fn is None:
-        return False
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
-            if _str_index(n.slice):
-                return True
-        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name) \
-                and n.value.value.id == name and n.attr not in ARRAY_METHODS and n.attr not in _ARRAY_ATTRS:
-            return True  # `metrics[k].merge(...)`: its elements are objects, not array elements
-        elif isinstance(n, ast.Attribute) and n.attr in _DICT_METHODS and isinstance(n.value, ast.Name) \
-                and n.value.id == name:
-            return True
-        elif isinstance(n, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops) \
-                and any(isinstance(c, ast.Name) and c.id == name for c in n.comparators):
             return True
     return False
 
