@@ -74,3 +74,38 @@ def test_compiles_under_real_jax():
     ns["run"](x)
     assert count_compiles(lambda: (ns["outer"](x), ns["outer"](x), ns["run"](x), ns["run"](x))) == 0
     assert count_compiles(lambda: (ns["eager_use"](x), ns["eager_use"](x))) == 2  # a new lambda per call
+
+
+SRC_208 = '''
+import functools
+
+import jax
+
+
+@functools.partial(jax.jit, static_argnames=("t",))
+def step(x, t):
+    return x * t
+
+
+def inner(x):
+    scale = 1.0
+    for _ in range(3):
+        scale = scale * 0.5
+        x = step(x, t=scale)
+    return x
+
+
+@jax.jit
+def outer(x):
+    return inner(x)
+'''
+
+
+def test_static_per_iteration_inside_an_outer_trace_is_not_reported_nor_at_its_declaration():
+    assert lint_source(SRC_208, "m.py", select=["JS208"]) == []
+    ns: dict = {}
+    exec(compile(SRC_208, "m.py", "exec"), ns)
+    x = jnp.ones(2)
+    ns["outer"](x)
+    assert count_compiles(lambda: (ns["outer"](x), ns["outer"](x))) == 0  # one outer program, step inlined
+    assert count_compiles(lambda: ns["inner"](x)) == 3  # run eagerly: one compile per value

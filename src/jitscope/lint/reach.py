@@ -239,8 +239,10 @@ def _drop_inlined_costs(ctx: Context, reached: list[tuple[ast.AST, StaticSpec]])
         if closed(ctx, Frame(fn, fn.name, traced=True, spec=spec)):  # every way it runs is inside a trace
             spans.append((fn.lineno, fn.end_lineno or fn.lineno))
     if spans:
+        # JS208 also reports at the `static_argnames` declaration, naming the loop (`details["line"]`): it goes too
         ctx.findings[:] = [f for f in ctx.findings if f.code not in INLINED_COSTS or not any(
-            a <= f.location.line <= b for a, b in spans)]
+            a <= f.location.line <= b or (f.code == "JS208" and a <= int(f.details.get("line", 0) or 0) <= b)
+            for a, b in spans)]
 
 
 def _place(f) -> tuple:
