@@ -123,3 +123,34 @@ def test_a_pep701_fstring_in_a_project_that_declares_no_python_is_info(tmp_path:
     pyversion.project_python.cache_clear()
     path.write_text(nested)
     assert [(f.code, f.severity) for f in lint_source(nested, str(path))] == [("JS001", "error")]
+
+
+CUT_SHORT = [  # PEP 701 f-strings that a pre-3.12 tokenizer cuts short: its message is not about an f-string
+    'import jax\nx = f"a {len("b") # count\n}"\n',  # a comment inside a replacement field
+    'import jax\nx = f"{"\\\\"}"\n',  # a backslash inside a replacement field
+]
+
+
+@pytest.mark.parametrize("src", CUT_SHORT)
+def test_an_fstring_cut_short_by_the_old_tokenizer_is_info_without_a_declared_python(tmp_path: Path, src: str) -> None:
+    """The old tokenizer ends the f-string at the nested quote or the `#` and reports an unterminated string or a
+    stray backslash: with an f-string on the failing line, PEP 701 may accept it (checked where this Python is
+    3.12+: it compiles). The same messages on a line with no f-string, and a bracket never closed around one,
+    stay errors: no Python accepts them."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    path = pkg / "m.py"
+    found = [f for f in lint_source(src, str(path)) if f.code == "JS001"]
+    if sys.version_info[:2] >= (3, 12):
+        assert _compiles(src) and found == []
+        return
+    try:
+        compile(src, "m.py", "exec")
+    except SyntaxError as e:
+        assert not e.msg.startswith("f-string"), e.msg  # the case the f-string message alone did not cover
+    else:
+        raise AssertionError("compiles on this Python")
+    assert [(f.severity, f.confidence) for f in found] == [("info", "likely")], found
+    for broken in ('import jax\nx = "a {b\n', 'import jax\nx = "a" \\ "b"\n', 'import jax\nprint(f"{x}"\n'):
+        assert not _compiles(broken)
+        assert [(f.code, f.severity) for f in lint_source(broken, str(path))] == [("JS001", "error")], broken

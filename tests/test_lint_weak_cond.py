@@ -1,7 +1,9 @@
 """JS210 and `lax.cond`: a state field given a Python number in one branch of a `lax.cond` and a typed array in the
 other is no weak leaf anywhere: cond joins its branches' output types, and the weak `int32[]` of one branch is
 promoted to the other's strong `int32[]`. A jitted step fed that state and then its own output compiles once (run
-below). A weak number in a function whose result leaves unjoined (a `reset` returned to the caller) still churns."""
+below). The same holds when the other branch passes the operand through (`lambda t: t`) or returns a field computed
+from it (`t._replace(time=t.time + 1)`): anything but a Python number. A weak number in a function whose result
+leaves unjoined (a `reset` returned to the caller) still churns."""
 
 from __future__ import annotations
 
@@ -56,6 +58,14 @@ def reset_both(s, done):
 
 def advance_other(s):
     return Other(pos=s.pos + 1.0, time=jnp.int32(s.time + 1))
+
+
+def maybe_reset(s, done):  # the other branch passes the typed operand through
+    return lax.cond(done, lambda t: State(pos=t.pos * 0, time=0), lambda t: t, s)
+
+
+def maybe_restart(s, done):
+    return lax.cond(done, restart, lambda t: t._replace(time=t.time + 1), s)
 '''
 
 
@@ -71,7 +81,7 @@ def test_cond_joins_branch_types_under_real_jax():
     ns: dict = {}
     exec(compile(SRC, "m.py", "exec"), ns)
     state = ns["State"](pos=jnp.zeros(2), time=jnp.int32(0))
-    for step in (ns["step"], ns["step_lambda"]):
+    for step in (ns["step"], ns["step_lambda"], ns["maybe_reset"], ns["maybe_restart"]):
         out = jax.eval_shape(step, state, True)
         assert not out.time.weak_type and out.time.dtype == jnp.int32
 

@@ -376,3 +376,24 @@ def restore(saved: list[tuple[object, str, bool, bool]]) -> None:
         f.traced_names.add(name)  # type: ignore[attr-defined]
         if must:
             f.must.add(name)  # type: ignore[attr-defined]
+
+
+EXPECTING_ERROR = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "raises_regex"})
+
+
+def expects_error(chain: list[ast.AST]) -> bool:
+    """Is the node that ends ``chain`` inside a block that asserts an exception (``with pytest.raises(E):``,
+    ``with self.assertRaises(E):``) within its function? The test runs that code for the error it raises;
+    its result was never meant to be used (watch reads such blocks the same way: collect/program_frames.py)."""
+    for holder in reversed(chain[:-1]):
+        if isinstance(holder, (ast.With, ast.AsyncWith)) and any(
+                isinstance(i.context_expr, ast.Call) and _called_name(i.context_expr.func) in EXPECTING_ERROR
+                for i in holder.items):
+            return True
+        if isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+    return False
+
+
+def _called_name(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""

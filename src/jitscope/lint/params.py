@@ -126,3 +126,39 @@ def used_as_host_size(fn: ast.AST, name: str, resolve) -> bool:
             if any(isinstance(e, ast.Name) and e.id == name for e in items):
                 return True
     return False
+
+
+_ENUM_BASES = {"enum.Enum": False, "enum.StrEnum": False, "enum.Flag": False, "enum.IntEnum": True,
+               "enum.IntFlag": True}  # base -> its members are ints (jit traces an int passed to it)
+
+
+def enum_valued(ctx, default: ast.expr | None, ann: ast.expr | None) -> bool:
+    """Is the parameter an enum member of an ``enum`` class of this module: a default ``Method.SUM`` (a Python
+    value unless the caller passes one, as ``training=False``), or an annotation naming an enum whose members are
+    not ints (jit refuses such an argument unless it is static: ``TypeError ... as an abstract array``, so the
+    value in a traced function is a Python one; an ``IntEnum`` member passed to jit is traced like an int)."""
+    kinds = ctx.memo(_enum_classes)
+    if not kinds:
+        return False
+    if isinstance(default, ast.Attribute) and isinstance(default.value, ast.Name) and default.value.id in kinds:
+        return True
+    if ann is not None:
+        text = ast.unparse(ann).replace(" ", "") if not isinstance(ann, ast.Constant) else str(ann.value)
+        if text.startswith("Optional[") and text.endswith("]"):
+            text = text[len("Optional["):-1]
+        parts = [p for p in text.split("|") if p != "None"]
+        return bool(parts) and all(p in kinds and not kinds[p] for p in parts)
+    return False
+
+
+def _enum_classes(ctx) -> dict[str, bool]:
+    """Enum classes defined at module level -> whether their members are ints."""
+    out: dict[str, bool] = {}
+    for stmt in ctx.tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            for b in stmt.bases:
+                q = ctx.info.resolve(b) or ""
+                if q in _ENUM_BASES or (isinstance(b, ast.Name) and b.id in out):
+                    out[stmt.name] = _ENUM_BASES[q] if q in _ENUM_BASES else out[b.id]  # type: ignore[union-attr]
+                    break
+    return out

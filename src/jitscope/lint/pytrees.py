@@ -282,6 +282,8 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
         return rebuilt_while_tracing(ctx, cls)
     if hostonly.display_only(ctx, name):
         return False  # a property only `__repr__`/`__str__` (or eager module code) reads: reached on the host only
+    if _converts_to_host_library(ctx, method):
+        return False  # `def sympy(self) -> sympy.Expr`: builds another library's object from concrete values
     fields = _fields(ctx, cls)
 
     def field(n: ast.AST) -> bool:
@@ -296,6 +298,33 @@ def method_may_run_traced(ctx, cls: ast.ClassDef, method: ast.AST) -> bool:
                 field(m) for a in n.args for m in ast_walk(a)):
             return False  # NumPy on its own array fields: a method written for the host
     return reads
+
+
+# Module heads whose types a traced computation can return (arrays, pytrees, typing): anything else a method is
+# named after or annotated to return (`sympy`, `torch`, `pandas`) is another library's object, built on the host.
+_TRACEABLE_HEADS = frozenset({"jax", "jaxlib", "equinox", "flax", "chex", "optax", "haiku", "jaxtyping", "typing",
+                              "typing_extensions", "collections", "abc", "builtins", "dataclasses", "functools",
+                              "numbers", "types", "distrax", "tensorflow_probability", "numpyro", "diffrax", "lineax",
+                              "optimistix", "penzai", "orbax"})
+
+
+def _converts_to_host_library(ctx, method: ast.AST) -> bool:
+    """Is the method a conversion to another (non-JAX) library: named after a module the file imports
+    (``def sympy(self)`` with ``import sympy``; ``def pandas(self)``) or annotated to return its type
+    (``-> sympy.Expr``)? Such an object is built from concrete Python values (``.item()``), on the host."""
+    imported = {local: q for local, q in ctx.info.aliases.items() if "." not in local}
+    name = getattr(method, "name", "")
+    q = imported.get(name)
+    if q is not None and q.split(".", 1)[0] == name and name not in _TRACEABLE_HEADS and name != "numpy":
+        return True
+    ann = getattr(method, "returns", None)
+    root = ann
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(ann, ast.Attribute) and isinstance(root, ast.Name) and root.id in imported:
+        head = imported[root.id].split(".", 1)[0]
+        return head not in _TRACEABLE_HEADS and head != "numpy"
+    return False
 
 
 def rebuilt_while_tracing(ctx, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:

@@ -9,9 +9,10 @@ Two independent signs say so, either one enough:
   newer Python accepts, recognised by their tokens, not by any library's code), or
 - the project's declared lower bound of Python (``requires-python`` in the nearest ``pyproject.toml``,
   ``python_requires`` in ``setup.cfg``/``setup.py``, Poetry's ``python`` dependency, found upward from
-  the file) is 3.12 or later, above the running Python, and the parser's complaint is about an f-string:
-  PEP 701 made nested quotes, backslashes and comments in f-strings valid, which no line pattern can
-  see. Any other failure is a syntax error for the project's Python too (the grammars of 3.12-3.14
+  the file) is 3.12 or later, above the running Python, and the parser's complaint is about an f-string
+  (or a string literal cut short on a line holding an f-string: how a pre-3.12 tokenizer reads a nested
+  quote, a backslash or a comment inside a replacement field): PEP 701 made those valid, which no line
+  pattern can see. Any other failure is a syntax error for the project's Python too (the grammars of 3.12-3.14
   differ from 3.11's only by the constructs named here) and stays an error. A project that declares no
   Python at all may target 3.12+: an f-string complaint there is possible, not proven, so not certain either.
 
@@ -38,6 +39,18 @@ NEWER_SYNTAX: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
 # Messages of this Python's parser for f-strings that PEP 701 (3.12) made valid (nested quotes, backslashes
 # and comments inside replacement fields): proof only together with a project that targets 3.12 or later.
 _FSTRING = "f-string"
+# What a pre-3.12 tokenizer says when it cuts an f-string short at a nested quote, a backslash or a `#` inside
+# a replacement field (PEP 701 made those valid): with an f-string on the failing line, the same kind of proof.
+_CUT_SHORT = ("unterminated string literal", "unterminated triple-quoted string literal",
+              "unexpected character after line continuation character")
+_FSTRING_START = re.compile(r"""(?<![\w.])(?:[fF][rR]?|[rR][fF])["']""")
+
+
+def _fstring_failure(line_text: str | None, msg: str) -> bool:
+    """Is the parser's complaint one PEP 701 (3.12) may lift: about an f-string, or a string cut short on a line
+    that holds an f-string?"""
+    return msg.startswith(_FSTRING) or (msg.startswith(_CUT_SHORT) and line_text is not None
+                                        and _FSTRING_START.search(line_text) is not None)
 
 
 def newer_python(filename: str, line_text: str | None, msg: str) -> tuple[str, bool] | None:
@@ -54,7 +67,7 @@ def newer_python(filename: str, line_text: str | None, msg: str) -> tuple[str, b
     target = project_python(os.path.dirname(os.path.abspath(filename))) if filename[:1] != "<" else None
     newer_target = target is not None and target > running
     if need is None and not newer_target:
-        if target is None and msg.startswith(_FSTRING) and running < (3, 12):
+        if target is None and _fstring_failure(line_text, msg) and running < (3, 12):
             # No declared Python: the project may target 3.12+, whose f-strings (PEP 701: nested quotes,
             # backslashes, comments) this parser rejects. Not proof either way: possible, so not certain.
             return "the project declares no Python version, and from Python 3.12 f-strings (PEP 701) may accept it", False
@@ -66,7 +79,7 @@ def newer_python(filename: str, line_text: str | None, msg: str) -> tuple[str, b
         t = f"{target[0]}.{target[1]}"  # type: ignore[index]
         if need is not None:
             parts.append(f"the project targets >= {t}")
-        elif msg.startswith(_FSTRING) and target >= (3, 12) > running:  # type: ignore[operator]
+        elif _fstring_failure(line_text, msg) and target >= (3, 12) > running:  # type: ignore[operator]
             parts.append(f"the project targets >= {t}, whose f-strings (PEP 701) may accept it")
         else:
             # The grammars of 3.12-3.14 differ from 3.11's only by the constructs above: any other failure is

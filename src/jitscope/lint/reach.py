@@ -24,7 +24,8 @@ from .callgraph import (
     _with,
     index,
 )
-from .context import Context
+from .context import Context, Frame
+from .facts import MUST, closed
 from .operator_calls import OperatorEdges
 from .rule import Rule
 from .scope import StaticSpec, decorator_spec, literal_ints, traces_abstractly
@@ -218,8 +219,30 @@ def follow(ctx: Context, visitor_cls: type, rules: list[Rule],
             # A finding a seen way already made (a jitted function nested in this one) keeps that way's verdict.
             found[(*_unit(fn), UNKNOWN)] = [f for f in _walk(ctx, walker, fn, spec) if _place(f) not in seen]
         ctx.take_cg_local()
+    _drop_inlined_costs(ctx, [(fn, spec_for(fn, edge, method)) for fn, edge, method in state.values()])  # type: ignore[arg-type]
     for key in sorted(found):
         ctx.findings.extend(found.pop(key))
+
+
+# Rules whose claim is a compile paid each time code runs eagerly (a jit of a fresh function, a fresh static
+# argument, a static value per iteration, a jit in a loop): inside a trace, the inner jit is inlined into the
+# outer program and nothing is compiled on its own. The main walk drops them where a def or wrapper shows the
+# trace (`ctx.under_trace`); a function the call graph finds traced on every way it is reached drops them here.
+INLINED_COSTS = frozenset({"JS203", "JS204", "JS208", "JS605"})
+
+
+def _drop_inlined_costs(ctx: Context, reached: list[tuple[ast.AST, StaticSpec]]) -> None:
+    spans = []
+    for fn, spec in reached:
+        if spec.staged != MUST or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if closed(ctx, Frame(fn, fn.name, traced=True, spec=spec)):  # every way it runs is inside a trace
+            spans.append((fn.lineno, fn.end_lineno or fn.lineno))
+    if spans:
+        # JS208 also reports at the `static_argnames` declaration, naming the loop (`details["line"]`): it goes too
+        ctx.findings[:] = [f for f in ctx.findings if f.code not in INLINED_COSTS or not any(
+            a <= f.location.line <= b or (f.code == "JS208" and a <= int(f.details.get("line", 0) or 0) <= b)
+            for a, b in spans)]
 
 
 def _place(f) -> tuple:

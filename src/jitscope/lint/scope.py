@@ -72,6 +72,9 @@ class StaticSpec:
     # and `in_axes` count from the parameter after `self`.
     bound_self: bool = False
     by_name: bool = False  # reached through `jax.jit(obj.name)`: the def is matched by its name only
+    # `jax.vmap(partial(f, **params))`: the partial binds keywords from a mapping, so any keyword-only parameter
+    # may be among them (a Python value fixed before tracing, as a keyword it names); the call passes none
+    kwonly_bound: bool = False
     # `jax.jit(self._env.step)`: the class whose own method of that name is not the one traced (`self._env` is
     # another object than `self`)
     not_class: object = None
@@ -87,6 +90,8 @@ class StaticSpec:
                 static.add(positional[i])
         if self.unmapped_from is not None:
             static.update(positional[self.unmapped_from:])
+        if self.kwonly_bound:
+            static |= {p.arg for p in a.kwonlyargs}
         if self.traced_argnums is not None:
             keep = {positional[i] for i in self.traced_argnums if -len(positional) <= i < len(positional)}
             static |= set(positional) - keep
@@ -143,6 +148,9 @@ class ModuleInfo:
     partial_binds: dict[tuple[object, str], tuple[str, int, tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=dict)
     wrapped_refs: dict[str, int] = field(default_factory=dict)  # name -> references that hand it to a transform
+    # name -> (fewest positionals, keywords passed) over every call of every transform of it, all seen
+    # (`jax.vmap(f)(xs)` in two functions); None when one reference's calls are not all seen
+    applied_all: dict[str, tuple[int, frozenset[str]] | None] = field(default_factory=dict)
     inside_traced: set[ast.AST] = field(default_factory=set)  # transform calls applied under a traced transform
     applied: dict[ast.AST, list[ast.Call]] = field(default_factory=dict)  # a wrapper call -> the calls applying it
     applied_module: set[ast.AST] = field(default_factory=set)  # ... bound to a module-level name: not every call
@@ -472,12 +480,20 @@ class ModuleInfo:
             # `Wrapper.step` (only `self.step` names the enclosing class's method): any other `step` may be it.
             owner = next((s for s in reversed(scopes) if type(s) is ast.ClassDef), None)
             spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<held>"), not_class=owner)
+        if "<**>" in spec.argnames:
+            spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<**>"), kwonly_bound=True)
         if "<self>" in spec.argnames:
             spec = replace(spec, argnames=tuple(a for a in spec.argnames if a != "<self>"), bound_self=True)
         bound = next((self.partial_binds[(s, name)] for s in reversed(scopes) if (s, name) in self.partial_binds), None)
         if bound is not None:  # `foo = partial(foo, flag=True); jax.pmap(foo)`: the bound arguments are static
             name, spec = bound[0], _with_bound(spec, bound[1], bound[2], bound[3])
         self.wrapped_refs[name] = self.wrapped_refs.get(name, 0) + 1 + (bound is not None)
+        seen = (spec.passed_positional, spec.passed_keywords) if spec.from_calls and bound is None \
+            and spec.passed_positional is not None else None
+        if name in self.applied_all:
+            prev = self.applied_all[name]
+            seen = None if prev is None or seen is None else (min(prev[0], seen[0]), prev[1] | seen[1])
+        self.applied_all[name] = seen
         if plain:
             scopes = _visible_from(self, name, scopes)
         for scope in scopes:
@@ -726,8 +742,10 @@ def _function_names(node: ast.AST, bound: int = 0, kw: tuple[str, ...] = (),
     if isinstance(node, ast.Call) and node.args and isinstance(node.func, (ast.Name, ast.Attribute)):
         fname = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
         if fname == "partial":
+            spread = ("<**>",) if any(k.arg is None for k in node.keywords) else ()  # `partial(f, **params)`
             return _function_names(node.args[0], bound + len(node.args) - 1,
-                                   kw + tuple(k.arg for k in node.keywords if k.arg), given + _given(node.keywords))
+                                   kw + tuple(k.arg for k in node.keywords if k.arg) + spread,
+                                   given + _given(node.keywords))
     return []
 
 

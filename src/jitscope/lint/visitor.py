@@ -20,6 +20,7 @@ from .astutil import children
 from .context import NESTED, Context, Frame, container_call
 from .params import (
     container_annotation,
+    enum_valued,
     non_array_annotation,
     only_truth_tested,
     python_default,
@@ -197,12 +198,15 @@ class _Visitor:
                 (i, p.arg) for i, p in enumerate(positional) if p.arg in defaults] + [
                 (10_000, p.arg) for p in a.kwonlyargs if p.arg in defaults]) if defaults else set()
             never |= facts.python_passed(self.ctx, node, spec, [p.arg for p in positional])  # filter_jit(f)(x, 3)
-            if spec.passed_positional is not None and (  # `lax.cond(p, f, g, x)` calls f(x): its `axis=-1` stays -1
-                    not spec.from_calls or ctx.info.wrapped_refs.get(name, 0) <= 1):  # `jax.jit(g)(x)`: g's only way
+            passed = (spec.passed_positional, spec.passed_keywords) if spec.passed_positional is not None else None
+            if passed is not None and spec.from_calls and ctx.info.wrapped_refs.get(name, 0) > 1:
+                # `jax.vmap(f)(xs)` in two places: what every call of every transform of `f` passes, if all are seen
+                passed = ctx.info.applied_all.get(name)
+            if passed is not None:  # `lax.cond(p, f, g, x)` calls f(x): its `axis=-1` stays -1
                 skip = 1 if spec.bound_self and positional and positional[0].arg in ("self", "cls") else 0
                 never |= {p.arg for i, p in enumerate(positional)
-                          if i >= spec.passed_positional + skip and p.arg in defaults} - spec.passed_keywords
-                never |= {p.arg for p in a.kwonlyargs if p.arg in defaults} - spec.passed_keywords
+                          if i >= passed[0] + skip and p.arg in defaults} - passed[1]
+                never |= {p.arg for p in a.kwonlyargs if p.arg in defaults} - passed[1]
             flax = spec.wrapper in FLAX_METHODS
             convention = spec.assumed and spec.filter and not flax  # an equinox/nnx Module's `__call__`, no call seen
             inputs = [p for i, p in enumerate(positional) if not (i == 0 and p.arg in ("self", "cls"))]
@@ -226,8 +230,10 @@ class _Visitor:
                     continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
                 if _static_default(defaults.get(p.arg)):
                     continue  # `training=False`: a Python value unless the caller passes one
+                if enum_valued(ctx, defaults.get(p.arg), None):
+                    continue  # `method=Combine.SUM`: an enum member default, a Python value unless one is passed
                 if spec.filter and (non_array_annotation(p.annotation) or python_default(defaults.get(p.arg)) or (
-                        p.annotation is None and only_truth_tested(node, p.arg))):
+                        p.annotation is None and only_truth_tested(node, p.arg)) or enum_valued(ctx, None, p.annotation)):
                     continue  # filter_jit traces array leaves only: a Python value stays static
                 if container_annotation(p.annotation):
                     frame.pytrees.add(p.arg)  # `xs: Sequence[Array]`: a Python container of traced arrays

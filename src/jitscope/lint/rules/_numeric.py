@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import os
+import re
+from functools import lru_cache
 
 from ...jaxmodel.dtypes import DtypeOf
 from ...jaxmodel.values import DTYPE_PREDICATES, LIST_RETURNING
@@ -33,4 +36,30 @@ def x64_file(ctx: Context) -> bool:
 
 
 def _mentions_x64(ctx: Context) -> bool:
-    return any(k in ctx.text for k in _X64)
+    return any(k in ctx.text for k in _X64) or package_enables_x64(os.path.dirname(os.path.abspath(ctx.filename)))
+
+
+# `jax.config.update("jax_enable_x64", True)`, `config.update('jax_enable_x64', 1)`,
+# `os.environ["JAX_ENABLE_X64"] = "1"`: x64 turned on for the whole process
+_ENABLES_X64 = re.compile(r"""update\(\s*["']jax_enable_x64["']\s*,\s*(True|1)\b|"""
+                          r"""["']JAX_ENABLE_X64["']\s*\]\s*=\s*["'](1|true|True)["']""")
+
+
+@lru_cache(maxsize=256)
+def package_enables_x64(directory: str) -> bool:
+    """Does an ``__init__.py`` of the package holding ``directory`` (its own or an enclosing package's) turn on
+    ``jax_enable_x64`` at import? Python runs every enclosing package's ``__init__`` before a module of the
+    package, so x64 is on whenever the module's code runs."""
+    d = directory
+    while os.path.isfile(init := os.path.join(d, "__init__.py")):
+        try:
+            with open(init, encoding="utf-8", errors="replace") as f:
+                if _ENABLES_X64.search(f.read(200_000)):
+                    return True
+        except OSError:
+            return False
+        parent = os.path.dirname(d)
+        if parent == d:
+            return False
+        d = parent
+    return False

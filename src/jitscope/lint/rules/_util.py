@@ -6,7 +6,7 @@ import ast
 
 from ...jaxmodel import known
 from ..astutil import ast_walk
-from ..context import Context
+from ..context import ARRAY_METHODS, Context
 from ..scope import JIT_LIKE
 
 
@@ -206,3 +206,34 @@ def from_traced_name(ctx: Context, node: ast.AST) -> bool:
     applies jnp to Python values alone in a branch is usually a function's eager path.
     """
     return any(type(n) is ast.Name and ctx.is_traced(n) for n in ast_walk(node))
+
+
+# Uses that a list, a Ref or a Variable would not have: evidence a name holds an array.
+ARRAY_ATTRS = frozenset({"shape", "dtype", "ndim", "at", "reshape", "astype", "sum", "mean", "max", "min", "T",
+                         "transpose", "ravel", "squeeze", "clip", "dot", "size"})
+
+DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
+
+
+def str_index(index: ast.AST) -> bool:
+    return isinstance(index, ast.Constant) and isinstance(index.value, str)
+
+
+def dict_like(fn: ast.AST | None, name: str) -> bool:
+    """Does function ``fn`` use ``name`` as a dict: string subscripts, dict methods, ``in`` tests?"""
+    if fn is None:
+        return False
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
+            if str_index(n.slice):
+                return True
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name) \
+                and n.value.value.id == name and n.attr not in ARRAY_METHODS and n.attr not in ARRAY_ATTRS:
+            return True  # `metrics[k].merge(...)`: its elements are objects, not array elements
+        elif isinstance(n, ast.Attribute) and n.attr in DICT_METHODS and isinstance(n.value, ast.Name) \
+                and n.value.id == name:
+            return True
+        elif isinstance(n, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops) \
+                and any(isinstance(c, ast.Name) and c.id == name for c in n.comparators):
+            return True
+    return False

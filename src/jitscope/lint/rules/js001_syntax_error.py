@@ -14,6 +14,8 @@ class SyntaxErrorRule(Rule):
     Python than the one linting it (PEP 695 `type` aliases and type parameters, PEP 758
     `except A, B:`, PEP 750 t-strings on the failing line, or an f-string in a project whose
     `requires-python` is 3.12 or later: PEP 701) is one `info` instead: not linted, not broken.
+    In a project that declares no Python an f-string failure (the parser's f-string messages, or a
+    string cut short on a line holding an f-string) is possible 3.12+ code: `info`, `likely`.
     Any other syntax error stays an error whatever the project targets.
 
     ## Why is this bad?

@@ -9,7 +9,7 @@ from .. import arraysize, kernels
 from ..context import ARRAY_NAMESPACES, Context
 from ..rule import Rule
 from ._static_args import values_of
-from ._util import Span, is_builtin, short, used_as_array
+from ._util import Span, dict_like, is_builtin, short, used_as_array
 
 UNROLL_THRESHOLD = 16  # literal trip counts below this are treated as intentional small unrolls
 
@@ -37,7 +37,10 @@ class PythonLoopUnrolled(Rule):
     finding is ``info`` and says why: ``lax.fori_loop``/``lax.scan`` need a carry of one shape and
     items of one shape, so a loop whose carry grows or shrinks (``x = jnp.concatenate([x, y])``,
     ``x = x[: n // 2]``), whose items differ in size (``x[: i + 1]``, ``jnp.arange(i)``), or that
-    builds a Python list the function returns as a list, is true but has no such rewrite. In a Pallas kernel
+    builds a Python list the function returns as a list, or that selects from a Python list by the loop index
+    (``mems[i]``: a traced index cannot), is true but has no such rewrite. Iterating a dict (a name the function
+    uses as one, or indexes by the loop's own element: ``for k in d: d[k]``), or ``range(len(d))`` of one, runs
+    once per key of the pytree structure and is not reported. In a Pallas kernel
     body (a function handed to ``pallas_call``, ``pl.kernel``, ``core_map``; jaxmodel/kernels.py) the finding is
     ``info``: the kernel is traced once per signature and a Python loop over a block is its idiom.
 
@@ -160,6 +163,11 @@ def _fix_blocked(ctx: Context, loop: ast.For) -> str:
                 if isinstance(v, ast.Call) and (ctx.resolve(v.func) or "").rpartition(".")[2] in _RESHAPING and any(
                         isinstance(m, ast.Name) and m.id == name for a in v.args for m in ast.walk(a)):
                     return f"the carry `{name}` changes shape every iteration"
+    for stmt in loop.body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and isinstance(n.slice, ast.Name) \
+                    and n.slice.id in index and n.value.id not in index and _python_container(ctx, n.value):
+                return f"it selects from the Python list `{n.value.id}` by the loop index (a traced index cannot)"
     appended = {n.func.value.id for stmt in loop.body for n in ast.walk(stmt)
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
                 and isinstance(n.func.value, ast.Name)}
@@ -187,6 +195,8 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
                 isinstance(a, ast.Call) and ctx.resolve(a.func) == "range") for a in it.args):
             return None  # `zip(keys, params.items())`, `zip(keys, leaves)`: as many trips as a Python sequence
     if ctx.is_traced(inner) and not (isinstance(inner, ast.Call) and ctx.resolve(inner.func) == "range"):
+        if isinstance(inner, ast.Name) and _keys_of_mapping(ctx, inner.id, target):
+            return None  # `for k in params: params[k]`: a dict's keys, as many as the structure has
         text = short(ctx, inner)
         unknown = not _certain_array(ctx, inner)
         size = _constructed_length(ctx, inner)
@@ -215,6 +225,10 @@ def _claim(ctx: Context, target: ast.AST, it: ast.AST, nested: list[ast.AST]) ->
                 return f"`{short(ctx, inner)}`", f"{n} iterations", False, set()
             if not data_sized:  # a length from static values: how many is not known, nor the cost
                 return f"`{short(ctx, inner)}`", f"{count} iterations", True, set()
+        if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" \
+                and len(bound.args) == 1 and isinstance(bound.args[0], ast.Name) and ctx.frame.node is not None \
+                and not isinstance(ctx.frame.node, ast.Lambda) and dict_like(ctx.frame.node, bound.args[0].id):
+            return None  # `range(len(params))` of a dict: as many trips as it has keys
         if _shape_derived(bound, ctx):
             bounds = " * ".join(short(ctx, b) for b in [bound, *nested])
             return f"`{short(ctx, inner)}`", f"{bounds} iterations, fixed at trace time", False, set()
@@ -429,6 +443,20 @@ def _container_value(ctx: Context, v: ast.AST | None, name: ast.AST) -> bool:
         return all((narrowed and inside and isinstance(side, ast.Name) and isinstance(guard.args[0], ast.Name)
                     and side.id == guard.args[0].id) or _container_value(ctx, side, name) for side, inside in sides)
     return False
+
+
+def _keys_of_mapping(ctx: Context, name: str, target: ast.AST) -> bool:
+    """Does iterating ``name`` iterate a dict's keys: the function uses ``name`` as a dict (``.items()``, a string
+    key, ``in``), or indexes it by the loop's own element (``for k in d: d[k]``, which on an array would index
+    by its rows' values)?"""
+    fn = ctx.frame.node
+    if fn is None or isinstance(fn, ast.Lambda):
+        return False
+    if dict_like(fn, name):
+        return True
+    keys = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name
+               and isinstance(n.slice, ast.Name) and n.slice.id in keys for n in ast.walk(fn))
 
 
 def _literal_trips(call: ast.Call) -> int | None:

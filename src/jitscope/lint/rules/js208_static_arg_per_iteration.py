@@ -33,7 +33,8 @@ class StaticArgPerIteration(Rule):
     (``alpha = alpha * decay``, ``mean = 0.9 * mean + 0.1 * m``, ``x = step(x)``), or one the body
     computes from those (``m = float(jnp.mean(x))``: running statistics), passed as is, converted by
     ``int``/``float``, or in arithmetic (``step + 1``). A value passed through ``%``, ``//``, a
-    comparison or ``min`` takes few values and is not flagged, nor is a toggled flag, a shape
+    comparison, ``min`` or ``type`` takes few values and is not flagged, nor is an item of a collection the loop
+    never rebinds (``task = TASKS[i % 3]``, ``random.choice(TASKS)``: a sweep over it), a toggled flag, a shape
     (``x.shape[0]``), or the call's own output passed back (``state = step(state)``: arrays). A jit bound in the calling function (``step_fn = jax.jit(step,
     static_argnames="t")``) and a project function that passes its parameter on to a jit's static
     position (``lint/wrappers.py``, across the linted modules) count as jitted calls too. Not flagged in
@@ -285,6 +286,7 @@ def _carried(ctx: Context, loop) -> frozenset[str]:
     if got is not None:
         return got
     binds: list[tuple[list[str], set[str]]] = []
+    rebound = _rebound(loop)
     stack: list[ast.AST] = list(loop.body)
     while stack:
         n = stack.pop()
@@ -292,8 +294,9 @@ def _carried(ctx: Context, loop) -> frozenset[str]:
         if t in _SCOPES:
             continue  # a def's bindings are its own
         stack.extend(ast.iter_child_nodes(n))
-        if t in (ast.Assign, ast.AnnAssign) and n.value is not None and _few(n.value):  # type: ignore[attr-defined]
-            continue  # `flag = not flag`, `i = (i + 1) % k`: takes a few values, compiled once each
+        if t in (ast.Assign, ast.AnnAssign) and n.value is not None and (  # type: ignore[attr-defined]
+                _few(n.value) or _selected(ctx, n.value, rebound)):  # type: ignore[attr-defined]
+            continue  # `flag = not flag`, `i = (i + 1) % k`, `task = TASKS[i % 3]`: a few values, compiled once each
         if t is ast.Assign:
             keys = [k for tgt in n.targets for k in _targets(tgt)]  # type: ignore[attr-defined]
             if keys:
@@ -340,10 +343,49 @@ def _carried(ctx: Context, loop) -> frozenset[str]:
     return got
 
 
+def _rebound(loop) -> set[str]:
+    """The names and ``obj.attr`` the loop's body binds (outside the defs it makes), and its own target."""
+    out = set(_targets(loop.target)) if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
+    stack: list[ast.AST] = list(loop.body)
+    while stack:
+        n = stack.pop()
+        if type(n) in _SCOPES:
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+        if type(n) is ast.Assign:
+            out.update(k for tgt in n.targets for k in _targets(tgt))  # type: ignore[attr-defined]
+        elif type(n) in (ast.AugAssign, ast.AnnAssign, ast.NamedExpr):
+            out.update(_targets(n.target))  # type: ignore[attr-defined]
+        elif type(n) in (ast.For, ast.AsyncFor, ast.comprehension):
+            out.update(_targets(n.target))  # type: ignore[attr-defined]
+    return out
+
+
+_CHOICE = frozenset({"random.choice", "numpy.random.choice"})
+
+
+def _selected(ctx: Context, expr: ast.AST, rebound: set[str]) -> bool:
+    """Is ``expr`` an item of a collection the loop never rebinds (``TASKS[i % len(TASKS)]``, ``modes[i]``,
+    ``random.choice(TASKS)``)? It takes at most as many values as the collection holds, each compiled once and
+    then cached: a sweep over the collection, as ``for task in TASKS`` is."""
+    t = type(expr)
+    if t is ast.Subscript:
+        box = expr.value  # type: ignore[attr-defined]
+    elif t is ast.Call and (ctx.resolve(expr.func) or "") in _CHOICE and len(expr.args) == 1:  # type: ignore[attr-defined]
+        box = expr.args[0]  # type: ignore[attr-defined]
+    else:
+        return False
+    k = _key(box)
+    return k is not None and k not in rebound and k.split(".", 1)[0] not in rebound
+
+
 def _few(expr: ast.AST) -> bool:
-    """Does ``expr`` take only a few values whatever it reads (a bool, a remainder, a choice of constants)?"""
+    """Does ``expr`` take only a few values whatever it reads (a bool, a remainder, a choice of constants, the
+    class of an object: ``type(x)``, ``x.__class__``)?"""
     t = type(expr)
     if t in (ast.Compare, ast.BoolOp, ast.Constant):
+        return True
+    if t is ast.Attribute and expr.attr == "__class__":  # type: ignore[attr-defined]
         return True
     if t is ast.UnaryOp:
         return type(expr.op) is ast.Not  # type: ignore[attr-defined]
@@ -352,7 +394,7 @@ def _few(expr: ast.AST) -> bool:
     if t is ast.IfExp:
         return _few(expr.body) and _few(expr.orelse)  # type: ignore[attr-defined]
     if t is ast.Call and type(expr.func) is ast.Name:  # type: ignore[attr-defined]
-        return expr.func.id in ("bool", "min", "max")  # type: ignore[attr-defined]
+        return expr.func.id in ("bool", "min", "max", "type")  # type: ignore[attr-defined]
     return False
 
 

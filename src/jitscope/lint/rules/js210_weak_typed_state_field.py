@@ -23,9 +23,11 @@ class WeakTypedStateField(Rule):
     of the same class in the module gives that field a value of a stated dtype (``time=jnp.int32(t + 1)``,
     ``jnp.zeros((), jnp.int32)``, ``x.astype(jnp.float32)``): typically an environment's ``reset``
     against its ``step``. Not flagged: a Python number in one branch of a ``lax.cond`` whose other branch
-    gives the field a typed array (``lax.cond(done, restart, advance, s)``): cond joins its branches' output
-    types, so the weak ``int32[]`` is promoted to the typed one and no weak leaf leaves the cond (checked under
-    real JAX 0.6.2-0.12: one compile). Two weak branches stay weak and are still flagged.
+    gives the field anything but a Python number (a typed array, or the operand passed through:
+    ``lax.cond(done, restart, lambda s: s, s)``): cond joins its branches' output types, so the weak ``int32[]``
+    is promoted to the other's and no weak leaf leaves the cond (checked under real JAX 0.6.2-0.12: one
+    compile; a weak operand is itself a weak site, flagged where it is built). Two weak branches stay weak and
+    are still flagged.
 
     ## Why is this bad?
     A Python number passed into jit is a *weakly typed* leaf (``~int32[]``), a typed array a strong one
@@ -104,13 +106,14 @@ def _find_sites(ctx: Context) -> dict:
         owner = top.name if isinstance(top, ast.ClassDef) else None
         _visit(ctx, top, owner, classes, found, where)
     branches = _cond_branches(ctx)
-    strong_in: dict[tuple, set[ast.AST]] = {}  # key -> cond calls one of whose branches makes it typed
+    weak_in: dict[tuple, set[tuple[ast.AST, int]]] = {}  # key -> (cond call, branch) that gives it a Python number
     for key, value, d in found:
-        if not d[1] and where.get(value) in branches:
-            strong_in.setdefault(key, set()).update(c for c, _ in branches[where[value]])
+        if d[1] and where.get(value) in branches:
+            weak_in.setdefault(key, set()).update(branches[where[value]])
     for key, value, d in found:
-        if d[1] and any(c in strong_in.get(key, ()) for c, _ in branches.get(where.get(value), ())):  # type: ignore
-            continue  # joined with a typed branch of the same cond: the cond's output is typed
+        if d[1] and any(any((c, j) not in weak_in.get(key, ()) for j in range(2) if j != i)
+                        for c, i in branches.get(where.get(value), ())):  # type: ignore[arg-type]
+            continue  # another branch of the cond gives the field something else: cond's join makes it typed
         got.setdefault(key, []).append((value, d))
     return got
 

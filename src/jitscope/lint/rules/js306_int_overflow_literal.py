@@ -18,7 +18,9 @@ class IntOverflowLiteral(Rule):
     ``[-2**31, 2**31 - 1]`` used as an operand of arithmetic or a comparison with a JAX array (a traced
     value, or one whose dtype the source states), as a value argument of a ``jnp`` function
     (``jnp.asarray``, ``jnp.minimum``, ``jnp.where``, ...) or of ``x.at[i].set(...)``. Files that mention
-    ``jax_enable_x64`` are not checked. ``sys.maxsize`` and ``np.iinfo(np.int64).max`` count as spelled out.
+    ``jax_enable_x64`` are not checked, nor modules of a package whose ``__init__.py`` (or an enclosing
+    package's) turns x64 on at import (``jax.config.update("jax_enable_x64", True)``): Python runs it first.
+    ``sys.maxsize`` and ``np.iinfo(np.int64).max`` count as spelled out.
 
     Where the source also names the dtype the int goes to, the claim holds with x64 on or off:
     ``jnp.int32(sys.maxsize)`` and ``jnp.asarray(2**40, jnp.int32)`` (any narrow integer type) raise

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from ..context import ARRAY_METHODS, Context
+from ..context import Context
+from ..params import container_annotation
 from ..rule import Rule
+from ._util import ARRAY_ATTRS as _ARRAY_ATTRS
+from ._util import dict_like as _dict_like
+from ._util import str_index as _str_index
 
 _AT_METHOD = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
 
@@ -24,8 +28,9 @@ class InplaceArrayUpdate(Rule):
     written as ``x[...] = v``, or in a module that uses Refs or ``flax.nnx``): item assignment is
     how those update. An argument with no array use besides the assignment (``x.shape``,
     ``x.at``, ``jnp.f(x)``) may be a list: that finding is a ``warning`` without a fix. A local is not an
-    array when the function uses it as a dict, binds it to a dict merge (``params | {"a": 1}``) or to a
-    ``.copy()`` of a parameter used as a dict; a copy of a parameter with no array use is a ``warning``.
+    array when the function uses it as a dict, annotates it as a container (``new: Dict[str, Array] = ...``),
+    binds it to a dict merge (``params | {"a": 1}``) or to a copy (``.copy()``, ``copy.copy``) of a name used as
+    a dict; a copy of a parameter or local with no array use is a ``warning``.
 
     ## Why is this bad?
     JAX arrays are immutable: item assignment raises ``TypeError: JAX arrays are
@@ -85,8 +90,8 @@ class InplaceArrayUpdate(Rule):
             return  # `batch["image"] = ...`: a dict pytree, not an array
         argument = var in f.params and var not in f.bound
         if argument:
-            if _dict_like(f.node, var):
-                return  # a parameter used as a dict (`.items()`, `batch["x"]`, `"k" in batch`): a pytree
+            if _dict_like(f.node, var) or _container_param(f.node, var):
+                return  # a parameter used as a dict (`.items()`, `batch["x"]`, `"k" in batch`) or annotated as one
             if isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis:
                 return  # `ref[...] = v`: the write idiom of a jax.Ref / nnx.Variable
             if _ref_annotation(f.node, var) or _module_uses_refs(ctx):
@@ -115,9 +120,11 @@ class InplaceArrayUpdate(Rule):
 _REF_TYPES = ("Ref", "Variable", "Param", "BatchStat", "Cache", "Intermediate", "State")
 _REF_MODULES = ("flax.nnx", "jax.new_ref", "jax.Ref", "jax.ref", "jax.array_ref", "jax.experimental.mutable_array",
                 "jax.experimental.MutableArray", "jax._src.core.Ref", "jax.empty_ref")
-# Uses that a list, a Ref or a Variable argument would not have: evidence the argument is an array.
-_ARRAY_ATTRS = frozenset({"shape", "dtype", "ndim", "at", "reshape", "astype", "sum", "mean", "max", "min", "T",
-                          "transpose", "ravel", "squeeze", "clip", "dot", "size"})
+
+def _container_param(fn: ast.AST | None, name: str) -> bool:
+    a = getattr(fn, "args", None)
+    return a is not None and any(p.arg == name and container_annotation(p.annotation)
+                                 for p in a.posonlyargs + a.args + a.kwonlyargs)
 
 
 def _ref_annotation(fn: ast.AST | None, name: str) -> bool:
@@ -157,37 +164,10 @@ def _array_evidence(ctx: Context, fn: ast.AST | None, name: str) -> bool:
     return False
 
 
-_DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
-
-
-def _str_index(index: ast.AST) -> bool:
-    return isinstance(index, ast.Constant) and isinstance(index.value, str)
-
-
-def _dict_like(fn: ast.AST | None, name: str) -> bool:
-    """Does function ``fn`` use ``name`` as a dict: string subscripts, dict methods, ``in`` tests?"""
-    if fn is None:
-        return False
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
-            if _str_index(n.slice):
-                return True
-        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name) \
-                and n.value.value.id == name and n.attr not in ARRAY_METHODS and n.attr not in _ARRAY_ATTRS:
-            return True  # `metrics[k].merge(...)`: its elements are objects, not array elements
-        elif isinstance(n, ast.Attribute) and n.attr in _DICT_METHODS and isinstance(n.value, ast.Name) \
-                and n.value.id == name:
-            return True
-        elif isinstance(n, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops) \
-                and any(isinstance(c, ast.Name) and c.id == name for c in n.comparators):
-            return True
-    return False
-
-
 _SHARED_METHODS = frozenset({"copy"})  # methods a dict and an array both have, returning the receiver's kind
 
 
-def _local_kind(ctx: Context, f, var: str) -> str:
+def _local_kind(ctx: Context, f, var: str, depth: int = 0) -> str:
     """What the value model's array local ``var`` is, read from the function: ``"dict"`` when it is used as a dict
     (``new["w"]``, ``.items()``, ``"k" in new``), bound to a dict merge (``params | {"a": 1}``) or to a copy of a
     parameter used as a dict; ``"unknown"`` when bound to a copy (``params.copy()``) of a parameter with no array
@@ -195,21 +175,55 @@ def _local_kind(ctx: Context, f, var: str) -> str:
     fn = f.node
     if _dict_like(fn, var):
         return "dict"
-    values = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) and any(
-        isinstance(t, ast.Name) and t.id == var for t in n.targets)]
+    if any(isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == var
+           and container_annotation(n.annotation) for n in ast.walk(fn)):
+        return "dict"  # `new: Dict[str, Array] = states.copy()`: the code says what it holds
+    values = [n.value for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
+              and any(isinstance(t, ast.Name) and t.id == var for t in (
+                  n.targets if isinstance(n, ast.Assign) else [n.target]))]
     if any(isinstance(v, ast.BinOp) and isinstance(v.op, ast.BitOr) and any(_dict_display(s) for s in (v.left, v.right))
            for v in values):
         return "dict"
-    copied = [v.func.value.id for v in values if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
-              and v.func.attr in _SHARED_METHODS and isinstance(v.func.value, ast.Name)
-              and v.func.value.id in f.params and v.func.value.id not in f.bound]
+    copied = [c for c in (_copy_source(ctx, v) for v in values) if c is not None]
     if not copied or len(copied) != len(values):
         return "array"
     if any(_dict_like(fn, p) for p in copied):
         return "dict"
+    for src in copied:  # a copy of a local has the local's kind; one unpacked from a pytree may be a dict
+        if src not in f.params and not _unpacked(fn, src):
+            kind = _local_kind(ctx, f, src, depth + 1) if depth < 4 and src != var else "array"
+            if kind != "unknown":
+                return kind
     if _array_evidence(ctx, fn, var) or any(_array_evidence(ctx, fn, p) for p in copied):
         return "array"
     return "unknown"
+
+
+def _unpacked(fn: ast.AST, name: str) -> bool:
+    """Is ``name`` bound by unpacking (``states, outs = carry``, ``for k, v in ...``): an element of a pytree?"""
+    for n in ast.walk(fn):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.For, ast.comprehension)) \
+            else []
+        for t in targets:
+            if isinstance(t, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Name) and e.id == name for e in ast.walk(t)):
+                return True
+    return False
+
+
+# Calls whose result has the kind (and pytree structure) of their argument, as `.copy()` has its receiver's.
+_SAME_KIND_CALLS = frozenset({"copy.copy", "copy.deepcopy"})
+
+
+def _copy_source(ctx: Context, v: ast.AST) -> str | None:
+    """The name whose kind ``v`` has: ``src.copy()`` (a method dicts and arrays share), ``copy.copy(src)``; a
+    parameter or a local (``states, outs = carry`` then ``states.copy()``: a dict carry as well as an array)."""
+    if not isinstance(v, ast.Call):
+        return None
+    if isinstance(v.func, ast.Attribute) and v.func.attr in _SHARED_METHODS and isinstance(v.func.value, ast.Name):
+        return v.func.value.id
+    if (ctx.info.resolve(v.func) or "") in _SAME_KIND_CALLS and len(v.args) == 1 and isinstance(v.args[0], ast.Name):
+        return v.args[0].id
+    return None
 
 
 def _dict_display(node: ast.AST) -> bool:

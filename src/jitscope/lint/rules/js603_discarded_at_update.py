@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .. import guards
 from ..context import Context
 from ..rule import Rule
 
@@ -26,7 +27,9 @@ class DiscardedAtUpdate(Rule):
     arithmetic on traced values. On any other plain name (a parameter, say) it is a warning,
     since the linter cannot see what the caller passes. Names that look like Refs
     (``*_ref``, ``ref``) and modules that create ``jax.Ref``s or use Pallas are skipped:
-    ``ref.at[i].set(v)`` on a Ref does write in place.
+    ``ref.at[i].set(v)`` on a Ref does write in place. A statement inside a block that asserts an
+    exception (``with pytest.raises(E):``, ``with self.assertRaises(E):``) is not reported: the test runs
+    it for the error it raises, and its result was never meant to be kept.
 
     ## Why is this bad?
     JAX arrays are immutable: ``x.at[i].set(v)`` returns a new array and leaves ``x`` as it
@@ -84,6 +87,8 @@ class DiscardedAtUpdate(Rule):
         var = at.value.id
         if var == "ref" or var.endswith("_ref") or ctx.info.uses_pallas or _makes_refs(ctx):
             return
+        if guards.expects_error([*ctx.parents, node]):
+            return  # `with pytest.raises(E): q.at[1].power(2)`: run for the error it raises, not for its result
         f = ctx.frame
         local = len(ctx.frames) == 1 or ctx._local_frame(var) is f
         certain = var in f.arrays and var in f.bound and local
