@@ -245,17 +245,25 @@ def bind_unpacked(ctx, target: ast.AST, value: ast.Name) -> None:  # ctx: lint.c
             ctx.frame.traced_names.add(elt.id)
 
 
-def _event_text(error: str, cause: str, function: str, count: int, code: str) -> str:
+def _event_text(error: str, cause: str, function: str, count: int, code: str, runtime: str = "") -> str:
     times = f" ({count} times)" if count > 1 else ""
     fn = f"`{function}`" if function else "a jitted function"
+    if code == "JS403" and error and cause.startswith("the leak checker"):
+        return f"{cause} when that trace ended: JAX's leak checker raised {error}{times}"
     if code == "JS403" and error:
         return f"a tracer of the trace of {fn} leaked and was used after that trace ended: JAX raised {error}{times}"
     if code == "JS602" and error:
         return f"{cause} at a jitted call here (in {fn}): JAX raised {error}{times}"
+    if error and (runtime == "raised" or code in _OUTSIDE_TRACE):
+        said = f": {cause}" if cause else ""
+        return f"JAX raised {error} here (in {fn}){times}{said}"
     if error:
         said = f": {cause}" if cause else ""
         return f"JAX raised {error} here while tracing {fn}{times}{said}"
     return f"{fn} compiled again into a program it already had{times}: jit's cache key differed by {cause}"
+
+
+_OUTSIDE_TRACE = ("JS305", "JS306")  # rules whose observed errors JAX raises outside any trace as well
 
 
 def _function_span(tree: ast.AST | None, line: int) -> tuple[int, int] | None:
@@ -285,12 +293,12 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
     from ..model import Finding, Fix, Location
 
     lines = text.splitlines()
-    for code, line, severity, error, cause, count, function, title, why, source, _runtime in events:
+    for code, line, severity, error, cause, count, function, title, why, source, runtime in events:
         if code not in enabled or code not in rules or not 0 < line <= len(lines):
             continue
         span = _function_span(tree, line) if code == "JS403" else None
         first, last = span or (line, line)
-        said = _event_text(error, cause, function, count, code)
+        said = _event_text(error, cause, function, count, code, runtime)
         how = f"observed in the run recorded in {source}"
         record = {"rule": code, "error": error, "cause": cause, "count": count, "function": function,
                   "evidence": source, "proved": "raised" if error else "recompiled"}
