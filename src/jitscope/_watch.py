@@ -311,7 +311,7 @@ class WatchSession:
         if self.evidence is None:
             return None
         found = self.evidence.evidence()
-        found.events = evidence_events.events(findings)
+        found.events = evidence_events.events(findings, self.events)
         if self._signals is not None:  # errors JAX raised outside a trace (caught or not): no watch finding
             found.events = evidence_events.error_events(list(self._signals.errors.errors), found.events)
         return found

@@ -92,6 +92,10 @@ class ObservedEvent(Record):
     severity: str = "error"
     fix_title: str = ""
     fix_why: str = ""
+    # where the cause was built, when that is not the call (optional, 2026-11-27): the function objects an eager
+    # lax.cond/while_loop/scan was given, as "file:line" of their definitions; lint reports at the one the
+    # calling function builds per call (the fix's line), with the call as the related location
+    built_at: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -145,11 +145,27 @@ def _where(f: Any) -> tuple[str, int] | None:
     return (loc.file, loc.line) if loc is not None and loc.file and loc.line else None
 
 
-def events(findings: Iterable[Any]) -> list:
+_BODY = re.compile(r"[^\s,@]+@(.+?):(\d+)(?:, |$)")
+
+
+def _built_at(f: Any, rule: str, compiles: dict[int, Any]) -> list[str]:
+    """An eager lax.cond/while_loop/scan recompiled (JS209): where its body functions were defined
+    (``collect/programs.py`` binds them as ``bodies: name@file:line, ...``), as ``file:line``."""
+    if rule != "JS209" or f.compile_index is None or f.compile_index not in compiles:
+        return []
+    bindings = str(getattr(compiles[f.compile_index], "bindings", "") or "")
+    if not bindings.startswith("bodies: "):
+        return []
+    return [f"{m.group(1)}:{m.group(2)}" for m in _BODY.finditer(bindings[len("bodies: "):])]
+
+
+def events(findings: Iterable[Any], compiles: Iterable[Any] = ()) -> list:
     """The ``ObservedEvent`` records of watch's findings (``analyze.runtime_record.RuntimeFinding``), one per
-    (rule, line, error, cause), counted, in file and line order."""
+    (rule, line, error, cause), counted, in file and line order. ``compiles``: the run's ``CompileEvent``s
+    (an eager control-flow recompile's event says where its bodies were built)."""
     from ..model import ObservedEvent
 
+    by_index = {getattr(c, "index", None): c for c in compiles}
     out: dict[tuple, ObservedEvent] = {}
     for f in findings:
         try:
@@ -171,7 +187,8 @@ def events(findings: Iterable[Any]) -> list:
         out[key] = ObservedEvent(code=rule, runtime_code=f.code, file=where[0], line=where[1], function=f.function,
                                  error=error, cause=cause[:300], count=n,
                                  severity="error" if f.severity == "error" else "warning",
-                                 fix_title=f.fix.title if f.fix else "", fix_why=f.fix.description if f.fix else "")
+                                 fix_title=f.fix.title if f.fix else "", fix_why=f.fix.description if f.fix else "",
+                                 built_at=_built_at(f, rule, by_index))
     return sorted(out.values(), key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
