@@ -81,6 +81,9 @@ def test_a_fresh_branch_is_reported_where_the_caller_builds_it(tmp_path):
     prog, ev = _run(tmp_path, "fresh", FRESH)
     (event,) = [e for e in json.loads(ev.read_text())["events"] if e["code"] == "JS209"]
     assert event["line"] == 10 and f"{prog}:7" in event["built_at"]
+    # statically too: the local name given as the branch is bound to a lambda the function builds at each call
+    (static,) = [f for f in _lint(prog, "--no-evidence") if f["code"] == "JS209"]
+    assert static["location"]["line"] == 7 and [r["line"] for r in static["details"]["related"]] == [10]
     (f,) = [f for f in _lint(prog, "--evidence", str(ev)) if f["code"] == "JS209"]
     assert f["location"]["line"] == 7  # the lambda the caller builds at each call: the fix's line
     assert [r["line"] for r in f["details"]["related"]] == [10]  # the eager call
