@@ -50,11 +50,23 @@ def main():
             jax.jit(remember)(1.0)
     except Exception as e:
         print("caught", type(e).__name__)
+    try:
+        positive(x)
+    except Exception as e:
+        print("caught", type(e).__name__)
+
+
+@jax.jit
+def positive(x):
+    if x.sum() > 0:
+        return x
+    return -x
 
 
 main()
 '''
-CLEAN = CAUGHT.replace("offset(x, 2**40)", "offset(x, 2**20)").replace("SEEN.append(x * 2)", "SEEN.append(x.shape)")
+CLEAN = (CAUGHT.replace("offset(x, 2**40)", "offset(x, 2**20)").replace("SEEN.append(x * 2)", "SEEN.append(x.shape)")
+         .replace("    if x.sum() > 0:\n        return x\n    return -x", "    return jnp.where(x.sum() > 0, x, -x)"))
 
 EXITS = '''\
 import sys
@@ -90,6 +102,10 @@ def test_errors_raised_outside_a_trace_are_recorded_at_the_users_line(caught):
     got = {(e["code"], e["line"], e["error"], e["runtime_code"]) for e in _events(ev)}
     assert ("JS306", 13, "OverflowError", "raised") in got  # the innermost user frame: the call in offset
     assert ("JS403", 16, "Exception", "raised") in got  # the leak checker names the function whose trace leaked
+    # a failed jitted trace is JW101's (its class decides: TracerBoolConversionError is JS101, not the
+    # ConcretizationTypeError it subclasses); the boundary probe's record of the same error is no second event
+    line = CAUGHT.splitlines().index("    if x.sum() > 0:") + 1
+    assert [(c, e) for c, ln, e, _ in got if ln == line] == [("JS101", "TracerBoolConversionError")]
     from test_lint_evidence import _validate_file
 
     _validate_file(json.loads(ev.read_text()))

@@ -73,7 +73,7 @@ def raised_rule(error: str, bases: Iterable[str], message: str, through_jax: boo
     of int32's range at a jitted call or an array's creation; the leak checker's plain ``Exception``; a loop carry
     or cond branches whose dtypes differ); None for anything else (the program's own business). ``through_jax``:
     JAX's code was on the exception's way (NumPy's overflow wording counts only then)."""
-    names = {error, *bases}
+    names = [error, *bases]  # the class's own name first, then its MRO: the most specific class decides
     first = message.strip().splitlines()[0][:300] if message.strip() else ""
     for name in names:
         rule = TRACE_ERROR_RULES.get(name)
@@ -113,7 +113,7 @@ def error_events(errors: Iterable[Any], found: list) -> list:
     from ..model import ObservedEvent
 
     out = list(found)
-    index = {(e.code, e.file, e.line, e.error): e for e in out}
+    index = {(e.file, e.line, e.error): e for e in out}
     for rec in errors:
         try:
             if rec.in_trace or any(b in _WATCH_MADE for b in rec.bases):
@@ -124,9 +124,9 @@ def error_events(errors: Iterable[Any], found: list) -> list:
             continue
         if hit is None or where is None:
             continue
-        key = (hit[0], where[0], where[1], rec.error)
+        key = (where[0], where[1], rec.error)
         if key in index:
-            continue  # watch's own finding (or the crash) gave it
+            continue  # watch's own finding (a failed trace's, JW101) gave this error at this line
         ev = index[key] = ObservedEvent(code=hit[0], runtime_code="raised", file=where[0], line=where[1],
                                         function=where[2], error=rec.error, cause=hit[1][:300], count=rec.count,
                                         severity="error")
