@@ -312,7 +312,9 @@ class WatchSession:
         if self.evidence is None:
             return None
         found = self.evidence.evidence()
-        found.events = evidence_events.events(findings)
+        found.events = evidence_events.events(findings, self.events)
+        if self._signals is not None:  # errors JAX raised outside a trace (caught or not): no watch finding
+            found.events = evidence_events.error_events(list(self._signals.errors.errors), found.events)
         return found
 
     def _findings(self) -> list:
@@ -411,7 +413,7 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
         result.crash = explain_program_error(failure[0])
         if result.trace_evidence is not None:  # what the run died of, at the user's line, for lint --evidence
             result.trace_evidence.events = evidence_events.add_crash(result.trace_evidence.events, result.crash,
-                                                                        str(failure[0]))
+                                                                        str(failure[0]), failure[0])
     return result
 
 

@@ -73,7 +73,8 @@ class ObservedEvent(Record):
     ``code`` is the lint rule of that class (``JS101`` for a ``TracerBoolConversionError``, ``JS301`` for a
     boolean-mask index, ``JS602`` for an unhashable static argument, ``JS210``/``JS208``/``JS204``/``JS209``
     for a recompile by weak type, static value, new function object, eager control flow) and ``runtime_code``
-    watch's own code (``JW101``, ...). ``file``:``line`` is the user's line (the innermost frame of the user's
+    watch's own code (``JW101``, ...; ``raised``: an error JAX raised outside a trace that watch gives no finding
+    of; ``crash``: the error the program died of). ``file``:``line`` is the user's line (the innermost frame of the user's
     code for an error, the call for a recompile); ``function`` the jitted function; ``error`` the exception
     class JAX raised (``""`` for a recompile); ``cause`` what differed (a recompile) or what JAX said;
     ``count`` how many times; ``severity`` what the run proved (``error``: JAX raised it; ``warning``: a
@@ -91,6 +92,10 @@ class ObservedEvent(Record):
     severity: str = "error"
     fix_title: str = ""
     fix_why: str = ""
+    # where the cause was built, when that is not the call (optional, 2026-11-27): the function objects an eager
+    # lax.cond/while_loop/scan was given, as "file:line" of their definitions; lint reports at the one the
+    # calling function builds per call (the fix's line), with the call as the related location
+    built_at: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -15,6 +15,7 @@ difference watch named in jit's cache key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,6 +37,14 @@ RECOMPILE_RULES = (
     ("static value", "JS208"),
     ("a new function object", "JS204"),
 )
+# Errors JAX raises OUTSIDE a trace (a jitted call's argument parsing, array creation, the end of a trace under
+# the leak checker): recognised by JAX's (or NumPy's, under jnp) own wording, whatever the exception's class.
+_OVERFLOW = re.compile(r"overflow was encountered while parsing an argument to a jitted computation")
+# NumPy's wording, under jnp.array/asarray/full (the error's traceback passes through JAX; NumPy alone is not jit's)
+_OVERFLOW_NUMPY = re.compile(r"Python int(?:eger)? -?\d+ (?:is )?(?:out of bounds|too large to convert) (?:for|to) u?int\d+")
+_LEAK_CHECK = re.compile(r"^Leaked (?:trace|level|sublevel)\b")  # jax.checking_leaks / jax_check_tracer_leaks
+_LEAK_TRACING = re.compile(r"while tracing the function (\S+) at (.+?):(\d+) for")
+_CARRY_TYPES = re.compile(r"(?:carry|branches|output).{0,80}must have (?:equal|identical)(?: output)? types", re.S)
 _EAGER_MARK = "called outside jit"  # duplicates._EAGER: an eager lax.cond/while_loop/scan with fresh bodies
 
 
@@ -59,6 +68,72 @@ def _rule(f: Any) -> tuple[str, str] | None:
     return None
 
 
+def raised_rule(error: str, bases: Iterable[str], message: str, through_jax: bool = True) -> tuple[str, str] | None:
+    """(lint rule, cause) of an exception JAX raised, by its class (a tracer error) or JAX's wording (an int out
+    of int32's range at a jitted call or an array's creation; the leak checker's plain ``Exception``; a loop carry
+    or cond branches whose dtypes differ); None for anything else (the program's own business). ``through_jax``:
+    JAX's code was on the exception's way (NumPy's overflow wording counts only then)."""
+    names = [error, *bases]  # the class's own name first, then its MRO: the most specific class decides
+    first = message.strip().splitlines()[0][:300] if message.strip() else ""
+    for name in names:
+        rule = TRACE_ERROR_RULES.get(name)
+        if rule:
+            return rule, first
+    if "OverflowError" in names and (_OVERFLOW.search(message) or through_jax and _OVERFLOW_NUMPY.search(message)):
+        return "JS306", first
+    if _LEAK_CHECK.search(message.lstrip()):
+        m = _LEAK_TRACING.search(message)
+        return "JS403", f"the leak checker found a tracer of the trace of {m.group(1) if m else '?'} still referenced"
+    if "TypeError" in names and _CARRY_TYPES.search(message) and "dtype" in message:
+        return "JS305", first
+    return None
+
+
+def raised_where(rule: str, message: str, inner: Any) -> tuple[str, int, str] | None:
+    """(file, line, function) of an error JAX raised: the function whose trace leaked, for the leak checker (JAX
+    names it: that is where the store that leaks is); else the innermost frame of the user's code."""
+    if rule == "JS403":
+        m = _LEAK_TRACING.search(message)
+        if m:
+            return m.group(2), int(m.group(3)), m.group(1)
+    if inner is None or not getattr(inner, "file", "") or not getattr(inner, "line", 0):
+        return None
+    return inner.file, int(inner.line), getattr(inner, "function", "") or ""
+
+
+# watch's own findings already make these (JW101 at the failed trace's line, JW102 where the leaked tracer was
+# made, JW107 at the call): the same error seen by the error probe is not a second event
+_WATCH_MADE = ("UnexpectedTracerError",)
+
+
+def error_events(errors: Iterable[Any], found: list) -> list:
+    """``found`` with the errors JAX raised into the program (``collect.jax_signals.JaxError``: at a JAX API the
+    program called, caught or not) that ``raised_rule`` knows, outside a trace (a failed trace is JW101's), at
+    the innermost frame of the user's code; one per (rule, line, error), counted."""
+    from ..model import ObservedEvent
+
+    out = list(found)
+    index = {(e.file, e.line, e.error): e for e in out}
+    for rec in errors:
+        try:
+            if rec.in_trace or any(b in _WATCH_MADE for b in rec.bases):
+                continue
+            hit = raised_rule(rec.error, rec.bases, rec.message)
+            where = raised_where(hit[0], rec.message, rec.inner or rec.location) if hit else None
+        except Exception:  # noqa: BLE001 - an unexpected record costs that event only
+            continue
+        if hit is None or where is None:
+            continue
+        key = (where[0], where[1], rec.error)
+        if key in index:
+            continue  # watch's own finding (a failed trace's, JW101) gave this error at this line
+        ev = index[key] = ObservedEvent(code=hit[0], runtime_code="raised", file=where[0], line=where[1],
+                                        function=where[2], error=rec.error, cause=hit[1][:300], count=rec.count,
+                                        severity="error")
+        out.append(ev)
+    return sorted(out, key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
+
+
 def _where(f: Any) -> tuple[str, int] | None:
     d = f.details or {}
     if f.code in ("JW101", "JW102"):  # a leak is where JAX says the tracer was made, else its trace's function
@@ -70,11 +145,27 @@ def _where(f: Any) -> tuple[str, int] | None:
     return (loc.file, loc.line) if loc is not None and loc.file and loc.line else None
 
 
-def events(findings: Iterable[Any]) -> list:
+_BODY = re.compile(r"[^\s,@]+@(.+?):(\d+)(?:, |$)")
+
+
+def _built_at(f: Any, rule: str, compiles: dict[int, Any]) -> list[str]:
+    """An eager lax.cond/while_loop/scan recompiled (JS209): where its body functions were defined
+    (``collect/programs.py`` binds them as ``bodies: name@file:line, ...``), as ``file:line``."""
+    if rule != "JS209" or f.compile_index is None or f.compile_index not in compiles:
+        return []
+    bindings = str(getattr(compiles[f.compile_index], "bindings", "") or "")
+    if not bindings.startswith("bodies: "):
+        return []
+    return [f"{m.group(1)}:{m.group(2)}" for m in _BODY.finditer(bindings[len("bodies: "):])]
+
+
+def events(findings: Iterable[Any], compiles: Iterable[Any] = ()) -> list:
     """The ``ObservedEvent`` records of watch's findings (``analyze.runtime_record.RuntimeFinding``), one per
-    (rule, line, error, cause), counted, in file and line order."""
+    (rule, line, error, cause), counted, in file and line order. ``compiles``: the run's ``CompileEvent``s
+    (an eager control-flow recompile's event says where its bodies were built)."""
     from ..model import ObservedEvent
 
+    by_index = {getattr(c, "index", None): c for c in compiles}
     out: dict[tuple, ObservedEvent] = {}
     for f in findings:
         try:
@@ -96,18 +187,20 @@ def events(findings: Iterable[Any]) -> list:
         out[key] = ObservedEvent(code=rule, runtime_code=f.code, file=where[0], line=where[1], function=f.function,
                                  error=error, cause=cause[:300], count=n,
                                  severity="error" if f.severity == "error" else "warning",
-                                 fix_title=f.fix.title if f.fix else "", fix_why=f.fix.description if f.fix else "")
+                                 fix_title=f.fix.title if f.fix else "", fix_why=f.fix.description if f.fix else "",
+                                 built_at=_built_at(f, rule, by_index))
     return sorted(out.values(), key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
-def add_crash(found: list, crash: Any, message: str = "") -> list:
+def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | None = None) -> list:
     """``found`` with the error the program died of (``tracer_errors.explain_program_error``'s finding: a tracer
-    error, an unhashable static argument) at the innermost frame of the user's code, unless a failed trace
-    (JW101) already gave it there. An uncaught error is what a run of a bug most often shows."""
+    error, an unhashable static argument; else, given the exception ``exc``, any error ``raised_rule`` knows: an
+    int out of int32's range, the leak checker) at the innermost frame of the user's code, unless an event
+    already gave it there. An uncaught error is what a run of a bug most often shows."""
     from ..model import ObservedEvent
 
     if crash is None or crash.location is None or not crash.location.file:
-        return found
+        return _add_raised(found, exc) if exc is not None else found
     d = crash.details or {}
     error = str(d.get("error", ""))
     if crash.code == "static-unhashable":
@@ -115,7 +208,7 @@ def add_crash(found: list, crash: Any, message: str = "") -> list:
     else:
         rule, cause = TRACE_ERROR_RULES.get(crash.name or "", ""), str(d.get("jax_message", ""))
     if not rule:
-        return found
+        return _add_raised(found, exc) if exc is not None else found
     loc = crash.location
     if rule == "JS403":
         from .runtime_record import leak_created
@@ -131,3 +224,36 @@ def add_crash(found: list, crash: Any, message: str = "") -> list:
                        error=error, cause=cause[:300], count=1, severity="error",
                        fix_title=crash.fix.title if crash.fix else "", fix_why=crash.fix.description if crash.fix else "")
     return sorted([*found, ev], key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
+
+
+def _add_raised(found: list, exc: BaseException) -> list:
+    """``found`` with the error ``exc`` the program died of, when ``raised_rule`` knows its class."""
+    from ..model import ObservedEvent
+    from .tracer_errors import user_location
+
+    message = str(exc)
+    names = tuple(c.__name__ for c in type(exc).__mro__)
+    hit = raised_rule(type(exc).__name__, names, message, _through_jax(exc))
+    where = raised_where(hit[0], message, user_location(exc)) if hit else None
+    if hit is None or where is None:
+        return found
+    if any((e.code, e.file, e.line, e.error) == (hit[0], *where[:2], type(exc).__name__) for e in found):
+        return found
+    ev = ObservedEvent(code=hit[0], runtime_code="crash", file=where[0], line=where[1], function=where[2],
+                       error=type(exc).__name__, cause=hit[1][:300], count=1, severity="error")
+    return sorted([*found, ev], key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
+
+
+def _through_jax(exc: BaseException) -> bool:
+    """Did the exception (or one it was raised from or while handling) pass through a frame of JAX's?"""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        tb = e.__traceback__
+        while tb is not None:
+            if str(tb.tb_frame.f_globals.get("__name__", "")).split(".")[0] in ("jax", "jaxlib"):
+                return True
+            tb = tb.tb_next
+        e = e.__cause__ or e.__context__
+    return False

@@ -52,6 +52,7 @@ class JaxError:
     in_trace: bool = False  # raised while a trace was running (a tracer error inside a jitted function)
     count: int = 1  # the same error (class, line) seen again
     library: str = ""  # the top-level package of a library between the program's call and JAX ("equinox")
+    inner: Location | None = None  # the innermost program frame of the traceback (where the program's code was)
 
 
 @dataclass
@@ -79,6 +80,20 @@ def _library(exc: BaseException, frame: FrameType) -> str:
             return str(name).split(".")[0]
         tb = tb.tb_next
     return ""
+
+
+def _innermost(exc: BaseException) -> Location | None:
+    """The innermost program frame of the exception's traceback (a library's own line, a helper the program's
+    call reached before JAX raised), or None."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        if frame_kind(tb.tb_frame.f_code.co_filename) == "program":
+            found = tb
+        tb = tb.tb_next
+    if found is None:
+        return None
+    code = found.tb_frame.f_code
+    return Location(code.co_filename, found.tb_lineno, function=getattr(code, "co_qualname", code.co_name))
 
 
 def _raised_by_jax(exc: BaseException) -> bool:
@@ -169,7 +184,7 @@ class JaxErrorProbe:
                 return
             rec = JaxError(type(exc).__name__, tuple(c.__name__ for c in type(exc).__mro__),
                            str(exc)[:_MESSAGE_CHARS], loc, time.time(), in_trace=staging_now(),
-                           library=_library(exc, frame))
+                           library=_library(exc, frame), inner=_innermost(exc))
             self._index[key] = rec
             self.errors.append(rec)
 

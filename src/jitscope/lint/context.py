@@ -412,11 +412,12 @@ class Context:
     # -- reporting -----------------------------------------------------------------------------
     def report(self, rule: Rule, node: ast.AST, message: str | None = None, *, fix: Fix | None = None,
                severity: str | None = None, confidence: str | None = None, subject: ast.AST | None = None,
-               **details: object) -> None:
+               related: list[dict] | None = None, **details: object) -> None:
         """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``;
         ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count), and
         ``confidence`` the rule's (``"certain"`` for an error rule, else ``"likely"``); a claim weakened
-        to a warning is ``"likely"`` unless said otherwise.
+        to a warning is ``"likely"`` unless said otherwise. ``related``: other lines of the cause (``details.related``,
+        each ``{"file", "line", "message"}``; SARIF ``relatedLocations``), where the finding is at the fix's line.
 
         In traced code the tracing model judges the claim (``lint/facts.py``): an ``error`` whose
         premise (``subject``, default ``node``, is an abstract tracer; the body is staged) holds only on
@@ -451,6 +452,8 @@ class Context:
                           confidence)  # type: ignore[arg-type]
         if how:
             finding.details["traced_via"] = how
+        if related:
+            finding.details["related"] = related
         if rule.traced_only and any(f.spec is not None and f.spec.observed for f in self.frames):
             finding.details["observed"] = True
         self.findings.append(finding)

@@ -37,7 +37,8 @@ from ..model import EVIDENCE_DEFAULT_PATH
 # (qualname, {parameter: kinds seen}, via text, transforms, {parameter: abstract leaf paths seen})
 Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str, frozenset[str]]]
 # (rule, line, severity, error, cause, count, function, fix title, fix why, evidence file's name, watch's code)
-Event = tuple[str, int, str, str, str, int, str, str, str, str, str]
+# (..., where the cause was built: "file:line" of an eager control-flow body, ObservedEvent.built_at)
+Event = tuple[str, int, str, str, str, int, str, str, str, str, str, tuple[str, ...]]
 
 # An observed event's rule -> the static rules of the same class (a finding of one of them at the event's line
 # is the same problem: it is marked observed instead of reported twice). JAX's error names one mechanism; the
@@ -121,7 +122,7 @@ def index(evidence: TraceEvidence, source: str) -> dict[str, dict[int, Observed]
         if ev.file and ev.line > 0:
             table = out.setdefault(os.path.realpath(ev.file), FileObservations())
             table.events.append((ev.code, ev.line, ev.severity, ev.error, ev.cause, ev.count, ev.function,  # type: ignore[attr-defined]
-                                 ev.fix_title, ev.fix_why, name, ev.runtime_code))
+                                 ev.fix_title, ev.fix_why, name, ev.runtime_code, tuple(ev.built_at)))
     for fn in evidence.functions:
         if not fn.file:
             continue
@@ -245,17 +246,25 @@ def bind_unpacked(ctx, target: ast.AST, value: ast.Name) -> None:  # ctx: lint.c
             ctx.frame.traced_names.add(elt.id)
 
 
-def _event_text(error: str, cause: str, function: str, count: int, code: str) -> str:
+def _event_text(error: str, cause: str, function: str, count: int, code: str, runtime: str = "") -> str:
     times = f" ({count} times)" if count > 1 else ""
     fn = f"`{function}`" if function else "a jitted function"
+    if code == "JS403" and error and cause.startswith("the leak checker"):
+        return f"{cause} when that trace ended: JAX's leak checker raised {error}{times}"
     if code == "JS403" and error:
         return f"a tracer of the trace of {fn} leaked and was used after that trace ended: JAX raised {error}{times}"
     if code == "JS602" and error:
         return f"{cause} at a jitted call here (in {fn}): JAX raised {error}{times}"
+    if error and (runtime == "raised" or code in _OUTSIDE_TRACE):
+        said = f": {cause}" if cause else ""
+        return f"JAX raised {error} here (in {fn}){times}{said}"
     if error:
         said = f": {cause}" if cause else ""
         return f"JAX raised {error} here while tracing {fn}{times}{said}"
     return f"{fn} compiled again into a program it already had{times}: jit's cache key differed by {cause}"
+
+
+_OUTSIDE_TRACE = ("JS305", "JS306")  # rules whose observed errors JAX raises outside any trace as well
 
 
 def _function_span(tree: ast.AST | None, line: int) -> tuple[int, int] | None:
@@ -282,21 +291,29 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
     events = getattr(table, "events", None)
     if not events:
         return
-    from ..model import Finding, Fix, Location
+    from ..model import Finding, Fix
 
     lines = text.splitlines()
-    for code, line, severity, error, cause, count, function, title, why, source, _runtime in events:
+    for code, line, severity, error, cause, count, function, title, why, source, runtime, *more in events:
         if code not in enabled or code not in rules or not 0 < line <= len(lines):
             continue
         span = _function_span(tree, line) if code == "JS403" else None
         first, last = span or (line, line)
-        said = _event_text(error, cause, function, count, code)
+        said = _event_text(error, cause, function, count, code, runtime)
         how = f"observed in the run recorded in {source}"
         record = {"rule": code, "error": error, "cause": cause, "count": count, "function": function,
                   "evidence": source, "proved": "raised" if error else "recompiled"}
         group = SAME_CLASS.get(code, (code,))
         same = [f for f in findings if f.code in group and f.location is not None
-                and f.location.line <= last and first <= (f.location.end_line or f.location.line)]
+                and (f.location.line <= last and first <= (f.location.end_line or f.location.line)
+                     or any(r.get("line") == line for r in f.details.get("related") or ()))]
+        built = _built_in_caller(tree, filename, line, more[0] if more else ())
+        if built:  # the fix goes where the caller builds the body anew: report there, the call related
+            for f in same:
+                f.location = _line_location(filename, built, lines)
+                f.details["related"] = [related_call(filename, line, lines)]
+            if not same:
+                record["related_call"] = line
         for f in same:
             f.message = f"{f.message}; {how}: {said}"
             f.details["observed"] = True
@@ -305,10 +322,42 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
                 f.severity, f.confidence = "error", "certain"  # JAX raised it at this line: not a guess
         if same:
             continue
-        src = lines[line - 1]
-        column = len(src) - len(src.lstrip()) + 1
         rule = rules[code]
-        findings.append(Finding(code, f"{said} ({how})", severity, Location(filename, line, column), rule.name,
-                                fix=Fix(title, why) if title else None,
-                                details={"observed": True, "observed_event": record},
+        details: dict = {"observed": True, "observed_event": record}
+        if built:
+            details["related"] = [related_call(filename, line, lines)]
+        findings.append(Finding(code, f"{said} ({how})", severity, _line_location(filename, built or line, lines),
+                                rule.name, fix=Fix(title, why) if title else None, details=details,
                                 confidence="certain" if severity == "error" else "likely"))
+
+
+def _line_location(filename: str, line: int, lines: list[str]):
+    from ..model import Location
+
+    src = lines[line - 1]
+    return Location(filename, line, len(src) - len(src.lstrip()) + 1)
+
+
+def related_call(filename: str, line: int, lines: list[str]) -> dict:
+    """A finding's related location (``details.related``; SARIF ``relatedLocations``): the call that ran what
+    the finding's own line built."""
+    return {"file": filename, "line": line, "message": f"the call that traced it again: {lines[line - 1].strip()[:80]}"}
+
+
+def _built_in_caller(tree: ast.AST | None, filename: str, call_line: int, built_at: tuple[str, ...]) -> int:
+    """The first line, in this file, where the function holding the call at ``call_line`` builds one of the
+    bodies an eager control-flow call was given (``built_at``, ``file:line`` of each body's definition),
+    other than the call's own line: a closure defined in the caller is a new function object at each call, so
+    the fix goes there. 0 when none (a body defined at the call, or once outside the caller)."""
+    if not built_at or tree is None:
+        return 0
+    span = _function_span(tree, call_line)
+    if span is None:
+        return 0
+    here = os.path.realpath(filename)
+    found = []
+    for site in built_at:
+        path, _, ln = site.rpartition(":")
+        if ln.isdigit() and os.path.realpath(path) == here and int(ln) != call_line and span[0] < int(ln) <= span[1]:
+            found.append(int(ln))
+    return min(found) if found else 0

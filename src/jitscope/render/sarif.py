@@ -118,6 +118,12 @@ def to_sarif(result: LintResult, root: str | os.PathLike[str] | None = None) -> 
                         "replacements": [{"deletedRegion": fix_region, "insertedContent": {"text": fx.replacement}}],
                     }],
                 }]
+        related = [r for r in (f.details or {}).get("related") or () if isinstance(r, dict) and r.get("line")]
+        if related:  # the finding is where the fix goes; these are the other lines of its cause (a call)
+            entry["relatedLocations"] = [{
+                "id": i, "message": {"text": str(r.get("message", ""))},
+                "physicalLocation": {"artifactLocation": _artifact(str(r.get("file") or ""), base),
+                                     "region": {"startLine": int(r["line"])}}} for i, r in enumerate(related)]
         if entry["ruleIndex"] < 0:
             del entry["ruleIndex"]
         results.append(entry)

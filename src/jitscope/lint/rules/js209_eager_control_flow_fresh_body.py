@@ -27,7 +27,10 @@ class EagerControlFlowFreshBody(Rule):
     module's top level, a test function of a test file, or a function that only such code calls, in a
     script, a test file or under a private name), or anywhere in such a function that eager code calls
     inside a loop, when a body it is given is a ``lambda``, a ``functools.partial`` or a function
-    defined inside the loop. A loop of at most two iterations is not flagged.
+    defined inside the loop. A loop of at most two iterations is not flagged. In such a function, a
+    local name given as the body whose every binding reaching the call is a ``lambda`` or ``partial`` the
+    function builds (``branch = lambda v: ...`` in an ``if``) is reported at that binding, where the fix
+    goes, with the call in ``details.related``.
 
     ## Why is this bad?
     Called outside jit, each of these traces its body and compiles the primitive, cached on the
@@ -76,14 +79,23 @@ class EagerControlFlowFreshBody(Rule):
                 found = next((w for w in map(lambda a: _fresh(ctx, a), arg.elts) if w), None)
             else:
                 found = _fresh(ctx, arg)
+            built = None
+            if not found and not ctx.in_loop:
+                built = _built_in_function(ctx, arg)
+                if built is not None:
+                    found = f"`{arg.id}`, a {'lambda' if type(built) is ast.Lambda else 'new `partial`'} it builds at each call"  # type: ignore[attr-defined]
             if found:
                 if ctx.in_loop:
                     where, when, place = "inside a loop", "every iteration", "before the loop"
                 else:
                     name = ctx.frame.name
                     where, when, place = f"in `{name}`, which eager code calls in a loop", "every call", f"outside `{name}`"
-                ctx.report(self, call, wrapper=q.replace("jax.lax.", "lax."), what=found, where=where, when=when,
-                           place=place)
+                related = None
+                if built is not None:  # the fix goes where the body is built; the call is related
+                    related = [{"file": ctx.filename, "line": call.lineno,
+                                "message": f"the eager `{q.replace('jax.lax.', 'lax.')}` call it is given to"}]
+                ctx.report(self, built if built is not None else call, wrapper=q.replace("jax.lax.", "lax."),
+                           what=found, where=where, when=when, place=place, related=related)
                 return
 
 
@@ -95,6 +107,22 @@ def _fresh(ctx: Context, arg: ast.AST) -> str | None:
     if isinstance(arg, ast.Name) and len(ctx.frames) > 1 and arg.id in ctx.frame.loop_defs:
         return f"local function `{arg.id}` (defined anew in every iteration)"
     return None
+
+
+def _built_in_function(ctx: Context, arg: ast.AST) -> ast.AST | None:
+    """The first ``lambda``/``partial(...)`` a local name given as a body is bound to, when every binding of it
+    that reaches the call is one, made in the enclosing function itself (a new object at each call of it)."""
+    from ._static_args import values_of
+
+    if type(arg) is not ast.Name or len(ctx.frames) < 2 or ctx.frame.node is None:
+        return None
+    frame = ctx._local_frame(arg.id)  # type: ignore[attr-defined]
+    if frame is not ctx.frame or arg.id in frame.params:  # type: ignore[attr-defined]
+        return None
+    values = values_of(ctx, arg)  # type: ignore[arg-type]
+    if not values or any(v is None or _fresh(ctx, v) is None or type(v) not in (ast.Lambda, ast.Call) for v in values):
+        return None
+    return min(values, key=lambda v: (v.lineno, v.col_offset))  # type: ignore[union-attr]
 
 
 def _certainly_eager(ctx: Context) -> bool:

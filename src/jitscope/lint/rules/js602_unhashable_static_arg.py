@@ -30,7 +30,10 @@ class UnhashableStaticArg(Rule):
     A value is followed through data flow: a name or attribute bound to a list, dict, set or array, and a
     call of a module function that returns one on every ``return`` (``run(x, make_config())``). An array's
     fix is at the declaration (drop the position from ``static_argnums``), so it is also reported at the
-    decorator's ``static_argnums``/``static_argnames`` element, once per position.
+    decorator's ``static_argnums``/``static_argnames`` element, once per position. A parameter passed on
+    unchanged to a static position whose *default* is a list, dict or set (``def scale(x, opts={}):
+    return _scale(x, opts)``) raises whenever a caller leaves it out: a warning at the default (where
+    the fix goes), the call in ``details.related``.
 
     ## Why is this bad?
     jit keys its cache on the static values, so they must be hashable: passing a list
@@ -87,6 +90,8 @@ class UnhashableStaticArg(Rule):
                            fix=self._fix(value, ctx) if direct else None,
                            severity=None if certain(ctx, value) else "warning", **details)
                 continue
+            if self._forwarded_default(ctx, call, param, function, value):
+                continue
             # Through data flow: a name or attribute bound to a list, dict, set or array (every binding: an
             # error; some: a warning), or an array made at the call.
             kinds = [unhashable(ctx, v) for v in values_of(ctx, value)]
@@ -108,6 +113,34 @@ class UnhashableStaticArg(Rule):
                        kind=what, param=param, function=function)
             if "array" in what:
                 self._at_declaration(ctx, call, param, function, what, sure)
+
+    def _forwarded_default(self, ctx: Context, call: ast.Call, param: str, function: str, value: ast.AST) -> bool:
+        """``def solve(x, opts={}): return _solve(x, opts)`` with ``opts`` static in ``_solve``: the parameter's
+        unhashable default reaches the static position whenever a caller leaves it out, and JAX raises
+        'Non-hashable static arguments' at the call. Reported at the default (where the fix goes), the call
+        related (``details.related``). The caller may always pass a hashable value: a warning."""
+        frame = ctx.frame
+        fn = frame.node
+        if type(value) is not ast.Name or type(fn) not in (ast.FunctionDef, ast.AsyncFunctionDef):
+            return False
+        name = value.id  # type: ignore[attr-defined]
+        if name not in frame.params or name in frame.bound:
+            return False
+        a = fn.args  # type: ignore[union-attr]
+        positional = a.posonlyargs + a.args
+        pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=False))
+        pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is not None]
+        default = next((d for p, d in pairs if p.arg == name), None)
+        if not isinstance(default, _UNHASHABLE):
+            return False
+        kind = _KIND[type(default)]
+        related = [{"file": ctx.filename, "line": call.lineno,
+                    "message": f"the call that passes `{name}` to static argument `{param}` of `{function}`"}]
+        ctx.report(self, default, f"default {kind} of `{name}` in `{fn.name}` is passed on to static argument "  # type: ignore[union-attr]
+                   f"`{param}` of `{function}` (line {call.lineno}): a call of `{fn.name}` that leaves `{name}` out "  # type: ignore[union-attr]
+                   "raises 'Non-hashable static arguments'; use a hashable default (None, a tuple, a frozen "
+                   "mapping)", severity="warning", kind=f"a {kind}", param=param, function=function, related=related)
+        return True
 
     def _at_declaration(self, ctx: Context, call: ast.Call, param: str, function: str, what: str, sure: bool) -> None:
         """An array's fix is at the declaration (drop the position from the static arguments), not at the call:
