@@ -31,6 +31,10 @@ import pytest
 
 _KEY = "jitscope"
 _ROWS: list[tuple[str, dict[str, Any]]] = []  # (nodeid, row) collected on the controller
+# Is this pytest session itself the watched program (``jitscope watch -m pytest``: a watch was already running
+# when the session started), so that each compile belongs to the test that ran it? A ``jitscope.watch()`` block
+# that a test opens is that test's own program: its compiles are not stamped, and its findings are the block's.
+_SUITE_WATCHED = [False]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,6 +49,16 @@ def pytest_configure(config: pytest.Config) -> None:
         "jitscope(max_compiles=None, fail_on_recompile=False): fail the test if its body compiles "
         "jitted functions more than max_compiles times (or recompiles any, with fail_on_recompile)")
     _ROWS.clear()
+    _SUITE_WATCHED[0] = bool(config.getoption("jitscope", default=False)) or _watch_running()
+
+
+def _watch_running() -> bool:
+    """A watch is receiving compiles in this process (only possible once jitscope's watch is imported)."""
+    if "jitscope._watch" not in sys.modules:
+        return False
+    from .collect.monitoring import active_subscribers
+
+    return bool(active_subscribers())
 
 
 def _budget(marker: Any) -> tuple[int | None, bool]:
@@ -80,9 +94,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     """Stamp each compile of the test's setup, call and teardown with its node id (``CompileEvent.test``):
     under ``jitscope watch -m pytest`` duplicates and fixes are paired within one test only."""
-    if "jitscope._watch" not in sys.modules and not item.config.getoption("jitscope") \
-            and item.get_closest_marker("jitscope") is None:
-        return (yield)  # no watch can be running in this process: nothing to stamp, nothing imported
+    if not _SUITE_WATCHED[0] and item.get_closest_marker("jitscope") is None:
+        return (yield)  # the suite is not the watched program: nothing to stamp, nothing imported
     from ._watch import running_test
 
     with running_test(item.nodeid):
