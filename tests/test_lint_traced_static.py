@@ -99,3 +99,63 @@ def test_bare_names_never_reach_methods_and_the_instance_binds_the_first_paramet
     assert float(s.run(jnp.ones(3))[0]) == 8.0  # 1 * 2 coeffs, * 2, * 2
     with pytest.raises(ValueError, match="Non-hashable static arguments"):
         s.bad(jnp.ones(3))
+
+
+OVERLOADS = '''\
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+def dispatch(f):  # an overload registry: the def chosen by the argument's type at each call
+    table = dispatch.table.setdefault(f.__name__, [])
+    table.append(f)  # the first registered takes Python ints, the second anything else
+
+    def call(n, x):
+        return table[0 if isinstance(n, int) or len(table) == 1 else 1](n, x)
+    return call
+
+
+dispatch.table = {}
+
+
+@dispatch
+@partial(jax.jit, static_argnums=0)
+def scale(n: int, x):
+    return x * n
+
+
+@dispatch
+def scale(n: object, x):  # noqa: F811
+    return x * n
+
+
+@jax.jit
+def outer(n, x):
+    return scale(n, x)  # n is traced: the object overload, not the jitted one
+
+'''
+
+
+def test_a_name_defined_twice_at_module_level_reaches_no_known_jit(tmp_path):
+    """Two module-level defs of one name (overloads a dispatch decorator combines, as plum's ``@dispatch``; or a
+    plain redefinition, where Python binds the last): which def a call reaches is chosen at run time, so a call
+    with a traced value is no certain JS608. Under real jit the call takes the unjitted overload and runs; the
+    same program with the jitted def alone raises and stays flagged."""
+    path = tmp_path / "overloads.py"
+    path.write_text(OVERLOADS)
+    found = jitscope.lint([str(path)], config=False, jobs=1, select=["JS608"]).findings
+    assert found == [], [(f.location.line, f.message) for f in found]
+    ns: dict = {}
+    exec(compile(OVERLOADS, str(path), "exec"), ns)
+    assert float(ns["outer"](jnp.float32(2.0), jnp.ones(2))[0]) == 2.0
+    single = OVERLOADS.replace("@dispatch\ndef scale(n: object, x):  # noqa: F811\n    return x * n\n", "")
+    assert single.count("def scale") == 1
+    path.write_text(single)
+    found = jitscope.lint([str(path)], config=False, jobs=1, select=["JS608"]).findings
+    assert [f.code for f in found] == ["JS608"]
+    ns = {}
+    exec(compile(single, str(path), "exec"), ns)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        ns["outer"](jnp.float32(2.0), jnp.ones(2))

@@ -255,6 +255,12 @@ class ModuleInfo:
             info._def(d)
             seen_defs.setdefault((info.def_scopes[d], d.name), []).append(d)
         info.redefined = {k: sorted(v, key=lambda d: d.lineno) for k, v in seen_defs.items() if len(v) > 1}
+        for (scope, name) in info.redefined:
+            if scope == 0 and info.jitted_callables.get(name, ("",))[0] == name:
+                # several module-level defs of one name: Python binds the last, and a dispatch decorator
+                # (plum's `@dispatch`, `singledispatch`, multipledispatch) combines them into overloads chosen
+                # by argument types at each call; which def a call reaches is not known, nor whether it is jitted
+                del info.jitted_callables[name]
         info._tree = tree  # walked for the redefined defs' blocks only when a wrapper names one (rare)
         for a, a_scope in zip(assigns, assign_scopes, strict=True):
             v = a.value
