@@ -63,9 +63,9 @@ def _watch_running() -> bool:
     """A watch is receiving compiles in this process (only possible once jitscope's watch is imported)."""
     if "jitscope._watch" not in sys.modules:
         return False
-    from .collect.monitoring import active_subscribers
+    from ._watch import watch_running
 
-    return bool(active_subscribers())
+    return watch_running()
 
 
 def _budget(marker: Any) -> tuple[int | None, bool]:
