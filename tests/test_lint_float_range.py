@@ -61,3 +61,20 @@ def test_with_x64_the_undtyped_lines_stay_finite_and_a_file_enabling_it_is_not_c
         jax.config.update("jax_enable_x64", False)
     text = 'import jax\njax.config.update("jax_enable_x64", True)\n' + FIXTURE.read_text()
     assert {f.location.line - 2 for f in lint_source(text, "m.py") if f.code == "JS307"} == {15}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_the_bound_is_where_real_jax_rounds_to_inf(dtype):
+    """A literal just above the largest value rounds down to it (``jnp.float32(3.4028235e38)``, the printed
+    float32 max, is finite): JS307 says ``inf`` only from the value real JAX turns into inf."""
+    from jitscope.jaxmodel.dtypes import FLOAT_INF_AT, FLOAT_MAX
+
+    make = getattr(jnp, dtype)
+    bound = FLOAT_INF_AT[dtype]
+    below = float(np.nextafter(bound, 0)) if dtype != "bfloat16" else FLOAT_MAX[dtype] * (1 + 2**-10)
+    assert np.isinf(np.asarray(make(bound), np.float32)) and np.isinf(np.asarray(make(-bound), np.float32))
+    assert np.isfinite(np.asarray(make(below), np.float32)) and below > FLOAT_MAX[dtype]
+    src = f"import jax.numpy as jnp\nA = jnp.{dtype}({bound!r})\nB = jnp.{dtype}({below!r})\n"
+    assert [f.location.line for f in lint_source(src, "m.py") if f.code == "JS307"] == [2]
+    quiet = "import jax.numpy as jnp\nBIG = jnp.float32(3.4028235e38)\nH = jnp.float16(65510.0)\n"
+    assert not [f for f in lint_source(quiet, "m.py") if f.code == "JS307"]

@@ -52,3 +52,18 @@ def test_x64_enabled_by_an_enclosing_package_init(tmp_path: Path) -> None:
     assert ok.returncode == 0 and ok.stdout.strip() == "7", ok.stderr[-500:]
     bad = _run(tmp_path, "narrow.ops.bits")
     assert bad.returncode != 0 and "OverflowError" in bad.stderr, bad.stderr[-500:]
+
+
+def test_an_edited_package_init_is_read_again(tmp_path: Path) -> None:
+    """One process linting twice (the API, an editor) sees an ``__init__.py`` edited in between: no answer is kept
+    for a directory past the file's change."""
+    bits = _package(tmp_path, "pkg", "import jax\n")
+    assert [f.code for f in lint_source(MODULE, str(bits), select=["JS306"])] == ["JS306"]
+    init = tmp_path / "pkg" / "__init__.py"
+    init.write_text(X64_INIT)
+    st = init.stat()
+    os.utime(init, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a later modification time, whatever the clock
+    assert lint_source(MODULE, str(bits), select=["JS306"]) == []
+    init.write_text("import jax\n")
+    os.utime(init, ns=(st.st_atime_ns, st.st_mtime_ns + 2 * 10**9))
+    assert [f.code for f in lint_source(MODULE, str(bits), select=["JS306"])] == ["JS306"]

@@ -199,3 +199,17 @@ def test_env_switch_spawn_pool_workers_write_their_results(project: Path) -> Non
         token = r.name[len("jitscope-"):].split(".")[0]
         assert len(json.loads(r.read_text())["events"]) == len(compile_lines(out / f"jitscope-{token}.events.jsonl"))
     assert sum(len(json.loads(r.read_text())["events"]) for r in results) >= 4
+
+
+def test_env_switch_stamps_each_compile_with_its_test(project: Path) -> None:
+    """``JITSCOPE=watch pytest``: the watch starts when the test module imports JAX, after pytest configured the
+    plugin; the suite is still the watched program, so each compile carries its test's node id (the per-test
+    pairing and the test-scope filters depend on it)."""
+    _hook_installed()
+    out = project / "stamped"
+    p = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_small.py"], project,
+             JITSCOPE="watch", JITSCOPE_DIR=str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    (result,) = [f for f in out.iterdir() if f.name.endswith(".json")]
+    events = json.loads(result.read_text())["events"]
+    assert events and {e["test"] for e in events} == {"test_small.py::test_a"}, events

@@ -186,3 +186,41 @@ def test_jax_compiles_a_jit_per_object_once_per_object_and_one_jit_once():
     for _ in range(3):
         ByValue().step(jnp.ones(3))
     assert len(traces) == 1                      # the fix: jit once outside, self static and equal by value
+
+
+MUTATING = '''
+import jax
+import jax.numpy as jnp
+
+
+class Trainer:
+    def __init__(self):
+        self.steps = 0
+
+    def step(self, x):
+        return x * 2.0 + 1.0
+
+    def run(self, x):
+        self.steps += 1                                   # the one object's state changes between compiles
+        return jax.jit(lambda v: self.step(v))(x)         # a closure over self rebuilt at each call
+
+
+t = Trainer()
+x = jnp.ones(3)
+for _ in range(3):
+    x = t.run(x)
+'''
+
+
+def test_one_object_whose_attributes_changed_is_still_one_object(tmp_path):
+    """The state digest tells two objects apart by what they hold; it does not make one object two: a closure over
+    the same ``self`` rebuilt per call, with a counter on ``self`` moving, is "the same function rebuilt"."""
+    (tmp_path / "prog.py").write_text(MUTATING)
+    out = tmp_path / "run.json"
+    r = run_cli("watch", "-q", "--json", str(out), "prog.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = json.loads(out.read_text())
+    states = {e["bindings"].rsplit("state=", 1)[-1] for e in data["events"]}
+    assert len(data["events"]) == 3 and len(states) == 3, data["events"]  # three states of one object
+    jw403 = [f for f in data["findings"] if f["code"] == "JW403"]
+    assert len(jw403) == 2 and all("the same function rebuilt" in f["message"] for f in jw403), jw403

@@ -335,6 +335,12 @@ class WatchSession:
         return sorted(found, key=lambda f: f.timestamp)
 
 
+def watch_running() -> bool:
+    """A watch is receiving compiles in this process now (the pytest plugin asks: is the suite the watched
+    program?)."""
+    return bool(monitoring.active_subscribers())
+
+
 def watch_program(target: str, args: list[str], *, module: bool = False,
                   events: str | os.PathLike[str] | None = None, explain: bool = True,
                   max_compiles: int | None = None, fail_on_recompile: bool = False,

@@ -10,6 +10,7 @@ module the first time one is asked for (docs/architecture.md, "Records").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,6 +180,17 @@ def has_identity_members(static_value: str | None) -> bool:
     values no ``__eq__``/``__hash__`` can make equal when rebuilt; the fix is to build them once."""
     text = static_value or ""
     return text.endswith(MEMBERS_IDENTITY_MARK + ">") or text.endswith(FUNCTION_IDENTITY_MARK + ">")
+
+
+_STATE = re.compile(r"(hashed by identity [0-9a-f]+) state=[0-9a-f]+>")
+
+
+def identity_bindings(bindings: str | None) -> str | None:
+    """``CompileEvent.bindings`` without the objects' state digests (``<Env hashed by identity 7f... state=...>``,
+    ``collect/object_state.py``): what identity says. One object whose attributes changed between two compiles (a
+    step counter) is still the one object (equal here); two objects differ by address. The digest only tells two
+    objects of one class apart by what they hold (``duplicates._per_object``)."""
+    return None if bindings is None else _STATE.sub(r"\1>", bindings)
 
 
 def is_identity_hashed(static_value: str | None) -> bool:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .compile_records import Reason as Reason
     from .compile_records import Timing as Timing
     from .compile_records import has_identity_members as has_identity_members
+    from .compile_records import identity_bindings as identity_bindings
     from .compile_records import is_identity_hashed as is_identity_hashed
     from .compile_records import sharding_text as sharding_text
     from .trace_records import ObservedEvent as ObservedEvent
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 TRACE_RECORDS = frozenset({"TraceKind", "TracedParameter", "TracedFunction", "TraceEvidence", "ObservedEvent"})
 _COMPILE_RECORDS = frozenset({
     "LeafSpec", "ArgSignature", "Timing", "Reason", "CacheKeyComponent", "PersistentCacheRecord", "CompileEvent",
-    "sharding_text", "IDENTITY_MARK", "MEMBERS_IDENTITY_MARK", "FUNCTION_IDENTITY_MARK", "is_identity_hashed", "has_identity_members", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",
+    "sharding_text", "IDENTITY_MARK", "MEMBERS_IDENTITY_MARK", "FUNCTION_IDENTITY_MARK", "is_identity_hashed", "has_identity_members", "identity_bindings", "REASON_CATEGORIES", "CACHE_KEY_COMPONENTS",
     "NOT_WRITTEN",
 })
 

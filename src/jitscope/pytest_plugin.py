@@ -24,6 +24,7 @@ not warm for the marked test.)
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -49,16 +50,22 @@ def pytest_configure(config: pytest.Config) -> None:
         "jitscope(max_compiles=None, fail_on_recompile=False): fail the test if its body compiles "
         "jitted functions more than max_compiles times (or recompiles any, with fail_on_recompile)")
     _ROWS.clear()
-    _SUITE_WATCHED[0] = bool(config.getoption("jitscope", default=False)) or _watch_running()
+    _SUITE_WATCHED[0] = bool(config.getoption("jitscope", default=False)) or _watch_running() or _autowatched()
+
+
+def _autowatched() -> bool:
+    """``JITSCOPE=watch pytest`` (xdist workers included): the startup hook watches this whole process from JAX's
+    import on, which is usually after this point (the test modules import JAX when collected)."""
+    return "jitscope_autowatch_hook" in sys.modules and os.environ.get("JITSCOPE", "").strip().lower() == "watch"
 
 
 def _watch_running() -> bool:
     """A watch is receiving compiles in this process (only possible once jitscope's watch is imported)."""
     if "jitscope._watch" not in sys.modules:
         return False
-    from .collect.monitoring import active_subscribers
+    from ._watch import watch_running
 
-    return bool(active_subscribers())
+    return watch_running()
 
 
 def _budget(marker: Any) -> tuple[int | None, bool]:

@@ -50,7 +50,7 @@ from typing import Any, Protocol
 
 from .._format import fmt_seconds
 from ..jaxmodel import fixes
-from ..model import ArgSignature, CompileEvent, Fix, has_identity_members
+from ..model import ArgSignature, CompileEvent, Fix, has_identity_members, identity_bindings
 from .advice_scope import chosen_by_test, library_defined, library_internal, mergeable, scope_key
 from .reasons import function_key, keyword_change, signature_diffs
 from .recompile_patterns import same_context
@@ -216,7 +216,7 @@ def _key_difference(old: CompileEvent, new: CompileEvent) -> tuple[str, str, str
         else []
     if _rebuilt(old, new) and not causes:
         what, title, why = _NEW_OBJECT
-        same = old.bindings is not None and old.bindings == new.bindings
+        same = old.bindings is not None and identity_bindings(old.bindings) == identity_bindings(new.bindings)
         # the bindings are shown when a reader can take them in (a closure's few cells); a wrapper's (grad of a
         # function JAX wrapped: its internal cells and messages) stay in the run's JSON
         shown = same and old.bindings and len(old.bindings) <= _SHOWN_BINDINGS
@@ -246,7 +246,7 @@ def _rebound(old: CompileEvent, new: CompileEvent) -> bool:
     another argument, per case of a parametrized test): one object could not have served both calls, so "create
     it once" would not merge them, whatever the programs' texts."""
     return _rebuilt(old, new) and old.bindings is not None and new.bindings is not None and \
-        old.bindings != new.bindings
+        identity_bindings(old.bindings) != identity_bindings(new.bindings)
 
 
 # An object in a function's bindings (``watch_signature._bound_value``): ``<Env hashed by identity 7f...>``; a class

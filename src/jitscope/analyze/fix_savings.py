@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
-from ..model import CompileEvent, is_identity_hashed
+from ..model import CompileEvent, identity_bindings, is_identity_hashed
 from .advice_scope import jit_options
 from .reasons import function_key
 
@@ -119,7 +119,7 @@ class _Keys:
             if "new_function_object" in fixes and e.call_site is not None:
                 # Same site, same bindings: the same function rebuilt. Different bindings (one partial per
                 # test parameter) are different functions; "create it once" would not merge them.
-                ids.append(("site", e.call_site.file, e.call_site.line, e.bindings, jit_options(e), k))
+                ids.append(("site", e.call_site.file, e.call_site.line, identity_bindings(e.bindings), jit_options(e), k))
             for ident in ids:
                 j = first.setdefault(ident, i)
                 if j != i:

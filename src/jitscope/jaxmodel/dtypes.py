@@ -270,9 +270,17 @@ def python_float(node: ast.AST) -> float | None:
     return None
 
 
+# the smallest magnitude certain to become ``inf`` when a Python float is stored in each type: the conversion rounds
+# to nearest, so values up to half a unit in the last place above the largest value round down to it
+# (``jnp.float32(3.4028235e38)``, the printed float32 max, is finite). bfloat16 rounds through float32 first, so its
+# bound is the midpoint itself (ties go to the even neighbour, inf); a few values just below it become inf too.
+FLOAT_INF_AT = {"float16": 65520.0, "bfloat16": (2 - 2**-8) * 2.0**127,
+                "float32": FLOAT_MAX["float32"] + 2.0**103}
+
+
 def beyond_float(value: float | None, name: str) -> bool:
-    """Finite, but too large for the float type ``name``: stored there it becomes ``inf``."""
-    return value is not None and value - value == 0 and abs(value) > FLOAT_MAX[name]
+    """Finite, but too large for the float type ``name``: stored there it becomes ``inf`` (``FLOAT_INF_AT``)."""
+    return value is not None and value - value == 0 and abs(value) >= FLOAT_INF_AT[name]
 
 
 def beyond_int32(value: int | None) -> bool:

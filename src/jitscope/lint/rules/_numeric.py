@@ -45,21 +45,30 @@ _ENABLES_X64 = re.compile(r"""update\(\s*["']jax_enable_x64["']\s*,\s*(True|1)\b
                           r"""["']JAX_ENABLE_X64["']\s*\]\s*=\s*["'](1|true|True)["']""")
 
 
-@lru_cache(maxsize=256)
 def package_enables_x64(directory: str) -> bool:
     """Does an ``__init__.py`` of the package holding ``directory`` (its own or an enclosing package's) turn on
     ``jax_enable_x64`` at import? Python runs every enclosing package's ``__init__`` before a module of the
-    package, so x64 is on whenever the module's code runs."""
+    package, so x64 is on whenever the module's code runs. Each ``__init__.py`` is read once per version of it
+    (its path, modification time and size): a process that lints again after an edit sees the edit."""
     d = directory
     while os.path.isfile(init := os.path.join(d, "__init__.py")):
         try:
-            with open(init, encoding="utf-8", errors="replace") as f:
-                if _ENABLES_X64.search(f.read(200_000)):
-                    return True
+            st = os.stat(init)
         except OSError:
             return False
+        if _init_enables_x64(init, st.st_mtime_ns, st.st_size):
+            return True
         parent = os.path.dirname(d)
         if parent == d:
             return False
         d = parent
     return False
+
+
+@lru_cache(maxsize=256)
+def _init_enables_x64(path: str, mtime_ns: int, size: int) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return _ENABLES_X64.search(f.read(200_000)) is not None
+    except OSError:
+        return False
