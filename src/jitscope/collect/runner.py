@@ -333,6 +333,23 @@ def _note_program(path: str | None) -> None:
         add_program_path(path)
 
 
+def _with_plugin(args: list[str]) -> list[str]:
+    """``watch -m pytest``: pytest's arguments with jitscope's plugin (which stamps each compile with its test)
+    loaded however jitscope is installed. pytest loads it through its ``pytest11`` entry point only where
+    jitscope is an installed distribution and plugin autoloading is on; from a source checkout on
+    ``PYTHONPATH``, or with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``, it is named with ``-p`` (never twice, and never
+    against the user's ``-p no:jitscope``)."""
+    joined = " ".join(args)
+    if "no:jitscope" in joined or "jitscope.pytest_plugin" in joined:
+        return args
+    if not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        from importlib.metadata import entry_points
+
+        if any(ep.value == "jitscope.pytest_plugin" for ep in entry_points(group="pytest11")):
+            return args
+    return ["-p", "jitscope.pytest_plugin", *args]
+
+
 def _run_body(target: str, args: list[str], module: bool, failure: list[BaseException] | None,
               at_main_guard: Callable[[object], None] | None = None) -> int:
     try:
@@ -343,6 +360,8 @@ def _run_body(target: str, args: list[str], module: bool, failure: list[BaseExce
             run_as_main(target, args, module=module, at_main_guard=at_main_guard)
         elif module:
             sys.path.insert(0, os.getcwd())
+            if target in ("pytest", "py.test"):
+                args = _with_plugin(args)
             sys.argv = [target, *args]  # runpy replaces argv[0] with the module's file
             _note_program(_module_file(target))
             runpy.run_module(target, run_name="__main__", alter_sys=True)
