@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 
 from ...jaxmodel.values import DTYPE_PREDICATES
+from ..astutil import own_nodes
 from ..context import Context
 from ..rule import Rule
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_SCOPES = (*_DEFS, ast.Lambda, ast.ClassDef)
 _METADATA = frozenset({"shape", "dtype", "ndim", "size"})  # read from an array without staging an operation
 
 
@@ -80,24 +80,12 @@ class JnpInStaticEquality(Rule):
 def _first_array_call(ctx: Context, method: ast.AST) -> ast.Call | None:
     """The first call in ``method``'s own body (not a nested def or lambda) of a ``jnp``/``lax`` function that
     makes an array, whose result is not only asked for its shape or dtype."""
-    parents: dict[ast.AST, ast.AST] = {}
-    todo = list(ast.iter_child_nodes(method))
-    for child in todo:
-        parents[child] = method
-    found: list[ast.Call] = []
-    while todo:
-        n = todo.pop()
-        if isinstance(n, _SCOPES):
-            continue
-        for c in ast.iter_child_nodes(n):
-            parents[c] = n
-            todo.append(c)
-        if isinstance(n, ast.Call):
+    shape_only: set[ast.AST] = set()
+    for n in own_nodes(*method.body):  # source order: an attribute comes before the call it reads
+        if isinstance(n, ast.Attribute) and n.attr in _METADATA:
+            shape_only.add(n.value)
+        elif isinstance(n, ast.Call) and n not in shape_only:
             q = ctx.resolve(n.func) or ""
-            if not q.startswith(("jax.numpy.", "jax.lax.")) or q in DTYPE_PREDICATES:
-                continue
-            up = parents.get(n)
-            if isinstance(up, ast.Attribute) and up.attr in _METADATA:
-                continue
-            found.append(n)
-    return min(found, key=lambda c: (c.lineno, c.col_offset)) if found else None
+            if q.startswith(("jax.numpy.", "jax.lax.")) and q not in DTYPE_PREDICATES:
+                return n
+    return None
