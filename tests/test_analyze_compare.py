@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 from jitscope.analyze.compare import (
+    LOAD_DISTORTION,
     BreakEven,
     Costs,
     Recommendation,
     apart,
     break_even,
     break_even_table,
+    paired_ratio,
     recommend,
     speedups,
     total_time,
@@ -218,3 +222,25 @@ def test_the_interval_must_clear_a_band_around_zero_not_only_zero():
     assert not apart(_rounds("a", 0.5, slower), _rounds("b", 0.5, base))
     # 20% slower in every round but two (15%, 30%): told apart, the band is well cleared
     assert apart(_rounds("a", 0.5, [120e-6] * 8 + [115e-6, 130e-6]), _rounds("b", 0.5, base))
+
+
+def test_stalled_rounds_of_the_fast_variant_do_not_hide_a_40x_difference():
+    # Measured under load (session 33): a few rounds stalled (load hits both variants of a round, which ran
+    # back to back), so jit's interval of the median round reached eager's, yet in most rounds eager was ~44x
+    # slower and load moved eager's rounds far less than that.
+    jit_rounds = (26e-6, 27e-6, 3.9e-3, 28e-6, 2.5e-3, 26e-6, 29e-6, 3.97e-3, 27e-6, 28e-6)
+    eager_rounds = (1.2e-3, 1.25e-3, 5.3e-3, 1.2e-3, 4.4e-3, 1.22e-3, 1.3e-3, 5.9e-3, 1.21e-3, 1.24e-3)
+    jit = Costs("jit", 0.05, statistics.median(jit_rounds), rounds=jit_rounds)
+    eager = Costs("eager", 0.002, statistics.median(eager_rounds), rounds=eager_rounds)
+    assert apart(jit, eager)  # before LOAD_DISTORTION: False (the per-variant intervals overlap)
+    assert paired_ratio(jit, eager) > 40
+
+
+def test_a_consistent_2x_split_of_overlapping_variants_stays_within_noise():
+    # The issue #26 case: identical code paired ~2.2x apart round by round while the intervals overlapped.
+    a_rounds = (1.0e-3, 2.3e-3, 1.1e-3, 2.2e-3, 1.0e-3, 2.4e-3, 1.05e-3, 2.3e-3, 1.1e-3, 2.2e-3)
+    b_rounds = tuple(x * 2.2 for x in a_rounds)
+    a = Costs("a", 0.002, statistics.median(a_rounds), rounds=a_rounds)
+    b = Costs("b", 0.002, statistics.median(b_rounds), rounds=b_rounds)
+    assert paired_ratio(a, b) < LOAD_DISTORTION
+    assert not apart(a, b)

@@ -121,6 +121,13 @@ FIRST_CALL_EFFECT = 1.5
 # The difference's interval must clear zero by this fraction of the smaller total on either side, not just
 # clear zero: a difference that may be 1% is one that code placement and load make alone (issue #26.4).
 NOISE_BAND = 0.03
+# The largest ratio load has been seen to put between the round totals of identical programs (2.2x on a
+# saturated machine, issue #26), with margin. A variant whose interval overlaps the other's only because
+# some of its rounds stalled is still told apart when, round by round, the median ratio of the two is at
+# least this AND at least the spread (high / low of its interval) of the steadier variant, i.e. more than
+# load moved either program in this very run: stalls that widen one variant's interval cannot make most
+# rounds differ by more than that.
+LOAD_DISTORTION = 3.0
 
 
 def round_totals(c: Costs, calls: int | None) -> list[float]:
@@ -174,6 +181,25 @@ def paired_difference(a: Costs, b: Costs, calls: int | None = None) -> float:
     return steady if calls is None else (a.first - b.first) + (calls - 1) * steady
 
 
+def _spread(interval: tuple[float, float]) -> float:
+    lo, hi = interval
+    return hi / lo if lo > 0 else math.inf
+
+
+def paired_ratio(a: Costs, b: Costs, calls: int | None = None) -> float:
+    """The median over rounds of slower / faster round total, rounds paired (1.0 without rounds of both).
+    Direction-aware: rounds where the usual order flips count as ratios below 1, so a median of 3 means most
+    rounds had the same variant 3x slower."""
+    k = min(len(a.rounds), len(b.rounds))
+    if not k:
+        return 1.0
+    ta, tb = round_totals(a, calls)[:k], round_totals(b, calls)[:k]
+    if any(x <= 0 for x in ta + tb):
+        return 1.0
+    r = statistics.median(x / y for x, y in zip(ta, tb))
+    return r if r >= 1 else 1 / r
+
+
 def difference_interval(a: Costs, b: Costs, calls: int | None = None) -> tuple[float, float] | None:
     """An interval for ``total(a) - total(b)`` over ``calls`` calls (None: per call), or None when the
     measurements cannot bound it. The steady part comes from the rounds paired (round ``r`` of ``a``
@@ -200,7 +226,9 @@ def apart(a: Costs, b: Costs, calls: int | None = None) -> bool:
     load in a way that an overlap of per-variant intervals is not) excludes zero, and (3) when the
     difference comes mostly from first calls and either has fewer than ``MIN_COLDS`` cold calls, the
     first calls differ by ``FIRST_CALL_EFFECT`` or more; and never while the 95% intervals of the two
-    variants overlap (a loaded machine once paired identical eager code 2.2x apart). With rounds, (1) and (2) are read on the rounds
+    variants overlap (a loaded machine once paired identical eager code 2.2x apart), unless round by round
+    the median ratio of their totals is ``LOAD_DISTORTION`` (3x) or more and more than the steadier
+    variant's own spread (stalled rounds widened one variant's interval; load moved neither that much). With rounds, (1) and (2) are read on the rounds
     paired as well: the median of the per-round differences is ``MIN_EFFECT`` too (pooled medians weigh a
     fast round's many samples over a slow round's few, so load alone can move them 10% apart), and the
     interval clears not just zero but ``NOISE_BAND`` of the smaller total on either side. Without rounds
@@ -212,7 +240,8 @@ def apart(a: Costs, b: Costs, calls: int | None = None) -> bool:
     if lo <= 0 or hi / lo < MIN_EFFECT:
         return False
     ia, ib = _interval(a, calls), _interval(b, calls)
-    if ia is not None and ib is not None and not (ia[1] < ib[0] or ib[1] < ia[0]):
+    if ia is not None and ib is not None and not (ia[1] < ib[0] or ib[1] < ia[0]) \
+            and paired_ratio(a, b, calls) < max(LOAD_DISTORTION, min(_spread(ia), _spread(ib))):
         return False  # the per-variant intervals overlap: within noise, whatever the pairs say (issue #26)
     if not (a.rounds and b.rounds):
         return True  # no spread known (constructed costs): the effect size decided
