@@ -205,6 +205,24 @@ def test_in_axes_none_passes_the_value_through():
         jax.vmap(lambda x, y: _branches(y) + x, in_axes=(0, 0))(jnp.ones(3), jnp.ones(3))
 
 
+def test_shard_map_none_in_spec_passes_the_value_through():
+    """shard_map's argument whose in-spec is None reaches the function as the caller passed it: a Python bool stays
+    a bool, eagerly and under jit (a `P()` entry makes it a shard_map value)."""
+    assert known.lookup("jax.shard_map").specs_option == ("in_specs", 2)
+    seen = []
+
+    def body(x, flag):
+        seen.append(type(flag).__name__)
+        return x * 2 if flag else x
+
+    f = shard_map(body, mesh=MESH, in_specs=(P(), None), out_specs=P())
+    f(jnp.ones(2), True)
+    jax.jit(lambda x: f(x, True))(jnp.ones(2))
+    assert seen == ["bool", "bool"]
+    with pytest.raises(CONCRETIZATION):
+        jax.jit(shard_map(body, mesh=MESH, in_specs=(P(), P()), out_specs=P()))(jnp.ones(2), True)
+
+
 def test_grad_passes_non_argnums_through():
     assert "jax.grad" in known.DIFFERENTIATING
     jax.grad(lambda x, y: (_branches(y) * x).sum())(jnp.ones(3), jnp.ones(3))  # y untouched: concrete

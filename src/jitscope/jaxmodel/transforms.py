@@ -72,6 +72,9 @@ class Transform:
     # vmap/pmap: the keyword and position of ``in_axes``; an argument whose entry is None is not
     # mapped and reaches the function as the caller passed it.
     axes_option: tuple[str, int] | None = None
+    # shard_map: the keyword and position of ``in_specs``; an argument whose entry is None is passed through
+    # as the caller passed it (a Python bool stays a bool, eager or under jit: JAX 0.4.35 to 0.10).
+    specs_option: tuple[str, int] | None = None
     # custom_jvp/custom_vjp: the keyword naming arguments that are not differentiated; they reach the
     # function and its rules as the caller passed them (a Python function stays a Python function).
     nondiff_option: str = ""

@@ -358,8 +358,10 @@ def established(ctx) -> tuple[str, bool]:
 
 
 def rebuilt_argument(frame, name: str) -> bool:
-    """Is ``name`` an argument of a function jitted directly here (not reached through a call), never rebound? jit
-    flattens the caller's pytree and rebuilds it from tracers in each trace: the container is the trace's own."""
+    """Is ``name`` an argument of a function jitted directly here (not reached through a call), or a body a control-flow
+    primitive traces (``lax.scan``'s carry), never rebound? jit and the primitives flatten the caller's pytree and
+    rebuild it from tracers in each trace: the container is the trace's own."""
     spec = frame.spec
-    return spec is not None and spec.wrapper in known.COMPILING and not spec.via and name in frame.params \
+    return spec is not None and (spec.wrapper in known.COMPILING or spec.wrapper in known.BODIES) and not spec.via \
+        and name in frame.params \
         and name not in frame.bound and name not in frame.static and name not in ("self", "cls")

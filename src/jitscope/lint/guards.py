@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from ..jaxmodel import known, values
+from . import branches
 
 NO_FACTS: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 _NONE = NO_FACTS
@@ -161,7 +162,7 @@ def visit_two_sided(self, node: ast.If, true: frozenset[str], false: frozenset[s
         if not dead:
             saved = forget(ctx, sorted(names))
             try:
-                self.visit_all(block)
+                branches.visit_branch(self, block)
             finally:
                 restore(saved)
     # After the `if`: what a branch that falls through proved (a dead branch counts as falling through:

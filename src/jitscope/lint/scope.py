@@ -583,7 +583,8 @@ class ModuleInfo:
             return False
         fns: list[tuple[ast.AST, StaticSpec]] = []
         if q in TRACES and node.args:
-            spec = spec_from_call(self, node, q, scopes[-1])
+            # `jax.jit(shard_map(f, in_specs=(P(), None)))`: what a None in-spec passes through is jit's tracer
+            spec = spec_from_call(self, node, q, scopes[-1], passthrough=node not in self.inside_traced)
             python = self._python_args(node, q)
             if python:
                 spec = replace(spec, argnums=tuple(sorted(set(spec.argnums) | set(python))))
@@ -891,10 +892,12 @@ def literal_strs(node: ast.AST | None) -> tuple[str, ...]:
     return _literal_tuple(node, str)
 
 
-def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object = None) -> StaticSpec:
+def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object = None,
+                   passthrough: bool = True) -> StaticSpec:
     """The StaticSpec of ``jax.jit(f, static_argnums=...)`` / ``partial(jax.jit, static_argnames=...)``.
 
-    ``scope`` (the function the call is in) resolves names in ``in_axes=(0, *nones)``."""
+    ``scope`` (the function the call is in) resolves names in ``in_axes=(0, *nones)``. ``passthrough``: a None
+    in-spec of shard_map passes the caller's value through (False when the caller is a transform's tracer)."""
     kw = {k.arg: info.literal(k.value) for k in call.keywords if k.arg}
     nums = literal_ints(kw.get("static_argnums")) + literal_ints(kw.get("static_broadcasted_argnums"))
     names = literal_strs(kw.get("static_argnames"))
@@ -910,6 +913,13 @@ def spec_from_call(info: ModuleInfo, call: ast.Call, wrapper: str, scope: object
         traced = literal_ints(kw["argnums"]) if "argnums" in kw else (0,)
         if "argnums" in kw and not traced:
             traced = None
+    t = known.lookup(wrapper)
+    if passthrough and t is not None and t.specs_option is not None:  # shard_map: a None in-spec passes the caller's value through
+        key, pos = t.specs_option
+        specs = kw.get(key)
+        if specs is None and pos < len(call.args) and info.resolve(call.func) == wrapper:
+            specs = info.literal(call.args[pos])
+        nums += unmapped_positions(specs)
     if wrapper in VMAP_LIKE:
         hashed = tuple(nums)
         axes = kw.get("in_axes")

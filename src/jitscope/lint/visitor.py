@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ..jaxmodel import known
 from ..jaxmodel.families import MODULE_CALL_DATA_INPUTS
-from . import evidence, facts, guards, pytrees
+from . import branches, evidence, facts, guards, pytrees
 from .astutil import children
 from .context import NESTED, Context, Frame, container_call
 from .params import (
@@ -529,8 +529,8 @@ class _Visitor:
             plain, boxed = (node.orelse, node.body) if container_if_true else (node.body, node.orelse)
             self._narrowed(plain, boxed, lambda: guards.as_container(ctx, names), guards.unbox)
             return
-        self.visit_all(node.body)
-        self.visit_all(node.orelse)
+        branches.visit_branch(self, node.body)  # a branch that returns or raises: its bindings end with it
+        branches.visit_branch(self, node.orelse)
 
     def _narrowed(self, plain: list[ast.stmt], narrowed: list[ast.stmt], narrow, undo) -> None:
         """Visit ``plain``, then ``narrowed`` with what ``narrow()`` changes; after the ``if`` either branch may

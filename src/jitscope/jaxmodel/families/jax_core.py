@@ -41,7 +41,7 @@ TRANSFORMS = (
               traced_for=("make_jaxpr",), doc="https://docs.jax.dev/en/latest/_autosummary/jax.make_jaxpr.html"),
     # Outside jit shard_map runs its body op by op on the shards' concrete values (Python control
     # flow works, a print runs on every call); under jit the body is traced like jit's.
-    Transform("jax.shard_map", "jax", "concrete",
+    Transform("jax.shard_map", "jax", "concrete", specs_option=("in_specs", 2),
               traced_for=("shard_map",), doc="https://docs.jax.dev/en/latest/notebooks/shard_map.html",
               aliases=("jax.experimental.shard_map.shard_map",)),
     # Control-flow bodies: traced to a jaxpr on the spot (even outside jit), cached per function object.

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 
+from ..branches import exits
 from ._scan import LOOPS, SCOPES, own_statements, statement_bindings
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -45,10 +46,13 @@ def reaching_values(fn: ast.AST, parents: list[ast.AST], use: ast.AST, name: str
             if _kills(stmt, name):
                 found.append(stmt.value)  # type: ignore[attr-defined]
                 return found
+            both = _branches_kill(stmt, name)
+            if both is not None:  # `if c: x = a` / `else: x = b`: every path through the `if` rebinds it
+                return found + both
             narrowed = _guard_narrowed(stmt, name)
             if narrowed is not None:
                 return found + narrowed
-            found += _bindings(stmt, name)
+            found += _falling_bindings(stmt, name)
         if isinstance(holder, LOOPS) and block is holder.body:
             found += _bindings(holder, name)  # the loop's later iterations: its whole body may run before
         elif isinstance(holder, (*LOOPS, ast.Try, getattr(ast, "TryStar", ast.Try))) and block is not holder.body:
@@ -80,6 +84,43 @@ def _guard_narrowed(stmt: ast.AST, name: str) -> list[Value] | None:
             return [skipped]
         body += _bindings(stmt2, name)
     return None
+
+
+def _branches_kill(stmt: ast.AST, name: str) -> list[Value] | None:
+    """The values ``name`` may hold after an ``if`` each of whose branches that falls through rebinds it whole
+    (at its top level, or by such an ``if``), from the last such rebinding on; None when a path keeps an earlier
+    binding."""
+    if not isinstance(stmt, ast.If):
+        return None
+    out: list[Value] = []
+    falls = 0
+    for block in (stmt.body, stmt.orelse):
+        if exits(block):
+            continue
+        falls += 1
+        for i in range(len(block) - 1, -1, -1):
+            s = block[i]
+            if _kills(s, name):
+                got = [s.value]  # type: ignore[attr-defined]
+            else:
+                got = _branches_kill(s, name)
+            if got is not None:
+                out += got
+                for later in block[i + 1:]:
+                    out += _falling_bindings(later, name)
+                break
+        else:
+            return None
+    return out if falls else None
+
+
+def _falling_bindings(stmt: ast.AST, name: str) -> list[Value]:
+    """The bindings of ``name`` in ``stmt`` that can reach the statement after it: of an ``if``, only those of
+    the branches that fall through (one that returns or raises ends its bindings with it: lint/branches.py)."""
+    if isinstance(stmt, ast.If):
+        return [v for block in (stmt.body, stmt.orelse) if not exits(block) for s in block
+                for v in _falling_bindings(s, name)]
+    return _bindings(stmt, name)
 
 
 def _block_of(holder: ast.AST, child: ast.AST) -> list[ast.AST] | None:

@@ -42,7 +42,10 @@ class PythonLoopUnrolled(Rule):
     uses as one, or indexes by the loop's own element: ``for k in d: d[k]``), or ``range(len(d))`` of one, runs
     once per key of the pytree structure and is not reported. In a Pallas kernel
     body (a function handed to ``pallas_call``, ``pl.kernel``, ``core_map``; jaxmodel/kernels.py) the finding is
-    ``info``: the kernel is traced once per signature and a Python loop over a block is its idiom.
+    ``info``: the kernel is traced once per signature and a Python loop over a block is its idiom. Unrolling is a
+    cost, not a failure: the finding is a ``warning`` only where the source fixes a count of 16 or more (a literal
+    ``range(N)``, an array made here with that length); a count set by the arguments' shapes (``range(x.shape[0])``,
+    ``for row in x``) may be two steps or a static top-k, and is ``info``.
 
     ## Why is this bad?
     jit traces Python loops by running them: the body is copied into the graph once per
@@ -128,6 +131,14 @@ class PythonLoopUnrolled(Rule):
         if blocked:
             msg = (f"Python loop over {what} is unrolled into the graph ({trips}); lax.fori_loop/lax.scan "
                    f"do not apply as written: {blocked}")
+            ctx.report(self, span, msg, severity="info", subject=premise, what=what, trips=trips)  # type: ignore[arg-type]
+            return
+        if not trips.split(" ", 1)[0].isdigit():
+            # `range(x.shape[0])`, `for row in x`: a count the arguments' shapes set, which the source does not bound.
+            # Unrolling is a cost, not a failure, and a short loop (two steps, a static top-k) costs little: advice.
+            msg = (f"Python loop over {what} is unrolled into the graph, one copy of the body per element ({trips}; the "
+                   f"source does not bound it, and a short unroll costs little); if it can be large, use "
+                   f"lax.fori_loop (or lax.scan to keep per-step outputs)")
             ctx.report(self, span, msg, severity="info", subject=premise, what=what, trips=trips)  # type: ignore[arg-type]
             return
         ctx.report(self, span, subject=premise, what=what, trips=trips)  # type: ignore[arg-type]  # the loop's iterable

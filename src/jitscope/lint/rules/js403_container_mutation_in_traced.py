@@ -6,6 +6,7 @@ import ast
 import os
 
 from .. import facts
+from ..astutil import own_nodes
 from ..context import STATIC_CALLS, Context
 from ..rule import Rule
 from ..scope import BODY_ARGS, JIT_LIKE, MUTATORS, TRACES
@@ -39,7 +40,9 @@ class ContainerMutationInTraced(Rule):
     ``dict.update``'s forms, ``CACHE[k] = v``): a registry of Python values filled at trace time is not.
     A mutation of the module's own container that stores no traced value (a name counter
     ``count[name] += 1``, a scope stack of strings, ``.pop()``) leaks nothing: it is reported as
-    ``info``, saying only that it runs while tracing, not on every call.
+    ``info``, saying only that it runs while tracing, not on every call. An argument the function mutates and
+    returns (``state.update(...); return state``) is handed back: quiet where the argument is the trace's own
+    copy (a jitted function's, a ``lax.scan`` body's carry), ``info`` otherwise.
 
     ## Why is this bad?
     The mutation happens once, while tracing, and stores tracers in a container that lives
@@ -118,6 +121,15 @@ class ContainerMutationInTraced(Rule):
                        f"tracing, not on every call (it stores no traced value: trace-time bookkeeping, if meant)")
                 ctx.report(self, node, msg, severity="info", expr=expr, owner=owner, var=var,
                            function=ctx.frame.name)
+                return
+            returned = owner == "argument" and _returns(ctx.frame.node, var)
+            if returned and facts.rebuilt_argument(ctx.frame, var):
+                return  # the trace's own copy, handed back: the caller gets the update through the return value
+            if returned:
+                msg = (f"`{expr}` mutates argument `{var}` inside traced function `{ctx.frame.name}`, which returns it: "
+                       f"the update reaches callers through the return value; a tracer outlives the trace only if a "
+                       f"caller passes a container that outlives it (a global, an attribute)")
+                ctx.report(self, node, msg, severity="info", expr=expr, owner=owner, var=var, function=ctx.frame.name)
                 return
             if owner == "argument" and facts.rebuilt_argument(ctx.frame, var):
                 msg = (f"`{expr}` mutates argument `{var}` of jitted function `{ctx.frame.name}`: jit rebuilt it from "
@@ -248,6 +260,18 @@ def _known_container(ctx: Context, var: str) -> bool:
 
 
 _FRESH = frozenset({"list", "dict", "set", "collections.deque", "collections.OrderedDict", "collections.defaultdict"})
+
+
+def _returns(fn: ast.AST | None, var: str) -> bool:
+    """Does ``fn`` hand ``var`` back: ``return var``, or ``var`` an element of a returned tuple, list or dict display
+    (``return state, y``; ``return {"s": state}``)? Nested functions' returns are theirs."""
+    def holds(v: ast.AST | None) -> bool:
+        if isinstance(v, ast.Name):
+            return v.id == var
+        if isinstance(v, (ast.Tuple, ast.List)):
+            return any(holds(e) for e in v.elts)
+        return isinstance(v, ast.Dict) and any(holds(e) for e in v.values)
+    return fn is not None and any(isinstance(n, ast.Return) and holds(n.value) for n in own_nodes(*getattr(fn, "body", [])))
 
 
 def made_fresh(ctx: Context, value: ast.AST | None) -> bool:

@@ -7,6 +7,7 @@ import ast
 from ..context import Context
 from ..params import container_annotation
 from ..rule import Rule
+from ._reaching import reaching_values
 from ._util import ARRAY_ATTRS as _ARRAY_ATTRS
 from ._util import dict_like as _dict_like
 from ._util import str_index as _str_index
@@ -30,7 +31,9 @@ class InplaceArrayUpdate(Rule):
     ``x.at``, ``jnp.f(x)``) may be a list: that finding is a ``warning`` without a fix. A local is not an
     array when the function uses it as a dict, annotates it as a container (``new: Dict[str, Array] = ...``),
     binds it to a dict merge (``params | {"a": 1}``) or to a copy (``.copy()``, ``copy.copy``) of a name used as
-    a dict; a copy of a parameter or local with no array use is a ``warning``.
+    a dict; a copy of a parameter or local with no array use is a ``warning``, as is a local that a NumPy array
+    reaches on some path (``out = np.zeros(n)``; ``if use_jax: out = jnp.asarray(out)``; ``out[0] = 1``). A
+    rebinding in a branch that returns or raises does not reach the code after it.
 
     ## Why is this bad?
     JAX arrays are immutable: item assignment raises ``TypeError: JAX arrays are
@@ -105,7 +108,9 @@ class InplaceArrayUpdate(Rule):
             kind = _local_kind(ctx, f, var)
             if kind == "dict":
                 return  # used as a dict, a dict merge, or a copy of a dict parameter: item assignment updates it
-            if kind == "unknown":  # a copy of a parameter that may be a dict (`new = params.copy()`)
+            if kind == "unknown" or _host_array_reaches(ctx, f, node, var):
+                # a copy of a parameter that may be a dict (`new = params.copy()`), or a NumPy array on some
+                # path here (`out = np.zeros(n)` then `if use_jax: out = jnp.asarray(out)`): the fix breaks it
                 ctx.report(self, node, severity="warning", confidence="likely", target=var, method=method)
                 return
         index = ctx.segment(target.slice)
@@ -120,6 +125,14 @@ class InplaceArrayUpdate(Rule):
 _REF_TYPES = ("Ref", "Variable", "Param", "BatchStat", "Cache", "Intermediate", "State")
 _REF_MODULES = ("flax.nnx", "jax.new_ref", "jax.Ref", "jax.ref", "jax.array_ref", "jax.experimental.mutable_array",
                 "jax.experimental.MutableArray", "jax._src.core.Ref", "jax.empty_ref")
+
+def _host_array_reaches(ctx: Context, f, node: ast.AST, var: str) -> bool:
+    """Does a binding of ``var`` to a NumPy (host) array reach ``node`` on some path (reaching definitions)?
+    Item assignment works on that path, so the array binding makes it fail on some ways only."""
+    reaching = reaching_values(f.node, ctx.parents, node, var) if f.node is not None else None
+    return any(isinstance(v, ast.Call) and (ctx.info.resolve(v.func) or "").startswith("numpy.")
+               for v in reaching or ())
+
 
 def _container_param(fn: ast.AST | None, name: str) -> bool:
     a = getattr(fn, "args", None)
