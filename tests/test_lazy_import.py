@@ -50,10 +50,15 @@ def test_every_public_name_is_its_modules_object():
     assert _run(code).splitlines() == ["[] True", "[]", "jitscope.collect jitscope._watch False"]
 
 
-def _modules_after_linting_one_file(tmp_path, which: str) -> str:
-    """What ``print(sorted(m for m in sys.modules if WHICH))`` prints after `jitscope lint` of a small file."""
+def _small(tmp_path):
     small = tmp_path / "small.py"
     small.write_text("import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n")
+    return small
+
+
+def _modules_after_linting_one_file(tmp_path, which: str) -> str:
+    """What ``print(sorted(m for m in sys.modules if WHICH))`` prints after `jitscope lint` of a small file."""
+    small = _small(tmp_path)
     code = f"""
         import contextlib, io, sys
         from jitscope.cli import main
@@ -176,3 +181,26 @@ def test_linting_one_file_imports_no_module_only_fixes_rules_or_parse_failures_n
     # write (--fix / --diff): none is asked for by a lint of a file that parses, so none is imported
     which = 'm in ("jitscope.lint.pyversion", "jitscope.lint.docs", "jitscope.lint.fixes", "jitscope.lint.write")'
     assert _modules_after_linting_one_file(tmp_path, which) == "[]"
+
+
+def test_linting_one_file_imports_no_typing(tmp_path):
+    # `typing` costs ~4 ms of CPU at import (issue #25 item 5): the lint path names its types under a module's
+    # own `TYPE_CHECKING = False`, its Literal aliases are str at run time and its named tuples come from
+    # collections; `_serde` imports typing when a saved result is loaded (next test)
+    assert _modules_after_linting_one_file(tmp_path, 'm == "typing"') == "[]"
+
+
+def test_a_lint_result_still_loads_with_its_records_rebuilt(tmp_path):
+    code = f"""
+        import contextlib, io, sys
+        from jitscope.cli import main
+        out = {str(tmp_path / "out.json")!r}
+        with contextlib.redirect_stdout(io.StringIO()):
+            main(["lint", "--no-config", "--exit-zero", "--json", out, {str(_small(tmp_path))!r}])
+        print("typing" in sys.modules)
+        from jitscope import load_result
+        r = load_result(out)
+        f = r.findings[0]
+        print(type(r).__name__, type(f).__name__, type(f.location).__name__, f.code, f.severity, "typing" in sys.modules)
+    """
+    assert _run(code).splitlines() == ["False", "LintResult Finding Location JS101 error True"]
