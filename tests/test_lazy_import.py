@@ -204,3 +204,26 @@ def test_a_lint_result_still_loads_with_its_records_rebuilt(tmp_path):
         print(type(r).__name__, type(f).__name__, type(f.location).__name__, f.code, f.severity, "typing" in sys.modules)
     """
     assert _run(code).splitlines() == ["False", "LintResult Finding Location JS101 error True"]
+
+
+def test_linting_one_file_compiles_no_pattern_only_noqa_or_package_modules_need(tmp_path):
+    # `# noqa` comments (lint/source.py) and the unknown callers of a package module's functions
+    # (lint/unknown_callers.py): a script without a noqa comment compiles neither's patterns
+    # (a module whose pattern is compiled: a `re.Pattern`, or a LazyPattern that was used)
+    which = ('(m, n) in (("jitscope.lint.source", "NOQA"), ("jitscope.lint.unknown_callers", "_DEMAND"), '
+             '("jitscope.lint.unknown_callers", "_PLOTS"), ("jitscope.lint.unknown_callers", "_ASSIGN"), '
+             '("jitscope.lint.unknown_callers", "_WORD")) and (type(v).__name__ == "Pattern" or len(vars(v)) > 1)')
+    which = f'[n for n, v in vars(sys.modules[m]).items() if {which}]'
+    assert _modules_after_linting_one_file(tmp_path, which) == "[]"
+
+
+def test_a_lazy_pattern_is_its_compiled_pattern():
+    import re
+
+    from jitscope.lint.source import NOQA, LazyPattern
+
+    p = LazyPattern(r"(\w+)=(\d+)", re.ASCII)
+    assert p.findall("a=1 b=22") == [("a", "1"), ("b", "22")] and p.match("x=3").group(2) == "3"
+    q = re.compile(r"(\w+)=(\d+)", re.ASCII)
+    assert p.search("--") is None and (p.pattern, p.flags) == (q.pattern, q.flags)
+    assert NOQA.search("x = 1  # NoQA: js101, JS102").group("codes") == "js101, JS102"
