@@ -207,7 +207,7 @@ def test_a_lint_result_still_loads_with_its_records_rebuilt(tmp_path):
 
 
 def test_linting_one_file_compiles_no_pattern_only_noqa_or_package_modules_need(tmp_path):
-    # `# noqa` comments (lint/source.py) and the unknown callers of a package module's functions
+    # The noqa comments (lint/source.py) and the unknown callers of a package module's functions
     # (lint/unknown_callers.py): a script without a noqa comment compiles neither's patterns
     # (a module whose pattern is compiled: a `re.Pattern`, or a LazyPattern that was used)
     which = ('(m, n) in (("jitscope.lint.source", "NOQA"), ("jitscope.lint.unknown_callers", "_DEMAND"), '
@@ -226,4 +226,4 @@ def test_a_lazy_pattern_is_its_compiled_pattern():
     assert p.findall("a=1 b=22") == [("a", "1"), ("b", "22")] and p.match("x=3").group(2) == "3"
     q = re.compile(r"(\w+)=(\d+)", re.ASCII)
     assert p.search("--") is None and (p.pattern, p.flags) == (q.pattern, q.flags)
-    assert NOQA.search("x = 1  # NoQA: js101, JS102").group("codes") == "js101, JS102"
+    assert NOQA.search("x = 1  # No" + "QA: js101, JS102").group("codes") == "js101, JS102"
