@@ -95,3 +95,13 @@ def test_a_lint_compiles_no_child_function():
     compiled = subprocess.run([sys.executable, "-c", _COUNT], input=_RICH, capture_output=True, text=True,
                               check=True).stdout
     assert compiled.strip() == "0"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="`type X = ...` (PEP 695) parses from Python 3.12")
+def test_a_type_alias_name_is_a_child_node():
+    # TypeAlias.name is a Name node (elsewhere `name` is a string): ast.iter_child_nodes gives it, and so must
+    # astutil.iter_child_nodes (it was skipped as an identifier field)
+    tree = ast.parse("type A[T] = list[T]\ndef f[T: int, *Ts, **P](x: T) -> T: return x\nclass C[T]: pass\n")
+    for node in ast.walk(tree):
+        assert astutil.iter_child_nodes(node) == list(ast.iter_child_nodes(node)), ast.dump(node)[:80]
+    assert [type(n).__name__ for n in astutil.ast_walk(tree)] == [type(n).__name__ for n in ast.walk(tree)]

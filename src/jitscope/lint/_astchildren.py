@@ -620,6 +620,266 @@ def _c31(node):
 
 def _c32(node):
     out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c33(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.args
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.body
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.decorator_list
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.returns
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c34(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.args
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.body
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.decorator_list
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.returns
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.type_params
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c35(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.asname
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c36(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.bases
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.keywords
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.body
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.decorator_list
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c37(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.bases
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.keywords
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.body
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.decorator_list
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.type_params
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c38(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.bound
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c39(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.bound
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.default_value
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c40(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.default_value
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c41(node):
+    out = []
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.type_params
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.value
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c42(node):
+    out = []
     v = node.names
     if v is not None:
         if type(v) is list:
@@ -629,7 +889,7 @@ def _c32(node):
     return out
 
 
-def _c33(node):
+def _c43(node):
     out = []
     v = node.op
     if v is not None:
@@ -646,7 +906,7 @@ def _c33(node):
     return out
 
 
-def _c34(node):
+def _c44(node):
     out = []
     v = node.op
     if v is not None:
@@ -663,7 +923,7 @@ def _c34(node):
     return out
 
 
-def _c35(node):
+def _c45(node):
     out = []
     v = node.operand
     if v is not None:
@@ -674,7 +934,7 @@ def _c35(node):
     return out
 
 
-def _c36(node):
+def _c46(node):
     out = []
     v = node.pattern
     if v is not None:
@@ -685,7 +945,7 @@ def _c36(node):
     return out
 
 
-def _c37(node):
+def _c47(node):
     out = []
     v = node.pattern
     if v is not None:
@@ -708,7 +968,24 @@ def _c37(node):
     return out
 
 
-def _c38(node):
+def _c48(node):
+    out = []
+    v = node.pattern
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c49(node):
     out = []
     v = node.patterns
     if v is not None:
@@ -719,7 +996,7 @@ def _c38(node):
     return out
 
 
-def _c39(node):
+def _c50(node):
     out = []
     v = node.posonlyargs
     if v is not None:
@@ -766,7 +1043,7 @@ def _c39(node):
     return out
 
 
-def _c40(node):
+def _c51(node):
     out = []
     v = node.subject
     if v is not None:
@@ -783,7 +1060,7 @@ def _c40(node):
     return out
 
 
-def _c41(node):
+def _c52(node):
     out = []
     v = node.tag
     if v is not None:
@@ -794,7 +1071,7 @@ def _c41(node):
     return out
 
 
-def _c42(node):
+def _c53(node):
     out = []
     v = node.target
     if v is not None:
@@ -823,7 +1100,7 @@ def _c42(node):
     return out
 
 
-def _c43(node):
+def _c54(node):
     out = []
     v = node.target
     if v is not None:
@@ -852,7 +1129,7 @@ def _c43(node):
     return out
 
 
-def _c44(node):
+def _c55(node):
     out = []
     v = node.target
     if v is not None:
@@ -875,7 +1152,7 @@ def _c44(node):
     return out
 
 
-def _c45(node):
+def _c56(node):
     out = []
     v = node.target
     if v is not None:
@@ -898,7 +1175,7 @@ def _c45(node):
     return out
 
 
-def _c46(node):
+def _c57(node):
     out = []
     v = node.target
     if v is not None:
@@ -915,7 +1192,7 @@ def _c46(node):
     return out
 
 
-def _c47(node):
+def _c58(node):
     out = []
     v = node.targets
     if v is not None:
@@ -926,7 +1203,7 @@ def _c47(node):
     return out
 
 
-def _c48(node):
+def _c59(node):
     out = []
     v = node.targets
     if v is not None:
@@ -943,7 +1220,7 @@ def _c48(node):
     return out
 
 
-def _c49(node):
+def _c60(node):
     out = []
     v = node.test
     if v is not None:
@@ -966,7 +1243,7 @@ def _c49(node):
     return out
 
 
-def _c50(node):
+def _c61(node):
     out = []
     v = node.test
     if v is not None:
@@ -983,7 +1260,7 @@ def _c50(node):
     return out
 
 
-def _c51(node):
+def _c62(node):
     out = []
     v = node.type
     if v is not None:
@@ -1000,7 +1277,30 @@ def _c51(node):
     return out
 
 
-def _c52(node):
+def _c63(node):
+    out = []
+    v = node.type
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.name
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    v = node.body
+    if v is not None:
+        if type(v) is list:
+            out += v
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def _c64(node):
     out = []
     v = node.type_params
     if v is not None:
@@ -1017,7 +1317,7 @@ def _c52(node):
     return out
 
 
-def _c53(node):
+def _c65(node):
     out = []
     v = node.value
     if v is not None:
@@ -1028,7 +1328,7 @@ def _c53(node):
     return out
 
 
-def _c54(node):
+def _c66(node):
     out = []
     v = node.value
     if v is not None:
@@ -1045,7 +1345,7 @@ def _c54(node):
     return out
 
 
-def _c55(node):
+def _c67(node):
     out = []
     v = node.value
     if v is not None:
@@ -1062,7 +1362,7 @@ def _c55(node):
     return out
 
 
-def _c56(node):
+def _c68(node):
     out = []
     v = node.value
     if v is not None:
@@ -1079,7 +1379,7 @@ def _c56(node):
     return out
 
 
-def _c57(node):
+def _c69(node):
     out = []
     v = node.value
     if v is not None:
@@ -1102,7 +1402,7 @@ def _c57(node):
     return out
 
 
-def _c58(node):
+def _c70(node):
     out = []
     v = node.values
     if v is not None:
@@ -1145,31 +1445,43 @@ FUNCTIONS = {
     ('left', 'ops', 'comparators'): _c29,
     ('left', 'right'): _c30,
     ('lower', 'upper', 'step'): _c31,
-    ('names',): _c32,
-    ('op', 'operand'): _c33,
-    ('op', 'values'): _c34,
-    ('operand',): _c35,
-    ('pattern',): _c36,
-    ('pattern', 'guard', 'body'): _c37,
-    ('patterns',): _c38,
-    ('posonlyargs', 'args', 'vararg', 'kwonlyargs', 'kw_defaults', 'kwarg', 'defaults'): _c39,
-    ('subject', 'cases'): _c40,
-    ('tag',): _c41,
-    ('target', 'annotation', 'value', 'simple'): _c42,
-    ('target', 'iter', 'body', 'orelse'): _c43,
-    ('target', 'iter', 'ifs'): _c44,
-    ('target', 'op', 'value'): _c45,
-    ('target', 'value'): _c46,
-    ('targets',): _c47,
-    ('targets', 'value'): _c48,
-    ('test', 'body', 'orelse'): _c49,
-    ('test', 'msg'): _c50,
-    ('type', 'body'): _c51,
-    ('type_params', 'value'): _c52,
-    ('value',): _c53,
-    ('value', 'ctx'): _c54,
-    ('value', 'format_spec'): _c55,
-    ('value', 'slice'): _c56,
-    ('value', 'slice', 'ctx'): _c57,
-    ('values',): _c58,
+    ('name',): _c32,
+    ('name', 'args', 'body', 'decorator_list', 'returns'): _c33,
+    ('name', 'args', 'body', 'decorator_list', 'returns', 'type_params'): _c34,
+    ('name', 'asname'): _c35,
+    ('name', 'bases', 'keywords', 'body', 'decorator_list'): _c36,
+    ('name', 'bases', 'keywords', 'body', 'decorator_list', 'type_params'): _c37,
+    ('name', 'bound'): _c38,
+    ('name', 'bound', 'default_value'): _c39,
+    ('name', 'default_value'): _c40,
+    ('name', 'type_params', 'value'): _c41,
+    ('names',): _c42,
+    ('op', 'operand'): _c43,
+    ('op', 'values'): _c44,
+    ('operand',): _c45,
+    ('pattern',): _c46,
+    ('pattern', 'guard', 'body'): _c47,
+    ('pattern', 'name'): _c48,
+    ('patterns',): _c49,
+    ('posonlyargs', 'args', 'vararg', 'kwonlyargs', 'kw_defaults', 'kwarg', 'defaults'): _c50,
+    ('subject', 'cases'): _c51,
+    ('tag',): _c52,
+    ('target', 'annotation', 'value', 'simple'): _c53,
+    ('target', 'iter', 'body', 'orelse'): _c54,
+    ('target', 'iter', 'ifs'): _c55,
+    ('target', 'op', 'value'): _c56,
+    ('target', 'value'): _c57,
+    ('targets',): _c58,
+    ('targets', 'value'): _c59,
+    ('test', 'body', 'orelse'): _c60,
+    ('test', 'msg'): _c61,
+    ('type', 'body'): _c62,
+    ('type', 'name', 'body'): _c63,
+    ('type_params', 'value'): _c64,
+    ('value',): _c65,
+    ('value', 'ctx'): _c66,
+    ('value', 'format_spec'): _c67,
+    ('value', 'slice'): _c68,
+    ('value', 'slice', 'ctx'): _c69,
+    ('values',): _c70,
 }
