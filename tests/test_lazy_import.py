@@ -208,11 +208,13 @@ def test_a_lint_result_still_loads_with_its_records_rebuilt(tmp_path):
 
 def test_linting_one_file_compiles_no_pattern_only_noqa_or_package_modules_need(tmp_path):
     # The noqa comments (lint/source.py) and the unknown callers of a package module's functions
-    # (lint/unknown_callers.py): a script without a noqa comment compiles neither's patterns
+    # (lint/unknown_callers.py), a module that turns x64 on (rules/_numeric.py) or makes Refs (JS603): a script
+    # with none of them compiles none of their patterns
     # (a module whose pattern is compiled: a `re.Pattern`, or a LazyPattern that was used)
     which = ('(m, n) in (("jitscope.lint.source", "NOQA"), ("jitscope.lint.unknown_callers", "_DEMAND"), '
              '("jitscope.lint.unknown_callers", "_PLOTS"), ("jitscope.lint.unknown_callers", "_ASSIGN"), '
-             '("jitscope.lint.unknown_callers", "_WORD")) and (type(v).__name__ == "Pattern" or len(vars(v)) > 1)')
+             '("jitscope.lint.unknown_callers", "_WORD"), ("jitscope.lint.rules._numeric", "_ENABLES_X64"), '
+             '("jitscope.lint.rules.js603_discarded_at_update", "_REFS")) and (type(v).__name__ == "Pattern" or len(vars(v)) > 1)')
     which = f'[n for n, v in vars(sys.modules[m]).items() if {which}]'
     assert _modules_after_linting_one_file(tmp_path, which) == "[]"
 
