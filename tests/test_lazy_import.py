@@ -50,10 +50,15 @@ def test_every_public_name_is_its_modules_object():
     assert _run(code).splitlines() == ["[] True", "[]", "jitscope.collect jitscope._watch False"]
 
 
-def _modules_after_linting_one_file(tmp_path, which: str) -> str:
-    """What ``print(sorted(m for m in sys.modules if WHICH))`` prints after `jitscope lint` of a small file."""
+def _small(tmp_path):
     small = tmp_path / "small.py"
     small.write_text("import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n")
+    return small
+
+
+def _modules_after_linting_one_file(tmp_path, which: str) -> str:
+    """What ``print(sorted(m for m in sys.modules if WHICH))`` prints after `jitscope lint` of a small file."""
+    small = _small(tmp_path)
     code = f"""
         import contextlib, io, sys
         from jitscope.cli import main
@@ -176,3 +181,51 @@ def test_linting_one_file_imports_no_module_only_fixes_rules_or_parse_failures_n
     # write (--fix / --diff): none is asked for by a lint of a file that parses, so none is imported
     which = 'm in ("jitscope.lint.pyversion", "jitscope.lint.docs", "jitscope.lint.fixes", "jitscope.lint.write")'
     assert _modules_after_linting_one_file(tmp_path, which) == "[]"
+
+
+def test_linting_one_file_imports_no_typing(tmp_path):
+    # `typing` costs ~4 ms of CPU at import (issue #25 item 5): the lint path names its types under a module's
+    # own `TYPE_CHECKING = False`, its Literal aliases are str at run time and its named tuples come from
+    # collections; `_serde` imports typing when a saved result is loaded (next test)
+    assert _modules_after_linting_one_file(tmp_path, 'm == "typing"') == "[]"
+
+
+def test_a_lint_result_still_loads_with_its_records_rebuilt(tmp_path):
+    code = f"""
+        import contextlib, io, sys
+        from jitscope.cli import main
+        out = {str(tmp_path / "out.json")!r}
+        with contextlib.redirect_stdout(io.StringIO()):
+            main(["lint", "--no-config", "--exit-zero", "--json", out, {str(_small(tmp_path))!r}])
+        print("typing" in sys.modules)
+        from jitscope import load_result
+        r = load_result(out)
+        f = r.findings[0]
+        print(type(r).__name__, type(f).__name__, type(f.location).__name__, f.code, f.severity, "typing" in sys.modules)
+    """
+    assert _run(code).splitlines() == ["False", "LintResult Finding Location JS101 error True"]
+
+
+def test_linting_one_file_compiles_no_pattern_only_noqa_or_package_modules_need(tmp_path):
+    # The noqa comments (lint/source.py) and the unknown callers of a package module's functions
+    # (lint/unknown_callers.py), a module that turns x64 on (rules/_numeric.py) or makes Refs (JS603): a script
+    # with none of them compiles none of their patterns
+    # (a module whose pattern is compiled: a `re.Pattern`, or a LazyPattern that was used)
+    which = ('(m, n) in (("jitscope.lint.source", "NOQA"), ("jitscope.lint.unknown_callers", "_DEMAND"), '
+             '("jitscope.lint.unknown_callers", "_PLOTS"), ("jitscope.lint.unknown_callers", "_ASSIGN"), '
+             '("jitscope.lint.unknown_callers", "_WORD"), ("jitscope.lint.rules._numeric", "_ENABLES_X64"), '
+             '("jitscope.lint.rules.js603_discarded_at_update", "_REFS")) and (type(v).__name__ == "Pattern" or len(vars(v)) > 1)')
+    which = f'[n for n, v in vars(sys.modules[m]).items() if {which}]'
+    assert _modules_after_linting_one_file(tmp_path, which) == "[]"
+
+
+def test_a_lazy_pattern_is_its_compiled_pattern():
+    import re
+
+    from jitscope.lint.source import NOQA, LazyPattern
+
+    p = LazyPattern(r"(\w+)=(\d+)", re.ASCII)
+    assert p.findall("a=1 b=22") == [("a", "1"), ("b", "22")] and p.match("x=3").group(2) == "3"
+    q = re.compile(r"(\w+)=(\d+)", re.ASCII)
+    assert p.search("--") is None and (p.pattern, p.flags) == (q.pattern, q.flags)
+    assert NOQA.search("x = 1  # No" + "QA: js101, JS102").group("codes") == "js101, JS102"

@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 
 # The public names, imported when first used (PEP 562): `import jitscope` costs almost nothing, so a
 # `jitscope lint` of one file, the pytest plugin and JITSCOPE=watch's startup hook stay cheap.
@@ -60,6 +61,8 @@ _PUBLIC: dict[str, tuple[str, str]] = {
 __all__ = sorted(_PUBLIC)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._compare import Variant as Variant
     from ._compare import compare as compare
     from ._compare import scope_variants as scope_variants

@@ -10,18 +10,32 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import types
-import typing
-from typing import Any, TypeVar
 
-T = TypeVar("T", bound="Record")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T", bound="Record")
 
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
 def _hints(cls: type) -> dict[str, Any]:
+    """Each annotation of ``cls`` and its bases evaluated, as ``typing.get_type_hints`` does (the module's names,
+    then the class's), and then typing's own names: a record's module that imports ``Any`` or ``ClassVar`` only
+    for type checkers (under ``if TYPE_CHECKING:``, so that linting does not import typing) still loads."""
     if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
+        import typing  # here: saving a result never needs it, loading one does
+        from collections import ChainMap
+
+        hints: dict[str, Any] = {}
+        for base in reversed(cls.__mro__):
+            names = ChainMap(vars(sys.modules[base.__module__]), dict(vars(base)), vars(typing))
+            for name, text in base.__dict__.get("__annotations__", {}).items():
+                hints[name] = eval(text, {}, names) if isinstance(text, str) else text  # noqa: S307 - own annotations
+        _HINTS[cls] = hints
     return _HINTS[cls]
 
 
@@ -48,6 +62,8 @@ def to_jsonable(value: Any) -> Any:
 def _from_jsonable(tp: Any, value: Any) -> Any:
     if value is None:
         return None
+    import typing
+
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
@@ -61,7 +77,7 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
     if isinstance(tp, type) and issubclass(tp, Record):
         return tp.from_dict(value)
     if origin is list:
-        (item,) = args or (Any,)
+        (item,) = args or (typing.Any,)
         return [_from_jsonable(item, v) for v in value]
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
@@ -70,7 +86,7 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
             return tuple(_from_jsonable(a, v) for a, v in zip(args, value))
         return tuple(value)
     if origin is dict:
-        vt = args[1] if len(args) == 2 else Any
+        vt = args[1] if len(args) == 2 else typing.Any
         return {k: _from_jsonable(vt, v) for k, v in value.items()}
     if tp is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)

@@ -15,8 +15,6 @@ linting one file does not create ten dataclasses it never uses (docs/architectur
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .records import DTYPE_LONG as DTYPE_LONG
 from .records import DTYPE_SHORT as DTYPE_SHORT
 from .records import EVIDENCE_DEFAULT_PATH as EVIDENCE_DEFAULT_PATH
@@ -30,7 +28,10 @@ from .records import Severity as Severity
 from .records import installed_package_file as installed_package_file
 from .records import is_test_code_file as is_test_code_file
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 if TYPE_CHECKING:
+    from typing import Any
+
     from .compile_records import CACHE_KEY_COMPONENTS as CACHE_KEY_COMPONENTS
     from .compile_records import FUNCTION_IDENTITY_MARK as FUNCTION_IDENTITY_MARK
     from .compile_records import IDENTITY_MARK as IDENTITY_MARK
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from .trace_records import TracedParameter as TracedParameter
     from .trace_records import TraceEvidence as TraceEvidence
     from .trace_records import TraceKind as TraceKind
+
 
 TRACE_RECORDS = frozenset({"TraceKind", "TracedParameter", "TracedFunction", "TraceEvidence", "ObservedEvent"})
 _COMPILE_RECORDS = frozenset({

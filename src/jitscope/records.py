@@ -15,13 +15,18 @@ from __future__ import annotations
 import dataclasses
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
 from ._serde import Record
 
-Severity = Literal["error", "warning", "info"]
-FixSafety = Literal["safe", "unsafe", "advice"]
-Confidence = Literal["certain", "likely"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Severity = Literal["error", "warning", "info"]
+    FixSafety = Literal["safe", "unsafe", "advice"]
+    Confidence = Literal["certain", "likely"]
+else:  # at run time each is a str (what ``from_dict`` rebuilds a field of a Literal type as: the value itself)
+    Severity = FixSafety = Confidence = str
 
 # Short dtype names in jaxpr notation, both directions.
 DTYPE_SHORT = {

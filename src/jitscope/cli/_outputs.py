@@ -21,12 +21,15 @@ import argparse
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
 
 from ..errors import UsageError
 
 Inputs = Mapping[str, Iterable[str | os.PathLike[str] | None]]
-Files = Callable[[Any, argparse.Namespace], Iterable[str | os.PathLike[str] | None]]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
+if TYPE_CHECKING:
+    from typing import Any
+
+    Files = Callable[[Any, argparse.Namespace], Iterable[str | os.PathLike[str] | None]]
 
 
 def module_file(text: str | None) -> str | None:

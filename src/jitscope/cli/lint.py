@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from ._common import add_json_option, count, save_outputs, write_output
 from ._outputs import Input, Output
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 if TYPE_CHECKING:
     from ..results.lint import LintResult
 

@@ -28,15 +28,20 @@ cached per function object, so a lambda built per call runs every call), ``each_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-ValueKind = Literal["python", "concrete", "abstract"]
-PythonRuns = Literal["each_call", "once_per_function", "once_per_compile"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 # What a transform's first argument (or body arguments) is for: a function it returns a traced
 # version of ("wrapper"), functions a control-flow primitive traces on the spot ("body"), a
 # function whose derivative rules JAX calls while differentiating it ("custom"), or a context
-# manager that changes what code inside it makes ("context").
-Role = Literal["wrapper", "body", "custom", "context"]
+# manager that changes what code inside it makes ("context"). At run time each alias is a str.
+if TYPE_CHECKING:
+    from typing import Literal
+
+    ValueKind = Literal["python", "concrete", "abstract"]
+    PythonRuns = Literal["each_call", "once_per_function", "once_per_compile"]
+    Role = Literal["wrapper", "body", "custom", "context"]
+else:
+    ValueKind = PythonRuns = Role = str
 _RANK = {"python": 0, "concrete": 1, "abstract": 2}
 
 

@@ -12,6 +12,8 @@ import ast
 from collections import deque
 from collections.abc import Iterator
 
+from ._astchildren import FUNCTIONS as _AHEAD
+
 _NON_CHILD = frozenset({"ctx", "op", "ops", "type_comment", "id", "arg", "attr", "name", "kind", "conversion",
                         "is_async", "level", "module", "names", "n", "s", "lineno", "col_offset", "end_lineno",
                         "end_col_offset", "type_ignores"})
@@ -41,20 +43,31 @@ def _children_function(t: type) -> object:
     return fn
 
 
-def _generated(fields: tuple[str, ...]) -> object:
-    """A function returning the nodes held by ``fields`` of a node, in field order (lists flattened)."""
-    lines = ["def children(node):", "    out = []"]
-    for name in fields:
-        lines += [f"    v = node.{name}" if name.isidentifier() else f"    v = getattr(node, {name!r})",
+def _source(fields: tuple[str, ...], name: str = "children") -> str:
+    """The source of a function ``name(node)`` returning the nodes held by ``fields`` of a node, in field
+    order (lists flattened). A pure function of ``fields``: lint/_astchildren.py holds it compiled ahead."""
+    lines = [f"def {name}(node):", "    out = []"]
+    for f in fields:
+        lines += [f"    v = node.{f}" if f.isidentifier() else f"    v = getattr(node, {f!r})",
                   "    if v is not None:",
                   "        if type(v) is list:",
-                  "            out += [x for x in v if isinstance(x, AST)]" if name in _MIXED_LISTS
+                  "            out += [x for x in v if isinstance(x, AST)]" if f in _MIXED_LISTS
                   else "            out += v",
                   "        elif isinstance(v, AST):",
                   "            out.append(v)"]
     lines.append("    return out")
+    return "\n".join(lines)
+
+
+def _generated(fields: tuple[str, ...]) -> object:
+    """The function of ``_source(fields)``: compiled ahead (lint/_astchildren.py, the fields of every node
+    type of the Pythons it lists) or, for a node type it lacks (a newer Python), compiled now. Compiling
+    one costs ~90 us, and a one-file lint asks for ~30 of them (~3 ms, 5% of a small file's lint)."""
+    fn = _AHEAD.get(fields)
+    if fn is not None:
+        return fn
     namespace: dict[str, object] = {"AST": ast.AST}
-    exec("\n".join(lines), namespace)  # noqa: S102 - code built from ast's own field names above
+    exec(_source(fields), namespace)  # noqa: S102 - code built from ast's own field names above
     return namespace["children"]
 
 
@@ -152,3 +165,41 @@ def own_nodes(*roots: ast.AST) -> Iterator[ast.AST]:
         if isinstance(n, _NESTED_SCOPES):
             continue
         stack.extend(reversed(iter_child_nodes(n)))
+
+
+# The ahead-compiled child functions (lint/_astchildren.py): generated from ``_source``, never edited by hand.
+AHEAD_PATH = __file__.rsplit("astutil.py", 1)[0] + "_astchildren.py"
+
+
+def node_field_sets() -> set[tuple[str, ...]]:
+    """The field tuples ``children`` and ``iter_child_nodes`` ask ``_generated`` for, over every node type of
+    this Python's ``ast``."""
+    types = [c for c in vars(ast).values() if isinstance(c, type) and issubclass(c, ast.AST)]
+    return {child_fields(t) for t in types} | {
+        tuple(n for n in t._fields if n not in _NEVER_A_NODE) for t in types}  # type: ignore[attr-defined]
+
+
+def ahead_source(field_sets: set[tuple[str, ...]], pythons: set[tuple[int, int]]) -> str:
+    """The text of lint/_astchildren.py for ``field_sets`` (the node types of ``pythons``)."""
+    keys = sorted(field_sets)
+    head = ['"""GENERATED from lint/astutil.py (`_source`): do not edit. The child functions of astutil\'s walks',
+            "compiled ahead, one per field tuple of the node types of the Pythons in PYTHONS: a lint loads them",
+            "with this module's bytecode instead of compiling each at its first node (~90 us each). Regenerate",
+            '(adding the running Python): python -c "from jitscope.lint import astutil; astutil.write_ahead()"."""',
+            "# ruff: noqa",
+            "from ast import AST", "",
+            f"PYTHONS = {tuple(sorted(pythons))!r}", ""]
+    body = [_source(f, f"_c{i}") + "\n\n" for i, f in enumerate(keys)]
+    table = ["FUNCTIONS = {"] + [f"    {f!r}: _c{i}," for i, f in enumerate(keys)] + ["}", ""]
+    return "\n".join(head) + "\n\n" + "\n".join(body) + "\n".join(table)
+
+
+def write_ahead() -> None:
+    """Rewrite lint/_astchildren.py with this Python's node types added to those it holds."""
+    import sys
+
+    from . import _astchildren
+
+    pythons = set(_astchildren.PYTHONS) | {sys.version_info[:2]}
+    with open(AHEAD_PATH, "w", encoding="utf-8") as fh:
+        fh.write(ahead_source(set(_astchildren.FUNCTIONS) | node_field_sets(), pythons))

@@ -23,13 +23,13 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 from ..errors import UsageError
 from .registry import check_selectors
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
+if TYPE_CHECKING:
+    from pathlib import Path
 
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "unknown-callers"}
 

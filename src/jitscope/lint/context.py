@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from ..jaxmodel import values
 from ..model import Finding, Fix, Location
@@ -24,7 +23,11 @@ from .rule import Rule
 from .scope import ModuleInfo, StaticSpec
 from .source import SourceIndex
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _T = TypeVar("_T")
 
 STATIC_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"})
 STATIC_CALLS = values.DTYPE_PREDICATES | frozenset({

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import TYPE_CHECKING
 
+from ..errors import UsageError
+from ..model import EVIDENCE_DEFAULT_PATH
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 if TYPE_CHECKING:
     from pathlib import Path
 
     from ..model import TraceEvidence
-
-from ..errors import UsageError
-from ..model import EVIDENCE_DEFAULT_PATH
 
 # (qualname, {parameter: kinds seen}, via text, transforms, {parameter: abstract leaf paths seen})
 Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str, frozenset[str]]]

@@ -10,7 +10,10 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-from typing import Any, ClassVar
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 GROUPS = {
     "JS0": "The file itself",

@@ -34,7 +34,7 @@ PARALLEL_MIN_FILES = 24
 MAX_SNIPPET = 1000  # longest source line kept in a finding's details["source"]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # per-file state: compared by identity (docs/architecture.md)
 class FileOutcome:
     """What linting one file produced."""
 

@@ -12,6 +12,21 @@ from ..model import Finding
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
+class LazyPattern:
+    """A regular expression compiled when first used, not when its module is imported: most lints of a file
+    never use a pattern that only ``# noqa`` comments or package modules need (~0.1-0.5 ms each to compile,
+    docs/architecture.md, "What a command imports"). ``search``, ``match``, ... are the compiled pattern's
+    own methods once asked for (bound on the instance: no lookup through this class after the first)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - the compiled pattern's attribute
+        value = getattr(re.compile(*self._source), name)
+        setattr(self, name, value)
+        return value
+
+
 def split_lines(text: str) -> list[str]:
     """Source lines as Python's parser counts them (``\\n``, ``\\r\\n``, ``\\r``; not form feeds)."""
     return _NEWLINE.split(text)
@@ -91,7 +106,7 @@ class SourceIndex:
         return self.text[a:b]
 
 
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+NOQA = LazyPattern(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 
 
 def parse_noqa(text: str) -> dict[int, set[str] | None]:

@@ -26,6 +26,7 @@ import re
 from . import facts
 from .context import Context
 from .scope import StaticSpec
+from .source import LazyPattern
 
 UNKNOWN = facts.UNKNOWN
 ENABLED = False  # off unless asked (`--unknown-callers`, config `unknown-callers`); jitscope.lint sets it per run
@@ -39,15 +40,15 @@ _HOST_DUNDERS = frozenset({
 _STAGED_HEADS = ("jax.numpy.", "jax.lax.", "jax.scipy.", "jax.nn.", "jax.random.")
 _JAX_MODULES = frozenset({"jax", "jax.numpy", "jax.lax", "jax.scipy", "jax.nn", "jax.random"})
 # A line that demands a Python value of something: a test, a conversion, NumPy, a size (`_stages_and_demands`).
-_DEMAND = re.compile(r"^\s*(?:if|elif|while|assert)\b|\b(?:and|or|not)\b| if |\b(?:float|int|bool|complex|range)\(|"
+_DEMAND = LazyPattern(r"^\s*(?:if|elif|while|assert)\b|\b(?:and|or|not)\b| if |\b(?:float|int|bool|complex|range)\(|"
                      r"\.(?:item|tolist)\(|\bnp\.|\bnumpy\.|\b(?:arange|zeros|ones|full|empty|eye|linspace|tri)\(")
 # Functions made to show results on the host (by name, or by calling a plotting library).
 _DISPLAY_WORDS = ("plot", "figure", "show", "render", "draw", "display", "visuali", "animate", "print", "summary",
                   "report", "savefig")
-_PLOTS = re.compile(r"\b(?:plt|matplotlib|seaborn|sns|plotly|ax|axes|fig)\.")
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_PLOTS = LazyPattern(r"\b(?:plt|matplotlib|seaborn|sns|plotly|ax|axes|fig)\.")
+_WORD = LazyPattern(r"[A-Za-z_]\w*")
 # `name = ...`, `a, b = ...`, `x += ...`, `n: int = ...` (not `==`): the names a line binds.
-_ASSIGN = re.compile(r"^\s*([A-Za-z_][\w, *]*?)\s*(?::[^=]*)?[-+*/%@&|^]?=(?!=)")
+_ASSIGN = LazyPattern(r"^\s*([A-Za-z_][\w, *]*?)\s*(?::[^=]*)?[-+*/%@&|^]?=(?!=)")
 
 
 def candidates(ctx: Context, reached: set) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, StaticSpec]]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
-from typing import NamedTuple
+from collections import namedtuple
 
 from .astutil import iter_child_nodes
 from .astutil import own_nodes as _own_nodes_of
@@ -43,32 +43,38 @@ _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 PROJECT: dict[str, dict[tuple[str, int], Summary]] = {}
 
 
-class KeyParam(NamedTuple):
+# Named tuples made by ``collections.namedtuple`` (what ``typing.NamedTuple`` makes too), so that the lint path
+# does not import ``typing`` (docs/architecture.md, "What a command imports"). Fields, in order:
+class KeyParam(namedtuple("KeyParam", ("name", "index", "kind", "via", "certain", "applied"), defaults=(False, None))):
     """A parameter of a summarized function that reaches a jit's cache key."""
 
-    name: str
-    index: int | None  # position (None: keyword-only)
-    kind: str  # "static" or "jitted"
-    via: str  # how: "`jax.jit(..., static_argnums=(0, 1, 3))` (loop.py:78) gets it as a static argument"
-    certain: bool = False  # on every call of the function (the jit and its binding are not under a condition)
-    # kind "jitted": how the jit is applied (``lint/wrapped.py`` traces the caller's function with it):
-    # (jit's qualified name, its options as ``wrapped.option`` rows, the gate, "file:line"); the gate is
-    # ``(parameter, index, default, sense)`` when the jit runs only if that parameter is true (sense True)
-    # or false (sense False), ``None`` when no condition, ``()`` when a condition the model cannot read.
-    applied: tuple | None = None
+    __slots__ = ()
+    # name: str
+    # index: int | None  -- position (None: keyword-only)
+    # kind: str  -- "static" or "jitted"
+    # via: str  -- how: "`jax.jit(..., static_argnums=(0, 1, 3))` (loop.py:78) gets it as a static argument"
+    # certain: bool = False  -- on every call of the function (the jit and its binding are not under a condition)
+    # applied: tuple | None = None  -- kind "jitted": how the jit is applied (``lint/wrapped.py`` traces the
+    #   caller's function with it): (jit's qualified name, its options as ``wrapped.option`` rows, the gate,
+    #   "file:line"); the gate is ``(parameter, index, default, sense)`` when the jit runs only if that parameter
+    #   is true (sense True) or false (sense False), ``None`` when no condition, ``()`` when a condition the model
+    #   cannot read.
 
 
-class Summary(NamedTuple):
-    function: str
-    params: tuple[KeyParam, ...]
-    # It returns a jit of one of its parameters (``maybe_jit(fn, **kw)`` returning ``jax.jit(fn, **kw)``):
-    # (that parameter's position, the jit's name, its static spec, whether the spec is the caller's keywords).
-    returns: tuple | None = None
-    # It jits a function with static positions its caller chooses and calls it on its own ``*args``
-    # (``def check(f, *args, static_argnums=()): return jax.jit(f, static_argnums=static_argnums)(*args)``):
-    # (the option's parameter, its position or None, how many positional parameters come before ``*args``,
-    # "file:line" of the jitted call, whether every call of it makes that call).
-    forwards: tuple | None = None
+class Summary(namedtuple("Summary", ("function", "params", "returns", "forwards"), defaults=(None, None))):
+    """What a summarized function puts in a jit's cache key."""
+
+    __slots__ = ()
+    # function: str
+    # params: tuple[KeyParam, ...]
+    # returns: tuple | None = None  -- it returns a jit of one of its parameters (``maybe_jit(fn, **kw)``
+    #   returning ``jax.jit(fn, **kw)``): (that parameter's position, the jit's name, its static spec, whether
+    #   the spec is the caller's keywords).
+    # forwards: tuple | None = None  -- it jits a function with static positions its caller chooses and calls
+    #   it on its own ``*args`` (``def check(f, *args, static_argnums=()): return jax.jit(f,
+    #   static_argnums=static_argnums)(*args)``): (the option's parameter, its position or None, how many
+    #   positional parameters come before ``*args``, "file:line" of the jitted call, whether every call of it
+    #   makes that call).
 
 
 def module_summaries(ctx) -> dict[str, Summary]:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from ..results import Result
+
 
 FORMATS = ("console", "html", "json", "sarif")
 SUFFIXES = {".html": "html", ".htm": "html", ".json": "json", ".sarif": "sarif"}

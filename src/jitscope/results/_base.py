@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar, TypeVar
 
 from .._serde import Record
 from ..errors import UsageError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, TypeVar
+
+    R = TypeVar("R", bound="Result")
+
 FORMAT_VERSION = 1
 
 _REGISTRY: dict[str, type[Result]] = {}
-R = TypeVar("R", bound="Result")
 
 
 class Result(Record):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from functools import lru_cache
 
 from ...jaxmodel.dtypes import DtypeOf
 from ...jaxmodel.values import DTYPE_PREDICATES, LIST_RETURNING
 from ..context import Context
+from ..source import LazyPattern
 
 # jnp functions whose arguments are values (a Python number among them becomes an array), not shapes or axes
 VALUE_FUNCS = frozenset({"asarray", "array", "minimum", "maximum", "clip", "where", "add", "subtract", "multiply",
@@ -41,7 +41,7 @@ def _mentions_x64(ctx: Context) -> bool:
 
 # `jax.config.update("jax_enable_x64", True)`, `config.update('jax_enable_x64', 1)`,
 # `os.environ["JAX_ENABLE_X64"] = "1"`: x64 turned on for the whole process
-_ENABLES_X64 = re.compile(r"""update\(\s*["']jax_enable_x64["']\s*,\s*(True|1)\b|"""
+_ENABLES_X64 = LazyPattern(r"""update\(\s*["']jax_enable_x64["']\s*,\s*(True|1)\b|"""
                           r"""["']JAX_ENABLE_X64["']\s*\]\s*=\s*["'](1|true|True)["']""")
 
 

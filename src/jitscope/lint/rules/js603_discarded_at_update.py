@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from .. import guards
 from ..context import Context
 from ..rule import Rule
+from ..source import LazyPattern
 
 # `x.at[i].<method>(...)` methods that return an updated copy (`get` only reads: discarding it is harmless).
 AT_METHODS = frozenset({"set", "add", "subtract", "multiply", "mul", "divide", "div", "power", "min", "max",
                         "apply"})
 # A module that makes mutable Refs may update them through `ref.at[i].set(v)`, which does write in place.
-_REFS = re.compile(r"\b(new_ref|mutable_array|empty_ref|freeze)\b|\bRef\b")
+_REFS = LazyPattern(r"\b(new_ref|mutable_array|empty_ref|freeze)\b|\bRef\b")
 
 
 class DiscardedAtUpdate(Rule):

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
 
 from ..._format import fmt_bytes as fmt_bytes
 from ..._format import fmt_seconds as fmt_seconds
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from rich.console import Console
 
     from ...results import Result

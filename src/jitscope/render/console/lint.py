@@ -8,15 +8,15 @@ Snippets come from each finding's ``details["source"]``, so loaded results rende
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..._format import shown_where
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ...model import Finding
     from ...results.lint import LintResult
+
 
 _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "info": "\x1b[1;36m"}
 _BOLD, _DIM, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
