@@ -109,7 +109,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "arguments' shapes varied, the shapes seen, the extra compiles and their seconds. Not reported: two "
         "shapes from two call sites (a train and an eval step), a loop over sizes the program wrote down "
         "(``for n in (4, 8)``), and compiles called from test files (a test picks its shapes on purpose, as "
-        "``jaxmodel/deliberate.py`` says of trace-time effects).",
+        "``jaxmodel/deliberate.py`` says of trace-time effects). Under pytest, shapes count within one test (its "
+        "node id): a library's jitted function that sees one new size per test (each test, each parametrization "
+        "picking its own problem size) is not a churn, and padding cannot merge sizes across tests; a churn of "
+        "sizes within one test stays.",
         "Shapes are part of jit's cache key: a varying batch size, sequence length or array length compiles a "
         "new program each time, and each executable stays in memory.",
         "```python\nfor batch in batches:          # the last batch is smaller; lengths vary\n"
@@ -139,7 +142,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "Counts the compiles of each function (one definition) and reports one with at least 16 by one function "
         "object, whose last compile came in the final quarter of the run, whatever the cause (JW403-JW406 name it "
         "where known). Compiles spread over objects rebuilt along the run (a fresh closure or jit per step) are "
-        "not: each object's cache dies with it (JW403 reports them).",
+        "not: each object's cache dies with it (JW403 reports them). Under pytest the run is the test: 16 compiles "
+        "within one test (its node id), the last in the final quarter of that test's compiles; compiles spread "
+        "over a suite's tests (one per test) do not grow with any one program's length.",
         "Each compile costs its trace, lowering and compile time and keeps an executable cached: a long-running "
         "program that keeps compiling slows down and grows its memory (host RAM on CPU, device memory for "
         "constants).",
