@@ -332,14 +332,24 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "A jitted function (or a ``lax`` loop body) draws from a key read from a global, a closure or a static "
         "value: the key is a constant of the program and every call draws the same numbers.",
         "Reports each ``jax.random`` call of the program that consumed a concrete key (not a tracer) while JAX "
-        "staged a trace.",
+        "staged a trace, and each draw of a traced program (dataflow of its jaxpr) from a key no argument "
+        "reaches: captured, or seeded from a value computed at trace time (a seed written on its line or passed "
+        "as a static argument is deliberate). A key per step is not one key: a key derived (``fold_in``, "
+        "``key(i)``) from a value that changes per iteration of a ``lax.scan``/``fori_loop`` (the index, a scanned "
+        "element, a carry the body updates), or seeded or folded at one line from several values in one program "
+        "(a Python loop the trace unrolled), draws new numbers at each step: not reported. Inside a ``lax.scan`` "
+        "body, a key the function was passed and the body uses unchanged (a constant of the loop, or a carry "
+        "returned as it came, neither split nor folded with the index) is reported: every iteration draws the "
+        "same numbers (``details.origin`` ``loop-invariant``).",
         "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
-        "'random' numbers, and no error says so.",
+        "'random' numbers, and no error says so. A key carried through a loop and never split gives every step "
+        "the same noise.",
         "```python\nKEY = jax.random.key(0)\n\n@jax.jit\ndef noisy(x):\n    return x + jax.random.normal(KEY, x.shape)"
         "   # JW602\n```",
         "```python\n@jax.jit\ndef noisy(x, key):\n    return x + jax.random.normal(key, x.shape)\n\nkey, sub = "
         "jax.random.split(key)\nnoisy(x, sub)\n```",
-        "**certain**: a concrete key reached a consuming ``jax.random`` call during a trace."),
+        "**certain**: a concrete key reached a consuming ``jax.random`` call during a trace, or the traced "
+        "program's dataflow shows the draw's key constant across calls (or across a scan's iterations)."),
     RuntimeCode(
         "JW603", "x64-truncation", "warning",
         "A 64-bit dtype was requested (``float64``, ``int64``) while ``jax_enable_x64`` is off: JAX silently "
