@@ -317,7 +317,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "test can observe, since each test's draws are its own experiment, and fixing it changes no test. The site "
         "is the user's line: where the test passed one key at two of its own lines (its module per pytest's node "
         "id, or a conftest.py) to code that drew from it, the finding is at the test's two lines and names the "
-        "draw inside (``details.draws``); a helper that reuses a key within one call stays at its own lines.",
+        "draw inside (``details.draws``); a helper that reuses a key within one call stays at its own lines. A "
+        "key that is a default argument value of a function between the draw and the test "
+        "(``def make_inputs(n, key=jax.random.key(0))``), drawn from again through another line of the test, is "
+        "the test's choice (it called the helper without a key, building the same inputs twice): not reported.",
         "JAX's random numbers are a function of the key: reusing a key gives identical or correlated numbers "
         "(the same dropout mask, the same noise), silently. ``jax_debug_key_reuse`` would raise "
         "``KeyReuseError``; watch leaves that flag alone (it changes what JAX does).",
