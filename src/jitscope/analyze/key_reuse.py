@@ -159,7 +159,12 @@ def constant_key_draws(closed_jaxpr: Any) -> list[tuple[Any, Any]]:
 def _scan_body_origins(eqn: Any, body: Any, ins: list[Any]) -> list[Any]:
     """The origins of a ``scan`` body's inputs (``constant_key_draws``): constants as passed, a carry the body
     returns unchanged as passed (an argument's: ``invariant``, the same key every iteration), the rest ``step``."""
-    consts, carry = int(eqn.params.get("num_consts", 0)), int(eqn.params.get("num_carry", 0))
+    from .._jaxcompat import scan_layout
+
+    layout = scan_layout(eqn.params)
+    if layout is None:
+        return [_STEP] * len(ins)  # this JAX's layout unknown: no input is known constant across iterations
+    consts, carry = layout
     out = []
     for i, origin in enumerate(ins):
         kept = i < consts or (i < consts + carry and body.outvars[i - consts] is body.invars[i])
