@@ -56,6 +56,7 @@ from .programs import jaxprs_in_params as jaxprs_in_params
 from .programs import optimized_hlo_text as optimized_hlo_text
 from .programs import pmap_user_call as pmap_user_call
 from .programs import program_source as program_source
+from .programs import scan_layout as scan_layout
 from .programs import transform_name as transform_name
 from .source import StackCache as StackCache
 from .source import add_program_path as add_program_path

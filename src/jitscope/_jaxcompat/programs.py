@@ -250,3 +250,18 @@ def is_literal(atom: object) -> bool:
     from jax._src import core
 
     return isinstance(atom, core.Literal)
+
+
+def scan_layout(params: dict) -> tuple[int, int] | None:
+    """``(number of constants, number of carries)`` of a ``scan`` equation's body inputs (the rest are the scanned
+    elements), or None when this JAX's params do not say. JAX 0.6-0.10: ``num_consts``/``num_carry``; 0.12: ``ft_in``,
+    a ``flattree.FTTuple`` whose ``elts`` are (constants, carry, xs), ``len()`` their leaves (checked on 0.12.0.1; a carry the body
+    returns unchanged is moved to the constants there)."""
+    if "num_consts" in params and "num_carry" in params:
+        return int(params["num_consts"]), int(params["num_carry"])
+    parts = getattr(params.get("ft_in"), "elts", None)  # an FTTuple of three FlatTrees; len() counts leaves
+    try:
+        consts, carry, _xs = parts  # type: ignore[misc]
+        return len(consts), len(carry)
+    except (TypeError, ValueError):
+        return None

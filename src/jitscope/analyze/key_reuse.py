@@ -72,11 +72,18 @@ _ALIGNED = ("pjit", "jit", "closed_call", "core_call", "custom_jvp_call", "custo
 
 
 _ARG, _LIT, _MIXED = "arg", "literal", "mixed"
+# A value that changes from one iteration of a ``lax`` loop to the next (the index, a scanned element, a carry the
+# body updates): a key derived from it is a new key per step (``fold_in(key, i)``, ``key(i)``), never a constant.
+_STEP = "step"
+_INVARIANT = ("invariant",)  # an argument's key the same in every iteration of a loop body (neither split nor folded)
+_FOLD, _SEED = "random_fold_in", "random_seed"
 
 
 def _merge(origins: list[Any]) -> Any:
     if _ARG in origins:
         return _ARG
+    if _STEP in origins:
+        return _STEP
     rest = {o for o in origins if o != _LIT}
     if not rest:
         return _LIT
@@ -87,35 +94,49 @@ def constant_key_draws(closed_jaxpr: Any) -> list[tuple[Any, Any]]:
     """``(equation, origin)`` for each ``random_bits`` of a traced program drawn from a key that depends on no
     argument of the function, so that every call draws the same bits. ``origin`` says where the key came from:
     ``("const",)`` a constant of the program (a key captured from a global, a closure or a static attribute),
-    ``("seed", value, equation)`` a key seeded inside the function from the literal ``value``; ``"literal"`` or
-    ``"mixed"`` otherwise. The equation is the outermost one (for a draw inside a nested call: JAX caches the
-    bodies of its own jitted routines, so their source lines may be another call's).
+    ``("seed", value, equation)`` a key seeded inside the function from the literal ``value``,
+    ``("derived", value, equation, base)`` a key ``fold_in`` derived from the origin ``base`` and the trace-time
+    ``value``, ``("invariant",)`` an argument's key drawn from in a ``lax.scan`` body and the same in every
+    iteration; ``"literal"``, ``"mixed"`` or ``"step"`` (derived from a value that changes per iteration)
+    otherwise. The equation is the outermost one (for a draw inside a nested call: JAX caches the bodies of its
+    own jitted routines, so their source lines may be another call's).
 
     Dataflow from the arguments through the equations, into nested calls whose operands map one to one onto
-    their body's inputs; any other body (loops, conditionals) gets 'depends' for its inputs, so a key carried
-    through a loop is never reported, and a key that is constant inside it is."""
-    from .._jaxcompat import jaxprs_in_params
+    their body's inputs. A ``scan`` body's inputs: its constants map one to one, a carry the body returns unchanged
+    keeps its origin (an argument's key becomes ``invariant``), a carry it updates and the scanned elements vary per
+    iteration (``step``). Any other body (``while_loop``, conditionals) gets 'depends' for its inputs: said less."""
+    from .._jaxcompat import is_literal, jaxprs_in_params
 
     found: list[tuple[Any, Any]] = []
 
     def visit(jx: Any, origin_in: list[Any], top: Any, const_origin: Any) -> list[Any]:
         origin: dict[Any, Any] = dict(zip(jx.invars, origin_in, strict=False))
+        values: dict[Any, Any] = {}  # variables holding a trace-time scalar (a converted literal)
         for v in getattr(jx, "constvars", ()):
             origin[v] = const_origin
 
         def o(v: Any) -> Any:
-            return _LIT if hasattr(v, "val") else origin.get(v, _LIT)  # a Literal is constant
+            return _LIT if is_literal(v) else origin.get(v, _LIT)  # a Literal is constant
+
+        def value(v: Any) -> Any:
+            return _scalar(v.val) if is_literal(v) else values.get(v)
 
         for eqn in jx.eqns:
             ins = [o(v) for v in eqn.invars]
             name = eqn.primitive.name
             here = top if top is not None else eqn
-            if name in _DRAWS and ins and ins[0] != _ARG:
+            if name in _DRAWS and ins and ins[0] not in (_ARG, _STEP):
                 found.append((here, ins[0]))
             subs = [getattr(s, "jaxpr", s) for s in jaxprs_in_params(eqn.params)]
-            if name == "random_seed" and ins and ins[0] == _LIT:
-                seed = getattr(eqn.invars[0], "val", None)
-                outs = [("seed", _scalar(seed), here)] * len(eqn.outvars)
+            if name == "convert_element_type" and ins == [_LIT]:
+                values[eqn.outvars[0]] = value(eqn.invars[0])
+            if name == _SEED and ins and ins[0] == _LIT:
+                outs = [("seed", value(eqn.invars[0]), here)] * len(eqn.outvars)
+            elif name == _FOLD and len(ins) == 2 and ins[1] == _LIT and isinstance(ins[0], tuple):
+                outs = [("derived", value(eqn.invars[1]), here, ins[0])] * len(eqn.outvars)
+            elif name == "scan" and len(subs) == 1 and len(subs[0].invars) == len(ins):
+                # The body is the program's own function, traced at this call: its equations carry its own lines.
+                outs = visit(subs[0], _scan_body_origins(eqn, subs[0], ins), top, _LIT)
             elif len(subs) == 1 and len(subs[0].invars) == len(ins):
                 outs = visit(subs[0], ins, here, _LIT)
                 if len(outs) != len(eqn.outvars):
@@ -124,6 +145,8 @@ def constant_key_draws(closed_jaxpr: Any) -> list[tuple[Any, Any]]:
                 for sub in subs:
                     visit(sub, [_ARG] * len(sub.invars), here, _LIT)
                 outs = [_merge(ins)] * len(eqn.outvars)
+            if len(outs) != len(eqn.outvars):
+                outs = [_merge(ins)] * len(eqn.outvars)
             for v, out in zip(eqn.outvars, outs, strict=False):
                 origin[v] = out
         return [o(v) for v in jx.outvars]
@@ -131,6 +154,46 @@ def constant_key_draws(closed_jaxpr: Any) -> list[tuple[Any, Any]]:
     jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
     visit(jaxpr, [_ARG] * len(jaxpr.invars), None, ("const",))
     return found
+
+
+def _scan_body_origins(eqn: Any, body: Any, ins: list[Any]) -> list[Any]:
+    """The origins of a ``scan`` body's inputs (``constant_key_draws``): constants as passed, a carry the body
+    returns unchanged as passed (an argument's: ``invariant``, the same key every iteration), the rest ``step``."""
+    from .._jaxcompat import scan_layout
+
+    layout = scan_layout(eqn.params)
+    if layout is None:
+        return [_STEP] * len(ins)  # this JAX's layout unknown: no input is known constant across iterations
+    consts, carry = layout
+    out = []
+    for i, origin in enumerate(ins):
+        kept = i < consts or (i < consts + carry and body.outvars[i - consts] is body.invars[i])
+        out.append(_INVARIANT if kept and origin == _ARG else origin if kept else _STEP)
+    return out
+
+
+def _derived_at(origin: Any, where: Any) -> set[tuple[str, int]]:
+    """The source lines where the key of ``origin`` was seeded or folded (a chain of ``derived`` origins)."""
+    lines = set()
+    while isinstance(origin, tuple) and origin[0] in ("seed", "derived"):
+        loc = where(origin[2])
+        if loc is not None:
+            lines.add((loc.file, loc.line))
+        origin = origin[3] if origin[0] == "derived" else None
+    return lines
+
+
+def _per_step_lines(draws: list[tuple[Any, Any]], where: Any) -> set[tuple[str, int]]:
+    """Lines that seeded or folded keys from two or more different trace-time values in one program: a Python loop
+    unrolled by the trace (``for i in range(n): key = jax.random.key(i)``), a new key per step."""
+    seen: dict[tuple[str, int], set[Any]] = {}
+    for _, origin in draws:
+        while isinstance(origin, tuple) and origin[0] in ("seed", "derived"):
+            loc = where(origin[2])
+            if loc is not None:
+                seen.setdefault((loc.file, loc.line), set()).add(repr(origin[1]))
+            origin = origin[3] if origin[0] == "derived" else None
+    return {line for line, values in seen.items() if len(values) > 1}
 
 
 def _scalar(value: Any) -> Any:
@@ -167,28 +230,42 @@ def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str
         return Location(stack[-1][0], stack[-1][2], function=stack[-1][1]) if stack else None
 
     statics = {str(v) for v in (event.signature.static.values() if event.signature is not None else ())}
+    draws = constant_key_draws(closed_jaxpr)
+    per_step = _per_step_lines(draws, where)
     out: dict[tuple[str, int], RuntimeFinding] = {}
-    for eqn, origin in constant_key_draws(closed_jaxpr):
+    for eqn, origin in draws:
+        if _derived_at(origin, where) & per_step:
+            continue  # a key per unrolled step (``for i in range(n): key(i)`` / ``fold_in(key, i)``): not one key
+        folds = ""
+        while isinstance(origin, tuple) and origin[0] == "derived":
+            folds, origin = " (folded with a fixed value)", origin[3]
         if origin == ("const",):
-            how, evidence = "a key captured from a global, a closure or a static value", "a constant of the program"
+            how, evidence = f"a key captured from a global, a closure or a static value{folds}", \
+                "a constant of the program"
+        elif origin == _INVARIANT:
+            how = f"a key passed in and used unchanged in every iteration of a lax.scan loop{folds}"
+            evidence = "a key the loop body neither splits nor folds with the loop index"
         elif isinstance(origin, tuple) and origin[0] == "seed":
             seed_at = where(origin[2])
             if str(origin[1]) in statics or _written_in_source(origin[1], seed_at):
                 continue  # a fixed seed the program wrote (or passed as a static argument): deliberate
-            how = f"a key seeded from {origin[1]}, a value computed at trace time"
+            how = f"a key seeded from {origin[1]}, a value computed at trace time{folds}"
             evidence = f"a random_seed of the literal {origin[1]}, which its source line does not write"
         else:
             continue
         loc = where(eqn) or event.definition
+        advice = fixes.KEY_PER_ITERATION if origin == _INVARIANT else fixes.KEY_AS_ARGUMENT
         key = (loc.file, loc.line) if loc else ("", 0)
         if key in out:
             continue
         out[key] = RuntimeFinding(
             "JW602", event.function,
-            f"{event.function} draws random numbers{f' at line {loc.line}' if loc else ''} from {how}: the key "
-            "is a constant of the compiled program, and every call draws the same numbers", "warning", loc,
-            Fix(fixes.KEY_AS_ARGUMENT.title, fixes.KEY_AS_ARGUMENT.why, location=loc), source=_source(loc),
-            details={"origin": "captured" if origin == ("const",) else "trace-time seed",
+            f"{event.function} draws random numbers{f' at line {loc.line}' if loc else ''} from {how}: "
+            + ("every iteration draws the same numbers" if origin == _INVARIANT else
+               "the key is a constant of the compiled program, and every call draws the same numbers"), "warning", loc,
+            Fix(advice.title, advice.why, location=loc), source=_source(loc),
+            details={"origin": "captured" if origin == ("const",) else
+                     "loop-invariant" if origin == _INVARIANT else "trace-time seed",
                      "evidence": "dataflow of the traced program: the key of a random_bits equation depends on no "
                                  f"argument of the function ({evidence})"}, **base)
     return list(out.values())

@@ -19,6 +19,13 @@ object and timestamps) and, for JW406, the trace context each compile was traced
   cached executables. Compiles spread over objects rebuilt along the run (a fresh closure or ``jax.jit`` per
   step) are not: each object's cache dies with it (JW403 reports those compiles).
 
+Under pytest both count within one test (``CompileEvent.test``, the node id; ``advice_scope.scope_key``'s first
+part): each test (each parametrization) picks its own problem size and runs once, so a library's jitted function
+that sees a new shape per test is not a program whose shapes churn ("pad to fixed sizes" cannot pad across
+tests), and compiles spread over a suite's tests do not grow with any one program's length (a test's length is
+its own; JW407's "run" under pytest is the test). A churn of shapes, or a cache that keeps growing, within one
+test stays reported.
+
 All three rest on what jit did (counted compiles, recorded signatures and context), so they are certain;
 ``warning``: how much they cost depends on how long the program runs.
 """
@@ -74,7 +81,7 @@ def shape_findings(events: list[CompileEvent]) -> list[RuntimeFinding]:
         st = _structure(e)
         if st is None or e.call_site is not None and is_test_file(e.call_site.file):
             continue  # a test picks its shapes on purpose (jaxmodel/deliberate.py): nothing to pad
-        groups[(_group_key(e), e.function_id, st)].append(e)
+        groups[(_group_key(e), e.function_id, st, e.test)].append(e)  # per test under pytest (module docstring)
     out = []
     for evs in groups.values():
         shapes: dict[tuple, CompileEvent] = {}
@@ -137,14 +144,18 @@ def _shape_text(shape_vector: tuple, varying: list[int]) -> str:
 def growth_findings(events: list[CompileEvent], wall_seconds: float) -> list[RuntimeFinding]:
     """JW407 for each function compiled at least ``MIN_GROWTH`` times and still compiling late in the run."""
     groups: dict[tuple, list[CompileEvent]] = defaultdict(list)
+    span: dict[str | None, tuple[float, float]] = {}
     for e in events:
-        groups[_group_key(e)[:3]].append(e)
+        groups[(*_group_key(e)[:3], e.test)].append(e)  # per test under pytest (module docstring)
+        first, last = span.get(e.test, (e.timestamp, e.timestamp))
+        span[e.test] = (min(first, e.timestamp), max(last, e.timestamp))
     out = []
-    for evs in groups.values():
+    for (*_, test), evs in groups.items():
         if len(evs) < MIN_GROWTH:
             continue
-        end = max(wall_seconds, evs[-1].timestamp)
-        if end > 0 and evs[-1].timestamp < end * (1 - LATE_SHARE):
+        # Under pytest the "run" is the test: its first to its last recorded compile (its ends are not recorded).
+        start, end = (0.0, max(wall_seconds, evs[-1].timestamp)) if test is None else span[test]
+        if end > start and evs[-1].timestamp < start + (end - start) * (1 - LATE_SHARE):
             continue  # compiled many programs early (a warm-up over a fixed set) and stopped
         per_object: dict[int, int] = defaultdict(int)
         for e in evs:

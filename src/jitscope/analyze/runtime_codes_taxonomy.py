@@ -109,7 +109,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "arguments' shapes varied, the shapes seen, the extra compiles and their seconds. Not reported: two "
         "shapes from two call sites (a train and an eval step), a loop over sizes the program wrote down "
         "(``for n in (4, 8)``), and compiles called from test files (a test picks its shapes on purpose, as "
-        "``jaxmodel/deliberate.py`` says of trace-time effects).",
+        "``jaxmodel/deliberate.py`` says of trace-time effects). Under pytest, shapes count within one test (its "
+        "node id): a library's jitted function that sees one new size per test (each test, each parametrization "
+        "picking its own problem size) is not a churn, and padding cannot merge sizes across tests; a churn of "
+        "sizes within one test stays.",
         "Shapes are part of jit's cache key: a varying batch size, sequence length or array length compiles a "
         "new program each time, and each executable stays in memory.",
         "```python\nfor batch in batches:          # the last batch is smaller; lengths vary\n"
@@ -139,7 +142,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "Counts the compiles of each function (one definition) and reports one with at least 16 by one function "
         "object, whose last compile came in the final quarter of the run, whatever the cause (JW403-JW406 name it "
         "where known). Compiles spread over objects rebuilt along the run (a fresh closure or jit per step) are "
-        "not: each object's cache dies with it (JW403 reports them).",
+        "not: each object's cache dies with it (JW403 reports them). Under pytest the run is the test: 16 compiles "
+        "within one test (its node id), the last in the final quarter of that test's compiles; compiles spread "
+        "over a suite's tests (one per test) do not grow with any one program's length.",
         "Each compile costs its trace, lowering and compile time and keeps an executable cached: a long-running "
         "program that keeps compiling slows down and grows its memory (host RAM on CPU, device memory for "
         "constants).",
@@ -312,7 +317,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "test can observe, since each test's draws are its own experiment, and fixing it changes no test. The site "
         "is the user's line: where the test passed one key at two of its own lines (its module per pytest's node "
         "id, or a conftest.py) to code that drew from it, the finding is at the test's two lines and names the "
-        "draw inside (``details.draws``); a helper that reuses a key within one call stays at its own lines.",
+        "draw inside (``details.draws``); a helper that reuses a key within one call stays at its own lines. A "
+        "key that is a default argument value of a function between the draw and the test "
+        "(``def make_inputs(n, key=jax.random.key(0))``), drawn from again through another line of the test, is "
+        "the test's choice (it called the helper without a key, building the same inputs twice): not reported.",
         "JAX's random numbers are a function of the key: reusing a key gives identical or correlated numbers "
         "(the same dropout mask, the same noise), silently. ``jax_debug_key_reuse`` would raise "
         "``KeyReuseError``; watch leaves that flag alone (it changes what JAX does).",
@@ -327,14 +335,24 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "A jitted function (or a ``lax`` loop body) draws from a key read from a global, a closure or a static "
         "value: the key is a constant of the program and every call draws the same numbers.",
         "Reports each ``jax.random`` call of the program that consumed a concrete key (not a tracer) while JAX "
-        "staged a trace.",
+        "staged a trace, and each draw of a traced program (dataflow of its jaxpr) from a key no argument "
+        "reaches: captured, or seeded from a value computed at trace time (a seed written on its line or passed "
+        "as a static argument is deliberate). A key per step is not one key: a key derived (``fold_in``, "
+        "``key(i)``) from a value that changes per iteration of a ``lax.scan``/``fori_loop`` (the index, a scanned "
+        "element, a carry the body updates), or seeded or folded at one line from several values in one program "
+        "(a Python loop the trace unrolled), draws new numbers at each step: not reported. Inside a ``lax.scan`` "
+        "body, a key the function was passed and the body uses unchanged (a constant of the loop, or a carry "
+        "returned as it came, neither split nor folded with the index) is reported: every iteration draws the "
+        "same numbers (``details.origin`` ``loop-invariant``).",
         "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
-        "'random' numbers, and no error says so.",
+        "'random' numbers, and no error says so. A key carried through a loop and never split gives every step "
+        "the same noise.",
         "```python\nKEY = jax.random.key(0)\n\n@jax.jit\ndef noisy(x):\n    return x + jax.random.normal(KEY, x.shape)"
         "   # JW602\n```",
         "```python\n@jax.jit\ndef noisy(x, key):\n    return x + jax.random.normal(key, x.shape)\n\nkey, sub = "
         "jax.random.split(key)\nnoisy(x, sub)\n```",
-        "**certain**: a concrete key reached a consuming ``jax.random`` call during a trace."),
+        "**certain**: a concrete key reached a consuming ``jax.random`` call during a trace, or the traced "
+        "program's dataflow shows the draw's key constant across calls (or across a scan's iterations)."),
     RuntimeCode(
         "JW603", "x64-truncation", "warning",
         "A 64-bit dtype was requested (``float64``, ``int64``) while ``jax_enable_x64`` is off: JAX silently "

@@ -103,7 +103,12 @@ class KeyUseProbe:
             # a module global) is a reuse no test can observe: each test's draws are its own experiment, and
             # fixing it changes no test. Within one test (or outside pytest) it is a reuse.
             if known is not None and known[0]() is key and known[3] == test:
-                self._reuse(known[1], where, known[2], api, tracer, known[4], outer)
+                # A helper's default key drawn again through another line of the test: the test called the helper
+                # twice without a key (its choice). Through one test line, the helper's own reuse stays.
+                other_line = known[4] is not None and outer is not None and \
+                    (known[4].file, known[4].line) != (outer.file, outer.line)
+                if not (other_line and _default_of_a_caller(key, caller, test)):  # type: ignore[arg-type]
+                    self._reuse(known[1], where, known[2], api, tracer, known[4], outer)
                 return
             if len(self._consumed) > 4096:  # forget keys that died
                 self._consumed = {k: v for k, v in self._consumed.items() if v[0]() is not None}
@@ -136,6 +141,41 @@ class KeyUseProbe:
             elif len(self.baked) < MAX_RECORDS:
                 rec = self._baked_index[k] = BakedKey(where, api)
                 self.baked.append(rec)
+
+
+def _default_of_a_caller(key: Any, frame: FrameType, test: str) -> bool:
+    """Whether ``key`` is a default argument value (``def make_inputs(n, key=jax.random.key(0))``) of a function
+    on the stack between the draw and the running test's own code: the test called it without a key, so every
+    call draws the same numbers by the test's choice (inputs it builds the same way twice), not a reuse to fix.
+    Module-level functions and methods (through ``self``/``cls``) are resolved; others are not (then False)."""
+    f: FrameType | None = frame
+    for _ in range(16):
+        if f is None or is_test_code_file(test, f.f_code.co_filename):
+            return False
+        fn = _function_of(f)
+        defaults = (getattr(fn, "__defaults__", None) or ()) + tuple((getattr(fn, "__kwdefaults__", None) or {}).values())
+        if any(d is key for d in defaults):
+            return True
+        f = f.f_back
+    return False
+
+
+def _function_of(frame: FrameType) -> Any:
+    """The function object a frame runs: a module global of its name, or a method of its first argument's class
+    (read from the classes' ``__dict__``, never by ``getattr``, which could run a property)."""
+    code = frame.f_code
+    fn = frame.f_globals.get(code.co_name)
+    if getattr(fn, "__code__", None) is code:
+        return fn
+    if code.co_argcount:
+        owner = frame.f_locals.get(code.co_varnames[0])
+        klass = owner if isinstance(owner, type) else type(owner)
+        for k in getattr(klass, "__mro__", ()):
+            fn = k.__dict__.get(code.co_name)
+            fn = getattr(fn, "__func__", fn)  # a classmethod or staticmethod
+            if getattr(fn, "__code__", None) is code:
+                return fn
+    return None
 
 
 def _test_line(frame: FrameType, test: str | None) -> Location | None:

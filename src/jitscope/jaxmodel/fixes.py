@@ -280,6 +280,9 @@ KEY_AS_ARGUMENT = Advice(
     "pass the key as an argument (and split it for each call)",
     "a key read from a global, a closure or a static attribute becomes a constant of the traced program: every "
     "call (every loop iteration) draws the same numbers.")
+KEY_PER_ITERATION = Advice(
+    "split the key in each iteration (carry it and split it, or fold_in the loop index)",
+    "a key used unchanged in every iteration of a lax loop draws the same numbers at every step.")
 ENABLE_X64 = Advice(
     "set jax.config.update('jax_enable_x64', True) at start-up (or JAX_ENABLE_X64=1) if 64-bit is needed; "
     "otherwise request float32/int32",
