@@ -154,7 +154,7 @@ def finding_classes(finding: Any) -> set[str]:
             set(_TRACER_ERROR_CLASSES.get(str(details.get("error") or ""), ())) or classes_of_code(code)
     if code == "JW201":
         # A store into outer state holds a tracer of the trace: the side effect is also the leak.
-        kinds = {"global", "nonlocal", "container"}
+        kinds = {"global", "nonlocal", "container", "attribute"}
         return {"trace-time-side-effect", "leaked-tracer"} if details.get("kind") in kinds \
             else {"trace-time-side-effect"}
     if code == "JW403":

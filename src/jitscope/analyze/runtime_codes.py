@@ -55,8 +55,11 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "nonlocal assignment, mutation of an outer container.",
         "Watches each trace of a jitted function and reports the Python side effects that ran during it: "
         "``print``, ``logging`` calls, writes to ``sys.stdout``/``sys.stderr``, assignment to a "
-        "``global`` or ``nonlocal`` name, and ``append``/``update``/... on a list, dict or set that "
-        "outlives the call (a module global or a closure).",
+        "``global`` or ``nonlocal`` name, ``append``/``update``/... on a list, dict or set that "
+        "outlives the call (a module global or a closure), and an attribute set on an object the call "
+        "received as itself and that outlives the trace: the bound ``self`` of a jitted method, or a static "
+        "argument (``self.param = ...`` in a method jitted with ``static_argnums=0``). Objects the trace "
+        "builds (a module clone, an nnx graph merged from the arguments) are not watched.",
         "The Python body of a jitted function runs only when JAX traces it. The side effect happens once "
         "per trace, never on the calls that reuse the compiled program: the log line appears once, the "
         "counter stops counting, the list holds tracers instead of values.",
@@ -67,7 +70,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "step also prints on every call, but it is a host callback: every call of the step then takes JAX's "
         "slow Python dispatch path (JW501). Use it for debugging, not in a hot step.",
         "**certain**: the effect ran during this trace (jitscope's stand-ins for ``print``, the streams, "
-        "``logging`` and outer containers saw it, with the line that ran it); the count is per trace. A trace "
+        "``logging`` and outer containers saw it, with the line that ran it; for an attribute, the value the "
+        "object's ``__dict__`` holds under a name the traced code stores (``STORE_ATTR``) is another object "
+        "after the trace than before it); the count is per trace. A trace "
         "that compiled nothing (``eval_shape``) is reported too: the effect ran there as well."),
     RuntimeCode(
         "JW301", "captured-constant", "warning",
