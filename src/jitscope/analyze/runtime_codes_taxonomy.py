@@ -165,13 +165,16 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
     RuntimeCode(
         "JW502", "host-sync-in-loop", "warning",
         "A line that read 50 or more new ``jax.Array`` values to the host (``float``, ``.item()``, ``bool``, "
-        "``np.asarray``, ``print``): a device-to-host round trip per loop iteration.",
+        "``np.asarray``, ``print``) or waited for them (``block_until_ready``): a host sync per loop iteration.",
         "Counts host reads of ``jax.Array`` values per line of the program (reads a library makes on its behalf "
-        "are not counted), and reports a line with at least 50 reads of a different array than the read "
+        "are not counted), ``.item()`` and ``block_until_ready()`` calls among them (a wait for the device with no "
+        "copy is the same sync), and reports a line with at least 50 reads of a different array than the read "
         "before: one per iteration of a loop. Where a ``for`` statement with an int index (``range``, "
         "``enumerate``) runs the line, counts iterations, not reads: reported only when at least half the "
         "iterations from the first read to the last read (reads every 100 steps, or a batch of 100 reads made "
-        "at once every 100 steps, are one round trip per 100 steps, however long the run). Gives how many reads "
+        "at once every 100 steps, are one round trip per 100 steps, however long the run). The leaves of one "
+        "``jax.device_get`` call are one batched transfer (JAX starts every leaf's copy before reading any), "
+        "counted once: fetching a loop's results together after it is the fix, not the pitfall. Gives how many reads "
         "had to wait for the device and the seconds spent in them. Under pytest, a line of a test module (per "
         "pytest's node id) whose reads took under 1 s is the test's speed (a loop asserting each step): not "
         "reported, like every per-step cost at a test's line (``advice_scope.TEST_SPEED_CODES``).",
@@ -182,7 +185,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "JW502: a round trip per step\n        break\n```",
         "```python\nfor step in range(n):\n    state, loss = train_step(state, batch)\n    if step % 100 == 0 and "
         "float(loss) < tol:\n        break\n```",
-        "**certain**: counted reads (``jax.Array._value``) at the line; the seconds are what they took here."),
+        "**certain**: counted reads (``jax.Array._value``, ``.item()``, ``.block_until_ready()``) at the line; "
+        "the seconds are what they took here. Not seen on CPU: ``np.asarray(x)`` (NumPy reads through the "
+        "buffer protocol, in C++)."),
     RuntimeCode(
         "JW503", "callback-in-loop", "warning",
         "A host callback (``jax.pure_callback``, ``io_callback``, ``jax.debug.callback``/``print``) inside a "
