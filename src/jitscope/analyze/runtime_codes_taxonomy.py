@@ -332,7 +332,11 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "A jitted function (or a ``lax`` loop body) draws from a key read from a global, a closure or a static "
         "value: the key is a constant of the program and every call draws the same numbers.",
         "Reports each ``jax.random`` call of the program that consumed a concrete key (not a tracer) while JAX "
-        "staged a trace.",
+        "staged a trace. A key seeded inside the function from a seed the program chose is deterministic by "
+        "design and not reported: a seed written as a number on its line, equal to a static argument, or named "
+        "on its line by a parameter of the function that seeds it (its default, ``self.seed``) or by a variable "
+        "of an enclosing function (a factory's ``seed``). A seed computed at trace time on the line "
+        "(``int(time.time())``) or read from a module global is reported.",
         "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
         "'random' numbers, and no error says so.",
         "```python\nKEY = jax.random.key(0)\n\n@jax.jit\ndef noisy(x):\n    return x + jax.random.normal(KEY, x.shape)"
