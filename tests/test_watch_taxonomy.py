@@ -77,7 +77,7 @@ def test_findings_carry_fix_evidence_and_class(taxonomy_run):
         assert f.details.get("evidence"), f.code
         assert finding_classes(f), f.code
     errors = {f.code for f in taxonomy_run.findings if f.severity == "error"}
-    assert errors == {"JW102", "JW103", "JW104", "JW105", "JW106"}
+    assert errors == {"JW101", "JW102", "JW103", "JW104", "JW105", "JW106"}
 
 
 def test_look_alikes_trigger_nothing(tmp_path):

@@ -41,14 +41,18 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "Reports every trace of a jitted function that raised a tracer error "
         "(``TracerBoolConversionError``, ``ConcretizationTypeError``, ``TracerIntegerConversionError``, "
         "a boolean-mask index, ...), at the user's line, with the explanation and fix ``jitscope inspect`` "
-        "gives. It is reported even when the program catches the exception and carries on.",
+        "gives. It is reported even when the program catches the exception and carries on. A function with no "
+        "line of the program in it, jitted directly (``jax.jit(jax.nn.one_hot)`` with a traced size), is "
+        "reported at the program's call, from the error JAX raised there (``trace_kind`` ``library``).",
         "A program that catches the error (a ``try``/``except`` fallback to an unjitted path, a library "
         "that retries) silently runs the slow path on every call, and pays a failed trace each time.",
         "```python\n@jax.jit\ndef f(x):\n    if x > 0:          # JW101: Python branch on a traced value\n"
         "        return x\n    return -x\n\ntry:\n    f(1.0)\nexcept Exception:\n    pass\n```",
         "```python\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n```",
         "**certain**: JAX raised the error inside the trace (its class and message are in ``details``); the "
-        "line is the deepest frame of the user's code in the exception's traceback."),
+        "line is the deepest frame of the program's own code in the exception's traceback (an installed "
+        "library's frame, NumPy's ``append`` receiving the tracer, is where the error surfaced: the program's "
+        "call into it is the line to change)."),
     RuntimeCode(
         "JW201", "trace-side-effect", "warning",
         "Python side effects that ran while JAX traced: print, logging, stdout/stderr writes, global or "
