@@ -26,6 +26,7 @@ PROGRAM = FIXTURES / "watch_taxonomy.py"
 CLEAN = FIXTURES / "watch_taxonomy_clean.py"
 DISPATCH = FIXTURES / "watch_dispatch_bound.py"
 CACHE = FIXTURES / "watch_persistent_cache.py"
+DISABLED = FIXTURES / "watch_jit_disabled.py"
 NEW = {t[0] for t in TAXONOMY_CODES}
 
 
@@ -188,3 +189,15 @@ def test_an_error_the_program_asserts_is_not_a_finding():
             pass
     line = next(i for i, t in enumerate(Path(__file__).read_text().splitlines(), 1) if t.rstrip().endswith("# caught-here"))
     assert [(x.code, x.location.line) for x in w.result().findings] == [("JW103", line)]
+
+
+def test_jit_left_disabled_is_reported_and_a_scoped_block_is_not(tmp_path):
+    """JW509 reads JAX's own flag at the end of the run: on (left on by config.update), every jitted call ran op by
+    op and no program of the script's function was compiled; a `with jax.disable_jit():` block is a scoped choice."""
+    left = _watch(tmp_path, DISABLED)
+    assert _found(left.findings) == _expected(DISABLED), sorted(_found(left.findings))
+    assert not [e for e in left.events if e.function == "step"]  # nothing of step compiled: it ran eagerly
+    scoped = _watch(tmp_path, DISABLED, "--scoped")
+    assert scoped.findings == [], sorted(_found(scoped.findings))
+    assert [e for e in scoped.events if e.function == "step"]  # after the block, step compiled as usual
+

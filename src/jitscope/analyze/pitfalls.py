@@ -70,8 +70,8 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("slow-compile", "S4", "yes", ("JW402",), ()),
     PitfallClass("persistent-cache-miss", "S4", "yes", ("JW408",), ()),
     PitfallClass("compile-cache-memory-growth", "S4", "yes", ("JW407",), ()),
-    PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501", "JW506"), ()),
-    PitfallClass("dispatch-overhead", "S5", "yes", ("JW504",), ()),
+    PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501", "JW506", "JW509"), ()),
+    PitfallClass("dispatch-overhead", "S5", "yes", ("JW504", "JW509"), ()),
     PitfallClass("host-sync-in-loop", "S7", "yes", ("JW502", "JW503"), ("JS207",)),
     PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505", "JW508"), (),
                  "the host-to-device copy of a NumPy argument happens in JAX's C++ dispatch with no Python hook on "

@@ -307,6 +307,21 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "**likely**: the conversions are timed and the first 12 calls' contents compared; that later calls "
         "converted the same data too is inferred."),
     RuntimeCode(
+        "JW509", "jit-disabled", "warning",
+        "``jax_disable_jit`` was on when the run ended: every ``jax.jit`` ran its function op by op, eagerly.",
+        "Reads JAX's own flag ``jax.config.jax_disable_jit`` when the watch starts and when it ends, and reports "
+        "it on at the end (a ``jax.config.update('jax_disable_jit', True)`` or ``JAX_DISABLE_JIT=1`` left on), at "
+        "the line of the program's main file that names the option when there is one. A ``with "
+        "jax.disable_jit():`` block closed before the end (a scoped debugging choice) is not reported.",
+        "With the flag on, calling a jitted function runs its Python body with every ``jax.numpy`` operation "
+        "dispatched (and compiled the first time) on its own: no program is traced or fused, nothing is cached "
+        "as one executable, and a step costs many times its compiled time. Watch then sees no compile of the "
+        "program's functions at all.",
+        "```python\njax.config.update('jax_disable_jit', True)   # JW509: left on while debugging\n\n@jax.jit\n"
+        "def step(w, x):\n    return w - 0.01 * jnp.tanh(w @ x)\n```",
+        "```python\nwith jax.disable_jit():   # only around the code being debugged\n    step(w, x)\n```",
+        "**certain**: JAX's flag read when the run ended."),
+    RuntimeCode(
         "JW601", "prng-key-reuse", "warning",
         "One PRNG key consumed twice: two samples draw the same random bits; a sample and a split of one key are "
         "not independent.",

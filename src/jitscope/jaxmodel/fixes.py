@@ -65,6 +65,11 @@ GLOBAL_ASSIGNMENT = Advice(
 NONLOCAL_ASSIGNMENT = Advice(
     "return the value instead of assigning a nonlocal",
     "the assignment runs only while tracing; later calls of the compiled function skip it.")
+JIT_DISABLED = Advice(
+    "turn jax_disable_jit off (remove jax.config.update('jax_disable_jit', True), or scope it with "
+    "`with jax.disable_jit():` around the code being debugged)",
+    "with it on, every jitted function runs op by op: one dispatch per operation and no fusion, so a step costs "
+    "many times its compiled time.")
 ATTRIBUTE_ASSIGNMENT = Advice(
     "return the new value and assign it outside the jitted function",
     "an attribute set on self (or on a static argument) runs only while tracing: later calls of the compiled "
