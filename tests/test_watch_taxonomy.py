@@ -201,3 +201,10 @@ def test_jit_left_disabled_is_reported_and_a_scoped_block_is_not(tmp_path):
     assert scoped.findings == [], sorted(_found(scoped.findings))
     assert [e for e in scoped.events if e.function == "step"]  # after the block, step compiled as usual
 
+
+def test_a_large_program_compiled_before_the_loop_is_not_dispatch_bound(tmp_path):
+    """JW504's size rule reads the programs a line's callees compiled wherever they compiled: a warm-up call
+    before the loop compiles `heavy` (30M elements), and the loop's time is its work, not dispatch."""
+    result = _watch(tmp_path, FIXTURES / "watch_big_after_warmup.py")
+    assert [e for e in result.events if e.function == "heavy"]
+    assert not [f for f in result.findings if f.code == "JW504"], sorted(_found(result.findings))

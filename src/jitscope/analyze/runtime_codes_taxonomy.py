@@ -211,7 +211,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "when at least 30% of the run's samples (and 20) were at its lines calling JAX outside any compile, "
         "those lines call at least two different JAX callables, and every jitted function of the program among "
         "them compiled a small program (at most 64 equations on arrays of at most 100,000 elements; otherwise "
-        "the time is the work, not its dispatch). Names the lines, the callables and the share of the run.",
+        "the time is the work, not its dispatch), wherever it compiled: a callee the line names is matched to "
+        "the program's jitted functions by name, so a large program compiled by a warm-up call before the loop "
+        "keeps the loop quiet. Names the lines, the callables and the share of the run.",
         "Every jitted call and every eager JAX operation pays its dispatch (microseconds of Python and C++) "
         "whatever its size; a step made of many small calls is bound by dispatch, not by compute. This is the "
         "jit-scope question of jitscope's seeds, asked of the running program: jit the step, not its pieces "
