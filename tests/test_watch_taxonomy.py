@@ -26,6 +26,7 @@ PROGRAM = FIXTURES / "watch_taxonomy.py"
 CLEAN = FIXTURES / "watch_taxonomy_clean.py"
 DISPATCH = FIXTURES / "watch_dispatch_bound.py"
 CACHE = FIXTURES / "watch_persistent_cache.py"
+DISABLED = FIXTURES / "watch_jit_disabled.py"
 NEW = {t[0] for t in TAXONOMY_CODES}
 
 
@@ -77,7 +78,7 @@ def test_findings_carry_fix_evidence_and_class(taxonomy_run):
         assert f.details.get("evidence"), f.code
         assert finding_classes(f), f.code
     errors = {f.code for f in taxonomy_run.findings if f.severity == "error"}
-    assert errors == {"JW102", "JW103", "JW104", "JW105", "JW106"}
+    assert errors == {"JW101", "JW102", "JW103", "JW104", "JW105", "JW106"}
 
 
 def test_look_alikes_trigger_nothing(tmp_path):
@@ -188,3 +189,22 @@ def test_an_error_the_program_asserts_is_not_a_finding():
             pass
     line = next(i for i, t in enumerate(Path(__file__).read_text().splitlines(), 1) if t.rstrip().endswith("# caught-here"))
     assert [(x.code, x.location.line) for x in w.result().findings] == [("JW103", line)]
+
+
+def test_jit_left_disabled_is_reported_and_a_scoped_block_is_not(tmp_path):
+    """JW509 reads JAX's own flag at the end of the run: on (left on by config.update), every jitted call ran op by
+    op and no program of the script's function was compiled; a `with jax.disable_jit():` block is a scoped choice."""
+    left = _watch(tmp_path, DISABLED)
+    assert _found(left.findings) == _expected(DISABLED), sorted(_found(left.findings))
+    assert not [e for e in left.events if e.function == "step"]  # nothing of step compiled: it ran eagerly
+    scoped = _watch(tmp_path, DISABLED, "--scoped")
+    assert scoped.findings == [], sorted(_found(scoped.findings))
+    assert [e for e in scoped.events if e.function == "step"]  # after the block, step compiled as usual
+
+
+def test_a_large_program_compiled_before_the_loop_is_not_dispatch_bound(tmp_path):
+    """JW504's size rule reads the programs a line's callees compiled wherever they compiled: a warm-up call
+    before the loop compiles `heavy` (30M elements), and the loop's time is its work, not dispatch."""
+    result = _watch(tmp_path, FIXTURES / "watch_big_after_warmup.py")
+    assert [e for e in result.events if e.function == "heavy"]
+    assert not [f for f in result.findings if f.code == "JW504"], sorted(_found(result.findings))

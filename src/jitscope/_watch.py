@@ -175,6 +175,7 @@ class WatchSession:
             self._dispatch.install()
         if self._signals is not None and self.collector.running:
             self._signals.install()
+            self._signals.jit_disabled.program = self.program  # the file whose line names jax_disable_jit
         if self.watchdog is not None and not self.watchdog.available:
             self.watchdog.t0 = self.collector.started_at
             self.watchdog.start()

@@ -16,9 +16,12 @@ that already costs microseconds). Checked on JAX 0.10.2 (and 0.8.3, 0.6.2 where 
   ``__setitem__`` without crossing a boundary; a wrapper reports it the same way. Not seen: errors JAX
   raises from C++ before any of its Python runs (a non-hashable static argument of a jitted function:
   ``collect/cpp_raises`` sees those on Python 3.12+).
-* ``install_host_read_hook(on_read)``: ``ArrayImpl._value`` is how every host read of a ``jax.Array``
-  (``float``, ``int``, ``bool``, ``.item()``, ``.tolist()``, ``np.asarray``, ``print``) gets its NumPy
-  value, waiting for the computation that produces it.
+* ``install_host_read_hook(on_read)``: ``ArrayImpl._value`` is how host reads of a ``jax.Array``
+  (``float``, ``int``, ``bool``, ``.tolist()``, ``print``, ``np.asarray`` off CPU) get their NumPy value,
+  waiting for the computation that produces it. On CPU NumPy reads through the buffer protocol (C++, no
+  Python: ``np.asarray(x)`` is not seen), so ``ArrayImpl.item`` is wrapped too, and ``block_until_ready`` (a
+  wait with no copy, reported as ``"wait"``). ``device_get_leaves(frame)``: how many leaves a
+  ``jax.device_get`` call fetches in one batched transfer.
 * ``install_host_callback_hook(on_call)``: a compiled program runs each ``jax.pure_callback`` through
   ``jax._src.callback.pure_callback_impl`` (looked up as a module global at each run by the lowered
   callback), on the host, once per execution of the callback (per iteration inside a compiled loop). On
@@ -40,6 +43,7 @@ that already costs microseconds). Checked on JAX 0.10.2 (and 0.8.3, 0.6.2 where 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -168,7 +172,7 @@ def _install_host_read() -> Callable[[], None] | None:
         return None
 
     def _value(self):  # type: ignore[no-untyped-def]
-        if not _SUBSCRIBERS["host_read"]:
+        if not _SUBSCRIBERS["host_read"] or getattr(_in_read, "depth", 0):
             return fget(self)
         try:
             ready = bool(self.is_ready())
@@ -185,11 +189,76 @@ def _install_host_read() -> Callable[[], None] | None:
         _say_missing("host_read_hook", e)
         return None
 
+    undo = [_wrap_host_wait(cls, name, what) for name, what in (("item", "read"), ("block_until_ready", "wait"))]
+
     def uninstall() -> None:
         if cls.__dict__.get("_value") is not original:
             cls._value = original
+        for u in undo:
+            u()
 
     return uninstall
+
+
+class _InRead(threading.local):
+    depth = 0
+
+
+_in_read = _InRead()
+
+
+def _wrap_host_wait(cls: Any, name: str, what: str) -> Callable[[], None]:
+    """Report ``array.item()`` (on CPU, NumPy reads the value through the buffer protocol, never ``_value``) and
+    ``array.block_until_ready()`` (a wait for the computation, no copy; ``jax.block_until_ready`` of one array
+    calls it) as host reads, ``what`` saying which. The original runs with the same arguments and its result
+    or exception is the program's; a ``_value`` read inside it is not reported twice."""
+    original = cls.__dict__.get(name)
+    if original is None or not callable(original):
+        return lambda: None
+
+    def wrapper(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not _SUBSCRIBERS["host_read"]:
+            return original(self, *args, **kwargs)
+        try:
+            ready = bool(self.is_ready())
+        except Exception:  # noqa: BLE001 - a deleted array: JAX raises its own error below
+            return original(self, *args, **kwargs)
+        t0 = time.perf_counter()
+        _in_read.depth += 1
+        try:
+            out = original(self, *args, **kwargs)
+        finally:
+            _in_read.depth -= 1
+        _notify("host_read", self, time.perf_counter() - t0, ready, sys._getframe(1), what)
+        return out
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = getattr(original, "__doc__", None)
+    try:
+        setattr(cls, name, wrapper)
+    except (TypeError, AttributeError):
+        return lambda: None
+
+    def undo() -> None:
+        if cls.__dict__.get(name) is wrapper:
+            setattr(cls, name, original)
+
+    return undo
+
+
+def device_get_leaves(frame: Any) -> int | None:
+    """The number of leaves ``jax.device_get`` fetches when ``frame`` is one of its calls (it starts every leaf's
+    host copy before reading any: one batched transfer), else None."""
+    try:
+        from jax._src import api
+
+        if frame.f_code is not api.device_get.__code__:
+            return None
+        import jax
+
+        return len(jax.tree_util.tree_leaves(frame.f_locals.get("x")))
+    except Exception:  # noqa: BLE001 - a JAX that moved it: every read counts on its own
+        return None
 
 
 # --- jax.random key checks ----------------------------------------------------------------------------

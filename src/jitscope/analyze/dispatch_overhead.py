@@ -12,7 +12,8 @@ program is *dispatch-bound* when
   jitted step has nothing to merge);
 * every jitted function of the program among them compiled a small program (at most ``SMALL_EQUATIONS``
   equations on arrays of at most ``SMALL_ELEMENTS`` elements: otherwise the time is the work itself, not
-  its dispatch). JAX's own ``jnp``/``lax`` routines called eagerly are small by construction.
+  its dispatch), whether it compiled from a call at these lines or elsewhere (a warm-up call before the loop:
+  a callee the line names is matched to the program's jitted functions by name). JAX's own ``jnp``/``lax`` routines called eagerly are small by construction.
 
 The finding is ``warning`` with confidence *likely*: it rests on samples (the share is measured, the cause
 inferred from the program sizes), and names the lines, the callables and the share of the run.
@@ -99,6 +100,9 @@ def dispatch_findings(sampler: Any, call_sites: dict[tuple[str, int], str],
         if len(callees) < MIN_CALLEES:
             continue
         big = [name for _, _, name in items if name and _large(sizes.get(name))]
+        # A callee the line names that is one of the program's jitted functions, wherever it compiled (a warm-up
+        # call before the loop): its program's size counts as much as one compiled at this line.
+        big += [name for name in callees if _large(_size_of(sizes, name))]
         if big:
             continue  # the time may be the programs' own work
         lines = sorted({site.location.line for site, _, _ in items})
@@ -117,6 +121,15 @@ def dispatch_findings(sampler: Any, call_sites: dict[tuple[str, int], str],
                      "evidence": "stack samples of the program's thread at lines calling JAX (outside compiles), "
                                  "and the size of the jitted programs they call"}))
     return out
+
+
+def _size_of(sizes: dict[str, tuple[int, int]], callee: str) -> tuple[int, int] | None:
+    """The largest program of the jitted function a line's callee name (``step``, ``model.step``) names."""
+    if callee in sizes:
+        return sizes[callee]
+    last = callee.rsplit(".", 1)[-1]
+    found = [v for k, v in sizes.items() if k.rsplit(".", 1)[-1] == last]
+    return max(found) if found else None
 
 
 def _large(size: tuple[int, int] | None) -> bool:

@@ -41,12 +41,16 @@ def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
         loc = s.location
         shapes = ", ".join(sorted(s.shapes or {}, key=lambda k: -(s.shapes or {})[k])[:3])
         waited = f"{s.waited:,} waited for the device, " if s.waited else ""
+        waits = getattr(s, "waits", 0)
+        verb = "waited for" if waits >= s.reads else "read or waited for" if waits else "read"
         out.append(RuntimeFinding(
             "JW502", loc.function or "?",
-            f"line {loc.line} read {s.fresh:,} new jax.Array values to the host ({shapes}): a device-to-host "
-            f"round trip per iteration ({waited}{fmt_seconds(s.seconds)} in the reads)", "warning", loc,
+            f"line {loc.line} {verb} {s.fresh:,} new jax.Array values{'' if waits >= s.reads else ' to the host'} "
+            f"({shapes}): {'a host sync' if waits >= s.reads else 'a device-to-host round trip'} per iteration ({waited}{fmt_seconds(s.seconds)} in the "
+            "reads)", "warning", loc,
             Fix(fixes.HOST_SYNC.title, fixes.HOST_SYNC.why, location=loc), source=_source(loc),
             details={"reads": s.reads, "fresh_reads": s.fresh, "waited": s.waited, "seconds": s.seconds,
+                     "block_until_ready": waits,
                      "shapes": dict(s.shapes or {}), "iterations": iterations, "loop_iterations": span,
                      "evidence": "host reads of jax.Array values (ArrayImpl._value) counted at this line"}))
     return out

@@ -79,6 +79,36 @@ def _times(n: int) -> str:
     return "" if n == 1 else f" ({n} times)"
 
 
+def _library_trace_error(e: ErrorRecord, base: dict, where: str) -> RuntimeFinding | None:
+    """JW101 for a tracer error raised while JAX traced a function with no line of the program in it (a JAX or
+    library function jitted directly, ``jax.jit(jax.nn.one_hot)``): the trace's own JW101 is not made (the
+    function is not the user's), so the error is the program's at its call. Only where the traceback has no
+    program frame deeper than the call (``inner`` is the call's own line): a failed trace of the user's own
+    function is reported by its compile event."""
+    from .tracer_errors import _TRACER_ERRORS, ADVICE
+
+    name = next((n for n in _TRACER_ERRORS if n in e.bases), "")
+    loc = e.location
+    if not name or name == "UnexpectedTracerError" or loc is None or e.in_trace:
+        return None
+    inner = getattr(e, "inner", None)
+    if inner is not None and (inner.file, inner.line) != (loc.file, loc.line):
+        return None  # the program's own code was traced: its compile event's JW101
+    what, title, why = ADVICE[name]
+    arg = "the value"
+    return RuntimeFinding(
+        "JW101", loc.function or "?",
+        f"a trace failed inside a library function called at {where}: {what}; JAX raised {e.error}"
+        f"{_times(e.count)}", "error",
+        fix=Fix(title.format(arg=arg), why.format(arg=arg, static="pass it as a static argument of the jit "
+                                                      "(static_argnums / static_argnames)"), location=loc),
+        details={"error": e.error, "class": name, "count": e.count, "jax_message": e.message[:500],
+                 "trace_kind": "library",
+                 "evidence": f"JAX raised {e.error} while tracing a function with no line of the program, called "
+                             f"at this line (the program caught it or not)"},
+        confidence="certain", **base)
+
+
 def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
     loc = e.location
     base = {"location": loc, "source": _source(loc), "timestamp": max(0.0, e.time - t0)}
@@ -96,6 +126,9 @@ def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
                      "created_at": leak_created(e.message), "count": e.count,
                      "evidence": f"JAX raised {e.error} at the program's call ({caught})"},
             **base)
+    library_trace = _library_trace_error(e, base, where)
+    if library_trace is not None:
+        return library_trace
     if "TypeError" in e.bases:
         m = _BAD_ARG.search(e.message + " ")
         old = None if m else _BAD_ARG_OLD.search(e.message)

@@ -214,6 +214,36 @@ def _written_in_source(value: Any, loc: Any) -> bool:
     return str(value) in re.findall(r"-?\d+", text)
 
 
+_SEED_CALL = r"(?:PRNGKey|key|seed)\s*\(\s*(?:seed\s*=\s*)?([A-Za-z_]\w*)"
+
+
+def _named_seed(fn: Any, loc: Any) -> bool:
+    """Whether the key's seed on its source line is a name the function receives: a parameter of the function
+    that seeds it (its default, or ``self.seed`` of a static ``self``) or a variable of an enclosing function (a
+    factory's ``seed`` argument). The program chose that seed; a fixed stream per seed is deterministic by
+    design. A seed computed on the line (``int(time.time())``) or read from a module global (a step counter the
+    trace baked) is not named so and stays a finding."""
+    import linecache
+    import re
+
+    from .._pycode import code_objects
+
+    code = getattr(fn, "__code__", None)
+    if code is None or loc is None:
+        return False
+    m = re.search(_SEED_CALL, linecache.getline(loc.file, loc.line))
+    if m is None:
+        return False
+    name, short = m.group(1), (loc.function or "").rsplit(".", 1)[-1]
+    for c in code_objects(code):
+        if c.co_filename != loc.file or (c.co_name != short and c is not code):
+            continue
+        params = c.co_varnames[:c.co_argcount + c.co_kwonlyargcount]
+        if name in params or name in c.co_freevars:
+            return True
+    return False
+
+
 def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str, Any]) -> list[RuntimeFinding]:
     """JW602 for each line of a traced program that draws random numbers from a key no argument reaches: a
     captured key, or one seeded inside the function from a value computed at trace time (a seed written as
@@ -247,8 +277,8 @@ def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str
             evidence = "a key the loop body neither splits nor folds with the loop index"
         elif isinstance(origin, tuple) and origin[0] == "seed":
             seed_at = where(origin[2])
-            if str(origin[1]) in statics or _written_in_source(origin[1], seed_at):
-                continue  # a fixed seed the program wrote (or passed as a static argument): deliberate
+            if str(origin[1]) in statics or _written_in_source(origin[1], seed_at) or _named_seed(fn, seed_at):
+                continue  # a fixed seed the program wrote, passed static or named by a parameter: deliberate
             how = f"a key seeded from {origin[1]}, a value computed at trace time{folds}"
             evidence = f"a random_seed of the literal {origin[1]}, which its source line does not write"
         else:

@@ -70,8 +70,8 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("slow-compile", "S4", "yes", ("JW402",), ()),
     PitfallClass("persistent-cache-miss", "S4", "yes", ("JW408",), ()),
     PitfallClass("compile-cache-memory-growth", "S4", "yes", ("JW407",), ()),
-    PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501", "JW506"), ()),
-    PitfallClass("dispatch-overhead", "S5", "yes", ("JW504",), ()),
+    PitfallClass("off-fast-path-dispatch", "S5", "yes", ("JW501", "JW506", "JW509"), ()),
+    PitfallClass("dispatch-overhead", "S5", "yes", ("JW504", "JW509"), ()),
     PitfallClass("host-sync-in-loop", "S7", "yes", ("JW502", "JW503"), ("JS207",)),
     PitfallClass("implicit-host-transfer", "S1", "partly", ("JW505", "JW508"), (),
                  "the host-to-device copy of a NumPy argument happens in JAX's C++ dispatch with no Python hook on "
@@ -154,7 +154,7 @@ def finding_classes(finding: Any) -> set[str]:
             set(_TRACER_ERROR_CLASSES.get(str(details.get("error") or ""), ())) or classes_of_code(code)
     if code == "JW201":
         # A store into outer state holds a tracer of the trace: the side effect is also the leak.
-        kinds = {"global", "nonlocal", "container"}
+        kinds = {"global", "nonlocal", "container", "attribute"}
         return {"trace-time-side-effect", "leaked-tracer"} if details.get("kind") in kinds \
             else {"trace-time-side-effect"}
     if code == "JW403":

@@ -41,22 +41,29 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "Reports every trace of a jitted function that raised a tracer error "
         "(``TracerBoolConversionError``, ``ConcretizationTypeError``, ``TracerIntegerConversionError``, "
         "a boolean-mask index, ...), at the user's line, with the explanation and fix ``jitscope inspect`` "
-        "gives. It is reported even when the program catches the exception and carries on.",
+        "gives. It is reported even when the program catches the exception and carries on. A function with no "
+        "line of the program in it, jitted directly (``jax.jit(jax.nn.one_hot)`` with a traced size), is "
+        "reported at the program's call, from the error JAX raised there (``trace_kind`` ``library``).",
         "A program that catches the error (a ``try``/``except`` fallback to an unjitted path, a library "
         "that retries) silently runs the slow path on every call, and pays a failed trace each time.",
         "```python\n@jax.jit\ndef f(x):\n    if x > 0:          # JW101: Python branch on a traced value\n"
         "        return x\n    return -x\n\ntry:\n    f(1.0)\nexcept Exception:\n    pass\n```",
         "```python\n@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n```",
         "**certain**: JAX raised the error inside the trace (its class and message are in ``details``); the "
-        "line is the deepest frame of the user's code in the exception's traceback."),
+        "line is the deepest frame of the program's own code in the exception's traceback (an installed "
+        "library's frame, NumPy's ``append`` receiving the tracer, is where the error surfaced: the program's "
+        "call into it is the line to change)."),
     RuntimeCode(
         "JW201", "trace-side-effect", "warning",
         "Python side effects that ran while JAX traced: print, logging, stdout/stderr writes, global or "
         "nonlocal assignment, mutation of an outer container.",
         "Watches each trace of a jitted function and reports the Python side effects that ran during it: "
         "``print``, ``logging`` calls, writes to ``sys.stdout``/``sys.stderr``, assignment to a "
-        "``global`` or ``nonlocal`` name, and ``append``/``update``/... on a list, dict or set that "
-        "outlives the call (a module global or a closure).",
+        "``global`` or ``nonlocal`` name, ``append``/``update``/... on a list, dict or set that "
+        "outlives the call (a module global or a closure), and an attribute set on an object the call "
+        "received as itself and that outlives the trace: the bound ``self`` of a jitted method, or a static "
+        "argument (``self.param = ...`` in a method jitted with ``static_argnums=0``). Objects the trace "
+        "builds (a module clone, an nnx graph merged from the arguments) are not watched.",
         "The Python body of a jitted function runs only when JAX traces it. The side effect happens once "
         "per trace, never on the calls that reuse the compiled program: the log line appears once, the "
         "counter stops counting, the list holds tracers instead of values.",
@@ -67,7 +74,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "step also prints on every call, but it is a host callback: every call of the step then takes JAX's "
         "slow Python dispatch path (JW501). Use it for debugging, not in a hot step.",
         "**certain**: the effect ran during this trace (jitscope's stand-ins for ``print``, the streams, "
-        "``logging`` and outer containers saw it, with the line that ran it); the count is per trace. A trace "
+        "``logging`` and outer containers saw it, with the line that ran it; for an attribute, the value the "
+        "object's ``__dict__`` holds under a name the traced code stores (``STORE_ATTR``) is another object "
+        "after the trace than before it); the count is per trace. A trace "
         "that compiled nothing (``eval_shape``) is reported too: the effect ran there as well."),
     RuntimeCode(
         "JW301", "captured-constant", "warning",

@@ -170,13 +170,16 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
     RuntimeCode(
         "JW502", "host-sync-in-loop", "warning",
         "A line that read 50 or more new ``jax.Array`` values to the host (``float``, ``.item()``, ``bool``, "
-        "``np.asarray``, ``print``): a device-to-host round trip per loop iteration.",
+        "``np.asarray``, ``print``) or waited for them (``block_until_ready``): a host sync per loop iteration.",
         "Counts host reads of ``jax.Array`` values per line of the program (reads a library makes on its behalf "
-        "are not counted), and reports a line with at least 50 reads of a different array than the read "
+        "are not counted), ``.item()`` and ``block_until_ready()`` calls among them (a wait for the device with no "
+        "copy is the same sync), and reports a line with at least 50 reads of a different array than the read "
         "before: one per iteration of a loop. Where a ``for`` statement with an int index (``range``, "
         "``enumerate``) runs the line, counts iterations, not reads: reported only when at least half the "
         "iterations from the first read to the last read (reads every 100 steps, or a batch of 100 reads made "
-        "at once every 100 steps, are one round trip per 100 steps, however long the run). Gives how many reads "
+        "at once every 100 steps, are one round trip per 100 steps, however long the run). The leaves of one "
+        "``jax.device_get`` call are one batched transfer (JAX starts every leaf's copy before reading any), "
+        "counted once: fetching a loop's results together after it is the fix, not the pitfall. Gives how many reads "
         "had to wait for the device and the seconds spent in them. Under pytest, a line of a test module (per "
         "pytest's node id) whose reads took under 1 s is the test's speed (a loop asserting each step): not "
         "reported, like every per-step cost at a test's line (``advice_scope.TEST_SPEED_CODES``).",
@@ -187,7 +190,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "JW502: a round trip per step\n        break\n```",
         "```python\nfor step in range(n):\n    state, loss = train_step(state, batch)\n    if step % 100 == 0 and "
         "float(loss) < tol:\n        break\n```",
-        "**certain**: counted reads (``jax.Array._value``) at the line; the seconds are what they took here."),
+        "**certain**: counted reads (``jax.Array._value``, ``.item()``, ``.block_until_ready()``) at the line; "
+        "the seconds are what they took here. Not seen on CPU: ``np.asarray(x)`` (NumPy reads through the "
+        "buffer protocol, in C++)."),
     RuntimeCode(
         "JW503", "callback-in-loop", "warning",
         "A host callback (``jax.pure_callback``, ``io_callback``, ``jax.debug.callback``/``print``) inside a "
@@ -211,7 +216,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "when at least 30% of the run's samples (and 20) were at its lines calling JAX outside any compile, "
         "those lines call at least two different JAX callables, and every jitted function of the program among "
         "them compiled a small program (at most 64 equations on arrays of at most 100,000 elements; otherwise "
-        "the time is the work, not its dispatch). Names the lines, the callables and the share of the run.",
+        "the time is the work, not its dispatch), wherever it compiled: a callee the line names is matched to "
+        "the program's jitted functions by name, so a large program compiled by a warm-up call before the loop "
+        "keeps the loop quiet. Names the lines, the callables and the share of the run.",
         "Every jitted call and every eager JAX operation pays its dispatch (microseconds of Python and C++) "
         "whatever its size; a step made of many small calls is bound by dispatch, not by compute. This is the "
         "jit-scope question of jitscope's seeds, asked of the running program: jit the step, not its pieces "
@@ -307,6 +314,21 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "**likely**: the conversions are timed and the first 12 calls' contents compared; that later calls "
         "converted the same data too is inferred."),
     RuntimeCode(
+        "JW509", "jit-disabled", "warning",
+        "``jax_disable_jit`` was on when the run ended: every ``jax.jit`` ran its function op by op, eagerly.",
+        "Reads JAX's own flag ``jax.config.jax_disable_jit`` when the watch starts and when it ends, and reports "
+        "it on at the end (a ``jax.config.update('jax_disable_jit', True)`` or ``JAX_DISABLE_JIT=1`` left on), at "
+        "the line of the program's main file that names the option when there is one. A ``with "
+        "jax.disable_jit():`` block closed before the end (a scoped debugging choice) is not reported.",
+        "With the flag on, calling a jitted function runs its Python body with every ``jax.numpy`` operation "
+        "dispatched (and compiled the first time) on its own: no program is traced or fused, nothing is cached "
+        "as one executable, and a step costs many times its compiled time. Watch then sees no compile of the "
+        "program's functions at all.",
+        "```python\njax.config.update('jax_disable_jit', True)   # JW509: left on while debugging\n\n@jax.jit\n"
+        "def step(w, x):\n    return w - 0.01 * jnp.tanh(w @ x)\n```",
+        "```python\nwith jax.disable_jit():   # only around the code being debugged\n    step(w, x)\n```",
+        "**certain**: JAX's flag read when the run ended."),
+    RuntimeCode(
         "JW601", "prng-key-reuse", "warning",
         "One PRNG key consumed twice: two samples draw the same random bits; a sample and a split of one key are "
         "not independent.",
@@ -336,14 +358,17 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "value: the key is a constant of the program and every call draws the same numbers.",
         "Reports each ``jax.random`` call of the program that consumed a concrete key (not a tracer) while JAX "
         "staged a trace, and each draw of a traced program (dataflow of its jaxpr) from a key no argument "
-        "reaches: captured, or seeded from a value computed at trace time (a seed written on its line or passed "
-        "as a static argument is deliberate). A key per step is not one key: a key derived (``fold_in``, "
-        "``key(i)``) from a value that changes per iteration of a ``lax.scan``/``fori_loop`` (the index, a scanned "
-        "element, a carry the body updates), or seeded or folded at one line from several values in one program "
-        "(a Python loop the trace unrolled), draws new numbers at each step: not reported. Inside a ``lax.scan`` "
-        "body, a key the function was passed and the body uses unchanged (a constant of the loop, or a carry "
-        "returned as it came, neither split nor folded with the index) is reported: every iteration draws the "
-        "same numbers (``details.origin`` ``loop-invariant``).",
+        "reaches: captured, or seeded from a value computed at trace time. A key seeded inside the function from "
+        "a seed the program chose is deterministic by design and not reported: a seed written as a number on its "
+        "line, equal to a static argument, or named on its line by a parameter of the function that seeds it (its "
+        "default, ``self.seed``) or by a variable of an enclosing function (a factory's ``seed``); a seed computed "
+        "on the line (``int(time.time())``) or read from a module global is reported. A key per step is not one "
+        "key: a key derived (``fold_in``, ``key(i)``) from a value that changes per iteration of a "
+        "``lax.scan``/``fori_loop`` (the index, a scanned element, a carry the body updates), or seeded or folded "
+        "at one line from several values in one program (a Python loop the trace unrolled), draws new numbers at "
+        "each step: not reported. Inside a ``lax.scan`` body, a key the function was passed and the body uses "
+        "unchanged (a constant of the loop, or a carry returned as it came, neither split nor folded with the "
+        "index) is reported: every iteration draws the same numbers (``details.origin`` ``loop-invariant``).",
         "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
         "'random' numbers, and no error says so. A key carried through a loop and never split gives every step "
         "the same noise.",

@@ -61,6 +61,7 @@ def _function_of(fun: Any) -> types.FunctionType | None:
 _EFFECTS = {  # kind -> what ran (the fix is the catalogue's: jaxmodel/fixes.effect)
     "print": "print()", "stream": "{detail}()", "logging": "{detail}", "container": "mutation of {detail}",
     "global": "assignment to global '{detail}'", "nonlocal": "assignment to nonlocal '{detail}'",
+    "attribute": "assignment to attribute '{detail}' of an object the call received",
 }
 
 

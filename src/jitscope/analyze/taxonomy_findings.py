@@ -98,6 +98,7 @@ class TaxonomyAnalyzer:
                 ("host_callbacks", lambda: _host_callbacks(signals, events, self.findings)),
                 ("clocks", lambda: _clocks(signals)),
                 ("host_transfers", lambda: _host_transfers(signals)),
+                ("jit_disabled", lambda: _jit_disabled(signals, events)),
             ]
         for _, step in steps:
             try:
@@ -177,6 +178,12 @@ def _clocks(signals: Any) -> list[RuntimeFinding]:
 
     probe = getattr(signals, "clocks", None)
     return async_timing_findings(list(probe.sites.values())) if probe is not None else []
+
+
+def _jit_disabled(signals: Any, events: list[CompileEvent]) -> list[RuntimeFinding]:
+    from .jit_disabled import jit_disabled_findings
+
+    return jit_disabled_findings(getattr(signals, "jit_disabled", None), len(events))
 
 
 def _host_transfers(signals: Any) -> list[RuntimeFinding]:

@@ -94,13 +94,17 @@ def error_class(exc: BaseException) -> str:
 
 
 def user_location(exc: BaseException) -> Location | None:
-    """The deepest frame of the user's code in the exception's traceback."""
+    """The deepest frame of the program's own code in the exception's traceback (an installed library's frame,
+    NumPy's ``append`` receiving the tracer, is where the error surfaced, not the line to change: the program's
+    call into it is); the deepest frame outside JAX when the program has none there."""
     from .._jaxcompat import exception_user_frames
+    from ..model import installed_package_file
 
     frames = exception_user_frames(exc)
     if not frames:
         return None
-    file, func, line = frames[-1]
+    own = [f for f in frames if not installed_package_file(f[0])]
+    file, func, line = (own or frames)[-1]
     return Location(file, line, function=func)
 
 

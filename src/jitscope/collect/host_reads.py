@@ -4,8 +4,9 @@
 to the host and first waits for the computation that produces it (JAX dispatches asynchronously; a host
 read is where the program waits). ``_jaxcompat.install_host_read_hook`` reports each read; this keeps, per
 line of the program that asked (the first program frame above JAX's, reached through JAX's frames only),
-how many reads there were, how many were of a different array than the previous read at that line (a new
-result each time: one read per iteration of a loop), how many had to wait (the value was not computed yet
+how many reads there were (``block_until_ready`` waits among them), how many were of a different array than the
+previous read at that line (a new result each time: one read per iteration of a loop; the leaves of one
+``jax.device_get`` call are one batched transfer, counted once), how many had to wait (the value was not computed yet
 when the read began) and the seconds the reads took. Reads that a library makes on the program's behalf
 (a logger formatting an array, a checkpoint writer) are the library's and not counted.
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from .._jaxcompat.runtime_hooks import install_host_read_hook, staging_now
+from .._jaxcompat.runtime_hooks import device_get_leaves, install_host_read_hook, staging_now
 from ..model import Location
 from .loop_index import loop_index
 from .program_frames import frame_kind, location, program_caller
@@ -46,6 +47,8 @@ class HostReadSite:
     iterations: int | None = None
     span: int | None = None
     last_index: int | None = None
+    waits: int = 0  # of the reads, ``block_until_ready`` calls (a wait for the device with no copy)
+    batch_left: int = 0  # reads still to come of one ``jax.device_get`` call (one batched transfer)
 
 
 class HostReadProbe:
@@ -66,12 +69,13 @@ class HostReadProbe:
             self._uninstall()
             self._uninstall = None
 
-    def _on_read(self, array: Any, seconds: float, was_ready: bool, caller: FrameType) -> None:
+    def _on_read(self, array: Any, seconds: float, was_ready: bool, caller: FrameType, what: str = "read") -> None:
         if staging_now() or _in_jit_call():
             return  # JAX reading a constant while it traces, lowers or compiles: not the program's round trip
         frame = program_caller(caller)
         if frame is None or _in_callback(caller, frame) or _string_for_jax(caller):
             return
+        leaves = _batch_leaves(caller, frame)
         frame = _past_generated(frame)
         key = (frame.f_code.co_filename, frame.f_lineno)
         index = loop_index(frame)
@@ -88,6 +92,12 @@ class HostReadProbe:
             except TypeError:
                 self._last.pop(key, None)
             site.reads += 1
+            site.waits += what == "wait"
+            if site.batch_left and leaves is not None:
+                site.batch_left -= 1
+                fresh = False  # a further leaf of one device_get: the same round trip
+            elif leaves is not None and leaves > 1:
+                site.batch_left = leaves - 1
             site.fresh += fresh
             if index is not None and index != site.last_index:
                 last = site.last_index
@@ -99,6 +109,16 @@ class HostReadProbe:
             spec = _spec(array)
             if site.shapes is not None and (spec in site.shapes or len(site.shapes) < 8):
                 site.shapes[spec] = site.shapes.get(spec, 0) + 1
+
+
+def _batch_leaves(caller: FrameType, program: FrameType) -> int | None:
+    """The number of leaves of the ``jax.device_get`` call the program made for this read (it starts every
+    leaf's copy before reading any: the reads are one batched round trip), or None when the read is not inside
+    one."""
+    f: FrameType | None = caller
+    while f is not None and f.f_back is not program:
+        f = f.f_back
+    return device_get_leaves(f) if f is not None else None
 
 
 _CALLBACK_FILES = ("callback.py", "debugging.py")

@@ -18,6 +18,7 @@ from .host_callbacks import HostCallbackProbe
 from .host_reads import HostReadProbe
 from .host_transfers import HostTransferProbe
 from .jax_signals import JaxErrorProbe, JaxWarningProbe, TraceContextProbe
+from .jit_disabled import JitDisabledProbe
 from .key_use import KeyUseProbe
 
 
@@ -35,9 +36,10 @@ class RuntimeSignals:
         self.host_callbacks = HostCallbackProbe()
         self.clocks = ClockReadProbe()
         self.host_transfers = HostTransferProbe()
+        self.jit_disabled = JitDisabledProbe()
         self._probes: list[Any] = [self.errors, self.warnings, self.host_reads, self.keys, self.context,
                                    self.host_args, self.sampler, self.host_callbacks, self.clocks,
-                                   self.host_transfers]
+                                   self.host_transfers, self.jit_disabled]
         self._installed: list[Any] = []
 
     def install(self) -> RuntimeSignals:

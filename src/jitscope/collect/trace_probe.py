@@ -57,7 +57,7 @@ class _Plan:
     """What one function's code could do while traced, from one scan of its (and its same-module
     helpers') bytecode. Holds no function object: a cached plan must not keep closures alive."""
 
-    __slots__ = ("names", "global_stores", "nonlocal_stores", "patches", "mutators")
+    __slots__ = ("names", "global_stores", "nonlocal_stores", "attr_stores", "patches", "mutators")
 
     def __init__(self, fn: types.FunctionType) -> None:
         # JAX's own jitted routines (jnp.where, ...) go through the slow path inside every trace: no scan.
@@ -65,6 +65,7 @@ class _Plan:
         names: set[str] = set()
         self.global_stores: dict[str, tuple[str, int, str]] = {}
         self.nonlocal_stores: dict[str, tuple[str, int, str]] = {}
+        self.attr_stores: dict[str, tuple[str, int, str]] = {}  # attribute name -> first ``x.name = ...`` site
         for f in funcs:
             for c in code_objects(f.__code__):
                 names.update(c.co_names)
@@ -73,6 +74,8 @@ class _Plan:
                         self.global_stores.setdefault(ins.argval, _site(c, ins))
                     elif ins.opname == "STORE_DEREF" and ins.argval in c.co_freevars:
                         self.nonlocal_stores.setdefault(ins.argval, _site(c, ins))
+                    elif ins.opname == "STORE_ATTR" and c.co_name != "__init__":
+                        self.attr_stores.setdefault(ins.argval, _site(c, ins))
         self.names = names
         self.patches = tuple(k for k, hit in (("print", "print" in names), ("streams", bool(names & _STREAM_NAMES)),
                                                ("logging", bool(names & _LOG_METHODS))) if hit)
@@ -80,7 +83,7 @@ class _Plan:
 
     @property
     def empty(self) -> bool:
-        return not (self.patches or self.mutators or self.global_stores or self.nonlocal_stores)
+        return not (self.patches or self.mutators or self.global_stores or self.nonlocal_stores or self.attr_stores)
 
 
 def _site(code: types.CodeType, ins: dis.Instruction) -> tuple[str, int, str]:
@@ -92,7 +95,7 @@ class _Watch:
     """One instrumented slow-path call in progress."""
 
     __slots__ = ("call", "events", "globals_before", "cells", "cells_before", "watched", "old_profile", "plan",
-                 "fn", "outer")
+                 "fn", "outer", "attrs_before")
 
     def __init__(self, call: Any, plan: _Plan, fn: types.FunctionType) -> None:
         self.call, self.plan, self.fn = call, plan, fn
@@ -104,6 +107,9 @@ class _Watch:
         self.globals_before = {n: g.get(n, _MISSING) for n in plan.global_stores}
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=False))
         self.cells_before = {n: _cell_value(self.cells[n]) for n in plan.nonlocal_stores if n in self.cells}
+        # Objects that outlive the trace and reach it as Python objects: the attributes the code stores, as held now.
+        self.attrs_before = [(obj, {n: obj.__dict__.get(n, _MISSING) for n in plan.attr_stores})
+                             for obj in _outer_objects(call)] if plan.attr_stores else []
         # Outer containers: module-level and closure lists/dicts/sets the reached code names.
         self.watched: dict[int, str] = {}
         if plan.names & _MUTATORS:
@@ -139,6 +145,12 @@ class _Watch:
         for name, before in self.cells_before.items():
             if _cell_value(self.cells[name]) is not before:
                 self.events.append(EffectEvent("nonlocal", *self.plan.nonlocal_stores[name], name))
+        for obj, attrs in self.attrs_before:
+            for name, before in attrs.items():
+                if obj.__dict__.get(name, _MISSING) is not before:
+                    self.events.append(EffectEvent("attribute", *self.plan.attr_stores[name],
+                                                   f"{type(obj).__name__}.{name}"))
+        self.attrs_before = []
         return self.events
 
 
@@ -150,6 +162,28 @@ def _cell_value(cell: Any) -> Any:
     with contextlib.suppress(ValueError):
         return cell.cell_contents
     return _MISSING
+
+
+def _outer_objects(call: Any) -> list[Any]:
+    """The Python objects a traced call receives as themselves (not flattened into tracers), which outlive the
+    trace: the bound ``self`` of a jitted method and the static arguments that keep attributes in a ``__dict__``
+    (classes, modules and functions excluded). An attribute stored on one of them while tracing is a trace-time
+    side effect; objects built inside the trace (a module ``clone``, an nnx graph merged from the arguments) are
+    not among them."""
+    out: list[Any] = []
+    fun = call.fun
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    bound = getattr(fun, "__self__", None) if isinstance(fun, types.MethodType) else None
+    values = [bound] if bound is not None else []
+    values += [call.args[i] for i in (call.static_argnums or ()) if isinstance(i, int) and -len(call.args) <= i
+               < len(call.args)]
+    values += [call.kwargs[n] for n in (call.static_argnames or ()) if n in call.kwargs]
+    for v in values:
+        if isinstance(getattr(v, "__dict__", None), dict) and \
+                not isinstance(v, (type, types.ModuleType, types.FunctionType)) and all(v is not o for o in out):
+            out.append(v)
+    return out
 
 
 def _identity_statics(call: Any) -> list[Any]:

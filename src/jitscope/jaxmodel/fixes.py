@@ -65,6 +65,15 @@ GLOBAL_ASSIGNMENT = Advice(
 NONLOCAL_ASSIGNMENT = Advice(
     "return the value instead of assigning a nonlocal",
     "the assignment runs only while tracing; later calls of the compiled function skip it.")
+JIT_DISABLED = Advice(
+    "turn jax_disable_jit off (remove jax.config.update('jax_disable_jit', True), or scope it with "
+    "`with jax.disable_jit():` around the code being debugged)",
+    "with it on, every jitted function runs op by op: one dispatch per operation and no fusion, so a step costs "
+    "many times its compiled time.")
+ATTRIBUTE_ASSIGNMENT = Advice(
+    "return the new value and assign it outside the jitted function",
+    "an attribute set on self (or on a static argument) runs only while tracing: later calls of the compiled "
+    "function skip it, and a traced value stored there is a leaked tracer.")
 # A print or f-string that needs a traced value's concrete value (a tracer error, JW101/inspect).
 PRINT_TRACED_VALUE = Advice(
     "print the value outside the jitted function (return it), or use jax.debug.print while debugging",
@@ -103,7 +112,7 @@ def effect(kind: str) -> Advice:
     """The fix for a trace-time side effect of ``kind`` (``collect.trace_effects``: ``print``, ``stream``,
     ``logging``, ``container``, ``global``, ``nonlocal``)."""
     return {"print": TRACE_PRINT, "stream": TRACE_STREAM, "logging": TRACE_LOGGING, "container": OUTER_MUTATION,
-            "global": GLOBAL_ASSIGNMENT, "nonlocal": NONLOCAL_ASSIGNMENT}.get(
+            "global": GLOBAL_ASSIGNMENT, "nonlocal": NONLOCAL_ASSIGNMENT, "attribute": ATTRIBUTE_ASSIGNMENT}.get(
         kind, Advice("move it out of the jitted function", "it runs once per trace, not per call."))
 
 
