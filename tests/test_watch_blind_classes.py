@@ -143,3 +143,13 @@ def test_a_clock_stored_by_name_resolves_while_watching():
             clock = getattr(time, name)
             assert getattr(importlib.import_module(clock.__module__), clock.__name__) is clock
             assert pickle.loads(pickle.dumps(clock)) is clock
+
+
+def test_donated_buffers_the_executable_refuses_on_the_fast_path_are_reported(tmp_path):
+    findings = _watch(tmp_path, FIXTURES / "watch_donation_fast_path.py", "JW")
+    for f in findings:
+        assert f.severity == "error" and "donation-misuse" in finding_classes(f)
+    twice = [f for f in findings if f.details.get("donated_twice")]
+    assert len(twice) == (1 if MONITORING else 0)
+    if MONITORING:
+        assert "distinct arrays" in twice[0].fix.title
