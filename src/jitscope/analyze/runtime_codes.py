@@ -56,7 +56,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "Watches each trace of a jitted function and reports the Python side effects that ran during it: "
         "``print``, ``logging`` calls, writes to ``sys.stdout``/``sys.stderr``, assignment to a "
         "``global`` or ``nonlocal`` name, and ``append``/``update``/... on a list, dict or set that "
-        "outlives the call (a module global or a closure).",
+        "outlives the call (a module global or a closure). Not reported where the effect is the point "
+        "(``jaxmodel/deliberate.py``): in test files, where a name says it is about tracing, and a ``print`` "
+        "of string literals only that announces the trace (``print('recompiling')``).",
         "The Python body of a jitted function runs only when JAX traces it. The side effect happens once "
         "per trace, never on the calls that reuse the compiled program: the log line appears once, the "
         "counter stops counting, the list holds tracers instead of values.",
