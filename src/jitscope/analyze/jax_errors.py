@@ -65,17 +65,40 @@ class ErrorRecord(Protocol):
     library: str
 
 
-def error_findings(errors: list[Any], t0: float) -> list[RuntimeFinding]:
-    """JW102-JW107 for the errors that are one of those pitfalls; the rest are left alone."""
+def error_findings(errors: list[Any], t0: float, events: Any = ()) -> list[RuntimeFinding]:
+    """JW102-JW107 for the errors that are one of those pitfalls; the rest are left alone (``events``: the
+    run's compile events, which name the donating function of a donation JAX refused at its compiling call)."""
     out = []
     for e in errors:
         try:
             f = _finding(e, t0)
+            if f is not None and f.code == "JW104":
+                f = _donated_by(f, e, events)
         except Exception:  # noqa: BLE001 - an unexpected message costs that finding only
             f = None
         if f is not None:
             out.append(f)
     return out
+
+
+def _donated_by(f: RuntimeFinding, e: ErrorRecord, events: Any) -> RuntimeFinding:
+    """A donation JAX refused at the very call that compiled a donating jitted function (its call site is the
+    error's line): the finding names that function and its fix points at its definition, where
+    ``donate_argnums`` is written (the call is where it failed, the options are where it is fixed)."""
+    loc = e.location
+    if loc is None:
+        return f
+    hits = [ev for ev in events if ev.call_site is not None and ev.call_site.file == loc.file
+            and ev.call_site.line == loc.line and "donate" in (ev.jit_options or "")]
+    if not hits:
+        return f
+    ev = hits[-1]
+    f.function = ev.function
+    f.message += f" (donating jitted function {ev.function}: {ev.jit_options})"
+    if ev.definition is not None and f.fix is not None:
+        f.fix = Fix(f.fix.title, f.fix.description, location=ev.definition)
+    f.details["donated_by"] = ev.function
+    return f
 
 
 def _times(n: int) -> str:
