@@ -143,3 +143,16 @@ def test_a_clock_stored_by_name_resolves_while_watching():
             clock = getattr(time, name)
             assert getattr(importlib.import_module(clock.__module__), clock.__name__) is clock
             assert pickle.loads(pickle.dumps(clock)) is clock
+
+
+def test_donated_buffers_the_executable_refuses_on_the_fast_path_are_reported(tmp_path):
+    findings = _watch(tmp_path, FIXTURES / "watch_donation_fast_path.py", "JW")
+    for f in findings:
+        assert f.severity == "error" and "donation-misuse" in finding_classes(f)
+    twice = [f for f in findings if f.details.get("donated_twice")]
+    assert len(twice) == (2 if MONITORING else 1) and all("distinct arrays" in f.fix.title for f in twice)
+    # refused at the call that compiled it: named after the donating function, fixed where donate_argnums is
+    text = (FIXTURES / "watch_donation_fast_path.py").read_text().splitlines()
+    jit_line = next(i for i, line in enumerate(text, 1) if line.endswith("# fix: donate_argnums"))
+    (compiling,) = [f for f in twice if f.details.get("donated_by")]
+    assert compiling.fix.location.line == jit_line and compiling.location.line == jit_line + 3

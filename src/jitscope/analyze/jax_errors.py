@@ -11,7 +11,9 @@ pitfalls of jit with one cause and one fix each, recognised by JAX's own error c
   ``Error interpreting argument to <f> as an abstract array`` (JAX 0.4.3x and later) or ``... is not a
   valid JAX type``.
 * JW104 ``donated-array-reuse``: a deleted array used again: ``Array has been deleted`` (donated to a jitted
-  call with ``donate_argnums``, or deleted explicitly).
+  call with ``donate_argnums``, or deleted explicitly), or, passed to the executable, ``Buffer has been
+  deleted or donated``; and one buffer donated twice in one call (``Attempt to donate the same buffer twice``:
+  the same array, or two pytree leaves bound to one array, in donated arguments).
 * JW105 ``inplace-array-update``: ``x[idx] = v`` on a JAX array or tracer (``JAX arrays are immutable``).
 * JW106 ``device-out-of-memory``: an allocation failed (``RESOURCE_EXHAUSTED``), eagerly or in a jitted
   call.
@@ -40,7 +42,8 @@ _BAD_ARG = re.compile(r"Error interpreting argument to <function (\S+) at 0x[0-9
                       r"The problematic value is of type <class '([^']+)'> and was passed to the function at "
                       r"path ([^\s]+?)\.?\s")
 _BAD_ARG_OLD = re.compile(r"Argument '(.*?)' of type <class '([^']+)'> is not a valid JAX type")
-_DELETED = re.compile(r"Array has been deleted|buffer has been deleted or donated|has been donated")
+_DELETED = re.compile(r"Array has been deleted|buffer has been deleted or donated|has been donated", re.IGNORECASE)
+_DONATED_TWICE = re.compile(r"Attempt to donate the same buffer twice")
 _IMMUTABLE = re.compile(r"JAX arrays are immutable|does not support item assignment")
 _OOM = re.compile(r"RESOURCE_EXHAUSTED|[Oo]ut of memory")
 _BYTES = re.compile(r"allocating (\d+) bytes")
@@ -62,17 +65,40 @@ class ErrorRecord(Protocol):
     library: str
 
 
-def error_findings(errors: list[Any], t0: float) -> list[RuntimeFinding]:
-    """JW102-JW107 for the errors that are one of those pitfalls; the rest are left alone."""
+def error_findings(errors: list[Any], t0: float, events: Any = ()) -> list[RuntimeFinding]:
+    """JW102-JW107 for the errors that are one of those pitfalls; the rest are left alone (``events``: the
+    run's compile events, which name the donating function of a donation JAX refused at its compiling call)."""
     out = []
     for e in errors:
         try:
             f = _finding(e, t0)
+            if f is not None and f.code == "JW104":
+                f = _donated_by(f, e, events)
         except Exception:  # noqa: BLE001 - an unexpected message costs that finding only
             f = None
         if f is not None:
             out.append(f)
     return out
+
+
+def _donated_by(f: RuntimeFinding, e: ErrorRecord, events: Any) -> RuntimeFinding:
+    """A donation JAX refused at the very call that compiled a donating jitted function (its call site is the
+    error's line): the finding names that function and its fix points at its definition, where
+    ``donate_argnums`` is written (the call is where it failed, the options are where it is fixed)."""
+    loc = e.location
+    if loc is None:
+        return f
+    hits = [ev for ev in events if ev.call_site is not None and ev.call_site.file == loc.file
+            and ev.call_site.line == loc.line and "donate" in (ev.jit_options or "")]
+    if not hits:
+        return f
+    ev = hits[-1]
+    f.function = ev.function
+    f.message += f" (donating jitted function {ev.function}: {ev.jit_options})"
+    if ev.definition is not None and f.fix is not None:
+        f.fix = Fix(f.fix.title, f.fix.description, location=ev.definition)
+    f.details["donated_by"] = ev.function
+    return f
 
 
 def _times(n: int) -> str:
@@ -173,6 +199,14 @@ def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
             fix=Fix(fixes.DEVICE_MEMORY.title, fixes.DEVICE_MEMORY.why, location=loc),
             details={"error": e.error, "count": e.count, "bytes": int(m.group(1)) if m else None,
                      "evidence": f"JAX raised {e.error} (RESOURCE_EXHAUSTED) ({caught})"}, **base)
+    if _DONATED_TWICE.search(e.message) and ("RuntimeError" in e.bases or "ValueError" in e.bases):
+        return RuntimeFinding(
+            "JW104", loc.function if loc and loc.function else "?",
+            f"one array was passed to two donated arguments at {where}: JAX cannot donate the same buffer twice "
+            f"and refused the call{_times(e.count)}", "error",
+            fix=Fix(fixes.DONATED_TWICE.title, fixes.DONATED_TWICE.why, location=loc),
+            details={"error": e.error, "count": e.count, "donated_twice": True,
+                     "evidence": f"JAX raised {e.error} ('{e.message.splitlines()[0][:80]}') ({caught})"}, **base)
     if _DELETED.search(e.message) and ("RuntimeError" in e.bases or "ValueError" in e.bases):
         shape = re.search(r"shape=(\S+?)\.?$", e.message.splitlines()[0] if e.message else "")
         what = f" ({shape.group(1)})" if shape else ""

@@ -93,7 +93,13 @@ CLASSES: tuple[PitfallClass, ...] = (
                  "happens to be ready by then (a small program: harmless), timeit (it drops each result) and "
                  "timers other than the time module's (a C clock), and a timing that includes the first call's "
                  "compile"),
-    PitfallClass("donation-misuse", "S6", "yes", ("JW104", "JW604"), ()),
+    PitfallClass("donation-misuse", "S6", "partly", ("JW104", "JW604"), (),
+                 "a deleted array used again and one buffer in two donated arguments are reported where JAX's "
+                 "Python runs (a read of the array, the call that compiles: JW104); passed again to a jitted "
+                 "call whose executable is in jit's C++ cache (also through a new jax.jit object of the same "
+                 "function), the executable's refusal is raised with no Python code of JAX on the way: watch "
+                 "sees it on Python 3.12+ (sys.monitoring's RAISE event) and, caught by the program, not on "
+                 "Python 3.11 (that would need a trace function on every frame)"),
     PitfallClass("device-memory-pressure", "S6", "partly", ("JW106",), (),
                  "an allocation failure is reported (JW106); the memory held short of failing needs a device "
                  "memory profile (jax.profiler.save_device_memory_profile), which watch does not take"),

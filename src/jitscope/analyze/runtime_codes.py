@@ -63,7 +63,9 @@ CODES: dict[str, RuntimeCode] = {c.code: c for c in (
         "outlives the call (a module global or a closure), and an attribute set on an object the call "
         "received as itself and that outlives the trace: the bound ``self`` of a jitted method, or a static "
         "argument (``self.param = ...`` in a method jitted with ``static_argnums=0``). Objects the trace "
-        "builds (a module clone, an nnx graph merged from the arguments) are not watched.",
+        "builds (a module clone, an nnx graph merged from the arguments) are not watched. Not reported where "
+        "the effect is the point (``jaxmodel/deliberate.py``): in test files, where a name says it is about "
+        "tracing, and a ``print`` of string literals only that announces the trace (``print('recompiling')``).",
         "The Python body of a jitted function runs only when JAX traces it. The side effect happens once "
         "per trace, never on the calls that reuse the compiled program: the log line appears once, the "
         "counter stops counting, the list holds tracers instead of values.",

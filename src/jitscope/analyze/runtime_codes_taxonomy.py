@@ -50,9 +50,16 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "An array was used after it was deleted: donated to a jitted call (``donate_argnums``) or deleted; JAX "
         "raised (even when the program caught it).",
         "Reports each error JAX raised because an array it had deleted was used again (\"Array has been "
-        "deleted\"), at the program's line that used it.",
+        "deleted\"; passed to a jitted call, \"Buffer has been deleted or donated\"), and each call that "
+        "donated one buffer twice (\"Attempt to donate the same buffer twice\": the same array, or two pytree "
+        "leaves bound to one array, in donated arguments), at the program's line that used it; refused at the "
+        "very call that compiled the donating jitted function, the finding names that function and its fix "
+        "points at its definition (where ``donate_argnums`` is written). A jitted call "
+        "whose executable is in jit's C++ cache raises with no Python code of JAX on the way: watch sees that "
+        "on Python 3.12+ (sys.monitoring) and, caught, not on Python 3.11.",
         "Donation hands an argument's buffer to the call's outputs: JAX deletes the array after the call. A later "
-        "use (a second call with the same array, a metric read from it) raises.",
+        "use (a second call with the same array, a metric read from it) raises, and one buffer cannot be handed "
+        "over twice in one call.",
         "```python\nstep = jax.jit(update, donate_argnums=0)\nnew = step(params, g)\nloss(params)           "
         "# JW104: params was donated\n```",
         "```python\nparams = step(params, g)   # rebind: the old buffer is gone\n```",

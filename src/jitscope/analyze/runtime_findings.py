@@ -36,7 +36,7 @@ from typing import Any
 
 from .._format import fmt_bytes
 from ..jaxmodel import fixes
-from ..jaxmodel.deliberate import effect_expected
+from ..jaxmodel.deliberate import announces_trace, effect_expected
 from ..model import CompileEvent, Fix, Location, installed_package_file
 from .runtime_record import LARGE_CONSTANT_BYTES as LARGE_CONSTANT_BYTES
 from .runtime_record import NOTABLE_CONSTANT_BYTES, leak_created
@@ -373,9 +373,11 @@ def _effects(event: CompileEvent, effects: list, base: dict) -> list[RuntimeFind
     for (kind, file, line, function, detail), n in counts.items():
         if effect_expected(file, (detail if kind in ("global", "nonlocal") else "", function, event.function)):
             continue  # a test's trace counter, a function named for tracing: the effect is the point (as lint)
+        loc = Location(file, line, function=function or None) if file and line else None
+        if kind == "print" and announces_trace(_source(loc)):
+            continue  # print("recompiling"): announcing each trace is the point
         what = _EFFECTS.get(kind, "{detail}").format(detail=detail)
         advice = fixes.effect(kind)
-        loc = Location(file, line, function=function or None) if file and line else None
         times = f"{n} time{'s' if n != 1 else ''}"
         out.append(RuntimeFinding(
             "JW201", event.function,

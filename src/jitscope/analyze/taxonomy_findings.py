@@ -89,7 +89,7 @@ class TaxonomyAnalyzer:
         ]
         if signals is not None:
             steps += [
-                ("errors", lambda: _errors(signals, t0)),
+                ("errors", lambda: _errors(signals, t0, events)),
                 ("warnings", lambda: _warnings(signals, t0)),
                 ("host", lambda: _host(signals)),
                 ("keys", lambda: _keys(signals, self.findings)),
@@ -120,10 +120,10 @@ def _cache(events: list[CompileEvent], cache_dir: str | None) -> list[RuntimeFin
     return cache_findings(events, cache_dir)
 
 
-def _errors(signals: Any, t0: float) -> list[RuntimeFinding]:
+def _errors(signals: Any, t0: float, events: list[CompileEvent]) -> list[RuntimeFinding]:
     from .jax_errors import error_findings
 
-    return error_findings(list(signals.errors.errors), t0)
+    return error_findings(list(signals.errors.errors), t0, events)
 
 
 def _warnings(signals: Any, t0: float) -> list[RuntimeFinding]:

@@ -9,7 +9,11 @@ program that catches it leaves nothing for that hook.
 On Python 3.12 and later, ``sys.monitoring``'s ``RAISE`` event is fired in each Python frame an exception is
 raised into, C calls included, at no cost to code that raises nothing: ``install_raise_monitor(on_raise)``
 calls ``on_raise(exc, frame)`` for an exception of a class in ``_CLASSES`` whose message starts with one of
-``CPP_MESSAGES`` (JAX's own wording), raised into a frame of the program. On Python 3.11 there is no such
+``CPP_MESSAGES`` (JAX's own wording), raised into a frame of the program. The executable's refusals are
+the same kind of error: a donated array passed again to a jitted call whose C++ cache holds the executable
+(``INVALID_ARGUMENT: Invalid buffer passed to Execute() ... Buffer has been deleted or donated``; a new
+``jax.jit`` object of the same function shares that cache) and one buffer in two donated arguments on a
+call after the first (the first call, through JAX's Python slow path, crosses the boundary). On Python 3.11 there is no such
 event short of a trace function on every frame (``sys.settrace``, which would slow every Python line): the
 installer returns a no-op there, and the error is seen only where it crosses a JAX boundary (or, uncaught,
 as watch's crash explanation).
@@ -26,8 +30,11 @@ from typing import Any
 
 from .program_frames import frame_kind
 
-CPP_MESSAGES = ("Non-hashable static arguments are not supported",)
-_CLASSES = (ValueError, TypeError)
+CPP_MESSAGES = ("Non-hashable static arguments are not supported",
+                # the fast path's executable refusing a donated (deleted) buffer, or one buffer donated twice
+                "INVALID_ARGUMENT: Invalid buffer passed to Execute()",
+                "INVALID_ARGUMENT: Attempt to donate the same buffer twice")
+_CLASSES = (ValueError, TypeError, RuntimeError)
 _TOOL_IDS = (4, 3)  # sys.monitoring's unassigned ids (0 debugger, 1 coverage, 2 profiler, 5 optimizer)
 
 

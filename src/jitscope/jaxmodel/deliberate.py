@@ -8,6 +8,10 @@ or to count traces does on purpose. Such effects are not findings in either comm
   ``testing`` directory (a ``*fixtures*`` directory below it holds inputs, not tests);
 * where a name says it is about tracing: the variable, the function or a decorator contains
   ``TRACE_WORDS`` (``n_traces``, ``count_traces``, ``@trace_only``).
+* a ``print`` that announces the trace: its arguments are only string literals and the text says tracing
+  or compiling (``print("recompiling")``, ``print("tracing f")``): the idiom JAX's own docs use to show when
+  jit traces again, printed once per trace on purpose (a print of a value, ``print("x", x)``, stays a
+  finding: it shows a tracer, not the value). watch only (``announces_trace``, read from the source line).
 
 (lint's ``rules/_util.trace_time_effect_expected`` applies the same rule to source, with the wrappers
 that only trace as well; it keeps its own copy of these two facts until lint reads them from here.)
@@ -15,10 +19,13 @@ that only trace as well; it keeps its own copy of these two facts until lint rea
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable
 from typing import Any
 
 TRACE_WORDS = ("trace", "tracing", "jaxpr", "eval_shape", "compile")
+_ANNOUNCE = re.compile(r"(?i)\b(re)?(trac(e|es|ed|ing)|compil(e|es|ed|ing|ation))\b")
 
 # JAX's checking modes (``jax.checking_leaks()``, ``jax.debug_nans``/``debug_infs``): a test re-runs code under
 # one on purpose (its other tests' bodies inside ``with jax.checking_leaks():``); a function rebuilt there and
@@ -54,3 +61,17 @@ def effect_expected(path: str | None, names: Iterable[str] = ()) -> bool:
     if path and is_test_file(path):
         return True
     return any(w in n.lower() for n in names if n for w in TRACE_WORDS)
+
+
+def announces_trace(source: str) -> bool:
+    """Is ``source`` (one stripped line) a ``print(...)`` of string literals only whose text says tracing or
+    compiling (``print("recompiling")``)?"""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return False
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"):
+        return False
+    if not node.args or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args):
+        return False
+    return any(_ANNOUNCE.search(a.value) for a in node.args)  # type: ignore[union-attr]

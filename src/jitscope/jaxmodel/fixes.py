@@ -222,6 +222,10 @@ DONATED_REUSE = Advice(
     "rebind the donated argument to the result (x = f(x)) and never use the old array afterwards",
     "donate_argnums hands the argument's buffer to the output: JAX deletes the array after the call, and any "
     "later use raises. Donate only what you overwrite, or copy (jnp.copy) what you still need.")
+DONATED_TWICE = Advice(
+    "pass distinct arrays to the donated arguments (jnp.copy one of them) or donate only one of them",
+    "a donated buffer is handed to the output: one buffer behind two donated arguments (the same array, or "
+    "two pytree leaves bound to one array) cannot be handed over twice, so JAX refuses the call.")
 UNUSABLE_DONATION = Advice(
     "donate only arguments that an output of the same shape and dtype can reuse, or drop donate_argnums",
     "a donated buffer that matches no output cannot be reused: nothing is saved, and the array is still "
