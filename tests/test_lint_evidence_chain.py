@@ -73,6 +73,30 @@ class StaticOp:
 
 def make(w, cls=Op):
     return cls(w, frozenset({"symmetric"}))
+
+
+def decay(count, lr):
+    def reset():
+        new_count = 0
+        return new_count, lr
+
+    def keep():
+        new_count = count * 0.5
+        return new_count, lr
+
+    return jax.jit(lambda c: lax.cond(c > 3, reset, keep))(count)
+
+
+def decay_fixed(count, lr):
+    def reset():
+        new_count = jnp.zeros_like(count)
+        return new_count, lr
+
+    def keep():
+        new_count = count * 0.5
+        return new_count, lr
+
+    return jax.jit(lambda c: lax.cond(c > 3, reset, keep))(count)
 '''
 LINES = {"fit": 10, "switch": 16, "scan": 23, "tags": 34}
 
@@ -118,6 +142,18 @@ from mylib import core
 
 op = core.make(jnp.ones(2), core.StaticOp)
 print(jax.jit(lambda op: op.w * 2)(op))
+''',
+    "branch": '''\
+import jax.numpy as jnp
+from mylib import core
+
+print(core.decay(jnp.float32(5.0), 0.1))
+''',
+    "branch_fixed": '''\
+import jax.numpy as jnp
+from mylib import core
+
+print(core.decay_fixed(jnp.float32(5.0), 0.1))
 ''',
     "assert": '''\
 import jax.numpy as jnp
@@ -217,7 +253,20 @@ def test_a_field_jax_refused_to_trace_is_reported_where_it_is_declared(tree):
     assert "op.tags" in found[0]["message"] or "frozenset" in found[0]["message"]
 
 
-@pytest.mark.parametrize("name", ["assert", "caught", "static_field"])
+def test_a_cond_branch_scalar_is_reported_where_the_branch_computes_it(tree):
+    """JAX lists the differing output (`DIFFERENT ShapedArray(int32[], weak_type=True) vs. ShapedArray(float32[])`):
+    the weak side is the Python literal of `reset`; the fix goes where `reset` computes it, the cond related."""
+    lines = LIB.splitlines()
+    literal = lines.index("        new_count = 0") + 1
+    call = next(i for i, t in enumerate(lines, 1) if "lax.cond(c > 3, reset, keep)" in t)
+    found = [f for f in _lint(tree, "branch") if f["details"].get("observed")]
+    assert [(f["code"], f["location"]["line"]) for f in found] == [("JS305", literal)], found
+    assert any(r["line"] == call for r in found[0]["details"]["related"])
+    with pytest.raises(TypeError, match="DIFFERENT|dtype"):
+        jax.jit(lambda c: lax.cond(c > 3, lambda: (0, 0.1), lambda: (c * 0.5, 0.1)))(jnp.float32(5.0))
+
+
+@pytest.mark.parametrize("name", ["assert", "caught", "static_field", "branch_fixed"])
 def test_lookalikes_stay_quiet(tree, name):
     assert not [f for f in _lint(tree, name) if f["code"] == "JS701" or f["details"].get("observed")]
 

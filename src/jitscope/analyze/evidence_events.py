@@ -88,8 +88,37 @@ def raised_rule(error: str, bases: Iterable[str], message: str, through_jax: boo
         m = _LEAK_TRACING.search(message)
         return "JS403", f"the leak checker found a tracer of the trace of {m.group(1) if m else '?'} still referenced"
     if "TypeError" in names and _CARRY_TYPES.search(message) and ("dtype" in message or _dtype_differs(message)):
-        return "JS305", first
+        return "JS305", first + _outputs(message)
     return None
+
+
+_ENTRY = re.compile(r"'((?:DIFFERENT )?ShapedArray\([^']*)'")
+_SHAPED = re.compile(r"ShapedArray\((\w+\[[^\]]*\])(, weak_type=True)?")
+
+
+# JAX 0.5 and later: "The output of true_fun at path [0] has type int32[] but the corresponding output of false_fun
+# has type float32[], so the dtypes do not match" (lax.switch: "branch 0" ... "branch1")
+_PATH_WORDING = re.compile(r"output of (true_fun|branch ?\d+) at path \[(\d+)\] has type (\w+\[[^\]]*\]) but the "
+                           r"corresponding output of (false_fun|branch ?\d+) has type (\w+\[[^\]]*\])")
+
+
+def _side(name: str) -> int:
+    return 0 if name == "true_fun" else 1 if name == "false_fun" else int(name[6:].strip())
+
+
+def _outputs(message: str) -> str:
+    """`` (output 0 of branches 0,1: int64[] weak vs. int32[]; ...)`` for the outputs whose types JAX's cond/switch
+    wording says differ (lint's ``evidence_origin`` reads it), or ''. ``weak``: JAX said weak_type (a Python
+    scalar); the newer wording does not say it."""
+    said = []
+    for i, m in enumerate(_ENTRY.finditer(message)):
+        sides = _SHAPED.findall(m.group(1))
+        if m.group(1).startswith("DIFFERENT") and len(sides) == 2:
+            said.append(f"output {i} of branches 0,1: " + " vs. ".join(t + (" weak" if w else "") for t, w in sides))
+    for m in _PATH_WORDING.finditer(message):
+        said.append(f"output {m.group(2)} of branches {_side(m.group(1))},{_side(m.group(4))}: "
+                    f"{m.group(3)} vs. {m.group(5)}")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _dtype_differs(message: str) -> bool:

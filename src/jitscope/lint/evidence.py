@@ -356,6 +356,10 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
                 and (f.location.line <= last and first <= (f.location.end_line or f.location.line)
                      or any(r.get("line") == line for r in f.details.get("related") or ()))]
         built = _built_in_caller(tree, filename, line, more[0] if more else ())
+        if not built and code == "JS305":  # a cond branch's Python scalar: where that branch computes it
+            from .evidence_origin import origin_line
+
+            built = origin_line(tree, line, cause)
         if built:  # the fix goes where the caller builds the body anew: report there, the call related
             for f in same:
                 f.location = _line_location(filename, built, lines)
