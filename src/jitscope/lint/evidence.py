@@ -290,9 +290,9 @@ def _event_text(error: str, cause: str, function: str, count: int, code: str, ru
     times = f" ({count} times)" if count > 1 else ""
     fn = f"`{function}`" if function else "a jitted function"
     if code == "JS701":
-        how = " while JAX traced it" if traced else ""
+        how = ", raised while JAX traced this line" if traced else ""
         said = f": {cause}" if cause else ""
-        return f"the run died of {error or 'an error'} raised here{how} (in {fn}){times}, on JAX's way{said}"
+        return f"the run died of {error or 'an error'} from JAX (in {fn}){how}{times}{said}"
     if code == "JS403" and error and cause.startswith("the leak checker"):
         return f"{cause} when that trace ended: JAX's leak checker raised {error}{times}"
     if code == "JS403" and error:
@@ -347,7 +347,7 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
         first, last = span or (line, line)
         said = _event_text(error, cause, function, count, code, runtime, traced)
         if chain:
-            said = f"{said}; reached from {chain[0]['file']}:{chain[0]['line']}"
+            said = f"{said}; the error was raised at {os.path.basename(chain[0]['file'])}:{chain[0]['line']}"
         how = f"observed in the run recorded in {source}"
         record = {"rule": code, "error": error, "cause": cause, "count": count, "function": function,
                   "evidence": source, "proved": "raised" if error else "recompiled"}
