@@ -261,7 +261,8 @@ def test_a_cond_branch_scalar_is_reported_where_the_branch_computes_it(tree):
     call = next(i for i, t in enumerate(lines, 1) if "lax.cond(c > 3, reset, keep)" in t)
     found = [f for f in _lint(tree, "branch") if f["details"].get("observed")]
     assert [(f["code"], f["location"]["line"]) for f in found] == [("JS305", literal)], found
-    assert any(r["line"] == call for r in found[0]["details"]["related"])
+    assert any(r["line"] == call and "branches differ" in r["message"] for r in found[0]["details"]["related"])
+    assert "Python scalar" in found[0]["message"] and f"line {call}" in found[0]["message"]
     with pytest.raises(TypeError, match="DIFFERENT|dtype"):
         jax.jit(lambda c: lax.cond(c > 3, lambda: (0, 0.1), lambda: (c * 0.5, 0.1)))(jnp.float32(5.0))
 

@@ -360,10 +360,14 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
             from .evidence_origin import origin_line
 
             built = origin_line(tree, line, cause)
+            if built:
+                said = (f"this branch output is a Python scalar whose dtype differs from the other branch's: "
+                        f"JAX raised {error} at the call on line {line} (in `{function or '?'}`)"
+                        f"{f' ({count} times)' if count > 1 else ''}: {cause}")
         if built:  # the fix goes where the caller builds the body anew: report there, the call related
             for f in same:
                 f.location = _line_location(filename, built, lines)
-                f.details["related"] = [related_call(filename, line, lines)]
+                f.details["related"] = [related_call(filename, line, lines, code)]
             if not same:
                 record["related_call"] = line
         for f in same:
@@ -379,7 +383,7 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
         rule = rules[code]
         details: dict = {"observed": True, "observed_event": record}
         if built:
-            details["related"] = [related_call(filename, line, lines)]
+            details["related"] = [related_call(filename, line, lines, code)]
         if chain:
             details["related"] = [*(details.get("related") or ()), *chain]
         findings.append(Finding(code, f"{said} ({how})", severity, _line_location(filename, built or line, lines),
@@ -402,10 +406,11 @@ def _line_location(filename: str, line: int, lines: list[str]):
     return Location(filename, line, len(src) - len(src.lstrip()) + 1)
 
 
-def related_call(filename: str, line: int, lines: list[str]) -> dict:
+def related_call(filename: str, line: int, lines: list[str], code: str = "") -> dict:
     """A finding's related location (``details.related``; SARIF ``relatedLocations``): the call that ran what
-    the finding's own line built."""
-    return {"file": filename, "line": line, "message": f"the call that traced it again: {lines[line - 1].strip()[:80]}"}
+    the finding's own line built (JS305: the cond/switch call whose branches differ)."""
+    what = "the call whose branches differ" if code == "JS305" else "the call that traced it again"
+    return {"file": filename, "line": line, "message": f"{what}: {lines[line - 1].strip()[:80]}"}
 
 
 def _built_in_caller(tree: ast.AST | None, filename: str, call_line: int, built_at: tuple[str, ...]) -> int:
