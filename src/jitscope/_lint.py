@@ -84,7 +84,7 @@ def run(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] = ".", 
         raise UsageError(f"--jobs must be at least 1 (got {jobs})")
     files = runner.collect_files(path_list)
     evidence_file = None if evidence is False else lint_evidence.find(None if evidence in (None, True) else str(evidence))
-    tables = lint_evidence.index(lint_evidence.load(evidence_file), str(evidence_file)) if evidence_file else None
+    tables = lint_evidence.index(lint_evidence.load(evidence_file), str(evidence_file), files) if evidence_file else None
     if config is True:
         found = find_config(path_list[0])
         cfg = load_config(found) if found else LintConfig()

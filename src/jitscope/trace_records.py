@@ -96,6 +96,10 @@ class ObservedEvent(Record):
     # lax.cond/while_loop/scan was given, as "file:line" of their definitions; lint reports at the one the
     # calling function builds per call (the fix's line), with the call as the related location
     built_at: list[str] = field(default_factory=list)
+    # every frame of the program's code the error passed through and the frames that called them, outermost
+    # first (optional, 2026-11-27): {"file", "line", "function", "traced"}; lint reports at the innermost one
+    # inside the linted tree when ``file`` is outside it (a driver or test calling the library)
+    frames: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

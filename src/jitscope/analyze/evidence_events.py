@@ -45,6 +45,9 @@ _OVERFLOW_NUMPY = re.compile(r"Python int(?:eger)? -?\d+ (?:is )?(?:out of bound
 _LEAK_CHECK = re.compile(r"^Leaked (?:trace|level|sublevel)\b")  # jax.checking_leaks / jax_check_tracer_leaks
 _LEAK_TRACING = re.compile(r"while tracing the function (\S+) at (.+?):(\d+) for")
 _CARRY_TYPES = re.compile(r"(?:carry|branches|output).{0,80}must have (?:equal|identical)(?: output)? types", re.S)
+# JAX's cond/switch wording names each differing output leaf: "DIFFERENT ShapedArray(int64[], weak_type=True) vs.
+# ShapedArray(int32[])"; the same shape with another dtype is the carry/branch dtype class (JS305), a shape is not
+_DIFFERENT = re.compile(r"DIFFERENT ShapedArray\((\w+)\[([^\]]*)\][^)]*\) vs\. ShapedArray\((\w+)\[([^\]]*)\]")
 _EAGER_MARK = "called outside jit"  # duplicates._EAGER: an eager lax.cond/while_loop/scan with fresh bodies
 
 
@@ -84,9 +87,42 @@ def raised_rule(error: str, bases: Iterable[str], message: str, through_jax: boo
     if _LEAK_CHECK.search(message.lstrip()):
         m = _LEAK_TRACING.search(message)
         return "JS403", f"the leak checker found a tracer of the trace of {m.group(1) if m else '?'} still referenced"
-    if "TypeError" in names and _CARRY_TYPES.search(message) and "dtype" in message:
-        return "JS305", first
+    if "TypeError" in names and _CARRY_TYPES.search(message) and ("dtype" in message or _dtype_differs(message)):
+        return "JS305", first + _outputs(message)
     return None
+
+
+_ENTRY = re.compile(r"'((?:DIFFERENT )?ShapedArray\([^']*)'")
+_SHAPED = re.compile(r"ShapedArray\((\w+\[[^\]]*\])(, weak_type=True)?")
+
+
+# JAX 0.5 and later: "The output of true_fun at path [0] has type int32[] but the corresponding output of false_fun
+# has type float32[], so the dtypes do not match" (lax.switch: "branch 0" ... "branch1")
+_PATH_WORDING = re.compile(r"output of (true_fun|branch ?\d+) at path \[(\d+)\] has type (\w+\[[^\]]*\]) but the "
+                           r"corresponding output of (false_fun|branch ?\d+) has type (\w+\[[^\]]*\])")
+
+
+def _side(name: str) -> int:
+    return 0 if name == "true_fun" else 1 if name == "false_fun" else int(name[6:].strip())
+
+
+def _outputs(message: str) -> str:
+    """`` (output 0 of branches 0,1: int64[] weak vs. int32[]; ...)`` for the outputs whose types JAX's cond/switch
+    wording says differ (lint's ``evidence_origin`` reads it), or ''. ``weak``: JAX said weak_type (a Python
+    scalar); the newer wording does not say it."""
+    said = []
+    for i, m in enumerate(_ENTRY.finditer(message)):
+        sides = _SHAPED.findall(m.group(1))
+        if m.group(1).startswith("DIFFERENT") and len(sides) == 2:
+            said.append(f"output {i} of branches 0,1: " + " vs. ".join(t + (" weak" if w else "") for t, w in sides))
+    for m in _PATH_WORDING.finditer(message):
+        said.append(f"output {m.group(2)} of branches {_side(m.group(1))},{_side(m.group(4))}: "
+                    f"{m.group(3)} vs. {m.group(5)}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _dtype_differs(message: str) -> bool:
+    return any(m.group(1) != m.group(3) and m.group(2) == m.group(4) for m in _DIFFERENT.finditer(message))
 
 
 def raised_where(rule: str, message: str, inner: Any) -> tuple[str, int, str] | None:
@@ -125,11 +161,14 @@ def error_events(errors: Iterable[Any], found: list) -> list:
         if hit is None or where is None:
             continue
         key = (where[0], where[1], rec.error)
+        frames = list(getattr(rec, "frames", None) or ())
         if key in index:
+            if frames and not index[key].frames:
+                index[key].frames = frames
             continue  # watch's own finding (a failed trace's, JW101) gave this error at this line
         ev = index[key] = ObservedEvent(code=hit[0], runtime_code="raised", file=where[0], line=where[1],
                                         function=where[2], error=rec.error, cause=hit[1][:300], count=rec.count,
-                                        severity="error")
+                                        severity="error", frames=frames)
         out.append(ev)
     return sorted(out, key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
@@ -192,15 +231,22 @@ def events(findings: Iterable[Any], compiles: Iterable[Any] = ()) -> list:
     return sorted(out.values(), key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
-def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | None = None) -> list:
+def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | None = None,
+              frames: list | None = None, sites: list | None = None) -> list:
     """``found`` with the error the program died of (``tracer_errors.explain_program_error``'s finding: a tracer
     error, an unhashable static argument; else, given the exception ``exc``, any error ``raised_rule`` knows: an
-    int out of int32's range, the leak checker) at the innermost frame of the user's code, unless an event
-    already gave it there. An uncaught error is what a run of a bug most often shows."""
+    int out of int32's range, the leak checker; else any other error that passed through JAX's code or was raised
+    while JAX traced: ``JS701``) at the innermost frame of the user's code, unless an event already gave it
+    there (that event then gets the chain). ``frames``: every program frame the error passed through and their
+    callers (``collect.error_chain.program_chain``), outermost first: lint reports at the innermost one inside
+    the linted tree. ``sites``: where the value the error is about was declared (``collect.error_chain.
+    field_declared``: a pytree field JAX refused to trace), kept as the event's ``built_at``. An uncaught error
+    is what a run of a bug most often shows."""
     from ..model import ObservedEvent
 
+    frames, sites = list(frames or ()), list(sites or ())
     if crash is None or crash.location is None or not crash.location.file:
-        return _add_raised(found, exc) if exc is not None else found
+        return _add_raised(found, exc, frames, sites) if exc is not None else found
     d = crash.details or {}
     error = str(d.get("error", ""))
     if crash.code == "static-unhashable":
@@ -208,7 +254,7 @@ def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | N
     else:
         rule, cause = TRACE_ERROR_RULES.get(crash.name or "", ""), str(d.get("jax_message", ""))
     if not rule:
-        return _add_raised(found, exc) if exc is not None else found
+        return _add_raised(found, exc, frames, sites) if exc is not None else found
     loc = crash.location
     if rule == "JS403":
         from .runtime_record import leak_created
@@ -218,38 +264,71 @@ def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | N
             from ..model import Location
 
             loc = Location(made["file"], made["line"], function=loc.function)
-    if any((e.code, e.file, e.line, e.error) == (rule, loc.file, loc.line, error) for e in found):
+    if _has(found, (rule, loc.file, loc.line, error), frames):
         return found
     ev = ObservedEvent(code=rule, runtime_code="crash", file=loc.file, line=loc.line, function=loc.function or "",
                        error=error, cause=cause[:300], count=1, severity="error",
-                       fix_title=crash.fix.title if crash.fix else "", fix_why=crash.fix.description if crash.fix else "")
+                       fix_title=crash.fix.title if crash.fix else "", fix_why=crash.fix.description if crash.fix else "",
+                       frames=frames)
     return sorted([*found, ev], key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
-def _add_raised(found: list, exc: BaseException) -> list:
-    """``found`` with the error ``exc`` the program died of, when ``raised_rule`` knows its class."""
+def _has(found: list, key: tuple, frames: list) -> bool:
+    """Is there an event ``(code, file, line, error)`` already? It gets ``frames`` when it has none."""
+    for e in found:
+        if (e.code, e.file, e.line, e.error) == key:
+            if frames and not e.frames:
+                e.frames = frames
+            return True
+    return False
+
+
+def _add_raised(found: list, exc: BaseException, frames: list, sites: list) -> list:
+    """``found`` with the error ``exc`` the program died of: under the rule ``raised_rule`` gives its class;
+    else, when JAX's code was on its way or it was raised while JAX traced (a frame held a tracer), under
+    ``JS701`` (an error no static rule covers, observed: JAX's message and the frames that reached it)."""
     from ..model import ObservedEvent
     from .tracer_errors import user_location
 
     message = str(exc)
     names = tuple(c.__name__ for c in type(exc).__mro__)
-    hit = raised_rule(type(exc).__name__, names, message, _through_jax(exc))
+    through = _through_jax(exc)
+    hit = raised_rule(type(exc).__name__, names, message, through)
+    if hit is None and (through or any(f.get("traced") for f in frames)) and _jax_error(exc):
+        first = message.strip().splitlines()[0][:300] if message.strip() else ""
+        hit = ("JS701", first)
     where = raised_where(hit[0], message, user_location(exc)) if hit else None
     if hit is None or where is None:
         return found
-    if any((e.code, e.file, e.line, e.error) == (hit[0], *where[:2], type(exc).__name__) for e in found):
+    if _has(found, (hit[0], *where[:2], type(exc).__name__), frames):
         return found
     ev = ObservedEvent(code=hit[0], runtime_code="crash", file=where[0], line=where[1], function=where[2],
-                       error=type(exc).__name__, cause=hit[1][:300], count=1, severity="error")
+                       error=type(exc).__name__, cause=hit[1][:300], count=1, severity="error", frames=frames,
+                       built_at=sites)
     return sorted([*found, ev], key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
+_JAX_FILTERED = "JAX has removed its internal frames"  # jax._src.traceback_util's note on a filtered traceback
+# Exceptions that are the program's way of stopping, never an error JAX found
+_NOT_ERRORS = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "StopIteration", "MemoryError", "RecursionError")
+
+
+def _jax_error(exc: BaseException) -> bool:
+    """Is ``exc`` an error (not an interrupt, an exit, the program running out of memory or stack)?"""
+    return not {c.__name__ for c in type(exc).__mro__} & set(_NOT_ERRORS)
+
+
 def _through_jax(exc: BaseException) -> bool:
-    """Did the exception (or one it was raised from or while handling) pass through a frame of JAX's?"""
+    """Did the exception (or one it was raised from or while handling) pass through a frame of JAX's? JAX removes
+    its own frames from the traceback of an error leaving its API (``jax_traceback_filtering``) and says so: in a
+    note (``quiet_remove_frames``, the default) or with an ``UnfilteredStackTrace`` as the cause (``remove_frames``)."""
     seen: set[int] = set()
     e: BaseException | None = exc
     while e is not None and id(e) not in seen:
         seen.add(id(e))
+        if type(e).__name__ == "UnfilteredStackTrace" or any(
+                _JAX_FILTERED in str(n) for n in (getattr(e, "__notes__", None) or ())):
+            return True
         tb = e.__traceback__
         while tb is not None:
             if str(tb.tb_frame.f_globals.get("__name__", "")).split(".")[0] in ("jax", "jaxlib"):

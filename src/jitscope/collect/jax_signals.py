@@ -27,13 +27,14 @@ from __future__ import annotations
 import threading
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
 from .._jaxcompat.runtime_hooks import install_boundary_hook, staging_now, trace_context
 from ..jaxmodel.deliberate import check_modes
 from ..model import Location
+from .error_chain import program_chain
 from .program_frames import expects_error, frame_kind, innermost_program_frame, location, program_caller
 
 MAX_RECORDS = 200  # per probe: findings are grouped by line; a program raising in a loop is summarised
@@ -53,6 +54,7 @@ class JaxError:
     count: int = 1  # the same error (class, line) seen again
     library: str = ""  # the top-level package of a library between the program's call and JAX ("equinox")
     inner: Location | None = None  # the innermost program frame of the traceback (where the program's code was)
+    frames: list = field(default_factory=list)  # collect.error_chain.program_chain: every program frame, outermost first
 
 
 @dataclass
@@ -184,7 +186,7 @@ class JaxErrorProbe:
                 return
             rec = JaxError(type(exc).__name__, tuple(c.__name__ for c in type(exc).__mro__),
                            str(exc)[:_MESSAGE_CHARS], loc, time.time(), in_trace=staging_now(),
-                           library=_library(exc, frame), inner=_innermost(exc))
+                           library=_library(exc, frame), inner=_innermost(exc), frames=program_chain(exc))
             self._index[key] = rec
             self.errors.append(rec)
 

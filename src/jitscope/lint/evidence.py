@@ -37,8 +37,12 @@ if TYPE_CHECKING:
 # (qualname, {parameter: kinds seen}, via text, transforms, {parameter: abstract leaf paths seen})
 Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str, frozenset[str]]]
 # (rule, line, severity, error, cause, count, function, fix title, fix why, evidence file's name, watch's code)
-# (..., where the cause was built: "file:line" of an eager control-flow body, ObservedEvent.built_at)
-Event = tuple[str, int, str, str, str, int, str, str, str, str, str, tuple[str, ...]]
+# (..., where the cause was built: "file:line" of an eager control-flow body, ObservedEvent.built_at,
+#  the reported frame was being traced (True/False; None: not known), the other frames of the error's chain
+#  to show as related: (file, line, function, "raised" | "called"))
+Event = tuple[str, int, str, str, str, int, str, str, str, str, str, tuple[str, ...], bool | None,
+              tuple[tuple[str, int, str, str], ...]]
+RELATED_FRAMES = 3  # calls that reached the reported frame, shown as related (the innermost first)
 
 # An observed event's rule -> the static rules of the same class (a finding of one of them at the event's line
 # is the same problem: it is marked observed instead of reported twice). JAX's error names one mechanism; the
@@ -113,16 +117,51 @@ def load(path: Path) -> TraceEvidence:
         raise UsageError(f"{path}: malformed trace evidence: {e}") from None
 
 
-def index(evidence: TraceEvidence, source: str) -> dict[str, dict[int, Observed]]:
+def _placed(ev, linted: set[str] | None) -> tuple[str, int, bool | None, tuple]:
+    """(file, line, traced, related) where an event is reported: its own line, unless that is outside the linted
+    tree and a frame of the error's chain (``ObservedEvent.frames``, outermost first) is inside it: then the
+    innermost such frame (a driver or test outside the tree called the library line that failed), with the
+    line that raised and the calls that reached it as related. An error about a value whose field the run found
+    declared in the linted tree (``built_at`` of an event other than JS209's: a pytree field JAX refused to trace)
+    is reported at that declaration, the line that raised related."""
+    frames = [f for f in ev.frames if isinstance(f, dict) and f.get("file") and int(f.get("line") or 0) > 0]
+    real = os.path.realpath(ev.file)
+    if ev.code != "JS209" and linted is not None:
+        for site in ev.built_at:
+            path, _, ln = site.rpartition(":")
+            if ln.isdigit() and os.path.realpath(path) in linted:
+                calls = [(f["file"], int(f["line"]), str(f.get("function", "")), "called") for f in reversed(frames)
+                         if (f["file"], int(f["line"])) != (ev.file, ev.line)][:RELATED_FRAMES]
+                return path, int(ln), None, ((ev.file, ev.line, ev.function, "raised"), *calls)
+    at = [i for i, f in enumerate(frames) if os.path.realpath(f["file"]) == real and int(f["line"]) == ev.line]
+    if linted is None or real in linted or not frames:
+        traced = bool(frames[at[-1]].get("traced")) if at else None
+        return ev.file, ev.line, traced, ()
+    inside = [i for i, f in enumerate(frames) if os.path.realpath(f["file"]) in linted]
+    if not inside:
+        return ev.file, ev.line, None, ()
+    k = inside[-1]
+    target = frames[k]
+    related = [(ev.file, ev.line, ev.function, "raised")]
+    related += [(f["file"], int(f["line"]), str(f.get("function", "")), "called")
+                for f in reversed(frames[:k]) if (f["file"], int(f["line"])) != (ev.file, ev.line)][:RELATED_FRAMES]
+    return target["file"], int(target["line"]), bool(target.get("traced")), tuple(related)
+
+
+def index(evidence: TraceEvidence, source: str, files: list[str] | None = None) -> dict[str, dict[int, Observed]]:
     """Per real path, per first line: the merged observations of that function (every parameter with
-    every kind a trace gave it; the first entry point, for the message)."""
+    every kind a trace gave it; the first entry point, for the message). ``files``: the linted files (an
+    error whose own line is outside them is reported at the innermost frame of its chain inside them)."""
     out: dict[str, dict[int, Observed]] = {}
     name = os.path.basename(source)
+    linted = {os.path.realpath(f) for f in files} if files is not None else None
     for ev in evidence.events:
         if ev.file and ev.line > 0:
-            table = out.setdefault(os.path.realpath(ev.file), FileObservations())
-            table.events.append((ev.code, ev.line, ev.severity, ev.error, ev.cause, ev.count, ev.function,  # type: ignore[attr-defined]
-                                 ev.fix_title, ev.fix_why, name, ev.runtime_code, tuple(ev.built_at)))
+            file, line, traced, related = _placed(ev, linted)
+            table = out.setdefault(os.path.realpath(file), FileObservations())
+            table.events.append((ev.code, line, ev.severity, ev.error, ev.cause, ev.count, ev.function,  # type: ignore[attr-defined]
+                                 ev.fix_title, ev.fix_why, name, ev.runtime_code,
+                                 tuple(ev.built_at) if ev.code == "JS209" else (), traced, related))
     for fn in evidence.functions:
         if not fn.file:
             continue
@@ -246,9 +285,14 @@ def bind_unpacked(ctx, target: ast.AST, value: ast.Name) -> None:  # ctx: lint.c
             ctx.frame.traced_names.add(elt.id)
 
 
-def _event_text(error: str, cause: str, function: str, count: int, code: str, runtime: str = "") -> str:
+def _event_text(error: str, cause: str, function: str, count: int, code: str, runtime: str = "",
+                traced: bool | None = None) -> str:
     times = f" ({count} times)" if count > 1 else ""
     fn = f"`{function}`" if function else "a jitted function"
+    if code == "JS701":
+        how = ", raised while JAX traced this line" if traced else ""
+        said = f": {cause}" if cause else ""
+        return f"the run died of {error or 'an error'} from JAX (in {fn}){how}{times}{said}"
     if code == "JS403" and error and cause.startswith("the leak checker"):
         return f"{cause} when that trace ended: JAX's leak checker raised {error}{times}"
     if code == "JS403" and error:
@@ -297,9 +341,13 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
     for code, line, severity, error, cause, count, function, title, why, source, runtime, *more in events:
         if code not in enabled or code not in rules or not 0 < line <= len(lines):
             continue
+        traced = more[1] if len(more) > 1 else None
+        chain = [_chain_related(f) for f in more[2]] if len(more) > 2 else []
         span = _function_span(tree, line) if code == "JS403" else None
         first, last = span or (line, line)
-        said = _event_text(error, cause, function, count, code, runtime)
+        said = _event_text(error, cause, function, count, code, runtime, traced)
+        if chain:
+            said = f"{said}; the error was raised at {os.path.basename(chain[0]['file'])}:{chain[0]['line']}"
         how = f"observed in the run recorded in {source}"
         record = {"rule": code, "error": error, "cause": cause, "count": count, "function": function,
                   "evidence": source, "proved": "raised" if error else "recompiled"}
@@ -308,16 +356,26 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
                 and (f.location.line <= last and first <= (f.location.end_line or f.location.line)
                      or any(r.get("line") == line for r in f.details.get("related") or ()))]
         built = _built_in_caller(tree, filename, line, more[0] if more else ())
+        if not built and code == "JS305":  # a cond branch's Python scalar: where that branch computes it
+            from .evidence_origin import origin_line
+
+            built = origin_line(tree, line, cause)
+            if built:
+                said = (f"this branch output is a Python scalar whose dtype differs from the other branch's: "
+                        f"JAX raised {error} at the call on line {line} (in `{function or '?'}`)"
+                        f"{f' ({count} times)' if count > 1 else ''}: {cause}")
         if built:  # the fix goes where the caller builds the body anew: report there, the call related
             for f in same:
                 f.location = _line_location(filename, built, lines)
-                f.details["related"] = [related_call(filename, line, lines)]
+                f.details["related"] = [related_call(filename, line, lines, code)]
             if not same:
                 record["related_call"] = line
         for f in same:
             f.message = f"{f.message}; {how}: {said}"
             f.details["observed"] = True
             f.details["observed_event"] = record
+            if chain:
+                f.details["related"] = [*(f.details.get("related") or ()), *chain]
             if severity == "error" and f.severity != "error":
                 f.severity, f.confidence = "error", "certain"  # JAX raised it at this line: not a guess
         if same:
@@ -325,10 +383,20 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
         rule = rules[code]
         details: dict = {"observed": True, "observed_event": record}
         if built:
-            details["related"] = [related_call(filename, line, lines)]
+            details["related"] = [related_call(filename, line, lines, code)]
+        if chain:
+            details["related"] = [*(details.get("related") or ()), *chain]
         findings.append(Finding(code, f"{said} ({how})", severity, _line_location(filename, built or line, lines),
                                 rule.name, fix=Fix(title, why) if title else None, details=details,
                                 confidence="certain" if severity == "error" else "likely"))
+
+
+def _chain_related(frame: tuple) -> dict:
+    """A related location (``details.related``) of one frame of an observed error's chain outside this line."""
+    file, line, function, role = frame
+    where = f" in `{function}`" if function else ""
+    said = "the error was raised here" if role == "raised" else "the call that reached it"
+    return {"file": file, "line": int(line), "message": f"{said}{where}"}
 
 
 def _line_location(filename: str, line: int, lines: list[str]):
@@ -338,10 +406,11 @@ def _line_location(filename: str, line: int, lines: list[str]):
     return Location(filename, line, len(src) - len(src.lstrip()) + 1)
 
 
-def related_call(filename: str, line: int, lines: list[str]) -> dict:
+def related_call(filename: str, line: int, lines: list[str], code: str = "") -> dict:
     """A finding's related location (``details.related``; SARIF ``relatedLocations``): the call that ran what
-    the finding's own line built."""
-    return {"file": filename, "line": line, "message": f"the call that traced it again: {lines[line - 1].strip()[:80]}"}
+    the finding's own line built (JS305: the cond/switch call whose branches differ)."""
+    what = "the call whose branches differ" if code == "JS305" else "the call that traced it again"
+    return {"file": filename, "line": line, "message": f"{what}: {lines[line - 1].strip()[:80]}"}
 
 
 def _built_in_caller(tree: ast.AST | None, filename: str, call_line: int, built_at: tuple[str, ...]) -> int:

@@ -47,6 +47,7 @@ from .js606_fresh_function_module_field import FreshFunctionModuleField
 from .js607_array_in_pytree_metadata import ArrayInPytreeMetadata
 from .js608_traced_static_arg import TracedStaticArg
 from .js609_jnp_in_static_equality import JnpInStaticEquality
+from .js701_observed_jax_error import ObservedJaxError
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -62,5 +63,5 @@ RULE_CLASSES = (
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
-    TracedStaticArg, JnpInStaticEquality,
+    TracedStaticArg, JnpInStaticEquality, ObservedJaxError,
 )
