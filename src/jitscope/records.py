@@ -107,7 +107,7 @@ class Finding(Record):
     location: Location | None = None
     name: str = ""
     fix: Fix | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, object] = field(default_factory=dict)  # builtins only: typing.get_type_hints resolves it without typing on the lint path
     # lint: how sure the rule is, given what the linter proved: "certain" (fails or is silently
     # wrong under jit) or "likely" (depends on something it could not see). None elsewhere.
     confidence: Confidence | None = None

@@ -9,7 +9,7 @@ from ..errors import UsageError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (docs/architecture.md, "What a command imports")
 if TYPE_CHECKING:
-    from typing import Any, ClassVar, TypeVar
+    from typing import Any, TypeVar
 
     R = TypeVar("R", bound="Result")
 
@@ -25,7 +25,7 @@ class Result(Record):
     The saved JSON has ``format_version`` and ``kind`` at top level, then the fields.
     """
 
-    kind: ClassVar[str] = ""
+    kind = ""  # the result's kind: a class attribute, not a field (unannotated, so get_type_hints needs no typing name)
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
