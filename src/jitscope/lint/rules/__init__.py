@@ -47,6 +47,8 @@ from .js606_fresh_function_module_field import FreshFunctionModuleField
 from .js607_array_in_pytree_metadata import ArrayInPytreeMetadata
 from .js608_traced_static_arg import TracedStaticArg
 from .js609_jnp_in_static_equality import JnpInStaticEquality
+from .js610_donated_buffer_reused import DonatedBufferReused
+from .js611_donation_by_keyword_ignored import DonationByKeywordIgnored
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -62,5 +64,5 @@ RULE_CLASSES = (
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
-    TracedStaticArg, JnpInStaticEquality,
+    TracedStaticArg, JnpInStaticEquality, DonatedBufferReused, DonationByKeywordIgnored,
 )
