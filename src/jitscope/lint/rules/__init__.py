@@ -49,6 +49,7 @@ from .js608_traced_static_arg import TracedStaticArg
 from .js609_jnp_in_static_equality import JnpInStaticEquality
 from .js610_donated_buffer_reused import DonatedBufferReused
 from .js611_donation_by_keyword_ignored import DonationByKeywordIgnored
+from .js612_non_array_pytree_leaf import NonArrayPytreeLeaf
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -65,4 +66,5 @@ RULE_CLASSES = (
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
     TracedStaticArg, JnpInStaticEquality, DonatedBufferReused, DonationByKeywordIgnored,
+    NonArrayPytreeLeaf,
 )
