@@ -50,6 +50,7 @@ from .js609_jnp_in_static_equality import JnpInStaticEquality
 from .js610_donated_buffer_reused import DonatedBufferReused
 from .js611_donation_by_keyword_ignored import DonationByKeywordIgnored
 from .js612_non_array_pytree_leaf import NonArrayPytreeLeaf
+from .js613_jit_option_wrong_kind import JitOptionWrongKind
 
 RULE_CLASSES = (
     SyntaxErrorRule, UndecodableFile, TooDeepToAnalyse, InternalError,
@@ -66,5 +67,5 @@ RULE_CLASSES = (
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
     TracedStaticArg, JnpInStaticEquality, DonatedBufferReused, DonationByKeywordIgnored,
-    NonArrayPytreeLeaf,
+    NonArrayPytreeLeaf, JitOptionWrongKind,
 )
