@@ -148,7 +148,9 @@ class NonArrayPytreeLeaf(Rule):
     abstract array, and a string, a set or a class is no valid JAX type: ``TypeError: Error interpreting argument
     ... as an abstract array`` (checked under real jax in tests/test_lint_pytree_leaf_types.py). ``eqx.filter_jit``
     keeps non-array leaves static, so equinox code that only uses the filtered transforms works, and the first user
-    who calls ``jax.jit`` or ``jax.vmap`` on the Module fails: a warning.
+    who calls ``jax.jit`` or ``jax.vmap`` on the Module fails: for an equinox Module an ``info`` (the failing route is
+    a plain jax transform of the Module, which the model does not see), for the other families, whose instances
+    only plain jax transforms carry, a ``warning``.
 
     ## Example
     ```python
@@ -206,4 +208,7 @@ class NonArrayPytreeLeaf(Rule):
                        f"yet it is a child (a leaf) of pytree `{cls.name}`: `jax.jit` or `jax.vmap` of a function given "
                        f"a `{cls.name}`, or a scan carry holding one, raises TypeError (not a valid JAX type){filtered}; "
                        f"declare it static: {_STATIC[fam]}")
-            ctx.report(self, data[s.target.id] if data is not None else s.target, msg, field=s.target.id, what=what, cls=cls.name, family=fam)
+            # equinox's own transforms (filter_jit, filter_vmap) keep non-array leaves static: only a plain jax
+            # transform of the Module fails, a route the model does not see; the other families have no other route
+            sev = "info" if fam == "equinox" else None
+            ctx.report(self, data[s.target.id] if data is not None else s.target, msg, severity=sev, field=s.target.id, what=what, cls=cls.name, family=fam)
