@@ -79,5 +79,5 @@ def test_js612_lines_and_fix_per_family():
     assert got == [(12, "equinox"), (13, "equinox"), (18, "equinox"), (22, "equinox"), (28, "flax"), (29, "flax"),
                    (36, "register_dataclass"), (46, "register_dataclass"), (88, "register_dataclass")], got
     assert "eqx.field(static=True)" in found[0].message and "pytree_node=False" in found[4].message
-    # equinox: info (filter_jit keeps the leaf static; only a plain jax transform fails); the others: warning
-    assert [f.severity for f in found] == ["info"] * 4 + ["warning"] * 5
+    # info: the failing route (a plain jax transform given the instance) is not one the model sees
+    assert {f.severity for f in found} == {"info"}

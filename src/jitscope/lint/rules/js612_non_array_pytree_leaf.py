@@ -148,9 +148,9 @@ class NonArrayPytreeLeaf(Rule):
     abstract array, and a string, a set or a class is no valid JAX type: ``TypeError: Error interpreting argument
     ... as an abstract array`` (checked under real jax in tests/test_lint_pytree_leaf_types.py). ``eqx.filter_jit``
     keeps non-array leaves static, so equinox code that only uses the filtered transforms works, and the first user
-    who calls ``jax.jit`` or ``jax.vmap`` on the Module fails: for an equinox Module an ``info`` (the failing route is
-    a plain jax transform of the Module, which the model does not see), for the other families, whose instances
-    only plain jax transforms carry, a ``warning``.
+    who calls ``jax.jit`` or ``jax.vmap`` on the Module fails. An ``info``: the failing route (the instance passed to
+    a plain jax transform) is not one the model sees, and configs declared as pytree dataclasses are often only ever
+    passed as static arguments or held as module attributes, where no leaf is traced.
 
     ## Example
     ```python
@@ -173,7 +173,7 @@ class NonArrayPytreeLeaf(Rule):
     code = "JS612"
     name = "non-array-pytree-leaf"
     message = "`{field}` ({what}) is a leaf of pytree `{cls}`: jax.jit/vmap of it raise TypeError"
-    severity = "warning"
+    severity = "info"
     confidence = "likely"
     nodes = (ast.ClassDef,)
     traced_only = False
@@ -208,7 +208,4 @@ class NonArrayPytreeLeaf(Rule):
                        f"yet it is a child (a leaf) of pytree `{cls.name}`: `jax.jit` or `jax.vmap` of a function given "
                        f"a `{cls.name}`, or a scan carry holding one, raises TypeError (not a valid JAX type){filtered}; "
                        f"declare it static: {_STATIC[fam]}")
-            # equinox's own transforms (filter_jit, filter_vmap) keep non-array leaves static: only a plain jax
-            # transform of the Module fails, a route the model does not see; the other families have no other route
-            sev = "info" if fam == "equinox" else None
-            ctx.report(self, data[s.target.id] if data is not None else s.target, msg, severity=sev, field=s.target.id, what=what, cls=cls.name, family=fam)
+            ctx.report(self, data[s.target.id] if data is not None else s.target, msg, field=s.target.id, what=what, cls=cls.name, family=fam)
