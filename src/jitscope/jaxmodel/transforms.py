@@ -57,6 +57,9 @@ class Transform:
     role: Role = "wrapper"
     static_options: tuple[str, ...] = ()  # keywords that mark arguments static
     donate_options: tuple[str, ...] = ()  # keywords that donate argument buffers
+    # Donation applies to positional arguments only: an argument at a donated position passed by keyword
+    # is not donated, silently (jax.pmap; jax.jit maps keywords onto its positions through the signature).
+    donates_positional_only: bool = False
     # Non-array leaves of the arguments are static without being named (equinox's filter_*):
     # a Python float is then a compile-time constant, and a new value compiles again.
     static_by_type: bool = False

@@ -19,6 +19,7 @@ TRANSFORMS = (
               aliases=("jax.experimental.pjit.pjit", "jax.experimental.pjit")),
     Transform("jax.pmap", "jax", "abstract", compiles=True, python_runs="once_per_compile",
               static_options=("static_broadcasted_argnums",), donate_options=("donate_argnums",),
+              donates_positional_only=True,
               axes_option=("in_axes", -1), traced_for=("pmap",), doc="https://docs.jax.dev/en/latest/_autosummary/jax.pmap.html"),
     Transform("jax.vmap", "jax", "abstract", axes_option=("in_axes", 1),
               traced_for=("vmap",), doc="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html"),

@@ -47,6 +47,10 @@ from .js606_fresh_function_module_field import FreshFunctionModuleField
 from .js607_array_in_pytree_metadata import ArrayInPytreeMetadata
 from .js608_traced_static_arg import TracedStaticArg
 from .js609_jnp_in_static_equality import JnpInStaticEquality
+from .js610_donated_buffer_reused import DonatedBufferReused
+from .js611_donation_by_keyword_ignored import DonationByKeywordIgnored
+from .js612_non_array_pytree_leaf import NonArrayPytreeLeaf
+from .js613_jit_option_wrong_kind import JitOptionWrongKind
 from .js701_observed_jax_error import ObservedJaxError
 
 RULE_CLASSES = (
@@ -63,5 +67,6 @@ RULE_CLASSES = (
     GlobalArrayCapture, StaleGlobalCapture, StaleClosureCapture,
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
-    TracedStaticArg, JnpInStaticEquality, ObservedJaxError,
+    TracedStaticArg, JnpInStaticEquality, DonatedBufferReused, DonationByKeywordIgnored,
+    NonArrayPytreeLeaf, JitOptionWrongKind, ObservedJaxError,
 )
