@@ -10,6 +10,11 @@ from ..rule import Rule
 
 
 def _donations(ctx: Context) -> dict:
+    """The file's donation findings, computed once per file (JS610 and JS611 ask at every call node)."""
+    return ctx.memo(_compute_donations)
+
+
+def _compute_donations(ctx: Context) -> dict:
     if "donate" not in ctx.text:
         return {}
     return findings(ctx.tree, ctx.info.resolve)
