@@ -13,11 +13,7 @@ Python path to its end, including watch's own few microseconds there and any par
 the call waited for). The cost of a fast call is a reference, measured once per process on a tiny
 jitted function (``fast_call``, called only when some function is reported): the time lost is the
 number of slow calls times (their median - the fast call), an estimate. The median, not the total,
-because on a busy machine a few calls are long for want of a CPU, not because of JAX. A program with effects
-(``jax.debug.print``, callbacks) runs synchronously: its call returns only after the program ran, so its median
-includes the program's execution, which moving the callback out would not save. Its per-call excess is capped
-at the Python path's own cost, measured on a tiny program with a no-op callback (``effect_call``): the time
-lost is the dispatch and the callback's round trip, never the execution.
+because on a busy machine a few calls are long for want of a CPU, not because of JAX.
 
 Causes, named from the conditions JAX itself checks (``_jaxcompat.fastpath_blockers``): effects
 (``jax.debug.print``/``jax.debug.callback``, ``io_callback``, ordered effects; with the user's line of
@@ -108,15 +104,12 @@ def _source(loc: Location | None) -> str:
 
 
 def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None], t0: float = 0.0,
-                  min_calls: int = DISPATCH_MIN_CALLS, wall_seconds: float | None = None,
-                  effect_call: Callable[[], float | None] | None = None) -> list[RuntimeFinding]:
+                  min_calls: int = DISPATCH_MIN_CALLS, wall_seconds: float | None = None) -> list[RuntimeFinding]:
     """One JW501 per function with at least ``min_calls`` Python-path calls that neither traced nor
     compiled. ``fast_call()`` gives the cost of a fast call (called only when something is reported);
     ``t0`` is the ``time.time()`` the watch started at (finding timestamps are relative to it);
     ``wall_seconds``, the watched run's wall time: an ``OPTED_IN`` cause is reported only when its loss is at
-    least ``OPTED_IN_MIN_SHARE`` of it (without it, or without a measured loss, never). ``effect_call()``: the cost
-    of a tiny program's call with an effect (module docstring); for the effects cause, without it, no loss is
-    claimed (the median includes the program's execution)."""
+    least ``OPTED_IN_MIN_SHARE`` of it (without it, or without a measured loss, never)."""
     hot = [f for f in functions if f.calls >= min_calls]
     if not hot:
         return []
@@ -132,28 +125,20 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
         per = rec.median_seconds
         # The median, not the total: on a busy machine a few calls wait for the CPU, not for JAX.
         # ... and never more than the calls took in all (the median of a skewed run can exceed the mean).
-        paid = per
-        if cause == "effects":  # the call waited for the program to run: only the Python path's own cost is lost
-            ref = effect_call() if effect_call is not None else None
-            paid = min(per, ref) if ref is not None else None
-        lost = min(rec.calls * max(paid - fast, 0.0), rec.seconds) if fast is not None and paid is not None \
-            else None
+        lost = min(rec.calls * max(per - fast, 0.0), rec.seconds) if fast is not None else None
         if lost is not None and lost < MIN_SECONDS_LOST:
             continue
         if cause in OPTED_IN and (lost is None or not wall_seconds or lost < OPTED_IN_MIN_SHARE * wall_seconds):
             continue  # the price of a setting the program chose, small against its run
         against = f" against {fmt_seconds(fast)} for a fast call" if fast is not None else ""
         lost_text = f", {fmt_seconds(lost)} lost" if lost is not None else ""
-        if cause == "effects":
-            lost_text += " (each call waits for the program to run, so its time includes the execution; the loss " \
-                "counts only the Python path's own cost" + (f", {fmt_seconds(paid)} per call" if paid else "") + ")"
         fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site
         fix = Fix(title, why, location=fix_loc) if title else None
         details: dict[str, Any] = {
             "cause": cause if cause not in ("", "no_executable", "unknown") else "unknown", "blockers": sorted({b for bs in rec.blockers for b in bs}),
             "slow_calls": rec.calls, "seconds_per_call": per, "mean_seconds_per_call": rec.seconds / rec.calls,
             "total_seconds": rec.seconds, "fast_call_seconds": fast, "fast_call_basis": "reference",
-            "seconds_lost": lost, **({"effect_call_seconds": paid} if cause == "effects" else {}),
+            "seconds_lost": lost,
             "effects": [{"primitive": s.primitive, "effect": s.effect,
                          "file": s.location.file if s.location else None,
                          "line": s.location.line if s.location else None, "source": _source(s.location)}

@@ -252,69 +252,37 @@ def effect_sites(closed_jaxpr: Any, fn: Any = None) -> list[EffectSite]:
 
 
 _FAST: list[float] = []
-_EFFECT: list[float] = []
 
 
 def _plus_one(x: Any) -> Any:
     return x + 1
 
 
-def _best_call(fn: Any, calls: int) -> float | None:
-    """Seconds per call of ``jax.jit(fn)`` on one small array, best of 5 x ``calls``, with the settings that refuse
-    the fast path off (``compat.fast_path_settings``: the program's ``jax_debug_key_reuse``... must not make the
-    reference slow, whatever the program chose); None when it cannot be measured."""
+def fast_call_seconds() -> float | None:
+    """Seconds of one jit call that hits JAX's C++ dispatch cache: a tiny jitted function of one small
+    array, on the default backend, best of 5 x 200 calls, with the settings that refuse the fast path off
+    (``compat.fast_path_settings``). Measured once per process (it compiles one tiny program); None
+    when it cannot be measured."""
+    if _FAST:
+        return _FAST[0]
     try:
         import jax
         import numpy as np
 
-        f = jax.jit(fn)
+        f = jax.jit(_plus_one)
         x = jax.device_put(np.zeros(3, np.float32))
+        # With the program's fast-path-refusing settings off (jax_debug_key_reuse...): the reference
+        # must be a fast call, whatever the program chose.
         with compat.fast_path_settings():
             jax.block_until_ready(f(x))
             best = float("inf")
             for _ in range(5):
                 t = time.perf_counter()
-                for _ in range(calls):
+                for _ in range(200):
                     y = f(x)
                 jax.block_until_ready(y)
-                best = min(best, (time.perf_counter() - t) / calls)
+                best = min(best, (time.perf_counter() - t) / 200)
     except Exception:  # noqa: BLE001 - no reference: the finding says so
         return None
+    _FAST.append(best)
     return best
-
-
-def _once(store: list[float], fn: Any, calls: int) -> float | None:
-    """``_best_call`` measured once per process and kept in ``store`` (None, and nothing kept, when it fails)."""
-    if not store:
-        best = _best_call(fn, calls)
-        if best is None:
-            return None
-        store.append(best)
-    return store[0]
-
-
-def fast_call_seconds() -> float | None:
-    """Seconds of one jit call that hits JAX's C++ dispatch cache: a tiny jitted function of one small
-    array, on the default backend, best of 5 x 200 calls (``_best_call``). Measured once per process (it compiles
-    one tiny program); None when it cannot be measured."""
-    return _once(_FAST, _plus_one, 200)
-
-
-def _no_op() -> None:
-    return None
-
-
-def _plus_one_with_effect(x: Any) -> Any:
-    import jax
-
-    jax.debug.callback(_no_op)  # an unordered effect, as jax.debug.print's: the program takes the Python path
-    return x + 1
-
-
-def effect_call_seconds() -> float | None:
-    """Seconds of one call of a tiny jitted program with an effect (a no-op ``jax.debug.callback``): the cost of
-    JAX's Python dispatch path and the callback's round trip, which a program with effects pays per call. Such a
-    call returns only after the program ran (``benchmarks/effect_call_wait.py``: an 80 ms program's call took 0.14
-    ms without a callback, 90 ms with one), so the time a user's effectful call takes beyond this is its program's
-    execution, not dispatch. Best of 5 x 50 calls, once per process; None when it cannot be measured."""
-    return _once(_EFFECT, _plus_one_with_effect, 50)
