@@ -139,7 +139,7 @@ def test_traces_that_compile_nothing_get_no_compiled_program_findings(tmp_path):
         "import jax, jax.numpy as jnp\n"
         "W = jnp.ones((512, 512))\n"
         "def f(x):\n"
-        "    print('tracing')\n"
+        "    print('step called')\n"
         "    for _ in range(120):\n"
         "        x = jnp.sin(x @ W) + 1.0\n"
         "    return x\n"
