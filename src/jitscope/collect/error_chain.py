@@ -116,7 +116,7 @@ def field_declared(exc: BaseException) -> list[str]:
                 owner = _resolve(value, path[1:-1])
                 if owner is None:
                     continue
-                leaf = getattr(owner, path[-1], None)
+                leaf = _static_attr(owner, path[-1])
                 if type(leaf).__name__ == type_name:
                     site = _declaration(type(owner), path[-1])
                     if site:
@@ -126,9 +126,18 @@ def field_declared(exc: BaseException) -> list[str]:
     return []
 
 
+def _static_attr(value: Any, name: str) -> Any:
+    """``value.name`` as stored (instance ``__dict__``, slots, class attributes): no property or ``__getattr__`` of
+    the program runs while an error is being explained (``inspect.getattr_static``)."""
+    import inspect
+
+    got = inspect.getattr_static(value, name, None)
+    return None if isinstance(got, (property, staticmethod, classmethod)) else got
+
+
 def _resolve(value: Any, steps: list[str]) -> Any:
     for step in steps:
-        value = getattr(value, step, None)
+        value = _static_attr(value, step)
         if value is None:
             return None
     return value

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ..jaxmodel import known
 from .astutil import own_nodes
+from .scope import literal_ints, literal_strs
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -50,21 +51,11 @@ class Finding:
 
 
 def _ints(node: ast.expr) -> frozenset[int] | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return frozenset({node.value})
-    if isinstance(node, (ast.Tuple, ast.List)) and all(
-            isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts):
-        return frozenset(e.value for e in node.elts)  # type: ignore[attr-defined]
-    return None
+    return frozenset(got) if (got := literal_ints(node)) else None
 
 
 def _strs(node: ast.expr) -> frozenset[str] | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return frozenset({node.value})
-    if isinstance(node, (ast.Tuple, ast.List)) and all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-        return frozenset(e.value for e in node.elts)  # type: ignore[attr-defined]
-    return None
+    return frozenset(got) if (got := literal_strs(node)) else None
 
 
 def _handle(call: ast.Call, resolve, fn_params: list[str] | None) -> Handle | None:
@@ -172,7 +163,7 @@ def _blocks(fdef: ast.AST) -> dict[ast.stmt, tuple[ast.AST, list[ast.stmt], int]
                 continue
             for i, s in enumerate(block):
                 out[s] = (owner, block, i)
-                if not isinstance(s, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+                if not isinstance(s, (*_FUNCS, ast.ClassDef)):
                     stack.append(s)
     return out
 
@@ -207,11 +198,11 @@ def _ends(stmt: ast.stmt) -> bool:
     return isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue))
 
 
-def after_call(fdef: ast.AST, stmt: ast.stmt, name: str) -> tuple[str, ast.AST] | None:
+def after_call(where: dict[ast.stmt, tuple[ast.AST, list[ast.stmt], int]], stmt: ast.stmt,
+               name: str) -> tuple[str, ast.AST] | None:
     """What happens to ``name`` (donated by a call in ``stmt``) after ``stmt`` runs: ("read", the Name read
     first), ("loop", the loop whose next iteration donates it again), or None (bound again first, or never
-    read, or the model cannot tell)."""
-    where = _blocks(fdef)
+    read, or the model cannot tell). ``where``: ``_blocks`` of the function holding ``stmt``."""
     cur: ast.stmt = stmt
     while cur in where:
         owner, block, i = where[cur]
@@ -233,8 +224,6 @@ def after_call(fdef: ast.AST, stmt: ast.stmt, name: str) -> tuple[str, ast.AST] 
             return None
         if not isinstance(owner, ast.stmt) or isinstance(owner, (*_FUNCS, ast.ClassDef)):
             return None
-        if isinstance(owner, _LOOPS) and cur in owner.orelse:
-            pass
         cur = owner
     return None
 
@@ -297,13 +286,16 @@ def findings(tree: ast.Module, resolve) -> dict[ast.AST, list[Finding]]:
     """Donation findings of the module, keyed by the node the walk reports them from (a call)."""
     module, local, attrs = handles(tree, resolve)
     out: dict[ast.AST, list[Finding]] = {}
+    if not any(module.values()) and not any(any(t.values()) for t in (*local.values(), *attrs.values())):
+        return out  # no donating handle in the module: nothing to follow
     scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, _FUNCS))]
     for scope in scopes:
         cls = _method_class(tree, scope)
         mine = local.get(scope, {})
         shadowed = _assigned(scope) if scope is not tree else set()
         params = _param_names(scope)
-        for stmt in _blocks(scope):
+        where = _blocks(scope)
+        for stmt in where:
             for call in _own_calls(stmt):
                 f = call.func
                 h = None
@@ -314,7 +306,7 @@ def findings(tree: ast.Module, resolve) -> dict[ast.AST, list[Finding]]:
                       and cls is not None):
                     h = attrs.get(cls, {}).get(f.attr)
                 if h is not None:
-                    _check_call(scope, stmt, call, h, params, out)
+                    _check_call(scope, where, stmt, call, h, params, out)
     return out
 
 
@@ -324,7 +316,7 @@ def _assigned(scope: ast.AST) -> set[str]:
                                                  if isinstance(n, (*_FUNCS, ast.ClassDef))}
 
 
-def _check_call(scope: ast.AST, stmt: ast.stmt, call: ast.Call, h: Handle, params: set[str],
+def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: Handle, params: set[str],
                 out: dict[ast.AST, list[Finding]]) -> None:
     star = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
     donated: list[tuple[str, ast.expr]] = [(a.id, a) for i, a in enumerate(call.args[:star])
@@ -348,7 +340,7 @@ def _check_call(scope: ast.AST, stmt: ast.stmt, call: ast.Call, h: Handle, param
     for name, node in donated:
         if name in targets:
             continue  # x = f(x): the name now holds the result
-        got = after_call(scope, stmt, name)
+        got = after_call(where, stmt, name)
         if got is not None:
             kind, where = got
             out.setdefault(call, []).append(Finding(kind, where if kind == "read" else node, call, h, name))

@@ -15,7 +15,7 @@ def _donations(ctx: Context) -> dict:
 
 
 def _compute_donations(ctx: Context) -> dict:
-    if "donate" not in ctx.text:
+    if "donate_arg" not in ctx.text:  # donate_argnums / donate_argnames: no option, no donation
         return {}
     return findings(ctx.tree, ctx.info.resolve)
 
