@@ -246,6 +246,16 @@ def _wrap_host_wait(cls: Any, name: str, what: str) -> Callable[[], None]:
     return undo
 
 
+def is_device_get(frame: Any) -> bool:
+    """Whether ``frame`` is a call of ``jax.device_get`` (a code-object comparison: no flatten)."""
+    try:
+        from jax._src import api
+
+        return frame.f_code is api.device_get.__code__
+    except Exception:  # noqa: BLE001 - a JAX that moved it: no batch is recognised
+        return False
+
+
 def device_get_leaves(frame: Any) -> int | None:
     """The number of leaves ``jax.device_get`` fetches when ``frame`` is one of its calls (it starts every leaf's
     host copy before reading any: one batched transfer), else None."""

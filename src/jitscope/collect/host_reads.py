@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from .._jaxcompat.runtime_hooks import device_get_leaves, install_host_read_hook, staging_now
+from .._jaxcompat.runtime_hooks import device_get_leaves, install_host_read_hook, is_device_get, staging_now
 from ..model import Location
 from .loop_index import loop_index
 from .program_frames import frame_kind, location, program_caller
@@ -75,7 +75,7 @@ class HostReadProbe:
         frame = program_caller(caller)
         if frame is None or _in_callback(caller, frame) or _string_for_jax(caller):
             return
-        leaves = _batch_leaves(caller, frame)
+        batch = _device_get_call(caller, frame)
         frame = _past_generated(frame)
         key = (frame.f_code.co_filename, frame.f_lineno)
         index = loop_index(frame)
@@ -93,11 +93,11 @@ class HostReadProbe:
                 self._last.pop(key, None)
             site.reads += 1
             site.waits += what == "wait"
-            if site.batch_left and leaves is not None:
+            if site.batch_left and batch is not None:
                 site.batch_left -= 1
                 fresh = False  # a further leaf of one device_get: the same round trip
-            elif leaves is not None and leaves > 1:
-                site.batch_left = leaves - 1
+            elif batch is not None and (leaves := device_get_leaves(batch)) is not None and leaves > 1:
+                site.batch_left = leaves - 1  # counted once per device_get, at its first read
             site.fresh += fresh
             if index is not None and index != site.last_index:
                 last = site.last_index
@@ -111,14 +111,14 @@ class HostReadProbe:
                 site.shapes[spec] = site.shapes.get(spec, 0) + 1
 
 
-def _batch_leaves(caller: FrameType, program: FrameType) -> int | None:
-    """The number of leaves of the ``jax.device_get`` call the program made for this read (it starts every
-    leaf's copy before reading any: the reads are one batched round trip), or None when the read is not inside
-    one."""
+def _device_get_call(caller: FrameType, program: FrameType) -> FrameType | None:
+    """The frame of the ``jax.device_get`` call the program made for this read (it starts every leaf's copy before
+    reading any: the reads are one batched round trip), or None when the read is not inside one. Its leaves are
+    counted (``device_get_leaves``, a flatten of the whole argument) only at the first read of a batch."""
     f: FrameType | None = caller
     while f is not None and f.f_back is not program:
         f = f.f_back
-    return device_get_leaves(f) if f is not None else None
+    return f if f is not None and is_device_get(f) else None
 
 
 _CALLBACK_FILES = ("callback.py", "debugging.py")
