@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._format import faster_by as faster_by
-from .._format import fmt_seconds
+from .._format import fmt_ratio, fmt_seconds
 from ..analyze.compare import BreakEven, Costs, apart
 from ..results.compare import CompareResult, VariantResult
 
@@ -60,6 +60,20 @@ def leaders(r: CompareResult, names: list[str] | None = None) -> list[str]:
     tied = [v for v in r.variants if v.ok and v is not best and (names is None or v.name in names)
             and not apart(Costs.of(v), best_costs)]
     return [best.name] + [v.name for v in sorted(tied, key=lambda v: v.steady.median)]  # type: ignore[union-attr]
+
+
+def is_apart(r: CompareResult, a: str, b: str) -> bool:
+    """Whether compare's noise rule (``apart``, per call) tells variants ``a`` and ``b`` apart."""
+    return apart(Costs.of(r.variant(a)), Costs.of(r.variant(b)))
+
+
+def versus(r: CompareResult, new: str, old: str) -> str:
+    """How ``new`` compares with ``old`` per call, by compare's own noise rule (``apart``): "3.2x faster",
+    "2.5x slower", or "within noise of it (1.06x)" so a lesson never calls a difference the table calls noise."""
+    ratio = steady(r, old) / steady(r, new)
+    if not is_apart(r, new, old):
+        return f"within noise ({fmt_ratio(max(ratio, 1 / ratio))} apart)"
+    return faster_by(ratio)
 
 
 def leaders_phrase(names: list[str], what: str = "fastest") -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from .._format import fmt_seconds
 from ..results.demo import CaseStudy, Column
 from . import ARTICLES
-from ._common import budget, faster_by, first, steady
+from ._common import budget, first, is_apart, steady, versus
 
 NAME = "fusion"
 TITLE = "a + b - c: op-by-op dispatch vs one fused program; static shapes"
@@ -161,8 +161,8 @@ def run(quick: bool = False) -> CaseStudy:
     if err["error_class"]:
         static_part = (f"jit(get_negatives) fails to trace with {err['error_class']} at {err['where']} "
                        f"(x[x < 0] has a data-dependent shape; fix: {err['fix']}); "
-                       f"jnp.where(x < 0, x, 0).sum() under jit runs {faster_by(mask_ratio)} "
-                       f"than the eager boolean mask "
+                       f"jnp.where(x < 0, x, 0).sum() under jit is {versus(r2, fix, mask)} "
+                       f"against the eager boolean mask "
                        f"({fmt_seconds(steady(r2, fix))} vs {fmt_seconds(steady(r2, mask))}) and the sums "
                        f"{'agree' if agree else 'DIFFER'} (rel diff {rel_diff:.2g}).")
     else:
@@ -173,7 +173,7 @@ def run(quick: bool = False) -> CaseStudy:
               f"({per} of its jaxpr); jit compiled "
               f"{_plural(jit_compiles or 0, 'program')} whose optimised HLO has "
               f"{_plural(prog['fusions'], 'fusion')} holding {prog['fused_ops']} ops ({ops}); {bytes_part}; "
-              f"jit runs {faster_by(speedup)} per call on {n:,} float32 "
+              f"per call jit is {versus(r, 'jit(fusion)', 'eager')} on {n:,} float32 "
               f"({fmt_seconds(steady(r, 'jit(fusion)'))} vs {fmt_seconds(steady(r, 'eager'))}). "
               f"Static shapes: {static_part}")
     facts = {"n": n, "eager_compiles_first_call": eager_compiles, "jit_compiles_first_call": jit_compiles,
@@ -183,7 +183,7 @@ def run(quick: bool = False) -> CaseStudy:
              "speedup_jit_vs_eager": speedup, "tracer_error_class": err["error_class"],
              "tracer_error_where": err.get("where"), "tracer_error_source": err.get("source"),
              "tracer_fix": err.get("fix"), "tracer_fix_text": err.get("fix_text"),
-             "mask_over_where_jit": mask_ratio, "sum_mask": v_mask, "sum_where_jit": v_fix,
+             "mask_over_where_jit": mask_ratio, "mask_where_apart": is_apart(r2, fix, mask), "sum_mask": v_mask, "sum_where_jit": v_fix,
              "sum_rel_diff": rel_diff, "sums_agree": agree}
     columns = [Column("variant", "static shapes: variant"), Column("first_s", "first call", "s"),
                Column("steady_s", "steady median", "s"), Column("compiles", "compiles (first call)", "int"),

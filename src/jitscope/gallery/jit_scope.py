@@ -15,7 +15,7 @@ from typing import Any
 from .._format import fmt_seconds
 from ..results.demo import CaseStudy
 from . import ARTICLES
-from ._common import budget, faster_by, first, leaders, leaders_phrase, payback, steady
+from ._common import budget, first, leaders, leaders_phrase, payback, steady, versus
 
 NAME = "jit_scope"
 TITLE = "Which scope to jit: eager, jit(f), jit(g), both"
@@ -66,7 +66,7 @@ def run(quick: bool = False) -> CaseStudy:
     both_vs_g = steady(r, "jit(both)") / steady(r, "jit(g)")
     same = abs(both_vs_g - 1) < 0.15
     eager = steady(r, "eager")
-    others = ", ".join(f"{n} {faster_by(eager / steady(r, n))}" for n in ("jit(f)", "jit(g)", "jit(both)"))
+    others = ", ".join(f"{n} {versus(r, n, 'eager')}" for n in ("jit(f)", "jit(g)", "jit(both)"))
     outer = [n in ("jit(g)", "jit(both)") for n in top]
     verdict = ("as the article advises" if all(outer) else "unlike the article's advice" if not any(outer)
                else "so this run neither confirms nor refutes the article's advice")

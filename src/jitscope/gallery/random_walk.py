@@ -16,7 +16,7 @@ from typing import Any
 from .._format import fmt_seconds
 from ..results.demo import CaseStudy
 from . import ARTICLES
-from ._common import budget, faster_by, fastest, first, leaders, leaders_phrase, steady
+from ._common import budget, fastest, first, leaders, leaders_phrase, steady, versus
 
 NAME = "random_walk"
 TITLE = "Gaussian random walk: Python loops vs lax.scan vs scan+vmap vs jit"
@@ -126,9 +126,9 @@ def run(quick: bool = False) -> CaseStudy:
     best_jax = fastest(r, jax_names).name
     total = py / steady(r, best_jax)
     lesson = (f"{leaders_phrase(top)} ({fmt_seconds(steady(r, best))} per walk); "
-              f"against the Python loops jit(scan+vmap) is {faster_by(py / jt)} (the article: 'dozens of times'), "
-              f"lax.scan alone {faster_by(py / sc)}, scan+vmap {faster_by(py / sv)}; "
-              f"vectorised NumPy is {faster_by(jt / npv)} than jit(scan+vmap) on this machine. "
+              f"against the Python loops jit(scan+vmap) is {versus(r, 'jit(scan+vmap)', 'python loops')} (the article: 'dozens of times'), "
+              f"lax.scan alone {versus(r, 'lax.scan', 'python loops')}, scan+vmap {versus(r, 'scan+vmap', 'python loops')}; "
+              f"against jit(scan+vmap) vectorised NumPy is {versus(r, 'numpy vectorised', 'jit(scan+vmap)')} on this machine. "
               f"Without an outer jit the scan loop is still compiled (one XLA While, plus one compile per "
               f"eager op): first calls ran {comp['lax.scan']} XLA compiles for lax.scan "
               f"({fmt_seconds(fc['lax.scan'])}), scan+vmap "

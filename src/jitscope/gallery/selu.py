@@ -11,7 +11,7 @@ from typing import Any
 
 from ..results.demo import CaseStudy
 from . import ARTICLES
-from ._common import budget, faster_by, leaders, payback, steady
+from ._common import budget, leaders, payback, steady, versus
 
 NAME = "selu"
 TITLE = "SELU: eager vs jit"
@@ -54,7 +54,7 @@ def run(quick: bool = False) -> CaseStudy:
     top = leaders(r)
     best = top[0]
     head = f"{best} wins" if len(top) == 1 else "eager and jit(selu) are within noise of each other"
-    lesson = (f"{head}: jit(selu) runs {faster_by(speedup)} than eager on {n:,} samples "
+    lesson = (f"{head}: against eager, jit(selu) is {versus(r, 'jit(selu)', 'eager')} on {n:,} samples "
               f"(the article: 'several times'); {payback(r, 'jit(selu)', 'eager')}.")
     return CaseStudy(NAME, TITLE, SEED, PUBLISHED, lesson, compare=r,
                      facts={"n": n, "speedup_jit_vs_eager": speedup, "fastest": best, "within_noise_of_fastest": top[1:]},
