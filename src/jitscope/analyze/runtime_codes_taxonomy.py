@@ -384,7 +384,10 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "at one line from several values in one program (a Python loop the trace unrolled), draws new numbers at "
         "each step: not reported. Inside a ``lax.scan`` body, a key the function was passed and the body uses "
         "unchanged (a constant of the loop, or a carry returned as it came, neither split nor folded with the "
-        "index) is reported: every iteration draws the same numbers (``details.origin`` ``loop-invariant``).",
+        "index) is reported: every iteration draws the same numbers (``details.origin`` ``loop-invariant``). "
+        "Filed at the program's own line: a draw inside an installed library (flax's or equinox's initialisers) "
+        "is reported at the innermost frame outside installed packages, the line that passed the library the key; "
+        "a seed literal written on the library's own line or the program's is a fixed seed.",
         "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
         "'random' numbers, and no error says so. A key carried through a loop and never split gives every step "
         "the same noise.",
