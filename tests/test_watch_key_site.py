@@ -54,3 +54,26 @@ def test_the_same_inside_equinox_and_the_key_as_an_argument_is_quiet():
         build(jnp.ones(3))
         build_with(jnp.ones(3), jax.random.key(1))
     assert _jw602(w.result()) == [(__file__, _line("eqx-init"))], [f.message for f in w.result().findings]
+
+
+STEP = 7  # a module global read at trace time: the seed is baked, not chosen on the line
+
+
+def test_a_literal_seed_passed_to_a_library_that_seeds_the_key_is_a_fixed_seed():
+    """Held-out class (issue #24): ``nnx.Rngs(0)`` in a test's jitted init was JW602 inside flax (flax's own line seeds
+    ``jax.random.key(seed)``, where no literal is written). The seed is written on the program's line that passed it:
+    deliberate. The same call seeded from a module global stays a finding, filed at the program's line."""
+    from flax import nnx
+
+    @jax.jit
+    def init(x):
+        return nnx.Linear(3, 4, rngs=nnx.Rngs(0))(x)
+
+    @jax.jit
+    def init_global(x):
+        return nnx.Linear(3, 4, rngs=nnx.Rngs(STEP))(x)  # global-seed
+
+    with jitscope.watch(slow_compile=600) as w:
+        init(jnp.ones((2, 3)))
+        init_global(jnp.ones((2, 3)))
+    assert _jw602(w.result()) == [(__file__, _line("global-seed"))], [f.message for f in w.result().findings]

@@ -387,7 +387,9 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "index) is reported: every iteration draws the same numbers (``details.origin`` ``loop-invariant``). "
         "Filed at the program's own line: a draw inside an installed library (flax's or equinox's initialisers) "
         "is reported at the innermost frame outside installed packages, the line that passed the library the key; "
-        "a seed literal written on the library's own line or the program's is a fixed seed.",
+        "a seed literal written on the library's own line or on the program's line that called it (``nnx.Rngs(0)``, "
+        "where flax's own line seeds ``jax.random.key(key)``) is a fixed seed; a seed read there from a module "
+        "global stays a finding.",
         "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
         "'random' numbers, and no error says so. A key carried through a loop and never split gives every step "
         "the same noise.",
