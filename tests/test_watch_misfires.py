@@ -123,7 +123,7 @@ def test_a_read_in_every_iteration_still_is(misfires):
         misfires.reads_every_step()
     found = [f for f in w.result().findings if f.code == "JW502"]
     assert [f.location.line for f in found] == [_line("read-per-step")], [f.message for f in found]
-    assert found[0].details["iterations"] == found[0].details["loop_iterations"] == 200
+    assert found[0].details["iterations"] == found[0].details["loop_iterations"] == 60
 
 
 def test_a_key_reused_across_tests_is_not_a_reuse_within_one_it_is(misfires):

@@ -325,7 +325,8 @@ class WatchSession:
         found = list(self.analyzer.findings)
         if self._dispatch is not None:
             found += off_fast_path(list(self._dispatch.functions.values()), dispatch.fast_call_seconds,
-                                   self._dispatch.t0 or 0.0, wall_seconds=self.collector.wall_seconds)
+                                   self._dispatch.t0 or 0.0, wall_seconds=self.collector.wall_seconds,
+                                   effect_call=dispatch.effect_call_seconds)
         if self.taxonomy is not None:
             c = self.collector
             found += self.taxonomy.finish(self._signals, self.events, t0=c.started_at or 0.0,

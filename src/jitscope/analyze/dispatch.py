@@ -15,6 +15,18 @@ jitted function (``fast_call``, called only when some function is reported): the
 number of slow calls times (their median - the fast call), an estimate. The median, not the total,
 because on a busy machine a few calls are long for want of a CPU, not because of JAX.
 
+The execution a call waited for is not dispatch (``execution``; effects only). A program with effects (``jax.debug.print``,
+callbacks) runs synchronously: its call returns only after the program ran, so its time includes the
+execution, which moving the callback out would not save: without the effect the call would return at once
+and the execution would overlap the host's next work, as far as the host had any. Per call, the collector
+measures the part of the call after JAX's ``_infer_params`` (the execution and JAX's bind around it) and the
+host's time since the function's previous slow call. The part beyond a whole call of a tiny program with a
+no-op callback (``effect_call``: the Python path, the callback's round trip and nothing to compute) is the
+program's execution; of it, only what overlap would have hidden (at most the host's time between the calls)
+is lost. Each call is charged ``elapsed - execution + min(execution, host gap)``; the median of those against
+the fast call is the loss per call. A tiny program (its calls never wait longer than the reference) is
+charged its whole call, as before.
+
 Causes, named from the conditions JAX itself checks (``_jaxcompat.fastpath_blockers``): effects
 (``jax.debug.print``/``jax.debug.callback``, ``io_callback``, ordered effects; with the user's line of
 each), host callbacks (JAX 0.6-0.8), mutable-array ref effects, ``jax_debug_key_reuse``, PGLE
@@ -26,6 +38,7 @@ C++ cache did not keep the entry).
 from __future__ import annotations
 
 import linecache
+import statistics
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -103,13 +116,33 @@ def _source(loc: Location | None) -> str:
     return linecache.getline(loc.file, loc.line).strip() if loc else ""
 
 
+def _paid(rec: Any, effect_call: Callable[[], float | None] | None) -> tuple[float, float]:
+    """The median seconds a call paid for being off the fast path, and the median execution it waited for (module
+    docstring: each call's time less the execution beyond the tiny effect program's whole call, plus what of that
+    execution the host's time between calls would have overlapped)."""
+    waits, gaps, samples = getattr(rec, "waits", None), getattr(rec, "gaps", None), rec.samples
+    if not waits or len(waits) != len(samples) or effect_call is None or max(waits) <= 0:
+        return rec.median_seconds, 0.0
+    ref = effect_call()
+    if ref is None:
+        return rec.median_seconds, 0.0
+    executions = [max(w - ref, 0.0) for w in waits]
+    if not any(executions):
+        return rec.median_seconds, 0.0
+    paid = [e - x + min(x, g) for e, x, g in zip(samples, executions, gaps or [0.0] * len(samples), strict=False)]
+    return statistics.median(paid), statistics.median(executions)
+
+
 def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None], t0: float = 0.0,
-                  min_calls: int = DISPATCH_MIN_CALLS, wall_seconds: float | None = None) -> list[RuntimeFinding]:
+                  min_calls: int = DISPATCH_MIN_CALLS, wall_seconds: float | None = None,
+                  effect_call: Callable[[], float | None] | None = None) -> list[RuntimeFinding]:
     """One JW501 per function with at least ``min_calls`` Python-path calls that neither traced nor
     compiled. ``fast_call()`` gives the cost of a fast call (called only when something is reported);
     ``t0`` is the ``time.time()`` the watch started at (finding timestamps are relative to it);
     ``wall_seconds``, the watched run's wall time: an ``OPTED_IN`` cause is reported only when its loss is at
-    least ``OPTED_IN_MIN_SHARE`` of it (without it, or without a measured loss, never)."""
+    least ``OPTED_IN_MIN_SHARE`` of it (without it, or without a measured loss, never). ``effect_call()``: the whole
+    call of a tiny program with a no-op callback, the line past which a call's wait is its program's execution
+    (module docstring; without it, the whole call is charged)."""
     hot = [f for f in functions if f.calls >= min_calls]
     if not hot:
         return []
@@ -123,22 +156,29 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
         if cause == "effects":
             phrase = phrase.format(sites="; ".join(_site_text(s) for s in sites[:3]) or "effects")
         per = rec.median_seconds
+        # Only a program with effects runs synchronously; under other causes the part after _infer_params is
+        # JAX's Python work (the key-reuse checker...), all of it dispatch cost.
+        paid, execution = _paid(rec, effect_call) if fast is not None and cause == "effects" else (per, 0.0)
         # The median, not the total: on a busy machine a few calls wait for the CPU, not for JAX.
         # ... and never more than the calls took in all (the median of a skewed run can exceed the mean).
-        lost = min(rec.calls * max(per - fast, 0.0), rec.seconds) if fast is not None else None
+        lost = min(rec.calls * max(paid - fast, 0.0), rec.seconds) if fast is not None else None
         if lost is not None and lost < MIN_SECONDS_LOST:
             continue
         if cause in OPTED_IN and (lost is None or not wall_seconds or lost < OPTED_IN_MIN_SHARE * wall_seconds):
             continue  # the price of a setting the program chose, small against its run
         against = f" against {fmt_seconds(fast)} for a fast call" if fast is not None else ""
         lost_text = f", {fmt_seconds(lost)} lost" if lost is not None else ""
+        if execution:
+            lost_text += (f" (each call waited {fmt_seconds(execution)} (median) for its program to run; that "
+                          "execution is not counted as lost, except what the host's time between calls could have "
+                          "overlapped)")
         fix_loc = sites[0].location if cause == "effects" and sites and sites[0].location else rec.call_site
         fix = Fix(title, why, location=fix_loc) if title else None
         details: dict[str, Any] = {
             "cause": cause if cause not in ("", "no_executable", "unknown") else "unknown", "blockers": sorted({b for bs in rec.blockers for b in bs}),
             "slow_calls": rec.calls, "seconds_per_call": per, "mean_seconds_per_call": rec.seconds / rec.calls,
             "total_seconds": rec.seconds, "fast_call_seconds": fast, "fast_call_basis": "reference",
-            "seconds_lost": lost,
+            "seconds_lost": lost, "paid_seconds_per_call": paid, "execution_seconds_per_call": execution,
             "effects": [{"primitive": s.primitive, "effect": s.effect,
                          "file": s.location.file if s.location else None,
                          "line": s.location.line if s.location else None, "source": _source(s.location)}

@@ -8,9 +8,21 @@ with at least ``MIN_FRESH_READS`` reads of new arrays is in a loop that stops fo
 iteration: JAX dispatches asynchronously, and each read makes the host wait for the step just dispatched
 before it can dispatch the next (on an accelerator the device then idles while Python runs).
 
-Certain that the reads happened (counted); ``warning``. The cost it names is what the reads took here
-(waiting included); on a CPU with small programs it is small, and the finding says so rather than guessing
-what an accelerator would lose.
+What a sync costs (the model): JAX dispatches asynchronously, so without the sync the host would go on to the next
+iteration's work (preparing a batch, dispatching the next step) while the device still runs this one. A sync per
+iteration forbids that overlap and nothing else: per iteration it costs at most the lesser of the time the read
+waited for the device and the host's own time since the previous sync there (with a host that does nothing else,
+or a device that was done before the read, there was nothing to overlap). The probe measures both for reads that
+repeat the previous read's program stack at the line (one loop ran both; a helper called from 57 separate lines
+of a test is no loop) and sums that bound (``lost``). A line is reported only when it is at least
+``MIN_LOST_SECONDS`` and ``MIN_LOST_SHARE`` of the loop's time there: a diagnostic print loop over results
+computed before it (no read waits) and a tiny program synced each step on a CPU (nothing to overlap) are quiet.
+A sync after which the program ends a timed region (``clock() - t0``) before the loop's next sync, in at least
+half the iterations, is the measurement's own: timing each iteration of a benchmark needs it (JW507 reports the
+opposite, a clock read without it), and it is not reported.
+
+Certain that the reads happened (counted); ``warning``. The time lost is an upper bound measured here (the wait
+and the host's time per iteration); what an accelerator would lose is not guessed.
 """
 
 from __future__ import annotations
@@ -27,6 +39,13 @@ MIN_FRESH_READS = 50
 # that read. A read every other iteration or more often is a round trip per iteration; every 100 steps is not,
 # however many reads a long run adds up.
 MIN_ITERATION_SHARE = 0.5
+# The time the syncs cost, as measured (module docstring): below either bound no user would act on it (a print loop
+# after the computation, 12 ms in all). A share, not only seconds: a loaded machine slows the host and the device
+# alike, so the share of the loop the syncs cost barely moves with load.
+MIN_LOST_SECONDS = 0.05
+MIN_LOST_SHARE = 0.10
+# Iterations whose sync a timed region's closing clock read follows: at least this share makes the sync a benchmark's.
+TIMED_SHARE = 0.5
 
 
 def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
@@ -38,6 +57,8 @@ def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
         iterations, span = getattr(s, "iterations", None), getattr(s, "span", None)
         if iterations and span and iterations < span * MIN_ITERATION_SHARE:
             continue  # the loop around the line reads in few of its iterations (every 100 steps): not per iteration
+        if not _costs(s):
+            continue
         loc = s.location
         shapes = ", ".join(sorted(s.shapes or {}, key=lambda k: -(s.shapes or {})[k])[:3])
         waited = f"{s.waited:,} waited for the device, " if s.waited else ""
@@ -47,13 +68,24 @@ def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
             "JW502", loc.function or "?",
             f"line {loc.line} {verb} {s.fresh:,} new jax.Array values{'' if waits >= s.reads else ' to the host'} "
             f"({shapes}): {'a host sync' if waits >= s.reads else 'a device-to-host round trip'} per iteration ({waited}{fmt_seconds(s.seconds)} in the "
-            "reads)", "warning", loc,
+            f"reads); overlapping the host's {fmt_seconds(s.host_seconds)} of work between them with the device's "
+            f"could have saved up to {fmt_seconds(s.lost)}, {s.lost / s.loop_seconds:.0%} of the loop", "warning", loc,
             Fix(fixes.HOST_SYNC.title, fixes.HOST_SYNC.why, location=loc), source=_source(loc),
             details={"reads": s.reads, "fresh_reads": s.fresh, "waited": s.waited, "seconds": s.seconds,
                      "block_until_ready": waits,
                      "shapes": dict(s.shapes or {}), "iterations": iterations, "loop_iterations": span,
+                     "repeats": s.repeats, "host_seconds": s.host_seconds, "loop_seconds": s.loop_seconds,
+                     "seconds_lost": s.lost, "timed": s.timed,
                      "evidence": "host reads of jax.Array values (ArrayImpl._value) counted at this line"}))
     return out
+
+
+def _costs(site: Any) -> bool:
+    """Whether the line's syncs cost the loop enough to act on, and are not a benchmark's (module docstring)."""
+    repeats = getattr(site, "repeats", 0)
+    if not repeats or site.timed >= repeats * TIMED_SHARE:
+        return False  # no loop repeated the read (separate calls of a helper), or each sync closes a timed region
+    return site.lost >= MIN_LOST_SECONDS and site.lost >= MIN_LOST_SHARE * site.loop_seconds
 
 
 WARN_BYTES = 64 * 1024  # below this a copy per call costs microseconds: said, as info

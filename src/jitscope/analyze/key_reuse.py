@@ -248,7 +248,7 @@ def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str
     """JW602 for each line of a traced program that draws random numbers from a key no argument reaches: a
     captured key, or one seeded inside the function from a value computed at trace time (a seed written as
     a number on its line, or equal to a static argument's value, is a deliberate fixed seed: not reported)."""
-    from .._jaxcompat import StackCache
+    from .._jaxcompat import StackCache, is_library_file
     from ..model import Location
 
     if closed_jaxpr is None:
@@ -256,8 +256,16 @@ def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str
     stacks = StackCache(getattr(fn, "__code__", None))
 
     def where(eqn: Any) -> Location | None:
+        """The equation's innermost user line (a library's own, where it runs there): how the dataflow groups draws."""
         stack = stacks.stack(eqn)
         return Location(stack[-1][0], stack[-1][2], function=stack[-1][1]) if stack else None
+
+    def program_line(eqn: Any) -> Location | None:
+        # A finding's line is the program's own: the innermost frame outside installed libraries (a draw inside
+        # flax's initializer is filed at the test's ``model.init`` line), the innermost user frame where none is.
+        stack = stacks.stack(eqn)
+        frame = next((f for f in reversed(stack) if not is_library_file(f[0])), stack[-1] if stack else None)
+        return Location(frame[0], frame[2], function=frame[1]) if frame else None
 
     statics = {str(v) for v in (event.signature.static.values() if event.signature is not None else ())}
     draws = constant_key_draws(closed_jaxpr)
@@ -276,14 +284,16 @@ def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str
             how = f"a key passed in and used unchanged in every iteration of a lax.scan loop{folds}"
             evidence = "a key the loop body neither splits nor folds with the loop index"
         elif isinstance(origin, tuple) and origin[0] == "seed":
-            seed_at = where(origin[2])
-            if str(origin[1]) in statics or _written_in_source(origin[1], seed_at) or _named_seed(fn, seed_at):
+            # The lines that may write the seed: the library's own (its literal seed) and the program's that called it.
+            seed_at = [where(origin[2]), program_line(origin[2])]
+            if str(origin[1]) in statics or any(_written_in_source(origin[1], at) or _named_seed(fn, at)
+                                                for at in seed_at):
                 continue  # a fixed seed the program wrote, passed static or named by a parameter: deliberate
             how = f"a key seeded from {origin[1]}, a value computed at trace time{folds}"
             evidence = f"a random_seed of the literal {origin[1]}, which its source line does not write"
         else:
             continue
-        loc = where(eqn) or event.definition
+        loc = program_line(eqn) or event.definition
         advice = fixes.KEY_PER_ITERATION if origin == _INVARIANT else fixes.KEY_AS_ARGUMENT
         key = (loc.file, loc.line) if loc else ("", 0)
         if key in out:

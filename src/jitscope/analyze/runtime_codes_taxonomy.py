@@ -186,8 +186,16 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "iterations from the first read to the last read (reads every 100 steps, or a batch of 100 reads made "
         "at once every 100 steps, are one round trip per 100 steps, however long the run). The leaves of one "
         "``jax.device_get`` call are one batched transfer (JAX starts every leaf's copy before reading any), "
-        "counted once: fetching a loop's results together after it is the fix, not the pitfall. Gives how many reads "
-        "had to wait for the device and the seconds spent in them. Under pytest, a line of a test module (per "
+        "counted once: fetching a loop's results together after it is the fix, not the pitfall. What a sync per "
+        "iteration costs is the overlap it forbids: per iteration, at most the lesser of the time the read waited "
+        "for the device and the host's own time since the previous sync there, measured for reads that repeat the "
+        "previous read's program stack (one loop ran both: a helper's line reached from 55 separate assertion lines "
+        "of a test is no loop). Reported only when that bound is at least 50 ms and 10% of the loop's time there: "
+        "a print loop over results computed before it (no read waits) and a tiny step synced on a CPU (nothing to "
+        "overlap) are quiet. A sync after which the program ends a timed region (``clock() - t0``) before the loop's "
+        "next sync, in at least half the iterations, is a benchmark's measurement (it needs the sync; JW507 reports "
+        "the opposite): not reported. Gives how many reads had to wait for the device, the seconds spent in them and "
+        "the seconds overlap could have saved. Under pytest, a line of a test module (per "
         "pytest's node id) whose reads took under 1 s is the test's speed (a loop asserting each step): not "
         "reported, like every per-step cost at a test's line (``advice_scope.TEST_SPEED_CODES``).",
         "JAX dispatches asynchronously: the host queues the next step while the device runs. A host read waits "
@@ -198,7 +206,8 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "```python\nfor step in range(n):\n    state, loss = train_step(state, batch)\n    if step % 100 == 0 and "
         "float(loss) < tol:\n        break\n```",
         "**certain**: counted reads (``jax.Array._value``, ``.item()``, ``.block_until_ready()``) at the line; "
-        "the seconds are what they took here. Not seen on CPU: ``np.asarray(x)`` (NumPy reads through the "
+        "the seconds are what they took here; the time lost is an upper bound from those waits and the host's time "
+        "between them (what an accelerator would lose is not guessed). Not seen on CPU: ``np.asarray(x)`` (NumPy reads through the "
         "buffer protocol, in C++)."),
     RuntimeCode(
         "JW503", "callback-in-loop", "warning",
@@ -375,7 +384,12 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "at one line from several values in one program (a Python loop the trace unrolled), draws new numbers at "
         "each step: not reported. Inside a ``lax.scan`` body, a key the function was passed and the body uses "
         "unchanged (a constant of the loop, or a carry returned as it came, neither split nor folded with the "
-        "index) is reported: every iteration draws the same numbers (``details.origin`` ``loop-invariant``).",
+        "index) is reported: every iteration draws the same numbers (``details.origin`` ``loop-invariant``). "
+        "Filed at the program's own line: a draw inside an installed library (flax's or equinox's initialisers) "
+        "is reported at the innermost frame outside installed packages, the line that passed the library the key; "
+        "a seed literal written on the library's own line or on the program's line that called it (``nnx.Rngs(0)``, "
+        "where flax's own line seeds ``jax.random.key(key)``) is a fixed seed; a seed read there from a module "
+        "global stays a finding.",
         "jit reads the key once, at trace time, and bakes it into the program: every call returns the same "
         "'random' numbers, and no error says so. A key carried through a loop and never split gives every step "
         "the same noise.",

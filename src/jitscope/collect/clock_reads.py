@@ -86,6 +86,9 @@ class ClockReadProbe:
         self._reads: dict[tuple[CodeType, int], int] = {}  # clock reads per (code, offset)
         self._array_type: Any = None
         self._threads: dict[int, set[int]] = {}  # thread -> ids of the arrays alive at its previous program read
+        # Program clock reads that ended a timed region (``clock() - t0``), every one counted, sampled or not: a host
+        # sync followed by one before the loop's next sync is the measurement's own (``collect/host_reads.py``).
+        self.region_ends = 0
 
     def install(self) -> ClockReadProbe:
         from jax import Array
@@ -123,6 +126,8 @@ class ClockReadProbe:
             return
         key = id(frame)
         here = (frame.f_code, frame.f_lasti)
+        if ends_region(*here):
+            self.region_ends += 1
         n = self._reads.get(here, 0) + 1
         if len(self._reads) < 4096 or here in self._reads:
             self._reads[here] = n

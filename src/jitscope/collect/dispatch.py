@@ -60,6 +60,12 @@ class SlowPathFunction:
     blockers: dict[tuple[str, ...], int] = field(default_factory=dict)
     effects: list[EffectSite] | None = None  # the program's effectful equations, when effects block
     first_time: float = 0.0  # time.time() of the first such call
+    # Per sampled call: the seconds from the end of ``_infer_params`` to the end of the Python path (the execution
+    # the call waited for, where it waits: a program with effects runs synchronously, and JAX's bind around it), and
+    # the host's seconds since this function's previous slow call ended (what the execution could have overlapped).
+    waits: list[float] = field(default_factory=list)
+    gaps: list[float] = field(default_factory=list)
+    last_end: float | None = None
 
     @property
     def median_seconds(self) -> float:
@@ -72,7 +78,7 @@ class _Local(threading.local):
         self.t0 = 0.0
         self.spans0 = 0
         self.jaxpr: Any = None
-        self.pending: tuple | None = None  # (call, t0, spans0, jaxpr) between _infer_params and its end
+        self.pending: tuple | None = None  # (call, t0, spans0, jaxpr, t_exit) between _infer_params and its end
 
 
 class _Spans(threading.local):
@@ -157,7 +163,7 @@ class DispatchProbe:
         loc = self._local
         loc.depth = max(loc.depth - 1, 0)
         if loc.depth == 0 and exc is None and loc.jaxpr is not None:
-            loc.pending = (call, loc.t0, loc.spans0, loc.jaxpr)
+            loc.pending = (call, loc.t0, loc.spans0, loc.jaxpr, time.perf_counter())
         loc.jaxpr = None
 
     # -- the end of the Python path ----------------------------------------------------------------
@@ -166,22 +172,24 @@ class DispatchProbe:
         pending = loc.pending
         if pending is None or loc.depth:
             return
-        call, t0, spans0, jaxpr = pending
+        call, t0, spans0, jaxpr, t_exit = pending
         if effects is not getattr(jaxpr, "effects", None):
             return  # another program's end (pjit's eager impl): not the call that entered
         loc.pending = None
-        elapsed = time.perf_counter() - t0
+        now = time.perf_counter()
+        elapsed = now - t0
         if _spans.n != spans0:
             return  # it traced, lowered or compiled: the compile path (watch's events), not this finding
         try:
             blockers = () if fast else compat.fastpath_blockers(executable, effects, pgle_profiler)
             if "transformed" in blockers:
                 return  # called with tracers (under grad/vmap outside jit): not a dispatch-path problem
-            self._record(call, jaxpr, blockers, elapsed)
+            self._record(call, jaxpr, blockers, elapsed, t0, now - t_exit)
         except Exception:  # noqa: BLE001 - an exotic function must never break the user's program
             pass
 
-    def _record(self, call: Any, jaxpr: Any, blockers: tuple[str, ...], elapsed: float) -> None:
+    def _record(self, call: Any, jaxpr: Any, blockers: tuple[str, ...], elapsed: float, t0: float = 0.0,
+                waited: float = 0.0) -> None:
         last = self._last
         if last is not None and last[0] is call.fun:  # the same function as the last slow call
             rec = last[1]
@@ -200,6 +208,9 @@ class DispatchProbe:
             rec.seconds += elapsed
             if len(rec.samples) < SAMPLES:
                 rec.samples.append(elapsed)
+                rec.waits.append(waited)
+                rec.gaps.append(t0 - rec.last_end if rec.last_end is not None else 0.0)
+            rec.last_end = t0 + elapsed
             rec.blockers[blockers] = rec.blockers.get(blockers, 0) + 1
 
     def _lookup(self, call: Any) -> SlowPathFunction | None:
@@ -258,31 +269,65 @@ def _plus_one(x: Any) -> Any:
     return x + 1
 
 
-def fast_call_seconds() -> float | None:
-    """Seconds of one jit call that hits JAX's C++ dispatch cache: a tiny jitted function of one small
-    array, on the default backend, best of 5 x 200 calls, with the settings that refuse the fast path off
-    (``compat.fast_path_settings``). Measured once per process (it compiles one tiny program); None
-    when it cannot be measured."""
-    if _FAST:
-        return _FAST[0]
+def _best_call(fn: Any, calls: int) -> float | None:
+    """Seconds per call of ``jax.jit(fn)`` on one small array, best of 5 x ``calls``, with the settings that refuse
+    the fast path off (``compat.fast_path_settings``: the program's ``jax_debug_key_reuse``... must not make the
+    reference slow, whatever the program chose); None when it cannot be measured."""
     try:
         import jax
         import numpy as np
 
-        f = jax.jit(_plus_one)
+        f = jax.jit(fn)
         x = jax.device_put(np.zeros(3, np.float32))
-        # With the program's fast-path-refusing settings off (jax_debug_key_reuse...): the reference
-        # must be a fast call, whatever the program chose.
         with compat.fast_path_settings():
             jax.block_until_ready(f(x))
             best = float("inf")
             for _ in range(5):
                 t = time.perf_counter()
-                for _ in range(200):
+                for _ in range(calls):
                     y = f(x)
                 jax.block_until_ready(y)
-                best = min(best, (time.perf_counter() - t) / 200)
+                best = min(best, (time.perf_counter() - t) / calls)
     except Exception:  # noqa: BLE001 - no reference: the finding says so
         return None
-    _FAST.append(best)
     return best
+
+
+def _once(store: list[float], fn: Any, calls: int) -> float | None:
+    """``_best_call`` measured once per process and kept in ``store`` (None, and nothing kept, when it fails)."""
+    if not store:
+        best = _best_call(fn, calls)
+        if best is None:
+            return None
+        store.append(best)
+    return store[0]
+
+
+def fast_call_seconds() -> float | None:
+    """Seconds of one jit call that hits JAX's C++ dispatch cache: a tiny jitted function of one small
+    array, on the default backend, best of 5 x 200 calls (``_best_call``). Measured once per process (it compiles
+    one tiny program); None when it cannot be measured."""
+    return _once(_FAST, _plus_one, 200)
+
+
+_EFFECT: list[float] = []
+
+
+def _no_op() -> None:
+    return None
+
+
+def _plus_one_with_effect(x: Any) -> Any:
+    import jax
+
+    jax.debug.callback(_no_op)  # an unordered effect, as jax.debug.print's: the program takes the Python path
+    return x + 1
+
+
+def effect_call_seconds() -> float | None:
+    """Seconds of a whole call of a tiny jitted program with an effect (a no-op ``jax.debug.callback``): JAX's Python
+    path, the callback's round trip and a program that computes nothing. A user's call that waited longer than this
+    after ``_infer_params`` (``SlowPathFunction.waits``) waited for its program's execution
+    (``benchmarks/effect_call_wait.py``: a program with an effect runs synchronously). Best of 5 x 50 calls, once per
+    process; None when it cannot be measured."""
+    return _once(_EFFECT, _plus_one_with_effect, 50)

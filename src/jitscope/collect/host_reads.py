@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import linecache
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 from types import FrameType
@@ -49,6 +50,16 @@ class HostReadSite:
     last_index: int | None = None
     waits: int = 0  # of the reads, ``block_until_ready`` calls (a wait for the device with no copy)
     batch_left: int = 0  # reads still to come of one ``jax.device_get`` call (one batched transfer)
+    # The loop model (module docstring): reads of a new array that repeat the previous read's program stack at this
+    # line (an iteration of a loop around it, not another call of a helper from another line), the host's seconds
+    # between two such reads, the reads' own seconds there, the seconds lost to the sync (per iteration the wait
+    # or the host's time, whichever is less: what overlap could have hidden), and the iterations in which the
+    # program ended a timed region (``clock() - t0``) between two syncs (a benchmark timing each step).
+    repeats: int = 0
+    host_seconds: float = 0.0
+    loop_seconds: float = 0.0
+    lost: float = 0.0
+    timed: int = 0
 
 
 class HostReadProbe:
@@ -59,6 +70,10 @@ class HostReadProbe:
         self._last: dict[tuple[str, int], Any] = {}  # site -> weakref to the array read last there
         self._lock = threading.Lock()
         self._uninstall: Any = None
+        # site -> (program stack, perf_counter at the end of the read, clock region ends then) of the last read
+        self._prev: dict[tuple[str, int], tuple[tuple[Any, ...], float, int]] = {}
+        # How many program clock reads ended a timed region so far (``ClockReadProbe.region_ends``), when wired.
+        self.clock_region_ends: Any = None
 
     def install(self) -> HostReadProbe:
         self._uninstall = install_host_read_hook(self._on_read)
@@ -75,10 +90,13 @@ class HostReadProbe:
         frame = program_caller(caller)
         if frame is None or _in_callback(caller, frame) or _string_for_jax(caller):
             return
+        now = time.perf_counter()
         batch = _device_get_call(caller, frame)
         frame = _past_generated(frame)
         key = (frame.f_code.co_filename, frame.f_lineno)
         index = loop_index(frame)
+        stack = _stack(frame)
+        clock = self.clock_region_ends() if self.clock_region_ends is not None else 0
         with self._lock:
             site = self.sites.get(key)
             if site is None:
@@ -99,6 +117,16 @@ class HostReadProbe:
             elif batch is not None and (leaves := device_get_leaves(batch)) is not None and leaves > 1:
                 site.batch_left = leaves - 1  # counted once per device_get, at its first read
             site.fresh += fresh
+            prev = self._prev.get(key)
+            if fresh and prev is not None and prev[0] == stack:
+                host = max(now - seconds - prev[1], 0.0)  # the host's own time since the last sync here
+                site.repeats += 1
+                site.host_seconds += host
+                site.loop_seconds += host + seconds
+                site.lost += min(0.0 if was_ready else seconds, host)
+                site.timed += clock > prev[2]
+            if len(self._prev) < MAX_SITES or key in self._prev:
+                self._prev[key] = (stack, now, clock)
             if index is not None and index != site.last_index:
                 last = site.last_index
                 site.iterations = (site.iterations or 0) + 1
@@ -109,6 +137,20 @@ class HostReadProbe:
             spec = _spec(array)
             if site.shapes is not None and (spec in site.shapes or len(site.shapes) < 8):
                 site.shapes[spec] = site.shapes.get(spec, 0) + 1
+
+
+_STACK_DEPTH = 8
+
+
+def _stack(frame: FrameType) -> tuple[Any, ...]:
+    """The read's call stack, ``(code, line)`` of the program frame and up to 7 frames out: equal at two reads
+    when one loop around the line ran both, different when two lines call one helper (57 assertions in a test)."""
+    out = []
+    f: FrameType | None = frame
+    while f is not None and len(out) < _STACK_DEPTH:
+        out.append((f.f_code, f.f_lineno))
+        f = f.f_back
+    return tuple(out)
 
 
 def _device_get_call(caller: FrameType, program: FrameType) -> FrameType | None:
