@@ -61,7 +61,7 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("recompile-identity-hashed-static", "S2", "yes", ("JW403",), ("JS604",)),
     PitfallClass("recompile-fresh-jit-object", "S2", "yes", ("JW403",), ("JS203", "JS204", "JS205", "JS206")),
     PitfallClass("recompile-baked-constant", "S2", "yes", ("JW404",), ()),
-    PitfallClass("recompile-pytree-structure", "S2", "yes", ("JW403",), ()),
+    PitfallClass("recompile-pytree-structure", "S2", "yes", ("JW403", "JW409"), ()),
     PitfallClass("recompile-sharding-or-placement", "S2", "yes", ("JW403",), ()),
     PitfallClass("recompile-config-context", "S2", "yes", ("JW406", "JW403"), ()),
     PitfallClass("recompile-cache-evicted", "S2", "yes", ("JW403",), ()),
