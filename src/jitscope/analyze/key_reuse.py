@@ -299,3 +299,72 @@ def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str
                      "evidence": "dataflow of the traced program: the key of a random_bits equation depends on no "
                                  f"argument of the function ({evidence})"}, **base)
     return list(out.values())
+
+
+# --- JW601 from a key argument the same on every iteration (``collect/key_use.LoopKeyProbe``) -------------------
+_CONSUMING = ("random_bits", "random_split", "threefry2x32")
+
+
+def draws_from_input(closed_jaxpr: Any, index: int) -> bool:
+    """Whether the traced program consumes its input ``index`` as a key: a dataflow from it reaches a draw or a
+    split (``random_bits``, ``random_split``, ``threefry2x32``) as the key operand, through wraps, slices and
+    nested calls whose operands map one to one onto their body's inputs, never through ``fold_in`` (a key folded
+    with the step is a new key per call) nor a body whose inputs cannot be mapped (said less)."""
+    from .._jaxcompat import jaxprs_in_params
+
+    def visit(jx: Any, tainted_in: list[bool]) -> tuple[bool, list[bool]]:
+        tainted = {v for v, t in zip(jx.invars, tainted_in, strict=False) if t}
+        hit = False
+        for eqn in jx.eqns:
+            ins = [not _is_lit(v) and v in tainted for v in eqn.invars]
+            if not any(ins):
+                continue
+            name = eqn.primitive.name
+            if name in _CONSUMING and ins[0]:
+                return True, []
+            if name == _FOLD:
+                continue  # a new key derived from the data folded in
+            subs = [getattr(s, "jaxpr", s) for s in jaxprs_in_params(eqn.params)]
+            outs = [True] * len(eqn.outvars)
+            if len(subs) == 1 and len(subs[0].invars) == len(ins) and eqn.primitive.name != "scan":
+                hit, sub_outs = visit(subs[0], ins)
+                if hit:
+                    return True, []
+                if len(sub_outs) == len(eqn.outvars):
+                    outs = sub_outs
+            tainted |= {v for v, t in zip(eqn.outvars, outs, strict=False) if t}
+        return hit, [not _is_lit(v) and v in tainted for v in jx.outvars]
+
+    jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
+    if not 0 <= index < len(jaxpr.invars):
+        return False
+    return visit(jaxpr, [i == index for i in range(len(jaxpr.invars))])[0]
+
+
+def _is_lit(v: Any) -> bool:
+    from .._jaxcompat import is_literal
+
+    return is_literal(v)
+
+
+def loop_key_findings(keys: list[Any]) -> list[RuntimeFinding]:
+    """JW601 for each call site that passes a jitted function, on every iteration of a loop, the same key the
+    program draws from: every call draws the same numbers (``collect/key_use.LoopKey``)."""
+    out: dict[tuple, RuntimeFinding] = {}
+    for k in keys:
+        loc = k.location
+        where = (loc.file, loc.line, k.name)
+        if where in out or not draws_from_input(k.jaxpr, k.index):
+            continue
+        held = f"the default value of {k.name}" if k.default else f"{k.name}, which the loop never reassigns"
+        loop = f" (in the loop at line {k.loop.line})" if k.loop is not None else " inside a loop"
+        out[where] = RuntimeFinding(
+            "JW601", k.function,
+            f"{k.function}, called at line {loc.line}{loop}, draws random numbers from {held}: the same key on "
+            "every iteration, so every call draws the same numbers", "warning", loc,
+            Fix(fixes.KEY_PER_ITERATION.title, fixes.KEY_PER_ITERATION.why, location=loc), source=_source(loc),
+            details={"key": k.name, "default": k.default, "loop": k.loop.to_dict() if k.loop is not None else None,
+                     "evidence": "the key argument of the call that compiled is the same object on every iteration "
+                                 "(a name the loop never assigns, or a parameter's default the call leaves out), and "
+                                 "the traced program's dataflow draws or splits from that input (not via fold_in)"})
+    return list(out.values())

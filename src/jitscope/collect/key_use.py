@@ -27,7 +27,8 @@ from typing import Any
 
 from .._jaxcompat.runtime_hooks import install_key_check_hook, staging_now
 from ..model import Location, is_test_code_file
-from .program_frames import frame_kind, location
+from .jax_signals import MonitoringProbe
+from .program_frames import frame_kind, innermost_program_frame, location
 from .test_scope import current_test
 
 NOT_CONSUMING = frozenset({"fold_in", "key_data", "key_impl", "clone"})
@@ -191,3 +192,107 @@ def _test_line(frame: FrameType, test: str | None) -> Location | None:
             return location(f)
         f = f.f_back
     return None
+
+
+# --- A key argument the same on every iteration of the loop that calls a jitted sampler -------------------------
+@dataclass
+class LoopKey:
+    """A key array passed to a user jitted function from inside a loop, held the same way on every iteration:
+    a name the loop never assigns, or a parameter's default value (``def sample(x, key=jax.random.key(0))``,
+    called in the loop without a key). Whether the program draws from it is for the analyzer to say, from
+    ``jaxpr`` (its flattened input ``index``): a draw from it gives the same numbers at every call."""
+
+    function: str
+    location: Location  # the program's call
+    loop: Location | None  # the loop's line, when the loop is in a caller of the call's frame
+    name: str  # ``key``, or ``sample(key=...)`` for a parameter's default
+    default: bool  # a parameter's default value (the caller never passes one)
+    index: int  # the key's position among the flattened arguments (the jaxpr's inputs)
+    jaxpr: Any = None  # the traced program, live until the analysis (never serialised)
+
+
+class LoopKeyProbe(MonitoringProbe):
+    """Keeps ``LoopKey`` records of the calls that compiled user functions with key arrays among their
+    arguments (only calls that traced: a cached call costs nothing). Held the same on every iteration means
+    what ``host_args.held_by`` checks for NumPy data (the loop never rebinds the name), or a default value of a
+    function between the loop and the call: the loop's line calls it without that argument, so every
+    iteration gets the one object the ``def`` made."""
+
+    def __init__(self) -> None:
+        self.keys: list[LoopKey] = []
+        self._lock = threading.Lock()
+
+    def exit(self, call: Any, exc: BaseException | None) -> None:
+        raw = call.pending
+        if raw is None or not raw.user or exc is not None or len(self.keys) >= MAX_RECORDS:
+            return
+        jaxpr = raw.live.get("jaxpr")
+        if jaxpr is None:
+            return
+        try:
+            found = _key_leaves(call.args, call.kwargs, len(getattr(jaxpr, "jaxpr", jaxpr).invars))
+        except Exception:  # noqa: BLE001 - an exotic pytree: nothing recorded
+            return
+        if not found:
+            return
+        import sys
+
+        from .host_args import _loop_frame, held_by
+
+        frame = innermost_program_frame(sys._getframe(1))
+        chain = _loop_frame(frame) if frame is not None else None
+        if chain is None:
+            return  # no loop repeats the call: one draw
+        loop_frame, span, inner = chain
+        try:
+            names, _ = held_by(loop_frame, span, {id(k) for _, k in found}, inner)
+            defaults = _defaults_of(inner)
+        except Exception:  # noqa: BLE001
+            return
+        loc = location(frame)  # type: ignore[arg-type]
+        loop = location(loop_frame) if loop_frame is not frame else None
+        with self._lock:
+            for index, key in found:
+                default = defaults.get(id(key))
+                name = names.get(id(key)) if default is None else default
+                if name is not None:
+                    self.keys.append(LoopKey(raw.function, loc, loop, name, default is not None, index, jaxpr))
+
+
+def _key_leaves(args: tuple, kwargs: dict, inputs: int) -> list[tuple[int, Any]]:
+    """``(index, leaf)`` of the arguments' key arrays (a typed key, or a raw ``uint32`` key of shape ``(2,)`` or
+    ``(4,)``), indexed among the array leaves; empty unless those leaves are exactly the jaxpr's ``inputs``."""
+    import jax
+    import numpy as np
+
+    leaves = [x for x in jax.tree_util.tree_leaves((args, kwargs))
+              if isinstance(x, (jax.Array, np.ndarray, np.generic, int, float, complex, bool))]
+    if len(leaves) != inputs:
+        return []  # static arguments or an unusual layout: cannot align leaves with the program's inputs
+    out = []
+    for i, x in enumerate(leaves):
+        if not isinstance(x, jax.Array):
+            continue
+        dt = x.dtype
+        if jax.dtypes.issubdtype(dt, jax.dtypes.prng_key) or (dt == np.uint32 and x.shape in ((2,), (4,))):
+            out.append((i, x))
+    return out
+
+
+def _defaults_of(frames: list[FrameType]) -> dict[int, str]:
+    """``id(value) -> "function(param=...)"`` for the parameter defaults of the functions ``frames`` run, where
+    the frame's parameter of that name still holds the default (the caller passed none)."""
+    out: dict[int, str] = {}
+    for f in frames:
+        fn = _function_of(f)
+        if fn is None:
+            continue
+        code = f.f_code
+        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        defaults = getattr(fn, "__defaults__", None) or ()
+        named = dict(zip(params[code.co_argcount - len(defaults):code.co_argcount], defaults, strict=False))
+        named.update(getattr(fn, "__kwdefaults__", None) or {})
+        for p, d in named.items():
+            if f.f_locals.get(p) is d and d is not None:
+                out.setdefault(id(d), f"{code.co_name}({p}=...)")
+    return out
