@@ -368,3 +368,35 @@ def loop_key_findings(keys: list[Any]) -> list[RuntimeFinding]:
                                  "(a name the loop never assigns, or a parameter's default the call leaves out), and "
                                  "the traced program's dataflow draws or splits from that input (not via fold_in)"})
     return list(out.values())
+
+
+def seeded_key_findings(seeded: list[Any]) -> list[RuntimeFinding]:
+    """JW601 for each line that consumed, on two or more iterations of a loop, keys the loop made anew from one
+    literal seed (``collect/key_use.SeededKey``): new objects with the same bits, so the same numbers each time."""
+    out = []
+    for s in seeded:
+        loc, seed_at = s.consumed_at, s.seed_at
+        if _over_written_values(seed_at):
+            continue  # ``for lr in (0.1, 0.01): key = PRNGKey(0)``: a sweep, each run from the same seed by design
+        same = (loc.file, loc.line) == (seed_at.file, seed_at.line)
+        made = "made on the same line" if same else f"made at line {seed_at.line}"
+        out.append(RuntimeFinding(
+            "JW601", loc.function or "?",
+            f"jax.random.{s.api} at line {loc.line} consumed, on {s.count} iterations of a loop, a key {made} from "
+            f"the same seed ({s.seed}) on every iteration: each iteration draws the same numbers", "warning", loc,
+            Fix(fixes.KEY_PER_ITERATION.title, fixes.KEY_PER_ITERATION.why, location=loc), source=_source(loc),
+            details={"seed": s.seed, "seed_at": seed_at.to_dict(), "api": s.api, "count": s.count,
+                     "evidence": "keys made by jax.random.key/PRNGKey from one Python int seed at one line inside a "
+                                 "loop, consumed at one line on several iterations (new objects, the same bits)"}))
+    return out
+
+
+def _over_written_values(at: Any) -> bool:
+    """Whether the innermost loop around ``at`` walks values the program wrote down (``for lr in (0.1, 0.01)``,
+    ``for cfg in [a, b]``): runs of an experiment, each seeded alike on purpose, not steps of one."""
+    import ast
+
+    from .bloat_source import _enclosing_loop
+
+    loop = _enclosing_loop(at.file, at.line, at.line)
+    return isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.iter, (ast.Tuple, ast.List, ast.Set))

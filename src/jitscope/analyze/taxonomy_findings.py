@@ -142,13 +142,14 @@ def _host(signals: Any) -> list[RuntimeFinding]:
 def _keys(signals: Any, traced: list[RuntimeFinding]) -> list[RuntimeFinding]:
     """JW601 (keys consumed twice; a loop's key the same on every iteration), and JW602 from the probe for lines
     the traced programs did not already report."""
-    from .key_reuse import key_findings, loop_key_findings
+    from .key_reuse import key_findings, loop_key_findings, seeded_key_findings
 
     seen = {(f.location.file, f.location.line) for f in traced if f.code == "JW602" and f.location is not None}
     probe = getattr(signals, "loop_keys", None)
     return [f for f in key_findings(list(signals.keys.reuses), list(signals.keys.baked))
             if f.code != "JW602" or f.location is None or (f.location.file, f.location.line) not in seen] + \
-        (loop_key_findings(list(probe.keys)) if probe is not None else [])
+        (loop_key_findings(list(probe.keys)) if probe is not None else []) + \
+        seeded_key_findings(list(getattr(signals.keys, "seeded", ())))
 
 
 def _host_args(signals: Any) -> list[RuntimeFinding]:

@@ -13,6 +13,12 @@ checker, ``jax.experimental.key_reuse``, makes between sinks and sources). Two r
   attribute, read by a jitted function or a ``lax`` loop body): the key is a constant of the compiled
   program, so every call (every iteration) draws the same numbers.
 
+* ``SeededKey``: keys made anew by ``jax.random.key``/``PRNGKey`` from one Python int seed at one line inside a
+  loop (``_jaxcompat.install_key_seed_hook``; the seed is read as the int the program passed, never from the
+  device), consumed at one line on two or more iterations: different objects with the same bits, so every
+  iteration draws the same numbers (the identity check of ``KeyReuse`` cannot see it).
+* ``LoopKey`` (``LoopKeyProbe``): a key argument of a jitted call, held the same on every iteration of a loop.
+
 Keys are held by weak reference only. Cost: the ``jax.random`` call's Python path (microseconds) pays a
 frame check and a dictionary lookup; nothing else is touched.
 """
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from .._jaxcompat.runtime_hooks import install_key_check_hook, staging_now
+from .._jaxcompat.runtime_hooks import install_key_check_hook, install_key_seed_hook, staging_now
 from ..model import Location, is_test_code_file
 from .jax_signals import MonitoringProbe
 from .program_frames import frame_kind, innermost_program_frame, location
@@ -51,6 +57,18 @@ class KeyReuse:
 
 
 @dataclass
+class SeededKey:
+    """Keys made from one literal seed at one line inside a loop, each a new object with the same bits, consumed
+    at one line on two or more iterations: every iteration draws the same numbers."""
+
+    seed_at: Location
+    seed: int
+    consumed_at: Location
+    api: str
+    count: int = 2  # iterations whose key was consumed there
+
+
+@dataclass
 class BakedKey:
     """A concrete key consumed while a trace was being staged: a constant of the traced program."""
 
@@ -69,17 +87,62 @@ class KeyUseProbe:
         self._consumed: dict[int, tuple[Any, Location, str, str | None, Location | None]] = {}
         self._reuse_index: dict[tuple, KeyReuse] = {}
         self._baked_index: dict[tuple, BakedKey] = {}
+        self.seeded: list[SeededKey] = []
+        # id(key) -> (weakref, the seeding line, the seed): keys made in a loop from a Python int seed
+        self._seeds: dict[int, tuple[Any, Location, int]] = {}
+        self._seed_uses: dict[tuple, Any] = {}  # (seed line, seed, consuming line) -> count, then the SeededKey
         self._lock = threading.Lock()
         self._uninstall: Any = None
+        self._uninstall_seed: Any = None
 
     def install(self) -> KeyUseProbe:
         self._uninstall = install_key_check_hook(self._on_key)
+        self._uninstall_seed = install_key_seed_hook(self._on_seed)
         return self
 
     def uninstall(self) -> None:
-        if self._uninstall is not None:
-            self._uninstall()
-            self._uninstall = None
+        for attr in ("_uninstall", "_uninstall_seed"):
+            remove = getattr(self, attr)
+            if remove is not None:
+                remove()
+                setattr(self, attr, None)
+
+    def _on_seed(self, api: str, seed: Any, key: Any, caller: FrameType) -> None:
+        """A key made from a seed by the program's own line inside a loop of its frame, from a Python int (no
+        device read): remembered, to see whether another iteration's key of the same seed is consumed again."""
+        import numpy as np
+
+        if caller is None or frame_kind(caller.f_code.co_filename) != "program" or isinstance(seed, bool) \
+                or not isinstance(seed, (int, np.integer)) or staging_now():
+            return
+        from .host_args import loop_around
+
+        if loop_around(caller.f_code, caller.f_lasti) is None:
+            return  # made once per call of its function: a fixed seed the caller chose
+        try:
+            ref = weakref.ref(key)
+        except TypeError:
+            return
+        with self._lock:
+            if len(self._seeds) > 4096:
+                self._seeds = {k: v for k, v in self._seeds.items() if v[0]() is not None}
+            self._seeds[id(key)] = (ref, location(caller), int(seed))
+
+    def _seeded_use(self, key: Any, where: Location, api: str) -> None:
+        """Under the lock: a consumption of a key a loop seeded; the second iteration's is a ``SeededKey``."""
+        known = self._seeds.get(id(key))
+        if known is None or known[0]() is not key:
+            return
+        k = (known[1].file, known[1].line, known[2], where.file, where.line)
+        seen = self._seed_uses.get(k)
+        if seen is None:
+            self._seed_uses[k] = 1
+        elif isinstance(seen, SeededKey):
+            seen.count += 1
+        elif len(self.seeded) < MAX_RECORDS:
+            rec = self._seed_uses[k] = SeededKey(known[1], known[2], where, api)
+            self.seeded.append(rec)
+        del self._seeds[id(key)]  # one consumption per key object counts (a reuse of that object is KeyReuse)
 
     def _on_key(self, api: str, key: Any, caller: FrameType) -> None:
         if caller is None or frame_kind(caller.f_code.co_filename) != "program":
@@ -99,6 +162,8 @@ class KeyUseProbe:
         test = current_test()
         outer = _test_line(caller, test)
         with self._lock:
+            if not tracer and self._seeds and (test is None or not is_test_code_file(test, where.file)):
+                self._seeded_use(key, where, api)
             known = self._consumed.get(id(key))
             # Under pytest, a key consumed in one test and again in another (a module- or session-scoped fixture,
             # a module global) is a reuse no test can observe: each test's draws are its own experiment, and
