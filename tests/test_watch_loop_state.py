@@ -88,3 +88,34 @@ def test_per_argument_splits_the_printed_treedef():
     text = "params: PyTreeDef({'w': *})\nextra: PyTreeDef(None)"
     assert per_argument(text) == {"params": "PyTreeDef({'w': *})", "extra": "PyTreeDef(None)"}
     assert per_argument("") == {}
+
+
+EAGER_LOOP = '''
+import jax.numpy as jnp
+from jax import lax
+
+
+def decay(x, rate):
+    def body(i, v):
+        return v * rate + 1.0   # a closure over the Python float rate: a constant of the program
+
+    return lax.fori_loop(0, 5, body, x)
+
+
+for rate in [0.5, 0.6, 0.7, 0.8]:
+    y = decay(jnp.ones(3), rate)
+print(float(y.sum()))
+'''
+
+
+def test_eager_loop_over_captured_constants_gets_the_eager_fix(tmp_path):
+    """An eager lax loop whose closure body captures a different float at each call: JW404 (the programs differ
+    only in that constant), whose fix is to jit the caller (an argument alone would still retrace the new closure)
+    and whose classes include eager-control-flow-retrace."""
+    program = tmp_path / "eager_loop.py"
+    program.write_text(EAGER_LOOP)
+    result = _watch(tmp_path, program)
+    found = [f for f in result.findings if f.code == "JW404"]
+    assert found, [(f.code, f.message) for f in result.findings]
+    assert all(f.fix.title.startswith("jit the function that calls lax.") for f in found), found[0].fix.title
+    assert all("eager-control-flow-retrace" in finding_classes(f) for f in found)

@@ -171,7 +171,11 @@ def finding_classes(finding: Any) -> set[str]:
                 found |= classes
         return found or classes_of_code(code)
     if code == "JW404":
-        return {"recompile-baked-constant", "recompile-static-arg-churn"}
+        # constants baked in; through an eager lax.cond/scan/while_loop (its closure bodies traced at every call)
+        # the recompile is also that class's, whose fix (jit the caller) is the one JW404 then gives
+        eager = "outside jit" in str(details.get("key_difference") or "").lower()
+        return {"recompile-baked-constant", "recompile-static-arg-churn"} | \
+            ({"eager-control-flow-retrace"} if eager else set())
     if code == "JW402":
         # "unrolled" is analyze/compile_cost.py's cause; "bloat" what runs before it recorded
         return {"slow-compile", "unrolled-python-loop"} if details.get("cause") in ("unrolled", "bloat") else \
