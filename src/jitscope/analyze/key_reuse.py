@@ -350,10 +350,14 @@ def _is_lit(v: Any) -> bool:
 def loop_key_findings(keys: list[Any]) -> list[RuntimeFinding]:
     """JW601 for each call site that passes a jitted function, on every iteration of a loop, the same key the
     program draws from: every call draws the same numbers (``collect/key_use.LoopKey``)."""
+    from ..jaxmodel.deliberate import is_test_file
+
     out: dict[tuple, RuntimeFinding] = {}
     for k in keys:
         loc = k.location
         where = (loc.file, loc.line, k.name)
+        if is_test_file((k.loop or loc).file):
+            continue  # a test's loop over one key checks that the same key gives the same numbers: its choice
         if where in out or not draws_from_input(k.jaxpr, k.index):
             continue
         held = f"the default value of {k.name}" if k.default else f"{k.name}, which the loop never reassigns"
@@ -372,11 +376,14 @@ def loop_key_findings(keys: list[Any]) -> list[RuntimeFinding]:
 
 def seeded_key_findings(seeded: list[Any]) -> list[RuntimeFinding]:
     """JW601 for each line that consumed, on two or more iterations of a loop, keys the loop made anew from one
-    literal seed (``collect/key_use.SeededKey``): new objects with the same bits, so the same numbers each time."""
+    literal seed (``collect/key_use.SeededKey``): new objects with the same bits, so the same numbers each time.
+    Not in test files (a test reseeding in a loop compares runs on purpose, as ``jaxmodel/deliberate.py`` says)."""
+    from ..jaxmodel.deliberate import is_test_file
+
     out = []
     for s in seeded:
         loc, seed_at = s.consumed_at, s.seed_at
-        if _over_written_values(seed_at):
+        if is_test_file(seed_at.file) or _over_written_values(seed_at):
             continue  # ``for lr in (0.1, 0.01): key = PRNGKey(0)``: a sweep, each run from the same seed by design
         same = (loc.file, loc.line) == (seed_at.file, seed_at.line)
         made = "made on the same line" if same else f"made at line {seed_at.line}"
