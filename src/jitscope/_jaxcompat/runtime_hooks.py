@@ -35,6 +35,8 @@ that already costs microseconds). Checked on JAX 0.10.2 (and 0.8.3, 0.6.2 where 
   and the NumPy arguments of jitted calls (copied in C++: ``collect/host_args``).
 * ``install_key_check_hook(on_key)``: every ``jax.random`` function checks its key with
   ``jax._src.random.core._check_prng_key(name, key)`` (looked up as a module global at each call).
+* ``install_key_seed_hook(on_seed)``: ``jax.random.key``/``PRNGKey``, the public attributes, wrapped while
+  installed (the program looks them up at each call).
 * ``trace_context()``: ``(names, values)`` of JAX's trace context, the configuration jit adds to its cache
   key (``jax_default_device``, ``jax_enable_x64``, the mesh, ...); None where JAX cannot name them.
 * ``staging_now()``: whether this thread is inside a jit-style trace (a ``DynamicJaxprTrace``).
@@ -51,7 +53,7 @@ from typing import Any
 from ._base import _say_missing
 
 _SUBSCRIBERS: dict[str, list[Callable[..., None]]] = {"boundary": [], "host_read": [], "key_check": [],
-                                                      "host_callback": [], "host_transfer": []}
+                                                      "host_callback": [], "host_transfer": [], "key_seed": []}
 _UNINSTALL: dict[str, Callable[[], None]] = {}
 
 
@@ -439,3 +441,40 @@ def staging_now() -> bool:
         return isinstance(core.trace_ctx.trace, pe.DynamicJaxprTrace)
     except Exception:  # noqa: BLE001 - a JAX without trace_ctx: say no (no baked-key finding)
         return False
+
+
+# --- keys made from seeds -------------------------------------------------------------------------------
+def install_key_seed_hook(on_seed: Callable[[str, Any, Any, Any], None]) -> Callable[[], None]:
+    """Call ``on_seed(api_name, seed, key, caller_frame)`` after each ``jax.random.key(seed)`` or
+    ``jax.random.PRNGKey(seed)`` made through the public attributes (``random.PRNGKey(0)``, looked up by the
+    program at each call; a name bound before the hook was installed is not seen). The wrappers call the
+    original with the same arguments and return its result. Returns the uninstaller."""
+    return _subscribe("key_seed", on_seed, _install_key_seed)
+
+
+def _install_key_seed() -> Callable[[], None] | None:
+    import functools
+
+    import jax.random as public
+
+    originals = {name: getattr(public, name, None) for name in ("key", "PRNGKey")}
+    if not all(callable(f) for f in originals.values()):
+        _say_missing("key_seed_hook", AttributeError("jax.random.key/PRNGKey"))
+        return None
+    wrappers = {}
+    for name, original in originals.items():
+        def wrapper(seed, *args, __original=original, __name=name, **kwargs):  # type: ignore[no-untyped-def]
+            key = __original(seed, *args, **kwargs)
+            if _SUBSCRIBERS["key_seed"]:
+                _notify("key_seed", __name, seed, key, sys._getframe(1))
+            return key
+
+        wrappers[name] = functools.wraps(original)(wrapper)
+        setattr(public, name, wrappers[name])
+
+    def uninstall() -> None:
+        for name, original in originals.items():
+            if getattr(public, name, None) is wrappers[name]:
+                setattr(public, name, original)
+
+    return uninstall

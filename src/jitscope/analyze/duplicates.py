@@ -115,6 +115,14 @@ _EAGER = ("{p} called outside jit (its {bodies} traced again at each call)",
           "program, compiled once per signature.")
 
 
+_EAGER_TAIL = "traced again at each call)"
+_BAKED = ("pass the value as a traced argument",
+          "A Python number captured by the jitted function (a closure, a global, a static argument) is baked "
+          "into the program as a constant, so each value compiles a new program; as an argument, one program "
+          "serves every value. For an optax optimizer's hyperparameter (a learning rate in a sweep or a "
+          "schedule) wrap it in optax.inject_hyperparams.")
+
+
 def constant_changes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
     """The constants that differ between two programs with equal constants-blind text: (A's, B's)."""
     out = [(x, y) for x, y in zip(a, b) if x != y]
@@ -459,20 +467,20 @@ def _constants_only(old: CompileEvent, event: CompileEvent, a: list[str] | None,
     shown = ", ".join(f"{_plain(x)} vs {_plain(y)}" for x, y in changes[:3])
     if len(changes) > 3:
         shown += f" and {len(changes) - 3} more"
-    what, _, _, details = _key_difference(old, event)
+    what, eager_title, eager_why, details = _key_difference(old, event)
     via = f"; jit's cache key differed by {what}{' (' + '; '.join(details) + ')' if details else ''}"
+    # An eager lax.cond/scan/while_loop retraces its closure bodies at every call whatever they capture: passing the
+    # constant as an argument would still compile again (JW403); jitting the caller makes it a traced value.
+    eager = what.endswith(_EAGER_TAIL)
+    title, why = (eager_title, eager_why + " The values its bodies capture (the constants that differ here) then "
+                  "become traced values of that one program.") if eager else _BAKED
     baked = f" ({shown} baked in as {'a constant' if len(changes) == 1 else 'constants'})" if shown else ""
     loc = event.call_site or event.definition
     return RuntimeFinding(
         "JW404", event.function,
         f"compile #{event.index} of {event.function} differs from compile #{old.index} only in literal "
         f"constants{baked}: {fmt_seconds(event.total_seconds)} wasted{via}", "warning", loc,
-        Fix("pass the value as a traced argument",
-            "A Python number captured by the jitted function (a closure, a global, a static argument) is baked "
-            "into the program as a constant, so each value compiles a new program; as an argument, one program "
-            "serves every value. For an optax optimizer's hyperparameter (a learning rate in a sweep or a "
-            "schedule) wrap it in optax.inject_hyperparams.", location=loc,
-            saving_seconds=event.total_seconds, saving_compiles=1),
+        Fix(title, why, location=loc, saving_seconds=event.total_seconds, saving_compiles=1),
         source=_source(loc), details={"kind": "constants", "earlier_index": old.index, "key_difference": what,
                  "differences": details, "constants": [{"a": x, "b": y} for x, y in changes],
                  "constants_blind_fingerprint": event.constants_blind_fingerprint,

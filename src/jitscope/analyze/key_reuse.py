@@ -309,3 +309,111 @@ def constant_key_findings(event: Any, closed_jaxpr: Any, fn: Any, base: dict[str
                      "evidence": "dataflow of the traced program: the key of a random_bits equation depends on no "
                                  f"argument of the function ({evidence})"}, **base)
     return list(out.values())
+
+
+# --- JW601 from a key argument the same on every iteration (``collect/key_use.LoopKeyProbe``) -------------------
+_CONSUMING = ("random_bits", "random_split", "threefry2x32")
+
+
+def draws_from_input(closed_jaxpr: Any, index: int) -> bool:
+    """Whether the traced program consumes its input ``index`` as a key: a dataflow from it reaches a draw or a
+    split (``random_bits``, ``random_split``, ``threefry2x32``) as the key operand, through wraps, slices and
+    nested calls whose operands map one to one onto their body's inputs, never through ``fold_in`` (a key folded
+    with the step is a new key per call) nor a body whose inputs cannot be mapped (said less)."""
+    from .._jaxcompat import jaxprs_in_params
+
+    def visit(jx: Any, tainted_in: list[bool]) -> tuple[bool, list[bool]]:
+        tainted = {v for v, t in zip(jx.invars, tainted_in, strict=False) if t}
+        hit = False
+        for eqn in jx.eqns:
+            ins = [not _is_lit(v) and v in tainted for v in eqn.invars]
+            if not any(ins):
+                continue
+            name = eqn.primitive.name
+            if name in _CONSUMING and ins[0]:
+                return True, []
+            if name == _FOLD:
+                continue  # a new key derived from the data folded in
+            subs = [getattr(s, "jaxpr", s) for s in jaxprs_in_params(eqn.params)]
+            outs = [True] * len(eqn.outvars)
+            if len(subs) == 1 and len(subs[0].invars) == len(ins) and eqn.primitive.name != "scan":
+                hit, sub_outs = visit(subs[0], ins)
+                if hit:
+                    return True, []
+                if len(sub_outs) == len(eqn.outvars):
+                    outs = sub_outs
+            tainted |= {v for v, t in zip(eqn.outvars, outs, strict=False) if t}
+        return hit, [not _is_lit(v) and v in tainted for v in jx.outvars]
+
+    jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
+    if not 0 <= index < len(jaxpr.invars):
+        return False
+    return visit(jaxpr, [i == index for i in range(len(jaxpr.invars))])[0]
+
+
+def _is_lit(v: Any) -> bool:
+    from .._jaxcompat import is_literal
+
+    return is_literal(v)
+
+
+def loop_key_findings(keys: list[Any]) -> list[RuntimeFinding]:
+    """JW601 for each call site that passes a jitted function, on every iteration of a loop, the same key the
+    program draws from: every call draws the same numbers (``collect/key_use.LoopKey``)."""
+    from ..jaxmodel.deliberate import is_test_file
+
+    out: dict[tuple, RuntimeFinding] = {}
+    for k in keys:
+        loc = k.location
+        where = (loc.file, loc.line, k.name)
+        if is_test_file((k.loop or loc).file):
+            continue  # a test's loop over one key checks that the same key gives the same numbers: its choice
+        if where in out or not draws_from_input(k.jaxpr, k.index):
+            continue
+        held = f"the default value of {k.name}" if k.default else f"{k.name}, which the loop never reassigns"
+        loop = f" (in the loop at line {k.loop.line})" if k.loop is not None else " inside a loop"
+        out[where] = RuntimeFinding(
+            "JW601", k.function,
+            f"{k.function}, called at line {loc.line}{loop}, draws random numbers from {held}: the same key on "
+            "every iteration, so every call draws the same numbers", "warning", loc,
+            Fix(fixes.KEY_PER_ITERATION.title, fixes.KEY_PER_ITERATION.why, location=loc), source=_source(loc),
+            details={"key": k.name, "default": k.default, "loop": k.loop.to_dict() if k.loop is not None else None,
+                     "evidence": "the key argument of the call that compiled is the same object on every iteration "
+                                 "(a name the loop never assigns, or a parameter's default the call leaves out), and "
+                                 "the traced program's dataflow draws or splits from that input (not via fold_in)"})
+    return list(out.values())
+
+
+def seeded_key_findings(seeded: list[Any]) -> list[RuntimeFinding]:
+    """JW601 for each line that consumed, on two or more iterations of a loop, keys the loop made anew from one
+    literal seed (``collect/key_use.SeededKey``): new objects with the same bits, so the same numbers each time.
+    Not in test files (a test reseeding in a loop compares runs on purpose, as ``jaxmodel/deliberate.py`` says)."""
+    from ..jaxmodel.deliberate import is_test_file
+
+    out = []
+    for s in seeded:
+        loc, seed_at = s.consumed_at, s.seed_at
+        if is_test_file(seed_at.file) or _over_written_values(seed_at):
+            continue  # ``for lr in (0.1, 0.01): key = PRNGKey(0)``: a sweep, each run from the same seed by design
+        same = (loc.file, loc.line) == (seed_at.file, seed_at.line)
+        made = "made on the same line" if same else f"made at line {seed_at.line}"
+        out.append(RuntimeFinding(
+            "JW601", loc.function or "?",
+            f"jax.random.{s.api} at line {loc.line} consumed, on {s.count} iterations of a loop, a key {made} from "
+            f"the same seed ({s.seed}) on every iteration: each iteration draws the same numbers", "warning", loc,
+            Fix(fixes.KEY_PER_ITERATION.title, fixes.KEY_PER_ITERATION.why, location=loc), source=_source(loc),
+            details={"seed": s.seed, "seed_at": seed_at.to_dict(), "api": s.api, "count": s.count,
+                     "evidence": "keys made by jax.random.key/PRNGKey from one Python int seed at one line inside a "
+                                 "loop, consumed at one line on several iterations (new objects, the same bits)"}))
+    return out
+
+
+def _over_written_values(at: Any) -> bool:
+    """Whether the innermost loop around ``at`` walks values the program wrote down (``for lr in (0.1, 0.01)``,
+    ``for cfg in [a, b]``): runs of an experiment, each seeded alike on purpose, not steps of one."""
+    import ast
+
+    from .bloat_source import _enclosing_loop
+
+    loop = _enclosing_loop(at.file, at.line, at.line)
+    return isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.iter, (ast.Tuple, ast.List, ast.Set))

@@ -61,7 +61,7 @@ CLASSES: tuple[PitfallClass, ...] = (
     PitfallClass("recompile-identity-hashed-static", "S2", "yes", ("JW403",), ("JS604",)),
     PitfallClass("recompile-fresh-jit-object", "S2", "yes", ("JW403",), ("JS203", "JS204", "JS205", "JS206")),
     PitfallClass("recompile-baked-constant", "S2", "yes", ("JW404",), ()),
-    PitfallClass("recompile-pytree-structure", "S2", "yes", ("JW403",), ()),
+    PitfallClass("recompile-pytree-structure", "S2", "yes", ("JW403", "JW409"), ()),
     PitfallClass("recompile-sharding-or-placement", "S2", "yes", ("JW403",), ()),
     PitfallClass("recompile-config-context", "S2", "yes", ("JW406", "JW403"), ()),
     PitfallClass("recompile-cache-evicted", "S2", "yes", ("JW403",), ()),
@@ -171,7 +171,11 @@ def finding_classes(finding: Any) -> set[str]:
                 found |= classes
         return found or classes_of_code(code)
     if code == "JW404":
-        return {"recompile-baked-constant", "recompile-static-arg-churn"}
+        # constants baked in; through an eager lax.cond/scan/while_loop (its closure bodies traced at every call)
+        # the recompile is also that class's, whose fix (jit the caller) is the one JW404 then gives
+        eager = "outside jit" in str(details.get("key_difference") or "").lower()
+        return {"recompile-baked-constant", "recompile-static-arg-churn"} | \
+            ({"eager-control-flow-retrace"} if eager else set())
     if code == "JW402":
         # "unrolled" is analyze/compile_cost.py's cause; "bloat" what runs before it recorded
         return {"slow-compile", "unrolled-python-loop"} if details.get("cause") in ("unrolled", "bloat") else \

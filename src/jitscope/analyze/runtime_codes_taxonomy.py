@@ -1,5 +1,5 @@
 """The runtime finding codes that complete the pitfall taxonomy (docs/pitfalls.md): JW102-JW107,
-JW405-JW408, JW502-JW507, JW601-JW604. Merged into ``runtime_codes.CODES`` in code order; kept in their own
+JW405-JW409, JW502-JW507, JW601-JW604. Merged into ``runtime_codes.CODES`` in code order; kept in their own
 module so each page sits beside its siblings (and ``runtime_codes.py`` stays readable). Codes are stable
 and never reused.
 """
@@ -174,6 +174,22 @@ TAXONOMY_CODES: tuple[tuple[str, ...], ...] = (
         "```python\njax.config.update('jax_compilation_cache_dir', '/tmp/jax-cache')\n"
         "jax.config.update('jax_persistent_cache_min_compile_time_secs', 0)\n```",
         "**certain**: JAX's own reasons not to write (its persistent-cache log) and its keys per compile."),
+    RuntimeCode(
+        "JW409", "structure-recompile", "warning",
+        "A jitted function compiled again at one call site inside a loop because an argument's pytree structure "
+        "changed between calls (None, then an array; a dict that gained a key).",
+        "Compares the recorded argument tree structures (treedefs) of consecutive compiles of one function object "
+        "called from one line inside a loop, and reports the arguments whose structure changed, with what they held "
+        "before and after (``state: None -> f32[16]``), the extra compiles and their seconds. Compiles whose programs "
+        "are equal are JW403's (it names the same key difference); two call sites (a train and an eval step), "
+        "compiles called from test files, and under pytest compiles of different tests are not paired.",
+        "The tree structure is part of jit's cache key, and ``None`` is an empty subtree, not a leaf: an optional "
+        "field left ``None`` on the first call and filled later compiles a second program, and a value that flips "
+        "between the two keeps both executables and pays a compile for every new structure.",
+        "```python\nstate = {'w': w, 'm': None}        # filled by the first step\nfor batch in batches:\n"
+        "    state = step(state, batch)         # JW409: state['m']: None -> f32[16]\n```",
+        "```python\nstate = {'w': w, 'm': jnp.zeros_like(w)}   # the same structure on every call\n```",
+        "**certain**: counted compiles of one function object from one call site whose recorded treedefs differ."),
     RuntimeCode(
         "JW502", "host-sync-in-loop", "warning",
         "A line that read 50 or more new ``jax.Array`` values to the host (``float``, ``.item()``, ``bool``, "

@@ -6,8 +6,8 @@ Two moments, as for the other findings:
 
 * ``observe(event, kind, live)`` at each trace of a user function (never on a cached call): JW503 (a host
   callback inside a compiled loop, from the jaxpr) and JW406 (a recompile under another trace context).
-* ``finish(...)`` when the result is built: JW102-JW104 (errors JAX raised into the program), JW405/JW407
-  (shape recompiles, compiles that never stop), JW408 (persistent cache), JW502 (host reads per
+* ``finish(...)`` when the result is built: JW102-JW104 (errors JAX raised into the program), JW405/JW407/JW409
+  (shape recompiles, compiles that never stop, structure changes in a loop), JW408 (persistent cache), JW502 (host reads per
   iteration), JW506 (a pure_callback run at every call), JW507 (a timed region
   cut short by asynchronous dispatch), JW508 (the same host data converted to a device array per step), JW504 (dispatch-bound loops), JW601/JW602 (PRNG keys), JW603/JW604 (JAX's dtype and donation
   warnings).
@@ -110,8 +110,9 @@ class TaxonomyAnalyzer:
 
 def _recompiles(events: list[CompileEvent], wall_seconds: float) -> list[RuntimeFinding]:
     from .recompile_patterns import growth_findings, shape_findings
+    from .structure_recompiles import structure_findings
 
-    return shape_findings(events) + growth_findings(events, wall_seconds)
+    return shape_findings(events) + growth_findings(events, wall_seconds) + structure_findings(events)
 
 
 def _cache(events: list[CompileEvent], cache_dir: str | None) -> list[RuntimeFinding]:
@@ -139,12 +140,16 @@ def _host(signals: Any) -> list[RuntimeFinding]:
 
 
 def _keys(signals: Any, traced: list[RuntimeFinding]) -> list[RuntimeFinding]:
-    """JW601, and JW602 from the probe for lines the traced programs did not already report."""
-    from .key_reuse import key_findings
+    """JW601 (keys consumed twice; a loop's key the same on every iteration), and JW602 from the probe for lines
+    the traced programs did not already report."""
+    from .key_reuse import key_findings, loop_key_findings, seeded_key_findings
 
     seen = {(f.location.file, f.location.line) for f in traced if f.code == "JW602" and f.location is not None}
+    probe = getattr(signals, "loop_keys", None)
     return [f for f in key_findings(list(signals.keys.reuses), list(signals.keys.baked))
-            if f.code != "JW602" or f.location is None or (f.location.file, f.location.line) not in seen]
+            if f.code != "JW602" or f.location is None or (f.location.file, f.location.line) not in seen] + \
+        (loop_key_findings(list(probe.keys)) if probe is not None else []) + \
+        seeded_key_findings(list(getattr(signals.keys, "seeded", ())))
 
 
 def _host_args(signals: Any) -> list[RuntimeFinding]:

@@ -13,6 +13,12 @@ checker, ``jax.experimental.key_reuse``, makes between sinks and sources). Two r
   attribute, read by a jitted function or a ``lax`` loop body): the key is a constant of the compiled
   program, so every call (every iteration) draws the same numbers.
 
+* ``SeededKey``: keys made anew by ``jax.random.key``/``PRNGKey`` from one Python int seed at one line inside a
+  loop (``_jaxcompat.install_key_seed_hook``; the seed is read as the int the program passed, never from the
+  device), consumed at one line on two or more iterations: different objects with the same bits, so every
+  iteration draws the same numbers (the identity check of ``KeyReuse`` cannot see it).
+* ``LoopKey`` (``LoopKeyProbe``): a key argument of a jitted call, held the same on every iteration of a loop.
+
 Keys are held by weak reference only. Cost: the ``jax.random`` call's Python path (microseconds) pays a
 frame check and a dictionary lookup; nothing else is touched.
 """
@@ -25,9 +31,10 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from .._jaxcompat.runtime_hooks import install_key_check_hook, staging_now
+from .._jaxcompat.runtime_hooks import install_key_check_hook, install_key_seed_hook, staging_now
 from ..model import Location, is_test_code_file
-from .program_frames import frame_kind, location
+from .jax_signals import MonitoringProbe
+from .program_frames import frame_kind, innermost_program_frame, location
 from .test_scope import current_test
 
 NOT_CONSUMING = frozenset({"fold_in", "key_data", "key_impl", "clone"})
@@ -50,6 +57,18 @@ class KeyReuse:
 
 
 @dataclass
+class SeededKey:
+    """Keys made from one literal seed at one line inside a loop, each a new object with the same bits, consumed
+    at one line on two or more iterations: every iteration draws the same numbers."""
+
+    seed_at: Location
+    seed: int
+    consumed_at: Location
+    api: str
+    count: int = 2  # iterations whose key was consumed there
+
+
+@dataclass
 class BakedKey:
     """A concrete key consumed while a trace was being staged: a constant of the traced program."""
 
@@ -68,17 +87,62 @@ class KeyUseProbe:
         self._consumed: dict[int, tuple[Any, Location, str, str | None, Location | None]] = {}
         self._reuse_index: dict[tuple, KeyReuse] = {}
         self._baked_index: dict[tuple, BakedKey] = {}
+        self.seeded: list[SeededKey] = []
+        # id(key) -> (weakref, the seeding line, the seed): keys made in a loop from a Python int seed
+        self._seeds: dict[int, tuple[Any, Location, int]] = {}
+        self._seed_uses: dict[tuple, Any] = {}  # (seed line, seed, consuming line) -> count, then the SeededKey
         self._lock = threading.Lock()
         self._uninstall: Any = None
+        self._uninstall_seed: Any = None
 
     def install(self) -> KeyUseProbe:
         self._uninstall = install_key_check_hook(self._on_key)
+        self._uninstall_seed = install_key_seed_hook(self._on_seed)
         return self
 
     def uninstall(self) -> None:
-        if self._uninstall is not None:
-            self._uninstall()
-            self._uninstall = None
+        for attr in ("_uninstall", "_uninstall_seed"):
+            remove = getattr(self, attr)
+            if remove is not None:
+                remove()
+                setattr(self, attr, None)
+
+    def _on_seed(self, api: str, seed: Any, key: Any, caller: FrameType) -> None:
+        """A key made from a seed by the program's own line inside a loop of its frame, from a Python int (no
+        device read): remembered, to see whether another iteration's key of the same seed is consumed again."""
+        import numpy as np
+
+        if caller is None or frame_kind(caller.f_code.co_filename) != "program" or isinstance(seed, bool) \
+                or not isinstance(seed, (int, np.integer)) or staging_now():
+            return
+        from .host_args import loop_around
+
+        if loop_around(caller.f_code, caller.f_lasti) is None:
+            return  # made once per call of its function: a fixed seed the caller chose
+        try:
+            ref = weakref.ref(key)
+        except TypeError:
+            return
+        with self._lock:
+            if len(self._seeds) > 4096:
+                self._seeds = {k: v for k, v in self._seeds.items() if v[0]() is not None}
+            self._seeds[id(key)] = (ref, location(caller), int(seed))
+
+    def _seeded_use(self, key: Any, where: Location, api: str) -> None:
+        """Under the lock: a consumption of a key a loop seeded; the second iteration's is a ``SeededKey``."""
+        known = self._seeds.get(id(key))
+        if known is None or known[0]() is not key:
+            return
+        k = (known[1].file, known[1].line, known[2], where.file, where.line)
+        seen = self._seed_uses.get(k)
+        if seen is None:
+            self._seed_uses[k] = 1
+        elif isinstance(seen, SeededKey):
+            seen.count += 1
+        elif len(self.seeded) < MAX_RECORDS:
+            rec = self._seed_uses[k] = SeededKey(known[1], known[2], where, api)
+            self.seeded.append(rec)
+        del self._seeds[id(key)]  # one consumption per key object counts (a reuse of that object is KeyReuse)
 
     def _on_key(self, api: str, key: Any, caller: FrameType) -> None:
         if caller is None or frame_kind(caller.f_code.co_filename) != "program":
@@ -98,6 +162,8 @@ class KeyUseProbe:
         test = current_test()
         outer = _test_line(caller, test)
         with self._lock:
+            if not tracer and self._seeds and (test is None or not is_test_code_file(test, where.file)):
+                self._seeded_use(key, where, api)
             known = self._consumed.get(id(key))
             # Under pytest, a key consumed in one test and again in another (a module- or session-scoped fixture,
             # a module global) is a reuse no test can observe: each test's draws are its own experiment, and
@@ -191,3 +257,107 @@ def _test_line(frame: FrameType, test: str | None) -> Location | None:
             return location(f)
         f = f.f_back
     return None
+
+
+# --- A key argument the same on every iteration of the loop that calls a jitted sampler -------------------------
+@dataclass
+class LoopKey:
+    """A key array passed to a user jitted function from inside a loop, held the same way on every iteration:
+    a name the loop never assigns, or a parameter's default value (``def sample(x, key=jax.random.key(0))``,
+    called in the loop without a key). Whether the program draws from it is for the analyzer to say, from
+    ``jaxpr`` (its flattened input ``index``): a draw from it gives the same numbers at every call."""
+
+    function: str
+    location: Location  # the program's call
+    loop: Location | None  # the loop's line, when the loop is in a caller of the call's frame
+    name: str  # ``key``, or ``sample(key=...)`` for a parameter's default
+    default: bool  # a parameter's default value (the caller never passes one)
+    index: int  # the key's position among the flattened arguments (the jaxpr's inputs)
+    jaxpr: Any = None  # the traced program, live until the analysis (never serialised)
+
+
+class LoopKeyProbe(MonitoringProbe):
+    """Keeps ``LoopKey`` records of the calls that compiled user functions with key arrays among their
+    arguments (only calls that traced: a cached call costs nothing). Held the same on every iteration means
+    what ``host_args.held_by`` checks for NumPy data (the loop never rebinds the name), or a default value of a
+    function between the loop and the call: the loop's line calls it without that argument, so every
+    iteration gets the one object the ``def`` made."""
+
+    def __init__(self) -> None:
+        self.keys: list[LoopKey] = []
+        self._lock = threading.Lock()
+
+    def exit(self, call: Any, exc: BaseException | None) -> None:
+        raw = call.pending
+        if raw is None or not raw.user or exc is not None or len(self.keys) >= MAX_RECORDS:
+            return
+        jaxpr = raw.live.get("jaxpr")
+        if jaxpr is None:
+            return
+        try:
+            found = _key_leaves(call.args, call.kwargs, len(getattr(jaxpr, "jaxpr", jaxpr).invars))
+        except Exception:  # noqa: BLE001 - an exotic pytree: nothing recorded
+            return
+        if not found:
+            return
+        import sys
+
+        from .host_args import _loop_frame, held_by
+
+        frame = innermost_program_frame(sys._getframe(1))
+        chain = _loop_frame(frame) if frame is not None else None
+        if chain is None:
+            return  # no loop repeats the call: one draw
+        loop_frame, span, inner = chain
+        try:
+            names, _ = held_by(loop_frame, span, {id(k) for _, k in found}, inner)
+            defaults = _defaults_of(inner)
+        except Exception:  # noqa: BLE001
+            return
+        loc = location(frame)  # type: ignore[arg-type]
+        loop = location(loop_frame) if loop_frame is not frame else None
+        with self._lock:
+            for index, key in found:
+                default = defaults.get(id(key))
+                name = names.get(id(key)) if default is None else default
+                if name is not None:
+                    self.keys.append(LoopKey(raw.function, loc, loop, name, default is not None, index, jaxpr))
+
+
+def _key_leaves(args: tuple, kwargs: dict, inputs: int) -> list[tuple[int, Any]]:
+    """``(index, leaf)`` of the arguments' key arrays (a typed key, or a raw ``uint32`` key of shape ``(2,)`` or
+    ``(4,)``), indexed among the array leaves; empty unless those leaves are exactly the jaxpr's ``inputs``."""
+    import jax
+    import numpy as np
+
+    leaves = [x for x in jax.tree_util.tree_leaves((args, kwargs))
+              if isinstance(x, (jax.Array, np.ndarray, np.generic, int, float, complex, bool))]
+    if len(leaves) != inputs:
+        return []  # static arguments or an unusual layout: cannot align leaves with the program's inputs
+    out = []
+    for i, x in enumerate(leaves):
+        if not isinstance(x, jax.Array):
+            continue
+        dt = x.dtype
+        if jax.dtypes.issubdtype(dt, jax.dtypes.prng_key) or (dt == np.uint32 and x.shape in ((2,), (4,))):
+            out.append((i, x))
+    return out
+
+
+def _defaults_of(frames: list[FrameType]) -> dict[int, str]:
+    """``id(value) -> "function(param=...)"`` for the parameter defaults of the functions ``frames`` run, where
+    the frame's parameter of that name still holds the default (the caller passed none)."""
+    out: dict[int, str] = {}
+    for f in frames:
+        fn = _function_of(f)
+        if fn is None:
+            continue
+        code = f.f_code
+        params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        defaults = getattr(fn, "__defaults__", None) or ()
+        named = dict(zip(params[code.co_argcount - len(defaults):code.co_argcount], defaults, strict=False))
+        named.update(getattr(fn, "__kwdefaults__", None) or {})
+        for p, d in named.items():
+            if f.f_locals.get(p) is d and d is not None:
+                out.setdefault(id(d), f"{code.co_name}({p}=...)")
+    return out

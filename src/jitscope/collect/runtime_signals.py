@@ -19,7 +19,7 @@ from .host_reads import HostReadProbe
 from .host_transfers import HostTransferProbe
 from .jax_signals import JaxErrorProbe, JaxWarningProbe, TraceContextProbe
 from .jit_disabled import JitDisabledProbe
-from .key_use import KeyUseProbe
+from .key_use import KeyUseProbe, LoopKeyProbe
 
 
 class RuntimeSignals:
@@ -30,6 +30,7 @@ class RuntimeSignals:
         self.warnings = JaxWarningProbe()
         self.host_reads = HostReadProbe()
         self.keys = KeyUseProbe()
+        self.loop_keys = LoopKeyProbe()
         self.context = TraceContextProbe()
         self.host_args = HostArgumentProbe()
         self.sampler = DispatchSampler()
@@ -40,7 +41,7 @@ class RuntimeSignals:
         self.jit_disabled = JitDisabledProbe()
         self._probes: list[Any] = [self.errors, self.warnings, self.host_reads, self.keys, self.context,
                                    self.host_args, self.sampler, self.host_callbacks, self.clocks,
-                                   self.host_transfers, self.jit_disabled]
+                                   self.host_transfers, self.jit_disabled, self.loop_keys]
         self._installed: list[Any] = []
 
     def install(self) -> RuntimeSignals:

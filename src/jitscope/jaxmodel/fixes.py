@@ -234,6 +234,11 @@ PAD_SHAPES = Advice(
     "pad (or bucket) the varying dimension to a few fixed sizes and mask the padding",
     "jit compiles one program per input shape: every new batch size, sequence length or array length traces "
     "and compiles again, and each executable stays cached.")
+STABLE_STRUCTURE = Advice(
+    "keep the argument's structure the same on every call: fill an optional field with an array (zeros) from "
+    "the start instead of None, and keep dict keys and list lengths fixed",
+    "jit keys its cache on each argument's tree structure (None is an empty subtree, not a leaf): a structure "
+    "that changes between calls traces and compiles a new program, and a value that flips keeps both cached.")
 RAGGED_BATCH = Advice(
     "pad the last, smaller batch to the full batch size and mask the padding, or drop the remainder "
     "(drop_last)",
