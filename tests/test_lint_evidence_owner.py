@@ -65,6 +65,20 @@ class Filter:
 def project(x, w):
     print("projecting", jnp.dot(x, w))
     return x
+
+
+class Camera:
+    fov = 2.0
+
+
+@jax.jit
+def render(x, camera):
+    return x * camera.fov
+
+
+@functools.partial(jax.jit, static_argnames=("camera",))
+def render_fixed(x, camera):
+    return x * camera.fov
 '''
 
 
@@ -83,6 +97,9 @@ DRIVERS = {
                   "    print(core.Filter(2.0).apply(jnp.ones(3)))\n"),
     "one_instance": ("import jax.numpy as jnp\nfrom mylib import core\n\nf = core.Filter(2.0)\nfor _ in range(4):\n"
                      "    print(f.apply(jnp.ones(3)))\n"),
+    "object_arg": ("import jax.numpy as jnp\nfrom mylib import core\n\ntry:\n"
+                   "    core.render(jnp.ones(3), core.Camera())\nexcept TypeError as e:\n    print('caught', e)\n"),
+    "object_static": "import jax.numpy as jnp\nfrom mylib import core\n\nprint(core.render_fixed(jnp.ones(3), core.Camera()))\n",
     "merged": "import jax.numpy as jnp\nfrom mylib import core\n\nprint(core.project(jnp.ones(4), jnp.ones(3)))\n",
 }
 
@@ -162,7 +179,16 @@ def test_an_error_beside_a_static_finding_on_its_line_is_one_finding(tree):
     assert found[0]["code"] != "JS701" and "TypeError" in found[0]["message"]
 
 
-@pytest.mark.parametrize("name", ["hashable", "carry_fixed", "one_instance"])
+def test_an_argument_jit_refused_at_a_drivers_call_is_reported_at_the_librarys_function(tree):
+    """A driver passes an object jit cannot trace to the library's jitted function, and catches the TypeError
+    (watch's JW103, at the driver's call): JS701 at the library's def, the driver's call related."""
+    found = _observed(tree, "object_arg")
+    assert [(f["code"], f["location"]["line"], f["severity"]) for f in found] == [
+        ("JS701", _line("def render(x, camera):"), "error")], found
+    assert "'camera'" in found[0]["message"] and found[0]["details"]["related"][0]["file"].endswith("drive_object_arg.py")
+
+
+@pytest.mark.parametrize("name", ["hashable", "carry_fixed", "one_instance", "object_static"])
 def test_clean_twins_stay_quiet(tree, name):
     assert _observed(tree, name) == []
 

@@ -67,6 +67,9 @@ def _rule(f: Any) -> tuple[str, str] | None:
         return "JS403", f"a tracer made here by the trace of {d.get('leaked_by', '?')} was used after its trace"
     if f.code == "JW107":
         return "JS602", f"a static argument of type {d.get('type', '?')} could not be hashed"
+    if f.code == "JW103":  # no static rule has this class: a non-array argument jit refused to trace
+        return "JS701", (f"jit could not trace argument '{d.get('argument', '?')}' of `{f.function}`: a "
+                         f"{d.get('type', '?')} is not an array")
     if f.code in ("JW403", "JW404"):
         what = str(d.get("key_difference", ""))
         if _EAGER_MARK in what:
@@ -239,7 +242,7 @@ def events(findings: Iterable[Any], compiles: Iterable[Any] = ()) -> list:
         d = f.details or {}
         if rule in ("JS208", "JS605"):
             cause = _static_cause(cause, d)
-        error = str(d.get("error", "")) if f.code in ("JW101", "JW102", "JW107") else ""
+        error = str(d.get("error", "")) if f.code in ("JW101", "JW102", "JW103", "JW107") else ""
         n = int(d.get("count", 1) or 1)
         key = (rule, where, error, cause)
         ev = out.get(key)
@@ -250,7 +253,8 @@ def events(findings: Iterable[Any], compiles: Iterable[Any] = ()) -> list:
                                  error=error, cause=cause[:300], count=n,
                                  severity="error" if f.severity == "error" else "warning",
                                  fix_title=f.fix.title if f.fix else "", fix_why=f.fix.description if f.fix else "",
-                                 built_at=_built_at(f, rule, by_index), defined_at=_defined_at(f, rule, by_index))
+                                 built_at=_built_at(f, rule, by_index),
+                                 defined_at=_defined_at(f, rule, by_index) or [str(x) for x in d.get("defined_at") or ()])
     return sorted(out.values(), key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 

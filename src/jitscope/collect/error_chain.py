@@ -242,9 +242,15 @@ def handed_to_jax(exc: BaseException) -> list[str]:
     try:
         entries = _traceback(exc)
         inner = [(f, ln) for f, ln in entries if compat.is_program_file(f.f_code.co_filename)]
-        if not inner:
-            return []
-        frame, line = inner[-1]
+        return handed_at(*inner[-1]) if inner else []
+    except Exception:  # noqa: BLE001 - the sites are evidence; they never break the program
+        return []
+
+
+def handed_at(frame: FrameType, line: int) -> list[str]:
+    """``handed_to_jax`` for the program's frame ``frame`` at ``line`` (a probe at JAX's API boundary has the
+    program's calling frame before the exception reaches it)."""
+    try:
         stmt = _statement(frame, line)
         if stmt is None:
             return []
