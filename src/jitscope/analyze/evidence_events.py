@@ -326,14 +326,17 @@ def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | N
     return sorted([*found, ev], key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
-def _has(found: list, key: tuple, frames: list, defined: list | None = None) -> bool:
-    """Is there an event ``(code, file, line, error)`` already? It gets ``frames`` and ``defined`` when it has none."""
+def _has(found: list, key: tuple, frames: list, defined: list | None = None, sites: list | None = None) -> bool:
+    """Is there an event ``(code, file, line, error)`` already? It gets ``frames``, ``defined`` and ``sites`` (its
+    ``built_at``) when it has none (watch's JW103 of the same error, seen at the call, knows neither)."""
     for e in found:
         if (e.code, e.file, e.line, e.error) == key:
             if frames and not e.frames:
                 e.frames = frames
             if defined and not e.defined_at:
                 e.defined_at = list(defined)
+            if sites and not e.built_at:
+                e.built_at = list(sites)
             return True
     return False
 
@@ -355,7 +358,7 @@ def _add_raised(found: list, exc: BaseException, frames: list, sites: list, defi
     where = raised_where(hit[0], message, user_location(exc)) if hit else None
     if hit is None or where is None:
         return found
-    if _has(found, (hit[0], *where[:2], type(exc).__name__), frames, defined):
+    if _has(found, (hit[0], *where[:2], type(exc).__name__), frames, defined, sites):
         return found
     ev = ObservedEvent(code=hit[0], runtime_code="crash", file=where[0], line=where[1], function=where[2],
                        error=type(exc).__name__, cause=hit[1][:300], count=1, severity="error", frames=frames,
