@@ -176,11 +176,16 @@ except TypeError as e:
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("chain")
+    return record_runs(tmp_path_factory.mktemp("chain"), LIB, DRIVERS)
+
+
+def record_runs(root: Path, lib: str, drivers: dict[str, str]) -> Path:
+    """``root`` with the package ``mylib`` (``core.py``: ``lib``) and each driver run under watch into
+    ``root/<name>-ev.json`` (the drivers are outside the package: the tree linted is ``mylib``)."""
     (root / "mylib").mkdir()
     (root / "mylib" / "__init__.py").write_text("")
-    (root / "mylib" / "core.py").write_text(LIB)
-    for name, src in DRIVERS.items():
+    (root / "mylib" / "core.py").write_text(lib)
+    for name, src in drivers.items():
         (root / f"drive_{name}.py").write_text(src)
         _cli("watch", "-q", "--trace-evidence", str(root / f"{name}-ev.json"), str(root / f"drive_{name}.py"),
              cwd=root)

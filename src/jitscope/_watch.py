@@ -420,12 +420,13 @@ def watch_program(target: str, args: list[str], *, module: bool = False,
     if failure:
         result.crash = explain_program_error(failure[0])
         if result.trace_evidence is not None:  # what the run died of, at the user's line, for lint --evidence
-            from .collect.error_chain import field_declared, program_chain
+            from .collect.error_chain import field_declared, handed_to_jax, program_chain
 
             result.trace_evidence.events = evidence_events.add_crash(result.trace_evidence.events, result.crash,
                                                                         str(failure[0]), failure[0],
                                                                         program_chain(failure[0]),
-                                                                        field_declared(failure[0]))
+                                                                        field_declared(failure[0]),
+                                                                        handed_to_jax(failure[0]))
     return result
 
 

@@ -100,6 +100,11 @@ class ObservedEvent(Record):
     # first (optional, 2026-11-27): {"file", "line", "function", "traced"}; lint reports at the innermost one
     # inside the linted tree when ``file`` is outside it (a driver or test calling the library)
     frames: list[dict[str, Any]] = field(default_factory=list)
+    # where the program defines the function the event is about (optional, 2026-11-28), as "file:line" of its
+    # code (the first decorator's line): the function a recompile compiled again, the jitted function whose call
+    # JAX refused before tracing it (an unhashable static argument), a lax.scan body the raising line handed to
+    # JAX; lint reports there when neither ``file`` nor any of ``frames`` is in the linted tree (a driver's call)
+    defined_at: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -48,7 +48,13 @@ _CARRY_TYPES = re.compile(r"(?:carry|branches|output).{0,80}must have (?:equal|i
 # JAX's cond/switch wording names each differing output leaf: "DIFFERENT ShapedArray(int64[], weak_type=True) vs.
 # ShapedArray(int32[])"; the same shape with another dtype is the carry/branch dtype class (JS305), a shape is not
 _DIFFERENT = re.compile(r"DIFFERENT ShapedArray\((\w+)\[([^\]]*)\][^)]*\) vs\. ShapedArray\((\w+)\[([^\]]*)\]")
-_EAGER_MARK = "called outside jit"  # duplicates._EAGER: an eager lax.cond/while_loop/scan with fresh bodies
+_EAGER_MARK = "called outside jit"
+# jit refusing its own options against the function's signature, at the jit (a decorator: when the module is
+# imported): "Jitted function has invalid argnames {'scale'} in static_argnames. Function does not take these
+# args." / "Jitted function has static_argnums=(3,), but only accepts 2 positional arguments." (JAX 0.4.4 on;
+# older JAX only warned)
+_JIT_OPTION = re.compile(r"Jitted function has (?:invalid argnames .{0,200}? in (?:static|donate)_argnames|"
+                         r"(?:static|donate)_argnums=.{0,200}? but only accepts \d+ positional arguments)")  # duplicates._EAGER: an eager lax.cond/while_loop/scan with fresh bodies
 
 
 def _rule(f: Any) -> tuple[str, str] | None:
@@ -61,6 +67,9 @@ def _rule(f: Any) -> tuple[str, str] | None:
         return "JS403", f"a tracer made here by the trace of {d.get('leaked_by', '?')} was used after its trace"
     if f.code == "JW107":
         return "JS602", f"a static argument of type {d.get('type', '?')} could not be hashed"
+    if f.code == "JW103":  # no static rule has this class: a non-array argument jit refused to trace
+        return "JS701", (f"jit could not trace argument '{d.get('argument', '?')}' of `{f.function}`: a "
+                         f"{d.get('type', '?')} is not an array")
     if f.code in ("JW403", "JW404"):
         what = str(d.get("key_difference", ""))
         if _EAGER_MARK in what:
@@ -87,9 +96,24 @@ def raised_rule(error: str, bases: Iterable[str], message: str, through_jax: boo
     if _LEAK_CHECK.search(message.lstrip()):
         m = _LEAK_TRACING.search(message)
         return "JS403", f"the leak checker found a tracer of the trace of {m.group(1) if m else '?'} still referenced"
+    if "ValueError" in names and _JIT_OPTION.search(message):
+        return "JS613", first
     if "TypeError" in names and _CARRY_TYPES.search(message) and ("dtype" in message or _dtype_differs(message)):
-        return "JS305", first + _outputs(message)
+        return "JS305", first + _outputs(message) + _carries(message)
     return None
+
+
+# lax.scan/while_loop/fori_loop: "The input carry component c[1] has type int32[] but the corresponding output carry
+# component has type float32[]" ("The input carry carry has type ...": the whole carry, named by the body's parameter)
+_CARRY_WORDING = re.compile(r"input carry (?:component )?([A-Za-z_]\w*(?:\[\d+\]|\.\w+|\['[^']*'\])*) has type "
+                            r"(\w+\[[^\]]*\]) but the corresponding output carry component has type (\w+\[[^\]]*\])")
+
+
+def _carries(message: str) -> str:
+    """`` (carry c[1]: int32[] in vs. float32[] out)`` for each loop carry component JAX's wording says differs (lint's
+    ``evidence_origin`` finds where the body computes it), or ''."""
+    said = [f"carry {m.group(1)}: {m.group(2)} in vs. {m.group(3)} out" for m in _CARRY_WORDING.finditer(message)]
+    return f" ({'; '.join(said)})" if said else ""
 
 
 _ENTRY = re.compile(r"'((?:DIFFERENT )?ShapedArray\([^']*)'")
@@ -216,7 +240,9 @@ def events(findings: Iterable[Any], compiles: Iterable[Any] = ()) -> list:
             continue
         rule, cause = hit
         d = f.details or {}
-        error = str(d.get("error", "")) if f.code in ("JW101", "JW102", "JW107") else ""
+        if rule in ("JS208", "JS605"):
+            cause = _static_cause(cause, d)
+        error = str(d.get("error", "")) if f.code in ("JW101", "JW102", "JW103", "JW107") else ""
         n = int(d.get("count", 1) or 1)
         key = (rule, where, error, cause)
         ev = out.get(key)
@@ -227,12 +253,38 @@ def events(findings: Iterable[Any], compiles: Iterable[Any] = ()) -> list:
                                  error=error, cause=cause[:300], count=n,
                                  severity="error" if f.severity == "error" else "warning",
                                  fix_title=f.fix.title if f.fix else "", fix_why=f.fix.description if f.fix else "",
-                                 built_at=_built_at(f, rule, by_index))
+                                 built_at=_built_at(f, rule, by_index),
+                                 defined_at=_defined_at(f, rule, by_index) or [str(x) for x in d.get("defined_at") or ()])
     return sorted(out.values(), key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
+def _static_cause(what: str, d: dict) -> str:
+    """A static-value recompile's cause with the arguments whose value changed (``differences``: ``self: <Model
+    object at 0x.., hashed by identity> -> <...>``), and whether they are hashed by identity (a new instance is a
+    new cache entry whatever its fields): ``static value: self (hashed by identity)``. Addresses are left out so
+    that one event counts every recompile of its kind."""
+    diffs = [str(x) for x in d.get("differences") or () if isinstance(x, str)]
+    names = sorted({x.partition(":")[0].strip() for x in diffs if ":" in x})
+    if not names:
+        return what
+    identity = " (hashed by identity)" if any("hashed by identity" in x for x in diffs) else ""
+    return f"{what}: {', '.join(names)}{identity}"
+
+
+_RECOMPILES = {rule for _, rule in RECOMPILE_RULES}
+
+
+def _defined_at(f: Any, rule: str, compiles: dict[int, Any]) -> list[str]:
+    """A recompile's function, where the program defines it (the compile's ``definition``: its code's first line),
+    as ``file:line``: a driver's loop outside the linted tree recompiles a function the tree defines."""
+    if rule not in _RECOMPILES or f.compile_index is None or f.compile_index not in compiles:
+        return []
+    loc = getattr(compiles[f.compile_index], "definition", None)
+    return [f"{loc.file}:{loc.line}"] if loc is not None and loc.file and loc.line else []
+
+
 def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | None = None,
-              frames: list | None = None, sites: list | None = None) -> list:
+              frames: list | None = None, sites: list | None = None, defined: list | None = None) -> list:
     """``found`` with the error the program died of (``tracer_errors.explain_program_error``'s finding: a tracer
     error, an unhashable static argument; else, given the exception ``exc``, any error ``raised_rule`` knows: an
     int out of int32's range, the leak checker; else any other error that passed through JAX's code or was raised
@@ -240,13 +292,14 @@ def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | N
     there (that event then gets the chain). ``frames``: every program frame the error passed through and their
     callers (``collect.error_chain.program_chain``), outermost first: lint reports at the innermost one inside
     the linted tree. ``sites``: where the value the error is about was declared (``collect.error_chain.
-    field_declared``: a pytree field JAX refused to trace), kept as the event's ``built_at``. An uncaught error
-    is what a run of a bug most often shows."""
+    field_declared``: a pytree field JAX refused to trace), kept as the event's ``built_at``. ``defined``: where
+    the functions the raising line handed to JAX are defined (``collect.error_chain.handed_to_jax``), the event's
+    ``defined_at``. An uncaught error is what a run of a bug most often shows."""
     from ..model import ObservedEvent
 
-    frames, sites = list(frames or ()), list(sites or ())
+    frames, sites, defined = list(frames or ()), list(sites or ()), list(defined or ())
     if crash is None or crash.location is None or not crash.location.file:
-        return _add_raised(found, exc, frames, sites) if exc is not None else found
+        return _add_raised(found, exc, frames, sites, defined) if exc is not None else found
     d = crash.details or {}
     error = str(d.get("error", ""))
     if crash.code == "static-unhashable":
@@ -254,7 +307,7 @@ def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | N
     else:
         rule, cause = TRACE_ERROR_RULES.get(crash.name or "", ""), str(d.get("jax_message", ""))
     if not rule:
-        return _add_raised(found, exc, frames, sites) if exc is not None else found
+        return _add_raised(found, exc, frames, sites, defined) if exc is not None else found
     loc = crash.location
     if rule == "JS403":
         from .runtime_record import leak_created
@@ -264,26 +317,31 @@ def add_crash(found: list, crash: Any, message: str = "", exc: BaseException | N
             from ..model import Location
 
             loc = Location(made["file"], made["line"], function=loc.function)
-    if _has(found, (rule, loc.file, loc.line, error), frames):
+    if _has(found, (rule, loc.file, loc.line, error), frames, defined):
         return found
     ev = ObservedEvent(code=rule, runtime_code="crash", file=loc.file, line=loc.line, function=loc.function or "",
                        error=error, cause=cause[:300], count=1, severity="error",
                        fix_title=crash.fix.title if crash.fix else "", fix_why=crash.fix.description if crash.fix else "",
-                       frames=frames)
+                       frames=frames, defined_at=defined)
     return sorted([*found, ev], key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 
-def _has(found: list, key: tuple, frames: list) -> bool:
-    """Is there an event ``(code, file, line, error)`` already? It gets ``frames`` when it has none."""
+def _has(found: list, key: tuple, frames: list, defined: list | None = None, sites: list | None = None) -> bool:
+    """Is there an event ``(code, file, line, error)`` already? It gets ``frames``, ``defined`` and ``sites`` (its
+    ``built_at``) when it has none (watch's JW103 of the same error, seen at the call, knows neither)."""
     for e in found:
         if (e.code, e.file, e.line, e.error) == key:
             if frames and not e.frames:
                 e.frames = frames
+            if defined and not e.defined_at:
+                e.defined_at = list(defined)
+            if sites and not e.built_at:
+                e.built_at = list(sites)
             return True
     return False
 
 
-def _add_raised(found: list, exc: BaseException, frames: list, sites: list) -> list:
+def _add_raised(found: list, exc: BaseException, frames: list, sites: list, defined: list) -> list:
     """``found`` with the error ``exc`` the program died of: under the rule ``raised_rule`` gives its class;
     else, when JAX's code was on its way or it was raised while JAX traced (a frame held a tracer), under
     ``JS701`` (an error no static rule covers, observed: JAX's message and the frames that reached it)."""
@@ -300,11 +358,11 @@ def _add_raised(found: list, exc: BaseException, frames: list, sites: list) -> l
     where = raised_where(hit[0], message, user_location(exc)) if hit else None
     if hit is None or where is None:
         return found
-    if _has(found, (hit[0], *where[:2], type(exc).__name__), frames):
+    if _has(found, (hit[0], *where[:2], type(exc).__name__), frames, defined, sites):
         return found
     ev = ObservedEvent(code=hit[0], runtime_code="crash", file=where[0], line=where[1], function=where[2],
                        error=type(exc).__name__, cause=hit[1][:300], count=1, severity="error", frames=frames,
-                       built_at=sites)
+                       built_at=sites, defined_at=defined)
     return sorted([*found, ev], key=lambda e: (e.file, e.line, e.code, e.error, e.cause))
 
 

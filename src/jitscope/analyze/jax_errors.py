@@ -168,6 +168,7 @@ def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
                 f"{_times(e.count)}", "error",
                 fix=Fix(fixes.INVALID_ARGUMENT.title, fixes.INVALID_ARGUMENT.why, location=loc),
                 details={"error": e.error, "argument": path, "type": typ, "count": e.count,
+                         "defined_at": list(getattr(e, "defined", None) or ()),
                          "evidence": f"JAX raised {e.error} at the jit call boundary ({caught})"}, **base)
     if _UNHASHABLE.search(e.message) and ("ValueError" in e.bases or "TypeError" in e.bases):
         # The innermost unhashable type (JAX's message names it last; first, the static argument's own type).
@@ -180,6 +181,7 @@ def _finding(e: ErrorRecord, t0: float) -> RuntimeFinding | None:
             f"(Non-hashable static arguments){_times(e.count)}", "error",
             fix=Fix(advice.title, advice.why, location=loc),
             details={"error": e.error, "type": typ, "count": e.count, "library": getattr(e, "library", ""),
+                     "defined_at": list(getattr(e, "defined", None) or ()),
                      "evidence": f"JAX raised {e.error} hashing the static arguments at the jitted call ({caught})"},
             **base)
     if _IMMUTABLE.search(e.message) and "TypeError" in e.bases:

@@ -127,12 +127,15 @@ def field_declared(exc: BaseException) -> list[str]:
 
 
 def _static_attr(value: Any, name: str) -> Any:
-    """``value.name`` as stored (instance ``__dict__``, slots, class attributes): no property or ``__getattr__`` of
-    the program runs while an error is being explained (``inspect.getattr_static``)."""
+    """``value.name`` as stored (instance ``__dict__``, slots, class attributes; a static or class method's
+    function): no property or ``__getattr__`` of the program runs while an error is being explained
+    (``inspect.getattr_static``)."""
     import inspect
 
     got = inspect.getattr_static(value, name, None)
-    return None if isinstance(got, (property, staticmethod, classmethod)) else got
+    if isinstance(got, (staticmethod, classmethod)):
+        return got.__func__  # the function it holds (a class's body function: ``step = staticmethod(step)``)
+    return None if isinstance(got, property) else got
 
 
 def _resolve(value: Any, steps: list[str]) -> Any:
@@ -164,3 +167,116 @@ def _declaration(cls: type, name: str) -> str:
                 return f"{file}:{start + i}"
         return ""
     return ""
+
+
+_UNWRAP = 6  # wrappers followed to the function they wrap (jit of partial of a bound method: three)
+
+
+def _function_of(value: Any) -> Any:
+    """The plain Python function ``value`` runs: through ``jax.jit``'s and ``functools.wraps``'s ``__wrapped__``,
+    a bound method's ``__func__`` and ``functools.partial``'s ``func``, read with ``getattr_static`` (nothing of
+    the program runs); None for anything else."""
+    import types
+
+    for _ in range(_UNWRAP):
+        if isinstance(value, types.FunctionType):
+            return value
+        nxt = None
+        for attr in ("__wrapped__", "__func__", "func"):
+            nxt = _static_attr(value, attr)
+            if nxt is not None and not isinstance(nxt, (str, int, float)):
+                break
+        if nxt is None:
+            return None
+        value = nxt
+    return None
+
+
+def _resolve_expr(node: Any, frame: FrameType) -> Any:
+    """The value of a name or attribute chain (``run``, ``core.run``, ``self.model.apply``) in ``frame``, read
+    without running the program's code (``getattr_static``: a property or ``__getattr__`` is not followed);
+    None for any other expression."""
+    import ast
+    import builtins
+
+    steps = []
+    while type(node) is ast.Attribute:
+        steps.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    name = node.id
+    for space in (frame.f_locals, frame.f_globals, vars(builtins)):
+        if name in space:
+            return _resolve(space[name], list(reversed(steps)))
+    return None
+
+
+def _statement(frame: FrameType, line: int) -> Any:
+    """The AST of the innermost statement holding ``line`` in the source file of ``frame`` (not a ``def`` or
+    ``class``: the statement of its body), or None."""
+    import ast
+    import linecache
+
+    text = "".join(linecache.getlines(frame.f_code.co_filename, frame.f_globals))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno) and (best is None or node.lineno >= best.lineno):
+            best = node
+    return best
+
+
+def handed_to_jax(exc: BaseException) -> list[str]:
+    """Where the program defines the functions the innermost program frame of the exception's way handed to JAX
+    at the line that raised, as ``file:line`` of each function's code (its first decorator's line): the jitted
+    function that line calls (a wrapper's ``__wrapped__``: JAX refused its arguments before tracing any of the
+    program's frames, e.g. an unhashable static argument) and the functions it passes to a JAX API (a
+    ``lax.scan`` body whose carry types differ: JAX raises after the body has returned, so no frame of the body
+    is on the traceback). Calls on that line are read from its source and their names resolved in the frame's
+    locals and globals without running anything. Empty when that frame is not found or names no such function."""
+    try:
+        entries = _traceback(exc)
+        inner = [(f, ln) for f, ln in entries if compat.is_program_file(f.f_code.co_filename)]
+        return handed_at(*inner[-1]) if inner else []
+    except Exception:  # noqa: BLE001 - the sites are evidence; they never break the program
+        return []
+
+
+def handed_at(frame: FrameType, line: int) -> list[str]:
+    """``handed_to_jax`` for the program's frame ``frame`` at ``line`` (a probe at JAX's API boundary has the
+    program's calling frame before the exception reaches it)."""
+    try:
+        stmt = _statement(frame, line)
+        if stmt is None:
+            return []
+        import ast
+        import types
+
+        found: list[str] = []
+
+        def add(fn: Any) -> None:
+            code = getattr(fn, "__code__", None)
+            if code is not None and compat.is_program_file(code.co_filename):
+                site = f"{code.co_filename}:{code.co_firstlineno}"
+                if site not in found:
+                    found.append(site)
+
+        for call in sorted((n for n in ast.walk(stmt) if type(n) is ast.Call), key=lambda n: (n.lineno, n.col_offset)):
+            callee = _resolve_expr(call.func, frame)
+            if callee is None:
+                continue
+            module = str(getattr(type(callee), "__module__", "") or "")
+            api = str(callee.__module__ or "") if isinstance(callee, (types.FunctionType, types.BuiltinFunctionType)) else ""
+            if module.split(".")[0] in ("jax", "jaxlib") or _static_attr(callee, "__wrapped__") is not None:
+                add(_function_of(callee))  # a jitted (wrapped) function of the program
+            if api.split(".")[0] in ("jax", "jaxlib") or module.split(".")[0] in ("jax", "jaxlib"):
+                for arg in [*call.args, *(k.value for k in call.keywords)]:
+                    add(_function_of(_resolve_expr(arg, frame)))
+        return found
+    except Exception:  # noqa: BLE001 - the sites are evidence; they never break the program
+        return []

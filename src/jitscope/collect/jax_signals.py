@@ -34,7 +34,7 @@ from typing import Any
 from .._jaxcompat.runtime_hooks import install_boundary_hook, staging_now, trace_context
 from ..jaxmodel.deliberate import check_modes
 from ..model import Location
-from .error_chain import program_chain
+from .error_chain import handed_at, program_chain
 from .program_frames import expects_error, frame_kind, innermost_program_frame, location, program_caller
 
 MAX_RECORDS = 200  # per probe: findings are grouped by line; a program raising in a loop is summarised
@@ -55,6 +55,7 @@ class JaxError:
     library: str = ""  # the top-level package of a library between the program's call and JAX ("equinox")
     inner: Location | None = None  # the innermost program frame of the traceback (where the program's code was)
     frames: list = field(default_factory=list)  # collect.error_chain.program_chain: every program frame, outermost first
+    defined: list = field(default_factory=list)  # collect.error_chain.handed_at: the program's functions the line handed to JAX
 
 
 @dataclass
@@ -186,7 +187,8 @@ class JaxErrorProbe:
                 return
             rec = JaxError(type(exc).__name__, tuple(c.__name__ for c in type(exc).__mro__),
                            str(exc)[:_MESSAGE_CHARS], loc, time.time(), in_trace=staging_now(),
-                           library=_library(exc, frame), inner=_innermost(exc), frames=program_chain(exc))
+                           library=_library(exc, frame), inner=_innermost(exc), frames=program_chain(exc),
+                           defined=handed_at(frame, frame.f_lineno or 0))
             self._index[key] = rec
             self.errors.append(rec)
 

@@ -39,9 +39,10 @@ Observed = tuple[str, dict[str, frozenset[str]], str, tuple[str, ...], dict[str,
 # (rule, line, severity, error, cause, count, function, fix title, fix why, evidence file's name, watch's code)
 # (..., where the cause was built: "file:line" of an eager control-flow body, ObservedEvent.built_at,
 #  the reported frame was being traced (True/False; None: not known), the other frames of the error's chain
-#  to show as related: (file, line, function, "raised" | "called"))
+#  to show as related: (file, line, function, "raised" | "called"), the line is the first line of the function
+#  the event is about (ObservedEvent.defined_at): merge_events reports at the line of it that the fix changes)
 Event = tuple[str, int, str, str, str, int, str, str, str, str, str, tuple[str, ...], bool | None,
-              tuple[tuple[str, int, str, str], ...]]
+              tuple[tuple[str, int, str, str], ...], bool]
 RELATED_FRAMES = 3  # calls that reached the reported frame, shown as related (the innermost first)
 
 # An observed event's rule -> the static rules of the same class (a finding of one of them at the event's line
@@ -117,13 +118,17 @@ def load(path: Path) -> TraceEvidence:
         raise UsageError(f"{path}: malformed trace evidence: {e}") from None
 
 
-def _placed(ev, linted: set[str] | None) -> tuple[str, int, bool | None, tuple]:
+def _placed(ev, linted: set[str] | None) -> tuple[str, int, bool | None, tuple, bool]:
     """(file, line, traced, related) where an event is reported: its own line, unless that is outside the linted
     tree and a frame of the error's chain (``ObservedEvent.frames``, outermost first) is inside it: then the
     innermost such frame (a driver or test outside the tree called the library line that failed), with the
     line that raised and the calls that reached it as related. An error about a value whose field the run found
     declared in the linted tree (``built_at`` of an event other than JS209's: a pytree field JAX refused to trace)
-    is reported at that declaration, the line that raised related."""
+    is reported at that declaration, the line that raised related. An event with neither its line nor any frame
+    of its chain in the linted tree (a driver's call of the tree's jitted function refused before any trace, a
+    driver's loop recompiling it, a scan body whose carry JAX refused after it returned) is reported at the
+    tree's definition of the function it is about (``ObservedEvent.defined_at``; the last item True), the
+    driver's line related."""
     frames = [f for f in ev.frames if isinstance(f, dict) and f.get("file") and int(f.get("line") or 0) > 0]
     real = os.path.realpath(ev.file)
     if ev.code != "JS209" and linted is not None:
@@ -132,20 +137,28 @@ def _placed(ev, linted: set[str] | None) -> tuple[str, int, bool | None, tuple]:
             if ln.isdigit() and os.path.realpath(path) in linted:
                 calls = [(f["file"], int(f["line"]), str(f.get("function", "")), "called") for f in reversed(frames)
                          if (f["file"], int(f["line"])) != (ev.file, ev.line)][:RELATED_FRAMES]
-                return path, int(ln), None, ((ev.file, ev.line, ev.function, "raised"), *calls)
+                return path, int(ln), None, ((ev.file, ev.line, ev.function, "raised"), *calls), False
     at = [i for i, f in enumerate(frames) if os.path.realpath(f["file"]) == real and int(f["line"]) == ev.line]
+    inside = [i for i, f in enumerate(frames) if linted is not None and os.path.realpath(f["file"]) in linted]
+    if linted is not None and real not in linted and not inside:
+        for site in getattr(ev, "defined_at", ()):
+            path, _, ln = site.rpartition(":")
+            if ln.isdigit() and os.path.realpath(path) in linted:
+                role = "raised" if ev.error else "called"
+                calls = [(f["file"], int(f["line"]), str(f.get("function", "")), "called") for f in reversed(frames)
+                         if (f["file"], int(f["line"])) != (ev.file, ev.line)][:RELATED_FRAMES]
+                return path, int(ln), None, ((ev.file, ev.line, ev.function, role), *calls), True
     if linted is None or real in linted or not frames:
         traced = bool(frames[at[-1]].get("traced")) if at else None
-        return ev.file, ev.line, traced, ()
-    inside = [i for i, f in enumerate(frames) if os.path.realpath(f["file"]) in linted]
+        return ev.file, ev.line, traced, (), False
     if not inside:
-        return ev.file, ev.line, None, ()
+        return ev.file, ev.line, None, (), False
     k = inside[-1]
     target = frames[k]
     related = [(ev.file, ev.line, ev.function, "raised")]
     related += [(f["file"], int(f["line"]), str(f.get("function", "")), "called")
                 for f in reversed(frames[:k]) if (f["file"], int(f["line"])) != (ev.file, ev.line)][:RELATED_FRAMES]
-    return target["file"], int(target["line"]), bool(target.get("traced")), tuple(related)
+    return target["file"], int(target["line"]), bool(target.get("traced")), tuple(related), False
 
 
 def index(evidence: TraceEvidence, source: str, files: list[str] | None = None) -> dict[str, dict[int, Observed]]:
@@ -157,11 +170,11 @@ def index(evidence: TraceEvidence, source: str, files: list[str] | None = None) 
     linted = {os.path.realpath(f) for f in files} if files is not None else None
     for ev in evidence.events:
         if ev.file and ev.line > 0:
-            file, line, traced, related = _placed(ev, linted)
+            file, line, traced, related, defined = _placed(ev, linted)
             table = out.setdefault(os.path.realpath(file), FileObservations())
             table.events.append((ev.code, line, ev.severity, ev.error, ev.cause, ev.count, ev.function,  # type: ignore[attr-defined]
                                  ev.fix_title, ev.fix_why, name, ev.runtime_code,
-                                 tuple(ev.built_at) if ev.code == "JS209" else (), traced, related))
+                                 tuple(ev.built_at) if ev.code == "JS209" else (), traced, related, defined))
     for fn in evidence.functions:
         if not fn.file:
             continue
@@ -343,11 +356,21 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
             continue
         traced = more[1] if len(more) > 1 else None
         chain = [_chain_related(f) for f in more[2]] if len(more) > 2 else []
+        if len(more) > 3 and more[3]:  # at the definition of the function the event is about: the fix's line there
+            from .evidence_origin import definition_line
+
+            line = definition_line(tree, line, code, cause)
         span = _function_span(tree, line) if code == "JS403" else None
         first, last = span or (line, line)
         said = _event_text(error, cause, function, count, code, runtime, traced)
-        if chain:
+        if chain and error and len(more) > 3 and more[3]:
+            times = f" ({count} times)" if count > 1 else ""
+            said = (f"JAX raised {error} at {os.path.basename(chain[0]['file'])}:{chain[0]['line']} (in "
+                    f"`{function or '?'}`), about the function defined here{times}: {cause}")
+        elif chain and error:
             said = f"{said}; the error was raised at {os.path.basename(chain[0]['file'])}:{chain[0]['line']}"
+        elif chain:
+            said = f"{said}; the call was at {os.path.basename(chain[0]['file'])}:{chain[0]['line']}"
         how = f"observed in the run recorded in {source}"
         record = {"rule": code, "error": error, "cause": cause, "count": count, "function": function,
                   "evidence": source, "proved": "raised" if error else "recompiled"}
@@ -355,6 +378,9 @@ def merge_events(findings: list, table: dict | None, filename: str, text: str, e
         same = [f for f in findings if f.code in group and f.location is not None
                 and (f.location.line <= last and first <= (f.location.end_line or f.location.line)
                      or any(r.get("line") == line for r in f.details.get("related") or ()))]
+        if code == "JS701":  # JAX's error no rule names, at a line a static rule already flags: one finding, that rule's
+            same = [f for f in findings if f.location is not None and f.location.line == line
+                    and f.severity != "info" and "observed_event" not in f.details][:1]
         built = _built_in_caller(tree, filename, line, more[0] if more else ())
         if not built and code == "JS305":  # a cond branch's Python scalar: where that branch computes it
             from .evidence_origin import origin_line

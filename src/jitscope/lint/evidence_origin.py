@@ -69,6 +69,13 @@ def _literal(node: ast.AST) -> bool:
     return type(node) is ast.Constant and type(node.value) in _NUMBER  # type: ignore[attr-defined]
 
 
+def _assignment(body: list[ast.stmt], name: str) -> ast.Assign | None:
+    """The last plain ``name = ...`` statement of ``body``, or None."""
+    found = [s for s in body if type(s) is ast.Assign and len(s.targets) == 1
+             and type(s.targets[0]) is ast.Name and s.targets[0].id == name]  # type: ignore[attr-defined]
+    return found[-1] if found else None  # type: ignore[return-value]
+
+
 def _element_line(fn: ast.AST, index: int, weak: bool) -> int:
     if type(fn) is ast.Lambda:
         returned = [fn.body]  # type: ignore[attr-defined]
@@ -86,12 +93,11 @@ def _element_line(fn: ast.AST, index: int, weak: bool) -> int:
     elif index != 0:
         return 0
     if type(value) is ast.Name:
-        assigned = [s for s in body if type(s) is ast.Assign and len(s.targets) == 1
-                    and type(s.targets[0]) is ast.Name and s.targets[0].id == value.id]  # type: ignore[attr-defined]
-        if not assigned:
+        assigned = _assignment(body, value.id)  # type: ignore[attr-defined]
+        if assigned is None:
             return 0
-        value = assigned[-1].value
-        return assigned[-1].lineno if weak or _literal(value) else 0
+        value = assigned.value
+        return assigned.lineno if weak or _literal(value) else 0
     return value.lineno if weak or _literal(value) else 0
 
 
@@ -124,3 +130,77 @@ def origin_line(tree: ast.AST | None, line: int, cause: str) -> int:
                 found.append(_element_line(fn, index, weak))
     found = [ln for ln in found if ln]
     return min(found) if found else 0
+
+
+# An event about a function's jit options (a static argument that is not hashable, or hashed by identity or
+# rebuilt so that each call compiles again; a weak type or a new function object in jit's cache key): the fix
+# goes in the jit that wraps the function (its static_argnums/argnames, a hashable static) when a decorator
+# applies it, else at the def
+_JIT_OPTIONS = ("JS602", "JS208", "JS605", "JS210", "JS204")
+# "carry c[1]: int32[] in vs. float32[] out" (analyze.evidence_events writes a loop carry's cause this way)
+_CARRY = re.compile(r"carry ([A-Za-z_]\w*)((?:\[\d+\])*): ")
+
+
+def _defined(tree: ast.AST, first: int) -> ast.AST | None:
+    """The def whose code's first line (its first decorator's, else its own) is ``first``."""
+    for node in ast.walk(tree):
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef):
+            if min([node.lineno, *(d.lineno for d in node.decorator_list)]) == first:  # type: ignore[attr-defined]
+                return node
+    return None
+
+
+def _jit_decorator(fn: ast.AST) -> int:
+    for d in fn.decorator_list:  # type: ignore[attr-defined]
+        if any(type(n) in (ast.Name, ast.Attribute) and getattr(n, "id", getattr(n, "attr", "")) in (
+                "jit", "pjit", "filter_jit") for n in ast.walk(d)):
+            return d.lineno
+    return 0
+
+
+def _carry_line(fn: ast.AST, cause: str) -> int:
+    """The line where the loop body ``fn`` computes the output carry component JAX says differs in dtype from the
+    input's (``carry c[1]``: ``c`` the body's first parameter, ``[1]`` the path): the element of the carry it
+    returns (a scan body returns ``(carry, y)``; a while/fori body the carry), through one plain assignment of a
+    returned name. 0 when a step is not plain."""
+    m = _CARRY.search(cause)
+    params = [p.arg for p in fn.args.posonlyargs + fn.args.args]  # type: ignore[attr-defined]
+    if m is None or not params or m.group(1) != params[0]:
+        return 0
+    path = [int(i) for i in re.findall(r"\[(\d+)\]", m.group(2))]
+    body = fn.body  # type: ignore[attr-defined]
+    returned = [s.value for s in body if type(s) is ast.Return and s.value is not None]
+    if len(returned) != 1:
+        return 0
+    value = returned[0]
+    if type(value) is ast.Tuple and len(value.elts) == 2 and len(params) == 2:  # a scan body: (carry, y)
+        value = value.elts[0]
+    line = value.lineno
+    for index in path:
+        if type(value) is ast.Name:
+            assigned = _assignment(body, value.id)  # type: ignore[attr-defined]
+            if assigned is None:
+                return 0
+            value = assigned.value
+        if type(value) is not ast.Tuple or index >= len(value.elts):
+            return 0
+        value, line = value.elts[index], value.elts[index].lineno
+    if type(value) is ast.Name:
+        assigned = _assignment(body, value.id)  # type: ignore[attr-defined]
+        line = assigned.lineno if assigned is not None else line
+    return line
+
+
+def definition_line(tree: ast.AST | None, first: int, code: str, cause: str) -> int:
+    """Where, in the function whose code starts at ``first`` (an event's ``defined_at``), the fix of an event of
+    rule ``code`` goes: a loop carry whose dtype changed (JS305 with JAX's ``carry c[1]``), the body's line that
+    computes that component; a jit option (JS602 unhashable static, JS208/JS605 a static compiled again, JS210,
+    JS204), the jit decorator; else the ``def``. ``first`` when the def is not found."""
+    fn = _defined(tree, first) if tree is not None else None
+    if fn is None:
+        return first
+    if code == "JS305":
+        return _carry_line(fn, cause) or fn.lineno  # type: ignore[attr-defined]
+    if code in _JIT_OPTIONS:
+        return _jit_decorator(fn) or fn.lineno  # type: ignore[attr-defined]
+    return fn.lineno  # type: ignore[attr-defined]
