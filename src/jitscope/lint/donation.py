@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..jaxmodel import known
-from .astutil import own_nodes
+from .astutil import ast_walk, iter_child_nodes, own_nodes
 from .scope import literal_ints, literal_strs
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -118,7 +118,7 @@ def handles(tree: ast.Module, resolve) -> tuple[dict, dict, dict]:
                     h = _handle(d, resolve, _positional_params(s))
                     if h is not None:
                         bind(module, s.name, h)
-    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, _FUNCS))]:
+    for scope in [tree, *(n for n in ast_walk(tree) if isinstance(n, _FUNCS))]:
         cls = _method_class(tree, scope)
         for n in own_nodes(*scope.body):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call):
@@ -131,7 +131,7 @@ def handles(tree: ast.Module, resolve) -> tuple[dict, dict, dict]:
                     bind(attrs.setdefault(cls, {}), tgt.attr, h)
             elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
-                    for m in ast.walk(t):
+                    for m in ast_walk(t):
                         if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
                             bind(module if scope is tree else local.setdefault(scope, {}), m.id, None)
                         elif (isinstance(m, ast.Attribute) and isinstance(m.value, ast.Name) and m.value.id == "self"
@@ -234,7 +234,7 @@ def _before(a: ast.AST, b: ast.AST) -> bool:
 
 def _own_calls(stmt: ast.stmt):
     """The calls in ``stmt``'s own expressions (not in the statements it holds, nor in nested scopes)."""
-    for child in ast.iter_child_nodes(stmt):
+    for child in iter_child_nodes(stmt):
         if isinstance(child, (ast.stmt, ast.excepthandler)) or type(child).__name__ == "match_case":
             continue
         for n in own_nodes(child):
@@ -258,7 +258,7 @@ def _gives_back(fdef: ast.AST, stmt: ast.stmt, call: ast.Call) -> bool:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     names = set()
     for t in targets:
-        for m in ast.walk(t):
+        for m in ast_walk(t):
             if isinstance(m, (ast.Attribute, ast.Subscript)):
                 return True
             if isinstance(m, ast.Name):
@@ -267,15 +267,15 @@ def _gives_back(fdef: ast.AST, stmt: ast.stmt, call: ast.Call) -> bool:
         if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
             return True
         if isinstance(n, ast.Return) and n.value is not None and any(
-                isinstance(m, ast.Name) and m.id in names for m in ast.walk(n.value)):
+                isinstance(m, ast.Name) and m.id in names for m in ast_walk(n.value)):
             return True
         if isinstance(n, ast.Call) and n is not call and any(
                 isinstance(m, ast.Name) and m.id in names for a in [*n.args, *(k.value for k in n.keywords)]
-                for m in ast.walk(a)) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+                for m in ast_walk(a)) and isinstance(n.func, ast.Attribute) and n.func.attr in (
                 "append", "extend", "update", "put", "add", "insert", "setdefault"):
             return True
         if isinstance(n, (ast.Assign, ast.AugAssign)) and any(
-                isinstance(m, ast.Name) and m.id in names for m in ast.walk(n.value)) and any(
+                isinstance(m, ast.Name) and m.id in names for m in ast_walk(n.value)) and any(
                 isinstance(t, (ast.Attribute, ast.Subscript)) for t in (
                 n.targets if isinstance(n, ast.Assign) else [n.target])):
             return True
@@ -288,7 +288,7 @@ def findings(tree: ast.Module, resolve) -> dict[ast.AST, list[Finding]]:
     out: dict[ast.AST, list[Finding]] = {}
     if not any(module.values()) and not any(any(t.values()) for t in (*local.values(), *attrs.values())):
         return out  # no donating handle in the module: nothing to follow
-    scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, _FUNCS))]
+    scopes = [tree, *(n for n in ast_walk(tree) if isinstance(n, _FUNCS))]
     for scope in scopes:
         cls = _method_class(tree, scope)
         mine = local.get(scope, {})
@@ -336,7 +336,7 @@ def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: 
     targets: set[str] = set()
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
-            targets |= {m.id for m in ast.walk(t) if isinstance(m, ast.Name)}
+            targets |= {m.id for m in ast_walk(t) if isinstance(m, ast.Name)}
     for name, node in donated:
         if name in targets:
             continue  # x = f(x): the name now holds the result

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from .astutil import iter_child_nodes
+
 DISPLAY = frozenset({"__repr__", "__str__", "__format__", "__rich_repr__", "_repr_html_", "_repr_pretty_",
                      "_repr_latex_", "_repr_markdown_", "_repr_mimebundle_", "_repr_svg_", "_repr_png_"})
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -32,7 +34,7 @@ def _display_only_names(ctx) -> frozenset[str]:
     methods: dict[str, list[ast.AST]] = {}
 
     def walk(node: ast.AST, owner: ast.AST | None, in_class: bool) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in iter_child_nodes(node):
             if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
                 uses.setdefault(child.attr, []).append(owner)
             if isinstance(child, _DEFS):

@@ -19,6 +19,7 @@ import ast
 import os
 
 from . import facts
+from .astutil import ast_walk
 from .callgraph import OutgoingCall, _annotated_class, _enclosing_class, _record, _with, index
 from .context import Context
 from .rule import Rule
@@ -80,7 +81,7 @@ def _constructor_slot(ctx: Context, func: ast.Attribute) -> tuple:
     init = idx.methods[cls].get("__init__")
     if init is not None:
         params = [p.arg for p in init.args.posonlyargs + init.args.args][1:]
-        for n in ast.walk(init):
+        for n in ast_walk(init):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Name) \
                     and n.value.id in params and _self_attr(n.targets[0], func.attr):
                 return ("ctor", cls, n.value.id, params.index(n.value.id))
@@ -129,7 +130,7 @@ def _bound_registry(ctx: Context, fn: ast.AST | None, name: str) -> str:
     if fn is None:
         return ""
     found = ""
-    for n in ast.walk(fn):
+    for n in ast_walk(fn):
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
             if len(n.targets) != 1 or not isinstance(n.value, ast.Subscript):
                 return ""
@@ -138,7 +139,7 @@ def _bound_registry(ctx: Context, fn: ast.AST | None, name: str) -> str:
                 return ""
             found = reg
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
-            if any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(
+            if any(isinstance(t, ast.Name) and t.id == name for t in ast_walk(
                     n.target if not isinstance(n, ast.With) else n)):
                 return ""
     return found
@@ -146,7 +147,7 @@ def _bound_registry(ctx: Context, fn: ast.AST | None, name: str) -> str:
 
 def _calls_by_name(ctx: Context) -> dict[str, list[ast.Call]]:
     out: dict[str, list[ast.Call]] = {}
-    for n in ast.walk(ctx.tree):
+    for n in ast_walk(ctx.tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
             out.setdefault(n.func.id, []).append(n)
     return out

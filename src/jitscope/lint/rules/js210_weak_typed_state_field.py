@@ -7,7 +7,7 @@ from itertools import repeat
 
 from ...jaxmodel.dtypes import Dtype, DtypeOf
 from .. import pytrees
-from ..astutil import iter_child_nodes
+from ..astutil import ast_walk, iter_child_nodes
 from ..context import Context
 from ..rule import Rule
 
@@ -154,7 +154,7 @@ def _cond_branches(ctx: Context) -> dict[ast.AST, list[tuple[ast.AST, int]]]:
 def _find_cond_branches(ctx: Context) -> dict[ast.AST, list[tuple[ast.AST, int]]]:
     defs: dict[str, list[ast.AST]] = {}
     conds = []
-    for n in ast.walk(ctx.tree):
+    for n in ast_walk(ctx.tree):
         if isinstance(n, _DEFS):
             defs.setdefault(n.name, []).append(n)
         elif isinstance(n, ast.Call) and ctx.info.resolve(n.func) == "jax.lax.cond":
