@@ -14,6 +14,18 @@ the rest of that branch. In::
 the rebinding to a JAX array must not make ``out`` an array after the ``if``. ``visit_branch`` visits such a
 branch and puts the frame's value facts back as they were before it. ``continue``/``break`` branches are left
 alone: their bindings reach the next iteration or the code after the loop.
+
+Python runs **one** of the two branches of an ``if``/``else`` (an ``elif`` chain is nested ones), so the
+``else`` starts from what held before the ``if``, not from what the ``if`` branch bound (``visit_if_else``)::
+
+    if isinstance(bins, int):
+        bins = jnp.arange(bins)      # traced from here on, in this branch only
+    elif isinstance(bins, tuple):
+        if bins[0] != 0:             # `bins` is still the caller's (static) tuple here
+            raise ValueError(bins)
+
+After the ``if``, a name may hold a traced value (or mask) where it did at the end of either branch that falls
+through, and must hold an abstract tracer (or an array) only where it did at the end of both.
 """
 
 from __future__ import annotations
@@ -22,6 +34,49 @@ import ast
 
 # The frame's per-name value facts (lint/context.py Frame) a binding changes.
 _FACTS = ("traced_names", "masks", "arrays", "must", "elements", "containers", "pytrees")
+
+
+# Which join each fact takes after an `if`/`else`: "may" facts hold where either branch left them, "must"
+# facts only where both did. The others keep the order of the walk (the `else` applied over the `if`).
+_MAY = ("traced_names", "masks")
+_MUST = ("must", "arrays")
+
+
+def visit_if_else(visitor, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
+    """Visit both branches of an ``if`` as alternatives: the ``else`` from the facts before the ``if``; after
+    it, the join of the branches that fall through (module docstring)."""
+    if not orelse:
+        visit_branch(visitor, body)
+        return
+    alternatives(visitor, body, orelse, lambda: visit_branch(visitor, body), lambda: visit_branch(visitor, orelse))
+
+
+def alternatives(visitor, body: list[ast.stmt], orelse: list[ast.stmt], run_body, run_else) -> None:
+    """Run ``run_body`` then ``run_else`` (each visits its block, narrowed as the caller needs) as the two
+    alternatives of one ``if``: the second starts from the value facts before the first, and after both the
+    frame holds their join (module docstring)."""
+    f = visitor.ctx.frame
+    before = {name: set(getattr(f, name)) for name in _MAY + _MUST}
+    run_body()
+    after_body = {name: set(getattr(f, name)) for name in _MAY + _MUST}
+    _put(f, before)
+    run_else()
+    if exits(body):
+        return  # only the `else` reaches the code after the `if`
+    if exits(orelse):
+        _put(f, after_body)  # only the `if` branch does
+        return
+    for name in _MAY:
+        getattr(f, name).update(after_body[name])
+    for name in _MUST:
+        getattr(f, name).intersection_update(after_body[name])
+
+
+def _put(frame, facts: dict[str, set[str]]) -> None:
+    for name, names in facts.items():
+        current = getattr(frame, name)
+        current.clear()
+        current.update(names)
 
 
 def exits(body: list[ast.stmt]) -> bool:

@@ -183,8 +183,8 @@ def judge(ctx, rule, subject: ast.AST | None, severity: str) -> tuple[str, str, 
             return None  # `if cache:` on an element of a carry: may be a dict or None, whose truth is Python's
     if need == "staged":
         level = staged(ctx)
-        if not level or _python_only(ctx):
-            return None
+        if not level or _python_only(ctx) or in_accessor(ctx):
+            return None  # an accessor (`-> float` of a pytree) runs on the host: nothing there is staged
     elif need == "abstract":
         level = MUST if subject is not None and ctx.is_must(subject) else MAY
     else:

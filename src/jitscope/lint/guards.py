@@ -158,13 +158,21 @@ def visit_two_sided(self, node: ast.If, true: frozenset[str], false: frozenset[s
     falls through proved still holds."""
     ctx = self.ctx
     body_dead, else_dead = never_taken(ctx, true), never_taken(ctx, false)
-    for dead, block, names in ((body_dead, node.body, true), (else_dead, node.orelse, false)):
+
+    def run(dead: bool, block: list[ast.stmt], names: frozenset[str]) -> None:
         if not dead:
             saved = forget(ctx, sorted(names))
             try:
                 branches.visit_branch(self, block)
             finally:
                 restore(saved)
+
+    if node.orelse and not body_dead and not else_dead:  # two alternatives: the `else` does not see the `if`'s bindings
+        branches.alternatives(self, node.body, node.orelse, lambda: run(False, node.body, true),
+                              lambda: run(False, node.orelse, false))
+    else:
+        run(body_dead, node.body, true)
+        run(else_dead, node.orelse, false)
     # After the `if`: what a branch that falls through proved (a dead branch counts as falling through:
     # when it is the only one, the rest never runs traced, and narrowing it says no more than that)
     body_falls, else_falls = not leaves(node.body), not leaves(node.orelse)

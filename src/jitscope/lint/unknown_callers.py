@@ -84,6 +84,7 @@ def candidates(ctx: Context, reached: set) -> list[tuple[ast.FunctionDef | ast.A
 
 
 def _test_file(filename: str) -> bool:
+    """Is ``filename`` a test module (``test_*.py``, ``*_test.py``, a conftest, or under ``tests/``)?"""
     base = filename.replace("\\", "/").rpartition("/")[2]
     return base.startswith(("test_", "conftest")) or base.endswith("_test.py") or "/tests/" in filename
 
@@ -119,3 +120,10 @@ def _stages_and_demands(ctx: Context, fn: ast.AST, uses: re.Pattern) -> bool:
 
 def _lines(ctx: Context) -> list[str]:
     return ctx.text.splitlines()
+
+
+def is_test_module(filename: str) -> bool:
+    """Is ``filename`` a test module by its own name (``test_*.py``, ``*_test.py``), not a fixture or data file
+    that only lives under ``tests/``?"""
+    base = filename.replace("\\", "/").rpartition("/")[2]
+    return base.startswith("test_") or base.endswith("_test.py")

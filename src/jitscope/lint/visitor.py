@@ -170,6 +170,7 @@ class _Visitor:
                 outer.loop_defs.add(node.name)
         self.visit_all(d for d in node.args.defaults + node.args.kw_defaults if d is not None)
         spec = self._trace_spec(node, outer)
+        captured = _captured_defaults(ctx, node, outer) if spec is not None else frozenset()
         if ctx.observed:
             spec = evidence.observe(ctx, node, spec)
         name = getattr(node, "name", "<lambda>")
@@ -230,6 +231,8 @@ class _Visitor:
                     continue  # self, and *args / **kwargs (a tuple / dict of values, not an array)
                 if _static_default(defaults.get(p.arg)):
                     continue  # `training=False`: a Python value unless the caller passes one
+                if p.arg in captured:
+                    continue  # `lambda key, s=shape:`: the closure's own capture of a Python value, never passed
                 if enum_valued(ctx, defaults.get(p.arg), None):
                     continue  # `method=Combine.SUM`: an enum member default, a Python value unless one is passed
                 if spec.filter and (non_array_annotation(p.annotation) or python_default(defaults.get(p.arg)) or (
@@ -529,19 +532,24 @@ class _Visitor:
             plain, boxed = (node.orelse, node.body) if container_if_true else (node.body, node.orelse)
             self._narrowed(plain, boxed, lambda: guards.as_container(ctx, names), guards.unbox)
             return
-        branches.visit_branch(self, node.body)  # a branch that returns or raises: its bindings end with it
-        branches.visit_branch(self, node.orelse)
+        branches.visit_if_else(self, node.body, node.orelse)  # one branch runs; one that returns ends its bindings
 
     def _narrowed(self, plain: list[ast.stmt], narrowed: list[ast.stmt], narrow, undo) -> None:
         """Visit ``plain``, then ``narrowed`` with what ``narrow()`` changes; after the ``if`` either branch may
         have run, so ``undo`` restores it unless ``plain`` always leaves the block."""
-        self.visit_all(plain)
-        saved = narrow()
-        try:
-            self.visit_all(narrowed)
-        finally:
-            if not guards.leaves(plain):
-                undo(saved)
+        def run_narrowed() -> None:
+            saved = narrow()
+            try:
+                self.visit_all(narrowed)
+            finally:
+                if not guards.leaves(plain):
+                    undo(saved)
+
+        if plain and narrowed:  # one of the two runs: the second does not see the first's bindings
+            branches.alternatives(self, plain, narrowed, lambda: self.visit_all(plain), run_narrowed)
+        else:
+            self.visit_all(plain)
+            run_narrowed()
 
 _SHARED: dict[tuple[type, ...], tuple[dict, _CallTable, tuple[type, ...], tuple]] = {}
 
@@ -653,6 +661,31 @@ def _param_defaults(a: ast.arguments) -> dict[str, ast.expr]:
     out = {p.arg: d for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=False)}
     out.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is not None})
     return out
+
+
+def _captured_defaults(ctx: Context, node: ast.AST, outer: Frame) -> frozenset[str]:
+    """The parameters of a closure whose default captures a value of the code that builds it, when that value
+    is not traced there (docs/lint.md, "Defaults that capture").
+
+    ``lambda key, s=shape: jax.random.normal(key, s)`` or ``def body(x, n=n):`` inside a function: Python
+    evaluates the default once, where the closure is built, to freeze the value a late-binding closure would
+    read later (in a loop: ``lambda x, i=i:``). Its callers call it without that argument (passing it would undo
+    the capture), and jit traces only the arguments a call passes, so the parameter holds the captured value
+    on every way: a Python value where that value is one. A lambda is written where it is used, so its
+    defaults are such captures wherever it is; a def counts only nested in a function (a module-level def's
+    defaults are its public interface, which callers may pass)."""
+    a = node.args  # type: ignore[attr-defined]
+    if not a.defaults and not any(a.kw_defaults):
+        return frozenset()
+    if not isinstance(node, ast.Lambda) and not isinstance(outer.node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                         ast.Lambda)):
+        return frozenset()
+    out = set()
+    for p, d in _param_defaults(a).items():
+        if isinstance(d, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.BinOp)) and not ctx.is_traced(d) \
+                and not any(isinstance(n, ast.Call) for n in ast.walk(d)):
+            out.add(p)  # a name, a field, an item or arithmetic on them; a call's result may be an array
+    return frozenset(out)
 
 
 def _static_default(d: ast.expr | None) -> bool:

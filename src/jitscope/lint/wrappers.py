@@ -45,7 +45,8 @@ PROJECT: dict[str, dict[tuple[str, int], Summary]] = {}
 
 # Named tuples made by ``collections.namedtuple`` (what ``typing.NamedTuple`` makes too), so that the lint path
 # does not import ``typing`` (docs/architecture.md, "What a command imports"). Fields, in order:
-class KeyParam(namedtuple("KeyParam", ("name", "index", "kind", "via", "certain", "applied"), defaults=(False, None))):
+class KeyParam(namedtuple("KeyParam", ("name", "index", "kind", "via", "certain", "applied", "needs"),
+                          defaults=(False, None, None))):
     """A parameter of a summarized function that reaches a jit's cache key."""
 
     __slots__ = ()
@@ -59,6 +60,8 @@ class KeyParam(namedtuple("KeyParam", ("name", "index", "kind", "via", "certain"
     #   "file:line"); the gate is ``(parameter, index, default, sense)`` when the jit runs only if that parameter
     #   is true (sense True) or false (sense False), ``None`` when no condition, ``()`` when a condition the model
     #   cannot read.
+    # needs: tuple | None = None  -- kind "static" of a jitted def: why the def needs it static
+    #   (``static_need.static_need``: (what, "file:line")), so tracing it is no fix
 
 
 class Summary(namedtuple("Summary", ("function", "params", "returns", "forwards"), defaults=(None, None))):

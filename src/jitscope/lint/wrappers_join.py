@@ -15,6 +15,7 @@ import os
 import re
 
 from .astutil import ast_walk
+from .static_need import static_need
 from .wrappers import KeyParam, Summary, _spec_text, module_summaries
 
 
@@ -108,11 +109,16 @@ def _jitted_functions(ctx) -> dict[str, Summary]:
             continue
         positional = [p.arg for p in fn.args.posonlyargs + fn.args.args]
         how = f"`{name}` is jitted with {_spec_text(spec)} (`{def_name}`, {base}:{fn.lineno})"
-        params = tuple(KeyParam(p, positional.index(p) if p in positional else None, "static", how, True)
+        params = tuple(KeyParam(p, positional.index(p) if p in positional else None, "static", how, True, None,
+                                _need_at(static_need(fn, p, info.resolve), base))
                        for p in sorted(spec.static_params(fn), key=lambda p: (p not in positional, p)))
         if params:
             out[name] = Summary(name, params)
     return out
+
+
+def _need_at(need: tuple[str, int] | None, base: str) -> tuple[str, str] | None:
+    return (need[0], f"{base}:{need[1]}") if need is not None else None
 
 
 def join(exported: dict[str, dict], imports: dict[str, set[tuple[str, int]]],

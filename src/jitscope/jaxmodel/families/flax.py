@@ -48,3 +48,12 @@ STATIC_FIELD_BASES = ("flax.nnx.Module", "flax.nnx.module.Module")
 # raises "Non-hashable static arguments" whenever the method runs on a bound module (lint JS604;
 # tests/test_lint_static_dataflow.py runs it under real flax and jax.jit).
 UNHASHABLE_WHEN_BOUND = ("flax.linen.Module", "flax.linen.module.Module")
+# nnx's lifted transforms hand a graph node argument (a Module, an Optimizer, a Metric: any nnx.Object) to the
+# function as a live object and merge the state it ends with back into the caller's object (nnx.jit's
+# `extract.from_tree` / `update_context`): `metrics.update(loss=loss)` or `optimizer.update(grads)` inside an
+# `@nnx.jit` step changes the caller's object, which is how nnx code is written (Flax's nnx basics tutorial;
+# tests/test_lint_binding_model.py runs it under real nnx.jit). A method call on such an argument is no lost
+# mutation (lint JS403).
+PROPAGATES_ARGUMENT_STATE = ("flax.nnx.jit", "flax.nnx.grad", "flax.nnx.value_and_grad", "flax.nnx.vmap",
+                             "flax.nnx.remat", "flax.nnx.scan", "flax.nnx.cond", "flax.nnx.shard_map",
+                             "flax.nnx.pmap")

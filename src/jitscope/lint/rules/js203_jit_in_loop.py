@@ -84,13 +84,16 @@ class JitInLoop(Rule):
 
 
 def _captured_loop_names(ctx: Context, call: ast.Call) -> list[str]:
-    """Names the fresh function reads (its body, a lambda's defaults, a partial's arguments) that an enclosing
+    """Names the fresh function reads (its body, a lambda's defaults, what the call that makes it reads: a
+    partial's function and arguments, a builder's arguments) that an enclosing
     loop of this function binds anew on each iteration (its target, or an assignment in its body)."""
     fn = call.args[0]
     if isinstance(fn, ast.Lambda):
         reads = _loads(fn.body, _params(fn.args)) | _loads_all([*fn.args.defaults, *fn.args.kw_defaults])
-    elif isinstance(fn, ast.Call):  # functools.partial(f, a, k=v)
-        reads = _loads_all([*fn.args[1:], *(k.value for k in fn.keywords)])
+    elif isinstance(fn, ast.Call):
+        # functools.partial(f, a, k=v), a function built by a call (`make_step(cfg)`), or a partial of one
+        # (`partial(ntk_fn(apply, implementation=i), params=p)`): whatever the call reads makes the function
+        reads = _loads(fn, set())
     elif isinstance(fn, ast.Name):
         d = next((n for n in ast.walk(ctx.frame.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and n.name == fn.id and n is not ctx.frame.node), None) if ctx.frame.node is not None else None

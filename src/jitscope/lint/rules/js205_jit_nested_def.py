@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from ..context import Context
 from ..rule import Rule
 from ..scope import JIT_LIKE, decorator_spec
+from ..unknown_callers import is_test_module
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -21,7 +22,10 @@ class JitNestedDef(Rule):
     repeatedly: the definition sits in a loop, or the enclosing function is called inside
     a loop somewhere in the module (``for batch in data: train_step(...)``). Factories that
     return or store the jitted function, code inside test functions and functions that are
-    themselves traced are not flagged. The call forms are other rules': ``jax.jit(inner)`` in a
+    themselves traced are not flagged. A nested function that reads the enclosing function's parameters
+    as a configuration (``config["scale"]``, ``cfg.depth``), or any of them in a test module (a test helper
+    run per case), is a different program on each call: one compile per value is what it needs, said as
+    ``info``. The call forms are other rules': ``jax.jit(inner)`` in a
     function body is JS204, ``jax.jit(lambda ...)`` in a loop is JS203.
 
     ## Why is this bad?
@@ -82,7 +86,49 @@ class JitNestedDef(Rule):
                 return
             why = f"runs repeatedly (called in a loop at line {line})"
         dec, spec = found
+        captured = _captured_parameters(outer.node, fn)
+        if captured and (is_test_module(ctx.filename) or all(_config_reads(fn, n) for n in captured)):
+            # `def _run(self, config): @jax.jit def f(x): ... config[...]`: each call builds the program of its
+            # own `config`; hoisting it would change what it computes. One compile per value is what it needs
+            # unless the value becomes an argument, which pays off only if it can be traced (JS203's capture).
+            names = ", ".join(f"`{n}`" for n in captured)
+            ctx.report(self, dec, f"`@{spec.wrapper}` on `{fn.name}`, defined inside `{outer.name}`, which {why}, "
+                       f"captures `{outer.name}`'s {names}: it compiles once per call, for that call's value; if "
+                       f"{names} can be an array, pass it as an argument and one compile serves every call; a Python "
+                       "value (a config, options, a shape) needs a compile per distinct value either way",
+                       severity="info", wrapper=spec.wrapper, function=fn.name, outer=outer.name, why=why,
+                       captures=", ".join(captured))
+            return
         ctx.report(self, dec, wrapper=spec.wrapper, function=fn.name, outer=outer.name, why=why)
+
+
+def _config_reads(fn: ast.AST, name: str) -> bool:
+    """Does ``fn`` read ``name`` only as a configuration: an item or field of it (``config["scale"]``,
+    ``cfg.depth``), never the value itself in array math (``batch * p``: an array argument would do)?"""
+    parents = {c: p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+            p = parents.get(n)
+            if isinstance(p, ast.Attribute) and p.value is n:
+                continue
+            if isinstance(p, ast.Subscript) and p.value is n and isinstance(p.slice, ast.Constant) \
+                    and isinstance(p.slice.value, str):
+                continue
+            return False
+    return True
+
+
+def _captured_parameters(outer: ast.AST, fn: ast.AST) -> list[str]:
+    """The parameters of ``outer`` (not ``self``/``cls``) that the nested ``fn`` reads as free variables: values
+    that differ from call to call of ``outer``, baked into each new function object."""
+    a = outer.args  # type: ignore[attr-defined]
+    params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)} - {"self", "cls"}
+    params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+    fa = fn.args  # type: ignore[attr-defined]
+    own = {p.arg for p in (*fa.posonlyargs, *fa.args, *fa.kwonlyargs, fa.vararg, fa.kwarg) if p is not None}
+    own |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    reads = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return sorted((reads - own) & params)
 
 
 def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:

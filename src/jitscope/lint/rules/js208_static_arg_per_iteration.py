@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from ...jaxmodel.values import HOST_SIZE_ARGS, STATIC_INT_ARGS
 from .. import arraysize
 from ..context import Context
 from ..rule import Rule
+from ..static_need import static_need
 from ._static_args import jitted_target, message_via, report_at_declaration, static_arguments, via
 from ._util import short
 
@@ -105,11 +105,11 @@ class StaticArgPerIteration(Rule):
                            f"({count} compiles, then cached); fine for a sweep of settings")
                     ctx.report(self, value, msg, severity="info", count=count, **details)
                     return
-                use = _structure_use(ctx, call, param)
+                use = _structure_use(ctx, call, param, value)
                 if use is not None:  # `range(p)`, `jnp.zeros(p)` in the jitted body: a tracer there fails
                     msg = (f"static argument `{param}` of `{function}` gets `{details['value']}`, which changes on "
                            f"every iteration of the loop at line {loop.lineno}: jit compiles `{function}` again for "
-                           f"each new value; `{param}` must stay static (it is {use[0]} at line {use[1]}): "
+                           f"each new value; `{param}` must stay static (it is {use[0]} at {_at(use[1])}): "
                            "compile it for fewer values (round or bucket them)" + via(ctx, value))
                     ctx.report(self, value, msg, **details)
                     return
@@ -163,30 +163,24 @@ def _varying(ctx: Context, value: ast.expr, loops: list) -> ast.stmt | None:
     return None
 
 
-def _structure_use(ctx: Context, call: ast.Call, param: str) -> tuple[str, int] | None:
-    """How the jitted def of ``call`` (one of this module's) uses its parameter ``param`` where only a Python
-    value works under jit, and the line: a ``range`` bound or NumPy size (``values.HOST_SIZE_ARGS``), or an
-    int parameter of jnp/lax (``values.STATIC_INT_ARGS``: a length, an axis, a count). Passed as a tracer
-    there it fails (TracerIntegerConversionError, ConcretizationTypeError), so dropping it from the static
-    arguments is no fix. None when the def is not known here or uses it otherwise."""
+def _at(where: int | str) -> str:
+    return f"line {where}" if isinstance(where, int) else where
+
+
+def _structure_use(ctx: Context, call: ast.Call, param: str, value: ast.expr) -> tuple[str, int | str] | None:
+    """How the jitted def of ``call`` uses its parameter ``param`` where only a Python value works under jit,
+    and the line (``lint/static_need.py``: a ``range`` bound, a NumPy size, an int parameter of jnp/lax, a
+    Python ``if`` on it). Passed as a tracer there it fails, so dropping it from the static arguments is no
+    fix. The def is this module's, or another linted module's jitted def (its summary carries the answer,
+    with "file:line"). None when the def is not known or uses it otherwise."""
     target = jitted_target(ctx, call)
     fn = target[0] if target is not None else None
-    if fn is None or param not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+    if fn is None:
+        key = ctx.table(via).get(value)
+        return getattr(key, "needs", None)
+    if param not in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
         return None
-    for n in ast.walk(fn):
-        if type(n) is not ast.Call:
-            continue
-        q = ctx.resolve(n.func) or ""
-        spec = HOST_SIZE_ARGS.get(q) or STATIC_INT_ARGS.get(q)
-        if spec is None:
-            continue
-        args = [a for i, a in enumerate(n.args) if i in spec[0]] + [k.value for k in n.keywords if k.arg in spec[1]]
-        for a in args:
-            items = a.elts if type(a) in (ast.Tuple, ast.List) else [a]  # type: ignore[attr-defined]
-            if any(type(m) is ast.Name and m.id == param for e in items for m in ast.walk(e)):
-                what = "a Python loop count" if q == "range" else f"a size or count `{short(ctx, n.func)}` needs"
-                return what, n.lineno
-    return None
+    return static_need(fn, param, ctx.resolve)
 
 
 def _few_values(ctx: Context, value: ast.expr, loops: list) -> int | None:

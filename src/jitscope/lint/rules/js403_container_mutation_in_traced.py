@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 
+from ...jaxmodel.families import PROPAGATES_ARGUMENT_STATE
 from .. import facts
 from ..astutil import own_nodes
 from ..context import STATIC_CALLS, Context
@@ -110,6 +111,9 @@ class ContainerMutationInTraced(Rule):
         if owner is None and project_import(ctx, var) is not None:
             self._imported(node, use, ctx)
             return
+        if owner == "argument" and isinstance(node, ast.Call) and not _known_container(ctx, var) \
+                and _state_propagated(ctx, var):
+            return  # `metrics.update(loss=l)` in an `@nnx.jit` step: nnx merges the object's state back to the caller
         if owner and isinstance(node, ast.Call) and node.func.attr not in _LIST_ONLY:  # type: ignore[attr-defined]
             if not _known_container(ctx, var) and not (_dict_update(node) and not _typed_other(ctx, var)):  # type: ignore[arg-type]
                 return  # `.update`/`.add`/`.pop` on an object of unknown type: could be anything
@@ -225,6 +229,17 @@ def _dict_update(call: ast.Call) -> bool:
     if call.keywords and not call.args:
         return all(k.arg is not None for k in call.keywords)
     return len(call.args) == 1 and not call.keywords and isinstance(call.args[0], (ast.Dict, ast.DictComp))
+
+
+def _state_propagated(ctx: Context, var: str) -> bool:
+    """Is ``var`` a parameter of a function a transform hands graph nodes live and merges their state back
+    from (``flax.nnx.jit``: ``families.PROPAGATES_ARGUMENT_STATE``)?"""
+    for f in reversed(ctx.frames[1:]):
+        if var in f.params:
+            return f.spec is not None and f.spec.wrapper in PROPAGATES_ARGUMENT_STATE
+        if var in f.bound:
+            return False
+    return False
 
 
 def _typed_other(ctx: Context, var: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .. import facts
+from .. import facts, global_writes
 from ..context import ARRAY_NAMESPACES, Context
 from ..rule import Rule
 from ..scope import MUTATORS, ModuleInfo
@@ -19,7 +19,8 @@ class StaleGlobalCapture(Rule):
     after a module-level call of one of the module's functions (a script that runs, then
     changes the value), assigned through ``global`` in some function, or bound to a list,
     dict or set that the module mutates somewhere (``.append``, ``.update``, ``d[k] = v``).
-    A constant settled at import time (``N = 3`` then ``N = N * 2``, or one binding per
+    A memo a function fills once (every write under ``if _TABLE is None:``) takes one value and keeps it, and
+    is not flagged either. A constant settled at import time (``N = 3`` then ``N = N * 2``, or one binding per
     branch of an ``if``) is not flagged: it never changes once anything has run. Nor is a
     rebinding to the same constant (``EMPTY = -1`` then ``EMPTY = jnp.int32(-1)``), one made
     before the reading function is defined, or one after which the reading function cannot run
@@ -94,6 +95,10 @@ class StaleGlobalCapture(Rule):
         if isinstance(parent, ast.Compare) and name in parent.comparators and all(
                 isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
             return  # `type(x) in REGISTERED_TYPES`: a registry consulted for dispatch, not a value in the graph
+        if var in info.reassigned_in_functions and var in global_writes.initialised_once(ctx) \
+                and not info.rebound_after_call(var, ctx.frames[1].node if len(ctx.frames) > 1 else None,
+                                                facts.is_script(ctx), lambda line: _read_after(ctx, var, line)):
+            return  # `if _TABLE is None: _TABLE = build()`: set once, never changed after (lint/global_writes.py)
         if var in info.reassigned_in_functions:
             why = "reassigned with `global` elsewhere"
         elif info.rebound_after_call(var, ctx.frames[1].node if len(ctx.frames) > 1 else None, facts.is_script(ctx),
