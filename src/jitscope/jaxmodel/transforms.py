@@ -57,6 +57,10 @@ class Transform:
     role: Role = "wrapper"
     static_options: tuple[str, ...] = ()  # keywords that mark arguments static
     donate_options: tuple[str, ...] = ()  # keywords that donate argument buffers
+    # The static/donate options are checked against the function's signature when the wrapper is built:
+    # jax.jit raises ValueError for a name no parameter has (or a positional-only one) and for a position
+    # past the positional parameters (JAX 0.10 to 0.12; older releases warned). tests/test_lint_jit_option_names.py
+    options_checked_at_build: bool = False
     # Donation applies to positional arguments only: an argument at a donated position passed by keyword
     # is not donated, silently (jax.pmap; jax.jit maps keywords onto its positions through the signature).
     donates_positional_only: bool = False

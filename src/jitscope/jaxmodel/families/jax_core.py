@@ -16,7 +16,7 @@ TRANSFORMS = (
     Transform("jax.jit", "jax", "abstract", compiles=True, python_runs="once_per_compile",
               static_options=("static_argnums", "static_argnames"),
               donate_options=("donate_argnums", "donate_argnames"), traced_for=("jit",), doc=_JIT_DOC,
-              aliases=("jax.experimental.pjit.pjit", "jax.experimental.pjit")),
+              options_checked_at_build=True, aliases=("jax.experimental.pjit.pjit", "jax.experimental.pjit")),
     Transform("jax.pmap", "jax", "abstract", compiles=True, python_runs="once_per_compile",
               static_options=("static_broadcasted_argnums",), donate_options=("donate_argnums",),
               donates_positional_only=True,

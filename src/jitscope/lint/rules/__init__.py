@@ -53,6 +53,7 @@ from .js612_non_array_pytree_leaf import NonArrayPytreeLeaf
 from .js613_jit_option_wrong_kind import JitOptionWrongKind
 from .js614_pytree_round_trip import PytreeRoundTrip
 from .js615_traced_nondiff_arg import TracedNondiffArg
+from .js616_jit_option_names_nothing import JitOptionNamesNothing
 from .js701_observed_jax_error import ObservedJaxError
 
 RULE_CLASSES = (
@@ -70,5 +71,6 @@ RULE_CLASSES = (
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
     TracedStaticArg, JnpInStaticEquality, DonatedBufferReused, DonationByKeywordIgnored,
-    NonArrayPytreeLeaf, JitOptionWrongKind, PytreeRoundTrip, TracedNondiffArg, ObservedJaxError,
+    NonArrayPytreeLeaf, JitOptionWrongKind, PytreeRoundTrip, TracedNondiffArg,
+    JitOptionNamesNothing, ObservedJaxError,
 )
