@@ -7,7 +7,6 @@ negative position, a function taking ``**kwargs`` or ``*args``) build and run, a
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import jax
@@ -20,11 +19,8 @@ FIXTURE = Path(__file__).parent / "lint_fixtures" / "JS616.py"
 
 
 @pytest.fixture()
-def fixture(monkeypatch):
-    monkeypatch.syspath_prepend(str(FIXTURE.parent))
-    sys.modules.pop("JS616", None)
-    yield __import__("JS616")
-    sys.modules.pop("JS616", None)
+def fixture(lint_fixture):
+    return lint_fixture("JS616")
 
 
 def test_lint_flags_each_option_entry_the_function_lacks():

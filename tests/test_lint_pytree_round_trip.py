@@ -9,7 +9,6 @@ back equal, and lint is quiet on them.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import jax
@@ -27,11 +26,8 @@ FLAGGED = {"Box", "Pair", "Span", "Scaled"}
 
 
 @pytest.fixture()
-def fixture(monkeypatch):
-    monkeypatch.syspath_prepend(str(FIXTURE.parent))
-    sys.modules.pop("JS614", None)
-    yield __import__("JS614")
-    sys.modules.pop("JS614", None)
+def fixture(lint_fixture):
+    return lint_fixture("JS614")
 
 
 def _same(a, b) -> bool:

@@ -8,7 +8,6 @@ there, a custom_jvp's nondiff argument) run, and lint is quiet on them.
 
 from __future__ import annotations
 
-import sys
 from functools import partial
 from pathlib import Path
 
@@ -29,16 +28,13 @@ def test_lint_flags_the_traced_nondiff_arguments_only():
 
 
 @pytest.mark.parametrize("case", range(5))
-def test_the_flagged_calls_raise_under_jit_and_the_look_alikes_run(monkeypatch, case):
-    monkeypatch.syspath_prepend(str(FIXTURE.parent))
-    sys.modules.pop("JS615", None)
-    name, fn, args, fails = __import__("JS615").calls()[case]
+def test_the_flagged_calls_raise_under_jit_and_the_look_alikes_run(lint_fixture, case):
+    name, fn, args, fails = lint_fixture("JS615").calls()[case]
     if fails:
         with pytest.raises(jax.errors.UnexpectedTracerError, match="nondiff_argnums"):
             fn(*args)
     else:
         fn(*args)
-    sys.modules.pop("JS615", None)
 
 
 @pytest.mark.parametrize("qualname", ["jax.custom_vjp", "jax.custom_jvp"])

@@ -54,6 +54,7 @@ from .js613_jit_option_wrong_kind import JitOptionWrongKind
 from .js614_pytree_round_trip import PytreeRoundTrip
 from .js615_traced_nondiff_arg import TracedNondiffArg
 from .js616_jit_option_names_nothing import JitOptionNamesNothing
+from .js617_prng_key_reused import PrngKeyReused
 from .js701_observed_jax_error import ObservedJaxError
 
 RULE_CLASSES = (
@@ -72,5 +73,5 @@ RULE_CLASSES = (
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
     TracedStaticArg, JnpInStaticEquality, DonatedBufferReused, DonationByKeywordIgnored,
     NonArrayPytreeLeaf, JitOptionWrongKind, PytreeRoundTrip, TracedNondiffArg,
-    JitOptionNamesNothing, ObservedJaxError,
+    JitOptionNamesNothing, PrngKeyReused, ObservedJaxError,
 )
