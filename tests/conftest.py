@@ -101,3 +101,20 @@ def fixtures_on_path(monkeypatch):
     """Make ``tests/fixtures`` importable in-process."""
     monkeypatch.syspath_prepend(str(FIXTURES))
     return FIXTURES
+
+
+@pytest.fixture
+def lint_fixture(monkeypatch):
+    """Import a lint rule's fixture module fresh: ``lint_fixture("JS614")`` is ``tests/lint_fixtures/JS614.py``,
+    forgotten again after the test (the rule tests run the fixture's code under real JAX)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent / "lint_fixtures"))
+    loaded: list[str] = []
+
+    def load(code: str):
+        sys.modules.pop(code, None)
+        loaded.append(code)
+        return __import__(code)
+
+    yield load
+    for code in loaded:
+        sys.modules.pop(code, None)

@@ -70,6 +70,7 @@ BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
 AXES = names(lambda t: t.axes_option is not None)
 DIFFERENTIATING = names(lambda t: t.differentiates)
 CUSTOM = names(lambda t: t.role == "custom")
+NONDIFF_REJECTS_TRACERS = names(lambda t: t.nondiff_rejects_tracers)
 CONTEXTS = names(lambda t: t.role == "context")
 TRACE_ONLY = names(lambda t: t.trace_only)
 

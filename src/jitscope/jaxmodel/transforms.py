@@ -57,6 +57,10 @@ class Transform:
     role: Role = "wrapper"
     static_options: tuple[str, ...] = ()  # keywords that mark arguments static
     donate_options: tuple[str, ...] = ()  # keywords that donate argument buffers
+    # The static/donate options are checked against the function's signature when the wrapper is built:
+    # jax.jit raises ValueError for a name no parameter has (or a positional-only one) and for a position
+    # past the positional parameters (JAX 0.10 to 0.12; older releases warned). tests/test_lint_jit_option_names.py
+    options_checked_at_build: bool = False
     # Donation applies to positional arguments only: an argument at a donated position passed by keyword
     # is not donated, silently (jax.pmap; jax.jit maps keywords onto its positions through the signature).
     donates_positional_only: bool = False
@@ -86,6 +90,10 @@ class Transform:
     # custom_jvp/custom_vjp: the keyword naming arguments that are not differentiated; they reach the
     # function and its rules as the caller passed them (a Python function stays a Python function).
     nondiff_option: str = ""
+    # custom_vjp: a tracer passed at a non-differentiated position raises (UnexpectedTracerError "Found a JAX
+    # Tracer object passed as an argument to a custom_vjp function in a position indicated by nondiff_argnums"),
+    # under jit or any transformation of the caller; custom_jvp accepts one (tests/test_lint_traced_nondiff.py).
+    nondiff_rejects_tracers: bool = False
     trace_only: bool = False  # traced to learn shapes or the graph, never run (eval_shape, make_jaxpr)
     # JAX's own names for the traces this transform runs (``DebugInfo.traced_for``: "jit", "vmap",
     # "while_body", ...; "linearize" for grad/vjp from JAX 0.10 on): how watch's trace evidence names

@@ -126,3 +126,12 @@ STATIC_INT_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
                                                     "cumsum", "std", "var", "any", "all")},
 }
 STATIC_INT_UNLESS: dict[str, str] = {"jax.numpy.repeat": "total_repeat_length"}
+
+# jax.random functions that read a key without consuming it: JAX's own key-reuse checker
+# (``jax_debug_key_reuse``) accepts the same key passed to them again, and to one consumer after them. Every
+# other ``jax.random`` function taking a key consumes it (split, the samplers, bits): a second consumer of the
+# same key draws the same numbers (tests/test_lint_key_reuse.py runs each under the checker).
+RANDOM_NON_CONSUMING = frozenset({
+    "jax.random.fold_in", "jax.random.key_data", "jax.random.key_impl", "jax.random.wrap_key_data",
+    "jax.random.PRNGKey", "jax.random.key", "jax.random.clone", "jax.random.default_prng_impl",
+})

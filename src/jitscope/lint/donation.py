@@ -42,7 +42,7 @@ class Handle:
 
 @dataclass
 class Finding:
-    kind: str  # "read" | "loop" | "keyword" | "caller"
+    kind: str  # "read" | "loop" | "keyword" | "caller" | "twice"
     node: ast.AST  # where to report
     call: ast.Call  # the donating call
     handle: Handle
@@ -331,6 +331,7 @@ def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: 
     else:
         donated += [(k.value.id, k.value) for k in call.keywords
                     if k.arg in h.names and isinstance(k.value, ast.Name)]
+    _passed_twice(call, donated, out, h)
     if isinstance(scope, ast.Module) and not donated:
         return
     targets: set[str] = set()
@@ -353,3 +354,16 @@ def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: 
             else:
                 out.setdefault(h.built, []).append(Finding("caller", h.option, call, h, name,
                                                            {"function": getattr(scope, "name", ""), "names": [name]}))
+
+
+def _passed_twice(call: ast.Call, donated: list[tuple[str, ast.expr]], out: dict[ast.AST, list[Finding]],
+                  h: Handle) -> None:
+    """A donated name passed again in the same call (``f(x, x)`` donating the first): the executable gets one
+    buffer twice and refuses it at every call, "Attempt to use a buffer that was previously donated in the same
+    call" (donated once) or "Attempt to donate the same buffer twice" (both donated), on CPU too."""
+    passed = [a for a in call.args if isinstance(a, ast.Name)] + [
+        k.value for k in call.keywords if k.arg is not None and isinstance(k.value, ast.Name)]
+    for name, node in donated:
+        again = next((a for a in passed if a.id == name and a is not node), None)
+        if again is not None and not any(f.kind == "twice" and f.arg == name for f in out.get(call, ())):
+            out.setdefault(call, []).append(Finding("twice", again, call, h, name))

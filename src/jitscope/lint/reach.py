@@ -300,17 +300,23 @@ def _nondiff_positions(ctx: Context, fn: ast.AST) -> tuple[int, ...]:
             if (ctx.info.resolve(target) or "").endswith("partial") and dec.args:
                 target = dec.args[0]
             if ctx.info.resolve(target) in known.CUSTOM:
-                found: set[int] = set()
-                for k in dec.keywords:
-                    if k.arg == "nondiff_argnums":
-                        found.update(literal_ints(ctx.info.literal(k.value)))
-                    elif k.arg == "nondiff_argnames":
-                        lit = ctx.info.literal(k.value)
-                        items = lit.elts if isinstance(lit, (ast.Tuple, ast.List)) else [lit]
-                        found.update(params.index(e.value) for e in items
-                                     if isinstance(e, ast.Constant) and e.value in params)
-                return tuple(sorted(found))
+                return nondiff_options(ctx, params, dec.keywords)
     return ()
+
+
+def nondiff_options(ctx: Context, params: list[str], keywords: list[ast.keyword]) -> tuple[int, ...]:
+    """The positions of ``params`` that a custom_jvp/custom_vjp call's ``nondiff_argnums`` (literal ints, negative
+    ones counted from the end) and ``nondiff_argnames`` keywords declare non-differentiated."""
+    found: set[int] = set()
+    for k in keywords:
+        if k.arg == "nondiff_argnums":
+            found.update(i % len(params) for i in literal_ints(ctx.info.literal(k.value))
+                         if -len(params) <= i < len(params))
+        elif k.arg == "nondiff_argnames":
+            lit = ctx.info.literal(k.value)
+            items = lit.elts if isinstance(lit, (ast.Tuple, ast.List)) else [lit]
+            found.update(params.index(e.value) for e in items if isinstance(e, ast.Constant) and e.value in params)
+    return tuple(sorted(found))
 
 
 def _nondiff_count(ctx: Context, fn: ast.AST) -> int:

@@ -16,7 +16,7 @@ TRANSFORMS = (
     Transform("jax.jit", "jax", "abstract", compiles=True, python_runs="once_per_compile",
               static_options=("static_argnums", "static_argnames"),
               donate_options=("donate_argnums", "donate_argnames"), traced_for=("jit",), doc=_JIT_DOC,
-              aliases=("jax.experimental.pjit.pjit", "jax.experimental.pjit")),
+              options_checked_at_build=True, aliases=("jax.experimental.pjit.pjit", "jax.experimental.pjit")),
     Transform("jax.pmap", "jax", "abstract", compiles=True, python_runs="once_per_compile",
               static_options=("static_broadcasted_argnums",), donate_options=("donate_argnums",),
               donates_positional_only=True,
@@ -67,7 +67,8 @@ TRANSFORMS = (
     # its rules run where it is differentiated (concrete values under an eager grad). nondiff_argnums
     # arguments are passed through as they are (a tracer stays a tracer, a Python value Python).
     Transform("jax.custom_jvp", "jax", "python", role="custom", nondiff_option="nondiff_argnums", traced_for=("custom_jvp fun",), doc=_CUSTOM),
-    Transform("jax.custom_vjp", "jax", "python", role="custom", nondiff_option="nondiff_argnums", traced_for=("custom_vjp fun",), doc=_CUSTOM),
+    Transform("jax.custom_vjp", "jax", "python", role="custom", nondiff_option="nondiff_argnums",
+              nondiff_rejects_tracers=True, traced_for=("custom_vjp fun",), doc=_CUSTOM),
     # Inside the block, jnp on non-tracer values computes concrete values even under jit.
     Transform("jax.ensure_compile_time_eval", "jax", "python", role="context",
               doc="https://docs.jax.dev/en/latest/_autosummary/jax.ensure_compile_time_eval.html",

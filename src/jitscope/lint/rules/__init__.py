@@ -51,6 +51,10 @@ from .js610_donated_buffer_reused import DonatedBufferReused
 from .js611_donation_by_keyword_ignored import DonationByKeywordIgnored
 from .js612_non_array_pytree_leaf import NonArrayPytreeLeaf
 from .js613_jit_option_wrong_kind import JitOptionWrongKind
+from .js614_pytree_round_trip import PytreeRoundTrip
+from .js615_traced_nondiff_arg import TracedNondiffArg
+from .js616_jit_option_names_nothing import JitOptionNamesNothing
+from .js617_prng_key_reused import PrngKeyReused
 from .js701_observed_jax_error import ObservedJaxError
 
 RULE_CLASSES = (
@@ -68,5 +72,6 @@ RULE_CLASSES = (
     InplaceArrayUpdate, UnhashableStaticArg,
     DiscardedAtUpdate, UnhashableStaticInstance, FreshFunctionStaticArg, FreshFunctionModuleField, ArrayInPytreeMetadata,
     TracedStaticArg, JnpInStaticEquality, DonatedBufferReused, DonationByKeywordIgnored,
-    NonArrayPytreeLeaf, JitOptionWrongKind, ObservedJaxError,
+    NonArrayPytreeLeaf, JitOptionWrongKind, PytreeRoundTrip, TracedNondiffArg,
+    JitOptionNamesNothing, PrngKeyReused, ObservedJaxError,
 )

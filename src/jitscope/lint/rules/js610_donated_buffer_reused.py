@@ -34,7 +34,9 @@ class DonatedBufferReused(Rule):
     donates a name the loop never binds again (the next iteration passes the deleted array), and a function that
     donates its own parameter and gives nothing of the call's result back (the caller's array is deleted, and the
     caller has no replacement). Reading only ``x.shape``/``x.dtype``, ``x is None`` or ``isinstance(x, ...)`` does not
-    touch the buffer and is not flagged; ``x = step(x)`` is the intended use.
+    touch the buffer and is not flagged; ``x = step(x)`` is the intended use. A donated name passed twice to the
+    same call (``step(x, x)``) is flagged too: the executable refuses one JAX array given for two arguments at every
+    call, whatever the output shapes (a NumPy array or a Python number is copied per argument and runs).
 
     ## Why is this bad?
     Donation hands the argument's buffer to an output of the same shape and dtype: JAX deletes the array after the
@@ -78,7 +80,13 @@ class DonatedBufferReused(Rule):
                       "handed it) when an output has its shape and dtype (JAX then reuses the buffer, on CPU too)")
             related = [{"file": ctx.filename, "line": f.call.lineno, "message": f"the call that donates `{f.arg}`"},
                        {"file": ctx.filename, "line": f.handle.option.lineno, "message": "the donation"}]
-            if f.kind == "read":
+            if f.kind == "twice":
+                msg = (f"`{f.arg}` is passed to `{fn}` twice and donated by {how}: when it is a JAX array the "
+                       "compiled call gets one buffer for two arguments and raises at every call (INVALID_ARGUMENT: "
+                       "'Attempt to use a buffer that was previously donated in the same call' / 'Attempt to donate "
+                       f"the same buffer twice'), on CPU too; pass a copy (`jnp.copy({f.arg})`) for one of them, or "
+                       "do not donate it")
+            elif f.kind == "read":
                 msg = (f"`{f.arg}` was donated to `{fn}` at line {f.call.lineno} by {how} and is read here before it "
                        f"is bound again: this {raises}; rebind it to the result (`{f.arg} = {fn}(...)`), or do not "
                        "donate it")

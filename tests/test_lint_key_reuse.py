@@ -1,0 +1,59 @@
+"""JS617: a PRNG key consumed twice on every path (jaxmodel/values.py ``RANDOM_NON_CONSUMING`` says which
+``jax.random`` functions read a key without consuming it).
+
+JAX's own checker (``jax_debug_key_reuse``) is the oracle: each flagged case of the fixture (lint_fixtures/JS617.py,
+its ``# JS617`` lines checked by tests/test_lint_rules.py) raises KeyReuseError under it, eagerly or under jit, and
+each look-alike (split subkeys, a key carried and split in a loop, ``fold_in``, one use per branch, a key rebound in
+a branch) runs; lint is quiet on those.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax
+import pytest
+
+import jitscope
+from jitscope.jaxmodel.values import RANDOM_NON_CONSUMING
+
+FIXTURE = Path(__file__).parent / "lint_fixtures" / "JS617.py"
+
+
+@pytest.fixture()
+def fixture(lint_fixture):
+    return lint_fixture("JS617")
+
+
+@pytest.fixture()
+def key_reuse_checked():
+    jax.config.update("jax_debug_key_reuse", True)
+    yield
+    jax.config.update("jax_debug_key_reuse", False)
+
+
+def test_lint_flags_the_reused_keys_only():
+    found = jitscope.lint([str(FIXTURE)], config=False, jobs=1, select=["JS617"]).findings
+    assert [(f.location.line, f.details["where"]) for f in found] == [
+        (11, "straight"), (17, "straight"), (26, "straight"), (32, "loop"), (39, "straight")]
+    assert all(f.severity == "warning" for f in found)
+
+
+@pytest.mark.parametrize("case", range(10))
+def test_jax_key_reuse_checker_agrees(fixture, key_reuse_checked, case):
+    fn, args, reused = fixture.CASES[case]
+    if reused:
+        with pytest.raises(jax.errors.KeyReuseError):
+            fn(jax.random.key(0), *args)
+    else:
+        fn(jax.random.key(0), *args)
+
+
+def test_the_non_consuming_table_matches_jax(key_reuse_checked):
+    key = jax.random.key(1)
+    for q in ("jax.random.fold_in", "jax.random.key_data"):
+        assert q in RANDOM_NON_CONSUMING
+    jax.random.fold_in(key, 1), jax.random.fold_in(key, 2), jax.random.key_data(key)
+    jax.random.normal(key, ())  # still unconsumed: the readers above did not consume it
+    with pytest.raises(jax.errors.KeyReuseError):
+        jax.random.normal(key, ())
