@@ -3,7 +3,8 @@
 Every transformation takes a pytree argument apart and builds it again with the unflatten, so the fixture's
 classes (lint_fixtures/JS614.py, its ``# JS614`` lines checked by tests/test_lint_rules.py) are run here
 through real ``jax.jit``: the flagged ones come back with values in other attributes, raise ValueError, or lose
-a child; the look-alikes (an explicit order, aux passed whole, a dataclass, an ``object.__new__`` rebuild) come
+a child; the look-alikes (an explicit order, aux passed whole, a dataclass, an ``object.__new__`` rebuild, a flatten
+through properties over private attributes) come
 back equal, and lint is quiet on them.
 """
 
@@ -21,7 +22,7 @@ import jitscope
 FIXTURE = Path(__file__).parent / "lint_fixtures" / "JS614.py"
 ATTRS = {"Box": ("lo", "n", "hi"), "Pair": ("mean", "scale", "count"), "Span": ("start", "stop", "step"),
          "Scaled": ("value", "weight"), "BoxOk": ("lo", "n", "hi"), "PairOk": ("mean", "scale", "count"),
-         "Fields": ("a", "b"), "Derived": ("x", "total")}
+         "Fields": ("a", "b"), "Derived": ("x", "total"), "Flags": ("lo", "hi")}
 FLAGGED = {"Box", "Pair", "Span", "Scaled"}
 
 

@@ -133,7 +133,36 @@ class Derived:
         return obj
 
 
+class Flags:
+    """Flattened through properties that read private attributes (flax's PytreeState): each value comes back to
+    the attribute it came from, so nothing moves."""
+
+    def __init__(self, lo, hi):
+        self._lo = lo
+        self._hi = hi
+
+    @property
+    def lo(self):
+        return self._lo
+
+    @property
+    def hi(self):
+        return self._hi
+
+
+def _flags_flatten(f):
+    return (f.lo, f.hi), None
+
+
+def _flags_unflatten(_, children):
+    lo, hi = children
+    return Flags(lo, hi)
+
+
+register_pytree_node(Flags, _flags_flatten, _flags_unflatten)
+
+
 def make(x):
     """One instance of each class, built from the array ``x`` (the tests run each through jit)."""
     return [Box(x, 3, x + 1), Pair(x, x + 1, x + 2), Span(x, x + 1, x + 2), Scaled(x, x + 1),
-            BoxOk(x, 3, x + 1), PairOk(x, x + 1, 2), Fields(x, x + 1), Derived(x, x + 1)]
+            BoxOk(x, 3, x + 1), PairOk(x, x + 1, 2), Fields(x, x + 1), Derived(x, x + 1), Flags(x, x + 1)]

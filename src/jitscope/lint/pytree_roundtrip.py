@@ -276,9 +276,14 @@ def mismatches(ctx, pair: _Pair) -> list[Mismatch]:
             got_src = source(k.value)
             if got_src and len(got_src) == 1:
                 flow.append((k, got_src[0], by_name.get(k.arg)))
+        # A value "moves" only between two plain instance attributes: what the flatten reads must itself be an
+        # attribute ``__init__`` stores from a parameter, not a property or method of the class (flax's
+        # ``state.initializing`` is a property returning ``self._initializing``: the same value, not a move).
+        stored = {a for a in (*positional, *by_name.values()) if a}
+        members = {st.name for st in pair.cls.body if isinstance(st, _DEFS)}
         for node, s, target in flow:
             origin = attr_of(s)
-            if origin and target and origin != target:
+            if origin and target and origin != target and origin in stored and origin not in members:
                 where = "child" if s.kind == "child" else "aux item"
                 pos_text = f" {s.index}" if s.index >= 0 else ""
                 out.append(Mismatch("moved", node, origin, target,
