@@ -14,7 +14,8 @@ iteration forbids that overlap and nothing else: per iteration it costs at most 
 waited for the device and the host's own time since the previous sync there (with a host that does nothing else,
 or a device that was done before the read, there was nothing to overlap). The probe measures both for reads that
 repeat the previous read's program stack at the line (one loop ran both; a helper called from 55 separate lines
-of a test is no loop; a helper line two callers reach in one loop keeps one loop per caller) and sums that bound (``lost``). A line is reported only when it is at least
+of a test is no loop; a helper line two callers reach in one loop keeps one loop per caller, and the loop's time
+there, the line's time between reads from any stack, is counted once) and sums that bound (``lost``). A line is reported only when it is at least
 ``MIN_LOST_SECONDS`` and ``MIN_LOST_SHARE`` of the loop's time there: a diagnostic print loop over results
 computed before it (no read waits) and a tiny program synced each step on a CPU (nothing to overlap) are quiet.
 A sync inside a timed region that encloses it alone (the region began after the sync before it and ends before the

@@ -76,7 +76,10 @@ class HostReadProbe:
         # before: keyed by the stack too, so a helper line two callers in one loop reach (``log(a); log(b)``)
         # keeps one loop per caller
         self._prev: dict[tuple[tuple[str, int], tuple[Any, ...]], tuple[float, float | None]] = {}
-        self._last_stack: dict[tuple[str, int], Any] = {}  # site -> the key in _prev of its last fresh read
+        # site -> (the key in _prev of its last read, perf_counter at the end of its bookkeeping): the site's own
+        # time between reads, from any stack. The loop's time is counted on it, once, however many callers in the
+        # loop reach the line (per stack, two callers would each count the whole iteration).
+        self._site_end: dict[tuple[str, int], tuple[Any, float]] = {}
         # ``ClockReadProbe.timed_between(before, sync, now)`` when wired: whether this thread ended, since the previous
         # sync, a timed region that began after the sync before it (a region around one sync: a benchmark's step).
         self.clock_timed: Any = None
@@ -134,27 +137,33 @@ class HostReadProbe:
         if not fresh:
             # The same array again, or a further leaf of one device_get: no new sync, but the host's time to the
             # next one starts after it.
-            pkey = self._last_stack.get(key)
+            last_read = self._site_end.get(key)
             with self._lock:
-                if pkey in self._prev:
-                    self._prev[pkey] = (_perf(), self._prev[pkey][1])
+                if last_read is not None and last_read[0] in self._prev:
+                    end = _perf()
+                    self._prev[last_read[0]] = (end, self._prev[last_read[0]][1])
+                    self._site_end[key] = (last_read[0], end)
             return
         pkey = (key, _stack(frame))
         prev = self._prev.get(pkey)
         if prev is not None:
             host = max(now - seconds - prev[0], 0.0)  # the host's own time since the last sync here
+            last_read = self._site_end.get(key)
+            # the host's time since the line's previous read from any stack: the loop's time, counted once
+            between = max(now - seconds - last_read[1], 0.0) if last_read is not None else host
             timed = self.clock_timed is not None and self.clock_timed(prev[1], prev[0], now)
             with self._lock:
                 site.repeats += 1
-                site.host_seconds += host
-                site.loop_seconds += host + seconds
+                site.host_seconds += between
+                site.loop_seconds += between + seconds
                 site.lost += min(0.0 if was_ready else seconds, host)
                 site.timed += bool(timed)
         with self._lock:
             if len(self._prev) < MAX_SITES or pkey in self._prev:
                 # last: the next read's host time starts after this bookkeeping
-                self._prev[pkey] = (_perf(), prev[0] if prev is not None else None)
-                self._last_stack[key] = pkey
+                end = _perf()
+                self._prev[pkey] = (end, prev[0] if prev is not None else None)
+                self._site_end[key] = (pkey, end)
 
 
 _STACK_DEPTH = 8
