@@ -87,3 +87,38 @@ def test_an_ordered_callback_in_a_heavy_loop_keeps_only_the_overlap_the_host_cou
     d = f.details
     assert d["cause"] == "effects" and d["blockers"] == ["ordered_effects"]
     assert d["execution_seconds_per_call"] > 0 and d["paid_seconds_per_call"] < d["seconds_per_call"]
+
+
+def test_the_host_time_between_calls_is_never_negative_with_several_threads():
+    """Review of s35-watch8b: the host's time since the function's previous slow call (``gaps``) was this call's start
+    minus the previous call's end; with two threads calling at once the other thread's call ends after this one began
+    and the gap went negative, taking the execution's overlap below nothing. It is at least 0."""
+    import threading
+
+    import jax
+    import jax.numpy as jnp
+
+    import jitscope
+
+    @jax.jit
+    def step(x):
+        for _ in range(6):
+            x = jnp.tanh(x @ x)
+        jax.debug.callback(lambda: None)
+        return x
+
+    def run(x):
+        for _ in range(15):
+            x = step(x)
+
+    x = jnp.ones((256, 256)) * 1e-3
+    step(x).block_until_ready()
+    with jitscope.watch(slow_compile=600) as w:
+        threads = [threading.Thread(target=run, args=(x,)) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    gaps = [g for rec in w._session._dispatch.functions.values() for g in rec.gaps]
+    assert len(gaps) >= 30, gaps
+    assert min(gaps) >= 0.0, sorted(gaps)[:5]

@@ -77,3 +77,33 @@ def test_a_literal_seed_passed_to_a_library_that_seeds_the_key_is_a_fixed_seed()
         init(jnp.ones((2, 3)))
         init_global(jnp.ones((2, 3)))
     assert _jw602(w.result()) == [(__file__, _line("global-seed"))], [f.message for f in w.result().findings]
+
+
+STEP4 = 4  # a global whose value the line also writes elsewhere (``Linear(3, 4, ...)``)
+SEED7 = 7  # a global whose name holds a digit
+
+
+def test_a_seed_is_written_only_as_the_seeding_calls_literal():
+    """Review of s35-watch8b: a global seed counted as written when its value appeared anywhere on the line (the 4 of
+    ``Linear(3, 4, ...)``, the 7 of ``SEED7``). Only an integer literal passed to the seeding call writes a seed; the
+    literal twin ``nnx.Rngs(4)`` on the same shape of line stays quiet."""
+    from flax import nnx
+
+    @jax.jit
+    def init_step4(x):
+        return nnx.Linear(3, 4, rngs=nnx.Rngs(STEP4))(x)  # step4-seed
+
+    @jax.jit
+    def init_seed7(x):
+        return nnx.Linear(3, 7, rngs=nnx.Rngs(SEED7))(x)  # seed7-seed
+
+    @jax.jit
+    def init_literal(x):
+        return nnx.Linear(3, 4, rngs=nnx.Rngs(4))(x)
+
+    with jitscope.watch(slow_compile=600) as w:
+        init_step4(jnp.ones((2, 3)))
+        init_seed7(jnp.ones((2, 3)))
+        init_literal(jnp.ones((2, 3)))
+    assert sorted(_jw602(w.result())) == [(__file__, _line("step4-seed")), (__file__, _line("seed7-seed"))], \
+        [f.message for f in w.result().findings]

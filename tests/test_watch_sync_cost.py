@@ -1,7 +1,8 @@
 """JW502 counts a sync's cost per loop iteration: reads that repeat one program stack (a loop around the line), not
 reads of one line reached from separate lines (a test's 55 assertion calls of one helper: no loop to overlap).
+The step is tests/fixtures/heavy_step.py (on the runs' PYTHONPATH).
 
-Held-out class (issue #24, suites7): 57 scalar reads from separate assertion calls of a test were reported as a host
+Held-out class (issue #24, suites7): 55 scalar reads from separate assertion calls of a test were reported as a host
 sync per iteration. The twin: the same helper called from a loop of the program's own code is reported.
 """
 
@@ -10,21 +11,11 @@ from __future__ import annotations
 from conftest import watch_pytest
 
 CHECKS = '''
-import time
-
-import jax
-import jax.numpy as jnp
-
-
-@jax.jit
-def step(w):
-    for _ in range(4):
-        w = jnp.tanh(w @ w)
-    return w, jnp.sum(w)
+from heavy_step import heavy_step as step, next_batch
 
 
 def batch(x):
-    time.sleep(0.004)                            # the host's own work before each step (loading a batch)
+    next_batch()                                 # the host's own work before each step (loading a batch)
     return x
 
 
@@ -38,13 +29,13 @@ def check_each(x, n):
 '''
 
 SUITE = '''
-import jax.numpy as jnp
+from heavy_step import start
 
 from checks import batch, check, check_each, step
 
 
 def test_separate_assertions():
-    x = jnp.ones((256, 256)) * 1e-3
+    x = start()
     check(step(batch(x))[1], 0)
     check(step(batch(x))[1], 1)
     check(step(batch(x))[1], 2)
@@ -103,7 +94,7 @@ def test_separate_assertions():
 
 
 def test_one_loop():
-    check_each(jnp.ones((256, 256)) * 1e-3, 55)
+    check_each(start(), 55)
 '''
 
 

@@ -16,7 +16,9 @@ number of slow calls times (their median - the fast call), an estimate. The medi
 because on a busy machine a few calls are long for want of a CPU, not because of JAX.
 
 The execution a call waited for is not dispatch (``execution``; effects only). A program with effects (``jax.debug.print``,
-callbacks) runs synchronously: its call returns only after the program ran, so its time includes the
+callbacks) runs synchronously on the CPU backend (measured, ``benchmarks/effect_call_wait.py``; on an accelerator
+the call may return before the run: then no call waits past the reference and the whole call is charged, an upper
+bound): its call returns only after the program ran, so its time includes the
 execution, which moving the callback out would not save: without the effect the call would return at once
 and the execution would overlap the host's next work, as far as the host had any. Per call, the collector
 measures the part of the call after JAX's ``_infer_params`` (the execution and JAX's bind around it) and the
@@ -156,7 +158,7 @@ def off_fast_path(functions: Iterable[Any], fast_call: Callable[[], float | None
         if cause == "effects":
             phrase = phrase.format(sites="; ".join(_site_text(s) for s in sites[:3]) or "effects")
         per = rec.median_seconds
-        # Only a program with effects runs synchronously; under other causes the part after _infer_params is
+        # Only a program with effects runs synchronously (on CPU); under other causes the part after _infer_params is
         # JAX's Python work (the key-reuse checker...), all of it dispatch cost.
         paid, execution = _paid(rec, effect_call) if fast is not None and cause == "effects" else (per, 0.0)
         # The median, not the total: on a busy machine a few calls wait for the CPU, not for JAX.

@@ -13,13 +13,16 @@ iteration's work (preparing a batch, dispatching the next step) while the device
 iteration forbids that overlap and nothing else: per iteration it costs at most the lesser of the time the read
 waited for the device and the host's own time since the previous sync there (with a host that does nothing else,
 or a device that was done before the read, there was nothing to overlap). The probe measures both for reads that
-repeat the previous read's program stack at the line (one loop ran both; a helper called from 57 separate lines
-of a test is no loop) and sums that bound (``lost``). A line is reported only when it is at least
+repeat the previous read's program stack at the line (one loop ran both; a helper called from 55 separate lines
+of a test is no loop; a helper line two callers reach in one loop keeps one loop per caller, and the loop's time
+there, the line's time between reads from any stack, is counted once) and sums that bound (``lost``). A line is reported only when it is at least
 ``MIN_LOST_SECONDS`` and ``MIN_LOST_SHARE`` of the loop's time there: a diagnostic print loop over results
 computed before it (no read waits) and a tiny program synced each step on a CPU (nothing to overlap) are quiet.
-A sync after which the program ends a timed region (``clock() - t0``) before the loop's next sync, in at least
-half the iterations, is the measurement's own: timing each iteration of a benchmark needs it (JW507 reports the
-opposite, a clock read without it), and it is not reported.
+A sync inside a timed region that encloses it alone (the region began after the sync before it and ends before the
+loop's next sync: ``t0 = clock(); y = f(x); float(y); clock() - t0``), in at least half the iterations, is the
+measurement's own: timing each iteration of a benchmark needs it (JW507 reports the opposite, a clock read without
+it), and it is not reported. An elapsed-time print (``clock() - start`` with ``start`` read before the loop) spans
+every sync and times no step: it leaves the finding alone.
 
 Certain that the reads happened (counted); ``warning``. The time lost is an upper bound measured here (the wait
 and the host's time per iteration); what an accelerator would lose is not guessed.
@@ -76,6 +79,7 @@ def host_sync_findings(sites: list[Any]) -> list[RuntimeFinding]:
                      "shapes": dict(s.shapes or {}), "iterations": iterations, "loop_iterations": span,
                      "repeats": s.repeats, "host_seconds": s.host_seconds, "loop_seconds": s.loop_seconds,
                      "seconds_lost": s.lost, "timed": s.timed,
+                     "min_seconds_lost": MIN_LOST_SECONDS, "min_share_lost": MIN_LOST_SHARE,
                      "evidence": "host reads of jax.Array values (ArrayImpl._value) counted at this line"}))
     return out
 

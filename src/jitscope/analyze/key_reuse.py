@@ -17,6 +17,7 @@ runs); the finding says which lines drew from the key.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..jaxmodel import fixes
@@ -204,14 +205,46 @@ def _scalar(value: Any) -> Any:
 
 
 def _written_in_source(value: Any, loc: Any) -> bool:
-    """Whether the seed's value is written as a number on its source line (a deliberate fixed seed)."""
+    """Whether the seed's value is written on its source line as the integer literal a seeding call takes
+    (``jax.random.key(0)``, ``nnx.Rngs(params=0)``, ``np.random.seed(42)``): a deliberate fixed seed. A number
+    elsewhere on the line (``nnx.Linear(3, 4, rngs=nnx.Rngs(STEP))`` with ``STEP = 4``) or inside a name
+    (``Rngs(SEED7)``) writes no seed."""
     import linecache
-    import re
 
     if value is None or loc is None:
         return True  # cannot tell: say nothing
-    text = linecache.getline(loc.file, loc.line)
-    return str(value) in re.findall(r"-?\d+", text)
+    return str(value) in _seed_literals(linecache.getline(loc.file, loc.line))
+
+
+_SEEDING = ("key", "seed", "rng")  # a seeding call's name (PRNGKey, key, Rngs, seed) or keyword (seed=, rngs=)
+_SEED_LITERAL = re.compile(r"(?:PRNGKey|key|Rngs|seed|RngStream)\s*\(\s*(?:\w+\s*=\s*)?(-?\d+)\s*[,)]", re.IGNORECASE)
+
+
+def _seed_literals(text: str) -> set[str]:
+    """The integer literals a line passes to a seeding call: parsed as Python when the line parses alone, else by
+    a pattern anchored on the call's opening parenthesis."""
+    import ast
+
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return set(_SEED_LITERAL.findall(text))
+    out = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lower()
+        args = [a for a in node.args if any(s in name for s in _SEEDING)]
+        args += [k.value for k in node.keywords if any(s in name or s in (k.arg or "").lower() for s in _SEEDING)]
+        for a in args:
+            if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) and isinstance(a.operand, ast.Constant):
+                a, sign = a.operand, "-"
+            else:
+                sign = ""
+            if isinstance(a, ast.Constant) and type(a.value) is int:
+                out.add(f"{sign}{a.value}")
+    return out
 
 
 _SEED_CALL = r"(?:PRNGKey|key|seed)\s*\(\s*(?:seed\s*=\s*)?([A-Za-z_]\w*)"

@@ -39,6 +39,7 @@ import inspect
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
@@ -86,9 +87,13 @@ class ClockReadProbe:
         self._reads: dict[tuple[CodeType, int], int] = {}  # clock reads per (code, offset)
         self._array_type: Any = None
         self._threads: dict[int, set[int]] = {}  # thread -> ids of the arrays alive at its previous program read
-        # Program clock reads that ended a timed region (``clock() - t0``), every one counted, sampled or not: a host
-        # sync followed by one before the loop's next sync is the measurement's own (``collect/host_reads.py``).
-        self.region_ends = 0
+        # Per thread, the timed regions the program ended (``clock() - t0``), every one, sampled or not, as
+        # (perf_counter at the read that began it, at the read that ended it): a host sync inside such a region
+        # is the measurement's own (``timed_between``, read by ``collect/host_reads.py``). A region's start is the
+        # latest clock read whose value the program kept (stored or returned, not subtracted at once) in a frame
+        # on the ending read's stack, or in a frame such a frame called (a timer's ``__enter__``, a ``tic()``).
+        self._starts: dict[int, dict[tuple[int, CodeType], float]] = {}
+        self._regions: dict[int, deque[tuple[float, float]]] = {}
 
     def install(self) -> ClockReadProbe:
         from jax import Array
@@ -126,8 +131,7 @@ class ClockReadProbe:
             return
         key = id(frame)
         here = (frame.f_code, frame.f_lasti)
-        if ends_region(*here):
-            self.region_ends += 1
+        self._note_region(frame, _now())
         n = self._reads.get(here, 0) + 1
         if len(self._reads) < 4096 or here in self._reads:
             self._reads[here] = n
@@ -179,6 +183,47 @@ class ClockReadProbe:
                 for n in late[:4]:
                     site.names[n] = site.names.get(n, 0) + 1
 
+    def _note_region(self, frame: FrameType, now: float) -> None:
+        """Keep the region this read ends (its start: the latest kept clock value of a frame on its stack) and,
+        when the program keeps this read's value, remember it as a start for its frame and the frame's caller."""
+        thread = threading.get_ident()
+        starts = self._starts.get(thread)
+        if starts is None:
+            if len(self._starts) >= _MAX_THREADS:
+                return
+            starts = self._starts.setdefault(thread, {})
+        kind = read_kind(frame.f_code, frame.f_lasti)
+        if kind:
+            f: FrameType | None = frame
+            begun = None
+            for _ in range(_STACK_DEPTH):
+                if f is None:
+                    break
+                t = starts.get((id(f), f.f_code))
+                if t is not None and (begun is None or t > begun):
+                    begun = t
+                f = f.f_back
+            if begun is not None:
+                self._regions.setdefault(thread, deque(maxlen=8)).append((begun, now))
+        if kind != _SUBTRACTED:  # ``clock() - start`` (an elapsed-time print) keeps no value: it starts nothing
+            for f in (frame, frame.f_back):
+                if f is not None:
+                    starts.pop((id(f), f.f_code), None)
+                    if len(starts) >= 64:
+                        starts.pop(next(iter(starts)))
+                    starts[(id(f), f.f_code)] = now
+
+    def timed_between(self, before: float | None, sync: float, now: float) -> bool:
+        """Whether this thread ended, after ``sync`` and by ``now``, a timed region that began after ``before``
+        (None: any time) and before ``sync``: a region around that one sync, as a benchmark timing each step
+        makes. A region that began before the loop (``time.time() - start`` printed each step) spans many syncs
+        and is not one."""
+        regions = self._regions.get(threading.get_ident())
+        if not regions:
+            return False
+        low = -1.0 if before is None else before
+        return any(low < b < sync < e <= now for b, e in list(regions))
+
     def _remember(self, key: int, code: CodeType, ids: set[int]) -> None:
         with self._lock:
             self._last.pop(key, None)
@@ -210,7 +255,11 @@ def _shape_name(a: Any) -> str:
     return f"a {spec} result" if spec != "?" else "a result"
 
 
-_ENDS: dict[tuple[CodeType, int], bool] = {}
+_now = time.perf_counter  # bound at import, before ``install`` wraps it
+_MAX_THREADS = 64
+_STACK_DEPTH = 8
+_SUBTRACTED, _STORED = 1, 2  # ``read_kind``: the read's value is subtracted from at once, or kept in a name
+_ENDS: dict[tuple[CodeType, int], int] = {}
 _LOADS = ("LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
 _STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
 
@@ -218,6 +267,12 @@ _STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
 def ends_region(code: CodeType, offset: int) -> bool:
     """Whether the clock call at ``offset`` gives the minuend of a subtraction: used at once
     (``clock() - t0``) or stored in a name that the code subtracts from (``t1 = clock()`` ... ``t1 - t0``)."""
+    return bool(read_kind(code, offset))
+
+
+def read_kind(code: CodeType, offset: int) -> int:
+    """0: the clock value at ``offset`` is no minuend; ``_SUBTRACTED``: subtracted from at once
+    (``clock() - t0``); ``_STORED``: stored in a name that the code subtracts from (``t1 = clock()``)."""
     key = (code, offset)
     known = _ENDS.get(key)
     if known is None:
@@ -227,14 +282,14 @@ def ends_region(code: CodeType, offset: int) -> bool:
     return known
 
 
-def _minuend(code: CodeType, offset: int) -> bool:
+def _minuend(code: CodeType, offset: int) -> int:
     import dis
 
     ins = list(dis.get_instructions(code))
     # ``f_lasti`` may point past the call into its inline caches: the call is the last instruction at or before it.
     at = max((i for i, x in enumerate(ins) if x.offset <= offset), default=None)
     if at is None or at + 1 >= len(ins):
-        return False
+        return 0
 
     def subtracts(i: int) -> bool:  # ins[i] is the second operand's load: a name, or an attribute (self.t0)
         if i >= len(ins) or ins[i].opname not in _LOADS:
@@ -245,12 +300,13 @@ def _minuend(code: CodeType, offset: int) -> bool:
 
     nxt = ins[at + 1]
     if subtracts(at + 1):
-        return True
+        return _SUBTRACTED
     if nxt.opname in _STORES:
         name = nxt.argval
-        return any((x.opname in _LOADS and x.argval == name and subtracts(j + 1)) or _pair_minuend(ins, j, name)
-                   for j, x in enumerate(ins[:-1]))
-    return False
+        stored = any((x.opname in _LOADS and x.argval == name and subtracts(j + 1)) or _pair_minuend(ins, j, name)
+                     for j, x in enumerate(ins[:-1]))
+        return _STORED if stored else 0
+    return 0
 
 
 def _pair_minuend(ins: list[Any], j: int, name: str) -> bool:

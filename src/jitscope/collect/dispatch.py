@@ -61,7 +61,7 @@ class SlowPathFunction:
     effects: list[EffectSite] | None = None  # the program's effectful equations, when effects block
     first_time: float = 0.0  # time.time() of the first such call
     # Per sampled call: the seconds from the end of ``_infer_params`` to the end of the Python path (the execution
-    # the call waited for, where it waits: a program with effects runs synchronously, and JAX's bind around it), and
+    # the call waited for, where it waits: a program with effects runs synchronously on CPU, and JAX's bind around it), and
     # the host's seconds since this function's previous slow call ended (what the execution could have overlapped).
     waits: list[float] = field(default_factory=list)
     gaps: list[float] = field(default_factory=list)
@@ -209,7 +209,9 @@ class DispatchProbe:
             if len(rec.samples) < SAMPLES:
                 rec.samples.append(elapsed)
                 rec.waits.append(waited)
-                rec.gaps.append(t0 - rec.last_end if rec.last_end is not None else 0.0)
+                # Never below 0: with several threads calling the function, another thread's call may end after
+                # this one began (the host's time between calls is then none, not negative).
+                rec.gaps.append(max(t0 - rec.last_end, 0.0) if rec.last_end is not None else 0.0)
             rec.last_end = t0 + elapsed
             rec.blockers[blockers] = rec.blockers.get(blockers, 0) + 1
 
@@ -328,6 +330,6 @@ def effect_call_seconds() -> float | None:
     """Seconds of a whole call of a tiny jitted program with an effect (a no-op ``jax.debug.callback``): JAX's Python
     path, the callback's round trip and a program that computes nothing. A user's call that waited longer than this
     after ``_infer_params`` (``SlowPathFunction.waits``) waited for its program's execution
-    (``benchmarks/effect_call_wait.py``: a program with an effect runs synchronously). Best of 5 x 50 calls, once per
+    (``benchmarks/effect_call_wait.py``: on the CPU backend a program with an effect runs synchronously). Best of 5 x 50 calls, once per
     process; None when it cannot be measured."""
     return _once(_EFFECT, _plus_one_with_effect, 50)

@@ -10,8 +10,9 @@ previous read at that line (a new result each time: one read per iteration of a 
 when the read began) and the seconds the reads took. Reads that a library makes on the program's behalf
 (a logger formatting an array, a checkpoint writer) are the library's and not counted.
 
-Cost: only host reads pay, about a microsecond each for the frame walk (cached per file) on top of the
-copy; nothing else in the program is touched.
+Cost: only host reads pay: a few microseconds each for the frame walks (the program frame, the stack, the loop
+index) on top of the copy; nothing else in the program is touched. The host's time between two syncs leaves that
+overhead out (measured from the end of the previous read's bookkeeping to the start of this one's).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .loop_index import loop_index
 from .program_frames import frame_kind, location, program_caller
 
 MAX_SITES = 500
+_perf = time.perf_counter  # bound at import, before watch wraps the clocks (``collect/clock_reads.py``)
 
 
 @dataclass
@@ -70,10 +72,17 @@ class HostReadProbe:
         self._last: dict[tuple[str, int], Any] = {}  # site -> weakref to the array read last there
         self._lock = threading.Lock()
         self._uninstall: Any = None
-        # site -> (program stack, perf_counter at the end of the read, clock region ends then) of the last read
-        self._prev: dict[tuple[str, int], tuple[tuple[Any, ...], float, int]] = {}
-        # How many program clock reads ended a timed region so far (``ClockReadProbe.region_ends``), when wired.
-        self.clock_region_ends: Any = None
+        # (site, program stack) -> perf_counter at the end of the last such read's bookkeeping, and of the one
+        # before: keyed by the stack too, so a helper line two callers in one loop reach (``log(a); log(b)``)
+        # keeps one loop per caller
+        self._prev: dict[tuple[tuple[str, int], tuple[Any, ...]], tuple[float, float | None]] = {}
+        # site -> (the key in _prev of its last read, perf_counter at the end of its bookkeeping): the site's own
+        # time between reads, from any stack. The loop's time is counted on it, once, however many callers in the
+        # loop reach the line (per stack, two callers would each count the whole iteration).
+        self._site_end: dict[tuple[str, int], tuple[Any, float]] = {}
+        # ``ClockReadProbe.timed_between(before, sync, now)`` when wired: whether this thread ended, since the previous
+        # sync, a timed region that began after the sync before it (a region around one sync: a benchmark's step).
+        self.clock_timed: Any = None
 
     def install(self) -> HostReadProbe:
         self._uninstall = install_host_read_hook(self._on_read)
@@ -85,18 +94,16 @@ class HostReadProbe:
             self._uninstall = None
 
     def _on_read(self, array: Any, seconds: float, was_ready: bool, caller: FrameType, what: str = "read") -> None:
+        now = _perf()  # first: the host's time below leaves this hook's own overhead out
         if staging_now() or _in_jit_call():
             return  # JAX reading a constant while it traces, lowers or compiles: not the program's round trip
         frame = program_caller(caller)
         if frame is None or _in_callback(caller, frame) or _string_for_jax(caller):
             return
-        now = time.perf_counter()
         batch = _device_get_call(caller, frame)
         frame = _past_generated(frame)
         key = (frame.f_code.co_filename, frame.f_lineno)
         index = loop_index(frame)
-        stack = _stack(frame)
-        clock = self.clock_region_ends() if self.clock_region_ends is not None else 0
         with self._lock:
             site = self.sites.get(key)
             if site is None:
@@ -117,16 +124,6 @@ class HostReadProbe:
             elif batch is not None and (leaves := device_get_leaves(batch)) is not None and leaves > 1:
                 site.batch_left = leaves - 1  # counted once per device_get, at its first read
             site.fresh += fresh
-            prev = self._prev.get(key)
-            if fresh and prev is not None and prev[0] == stack:
-                host = max(now - seconds - prev[1], 0.0)  # the host's own time since the last sync here
-                site.repeats += 1
-                site.host_seconds += host
-                site.loop_seconds += host + seconds
-                site.lost += min(0.0 if was_ready else seconds, host)
-                site.timed += clock > prev[2]
-            if len(self._prev) < MAX_SITES or key in self._prev:
-                self._prev[key] = (stack, now, clock)
             if index is not None and index != site.last_index:
                 last = site.last_index
                 site.iterations = (site.iterations or 0) + 1
@@ -137,6 +134,36 @@ class HostReadProbe:
             spec = _spec(array)
             if site.shapes is not None and (spec in site.shapes or len(site.shapes) < 8):
                 site.shapes[spec] = site.shapes.get(spec, 0) + 1
+        if not fresh:
+            # The same array again, or a further leaf of one device_get: no new sync, but the host's time to the
+            # next one starts after it.
+            last_read = self._site_end.get(key)
+            with self._lock:
+                if last_read is not None and last_read[0] in self._prev:
+                    end = _perf()
+                    self._prev[last_read[0]] = (end, self._prev[last_read[0]][1])
+                    self._site_end[key] = (last_read[0], end)
+            return
+        pkey = (key, _stack(frame))
+        prev = self._prev.get(pkey)
+        if prev is not None:
+            host = max(now - seconds - prev[0], 0.0)  # the host's own time since the last sync here
+            last_read = self._site_end.get(key)
+            # the host's time since the line's previous read from any stack: the loop's time, counted once
+            between = max(now - seconds - last_read[1], 0.0) if last_read is not None else host
+            timed = self.clock_timed is not None and self.clock_timed(prev[1], prev[0], now)
+            with self._lock:
+                site.repeats += 1
+                site.host_seconds += between
+                site.loop_seconds += between + seconds
+                site.lost += min(0.0 if was_ready else seconds, host)
+                site.timed += bool(timed)
+        with self._lock:
+            if len(self._prev) < MAX_SITES or pkey in self._prev:
+                # last: the next read's host time starts after this bookkeeping
+                end = _perf()
+                self._prev[pkey] = (end, prev[0] if prev is not None else None)
+                self._site_end[key] = (pkey, end)
 
 
 _STACK_DEPTH = 8
@@ -144,7 +171,8 @@ _STACK_DEPTH = 8
 
 def _stack(frame: FrameType) -> tuple[Any, ...]:
     """The read's call stack, ``(code, line)`` of the program frame and up to 7 frames out: equal at two reads
-    when one loop around the line ran both, different when two lines call one helper (57 assertions in a test)."""
+    when one loop around the line ran both, different when two lines call one helper (the assertions of a test).
+    Taken for fresh reads only."""
     out = []
     f: FrameType | None = frame
     while f is not None and len(out) < _STACK_DEPTH:

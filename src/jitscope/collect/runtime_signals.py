@@ -36,7 +36,7 @@ class RuntimeSignals:
         self.sampler = DispatchSampler()
         self.host_callbacks = HostCallbackProbe()
         self.clocks = ClockReadProbe()
-        self.host_reads.clock_region_ends = lambda: self.clocks.region_ends  # a sync a timed region closes
+        self.host_reads.clock_timed = self.clocks.timed_between  # a sync inside a timed region: a benchmark's
         self.host_transfers = HostTransferProbe()
         self.jit_disabled = JitDisabledProbe()
         self._probes: list[Any] = [self.errors, self.warnings, self.host_reads, self.keys, self.context,
