@@ -25,7 +25,8 @@ measures the part of the call after JAX's ``_infer_params`` (the execution and J
 host's time since the function's previous slow call. The part beyond a whole call of a tiny program with a
 no-op callback (``effect_call``: the Python path, the callback's round trip and nothing to compute) is the
 program's execution; of it, only what overlap would have hidden (at most the host's time between the calls)
-is lost. Each call is charged ``elapsed - execution + min(execution, host gap)``; the median of those against
+is lost (a wait counts as execution only beyond ``EXECUTION_FACTOR`` times the reference: within it, a busy CPU
+stretched the reference's own cost). Each call is charged ``elapsed - execution + min(execution, host gap)``; the median of those against
 the fast call is the loss per call. A tiny program (its calls never wait longer than the reference) is
 charged its whole call, as before.
 
@@ -57,6 +58,8 @@ MIN_SECONDS_LOST = 0.001
 # (a flag left on in a run it now dominates); below that, the finding would tell the user what they chose.
 OPTED_IN = ("debug_key_reuse", "pgle")
 OPTED_IN_MIN_SHARE = 0.10
+# A call's wait counts as its program's execution only beyond this multiple of the tiny effect program's whole call.
+EXECUTION_FACTOR = 2.0
 
 _PRIMITIVES = {"debug_callback": "jax.debug.callback/jax.debug.print", "debug_print": "jax.debug.print",
                "io_callback": "io_callback"}
@@ -128,7 +131,9 @@ def _paid(rec: Any, effect_call: Callable[[], float | None] | None) -> tuple[flo
     ref = effect_call()
     if ref is None:
         return rec.median_seconds, 0.0
-    executions = [max(w - ref, 0.0) for w in waits]
+    # A wait within EXECUTION_FACTOR of the reference is the reference's own cost stretched by a busy CPU, not a
+    # program running: only a wait well beyond it is execution (else load alone moves a tiny program's loss).
+    executions = [w - ref if w > EXECUTION_FACTOR * ref else 0.0 for w in waits]
     if not any(executions):
         return rec.median_seconds, 0.0
     paid = [e - x + min(x, g) for e, x, g in zip(samples, executions, gaps or [0.0] * len(samples), strict=False)]
