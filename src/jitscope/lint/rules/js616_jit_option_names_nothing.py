@@ -19,8 +19,10 @@ class JitOptionNamesNothing(Rule):
     (or a positional-only one), and a ``static_argnums``/``donate_argnums`` entry past its positional
     parameters, where the function is known: decorated (``@partial(jax.jit, static_argnames=...)`` with no
     other decorator between it and the ``def``), or a function of the module jitted by name
-    (``jax.jit(step, static_argnums=2)``). A function taking ``**kwargs`` (names) or ``*args`` (positions)
-    is not flagged.
+    (``jax.jit(step, static_argnums=2)``) whose ``def`` has no decorator (jit would check the decorator's
+    wrapper) and is the name's only module binding (no ``for``/``with``/walrus/import/``del``/``global``
+    rebinding), outside a class body that binds the name itself. A function taking ``**kwargs`` (names)
+    or ``*args`` (positions) is not flagged.
 
     ## Why is this bad?
     ``jax.jit`` checks these options against the function's signature when it is built and raises
