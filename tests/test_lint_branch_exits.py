@@ -101,3 +101,59 @@ def test_under_real_jax():
     with pytest.raises(TypeError, match="immutable"):
         ns["traced"](jnp.ones(3))
     assert isinstance(np.zeros(1), np.ndarray) and jax.numpy is jnp
+
+
+IF_NO_ELSE = '''
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.jit, static_argnames=("n", "flag"))
+def maybe_array(x, n, flag):
+    if flag:
+        n = jnp.asarray(n)
+    if n > 0:  # JS101 warning: static `n` when flag is False, a tracer when True
+        return x + 1
+    return x
+
+
+@partial(jax.jit, static_argnames=("n", "flag"))
+def maybe_sum(x, n, flag):
+    if flag:
+        n = x.sum()
+    y = int(n)  # JS103 warning: the same join, another rule and shape
+    return x + y
+
+
+@partial(jax.jit, static_argnames=("flag",))
+def both_paths(x, flag):
+    n = x.sum()
+    if flag:
+        n = n * 2
+    if n > 0:  # JS101 error: a tracer before the `if` and after its body
+        return x + 1
+    return x
+'''
+
+
+def test_if_without_else_joins_with_the_state_before_it():
+    """An ``if`` with no ``else`` has an empty second path: a tracer its body binds is one only on some path."""
+    marked = {i: (line.split("# ")[1].split(":")[0].split()[0], line.split("# ")[1].split(":")[0].split()[1])
+              for i, line in enumerate(IF_NO_ELSE.splitlines(), 1) if "# JS10" in line}
+    got = {f.location.line: (f.code, f.severity) for f in lint_source(IF_NO_ELSE, "m.py", select=["JS101", "JS103"])}
+    assert got == marked, got
+
+
+def test_if_without_else_under_real_jax():
+    ns: dict = {}
+    exec(compile(IF_NO_ELSE, "m.py", "exec"), ns)
+    x = jnp.ones(3)
+    assert float(ns["maybe_array"](x, 1, False)[0]) == 2.0  # the static path runs
+    assert float(ns["maybe_sum"](x, 2, False)[0]) == 3.0
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["maybe_array"](x, 1, True)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        ns["maybe_sum"](x, 2, True)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["both_paths"](x, False)

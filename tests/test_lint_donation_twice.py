@@ -20,7 +20,8 @@ FIXTURE = Path(__file__).parent / "lint_fixtures" / "JS610_twice.py"
 
 def test_lint_reports_each_double_pass():
     found = jitscope.lint([str(FIXTURE)], config=False, jobs=1, select=["JS610"]).findings
-    assert [(f.location.line, f.severity) for f in found] == [(22, "warning"), (26, "warning"), (31, "warning")]
+    assert [(f.location.line, f.severity) for f in found] == [(23, "warning"), (27, "warning"), (32, "warning"),
+                                                                    (59, "warning")]
     assert "twice" in found[0].message
 
 
@@ -36,3 +37,13 @@ def test_the_look_alikes_run(lint_fixture):
     fixture.copied(jnp.ones(4))
     fixture.distinct(jnp.ones(4), jnp.ones(4))
     fixture.self_step(np.ones(4))  # why a warning: a NumPy array passed twice is copied per argument and runs
+
+
+def test_host_values_passed_twice_run_and_the_device_twin_raises(lint_fixture):
+    """A name bound only to a number or a NumPy constructor is a host value: jit makes one device buffer per
+    argument, so passing it twice to a donating call runs; rebound to a JAX array it is one buffer and raises."""
+    fixture = lint_fixture("JS610_twice")
+    for fn in fixture.HOST:
+        fn()
+    with pytest.raises(Exception, match="donate"):
+        fixture.host_then_device()

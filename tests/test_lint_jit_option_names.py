@@ -30,7 +30,7 @@ def test_lint_flags_each_option_entry_the_function_lacks():
                    ("static_argnums", "_step", "the position 3"), ("donate_argnames", "_step", "the name 'params'")]
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(11))
 def test_the_flagged_options_raise_when_built_and_the_look_alikes_run(fixture, case):
     name, build, fails = fixture.CASES[case]
     if fails:
@@ -44,6 +44,10 @@ def test_the_flagged_options_raise_when_built_and_the_look_alikes_run(fixture, c
         jitted(1.0, mode="a")
     elif name == "args ok":
         jitted(1.0, 2.0, 3.0, 4.0, 5.0)
+    elif name == "wrapped ok":
+        assert callable(jitted)  # built: jit checked the options against the wrapper (*args, **kwargs) and took them
+    elif name in ("rebound ok", "class body ok"):
+        assert float(jitted(1.0, 2.0)) == 2.0
     else:
         jitted(1.0, 2.0, 3)
 

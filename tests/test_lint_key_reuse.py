@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 import jitscope
@@ -39,7 +40,7 @@ def test_lint_flags_the_reused_keys_only():
     assert all(f.severity == "warning" for f in found)
 
 
-@pytest.mark.parametrize("case", range(10))
+@pytest.mark.parametrize("case", range(14))
 def test_jax_key_reuse_checker_agrees(fixture, key_reuse_checked, case):
     fn, args, reused = fixture.CASES[case]
     if reused:
@@ -51,9 +52,22 @@ def test_jax_key_reuse_checker_agrees(fixture, key_reuse_checked, case):
 
 def test_the_non_consuming_table_matches_jax(key_reuse_checked):
     key = jax.random.key(1)
-    for q in ("jax.random.fold_in", "jax.random.key_data"):
+    for q in ("jax.random.fold_in", "jax.random.key_data", "jax.random.key_dtype"):
         assert q in RANDOM_NON_CONSUMING
     jax.random.fold_in(key, 1), jax.random.fold_in(key, 2), jax.random.key_data(key)
+    jax.random.key_dtype("rbg")  # takes an implementation's name, never a key
     jax.random.normal(key, ())  # still unconsumed: the readers above did not consume it
     with pytest.raises(jax.errors.KeyReuseError):
         jax.random.normal(key, ())
+
+
+def test_comprehension_keys_are_fresh_per_element(fixture, key_reuse_checked):
+    """Each comprehension's `k` is its own variable and a new split key each element: JAX's checker agrees."""
+    out = fixture.per_comprehension(jax.random.key(0), jax.random.key(1))
+    assert len(out) == 4
+
+
+def test_aligned_permutations_reorder_alike(fixture):
+    x = jnp.arange(8)
+    xs, ys = fixture.shuffle_aligned(jax.random.key(3), x, x * 10)
+    assert bool(jnp.all(ys == xs * 10))  # the same reordering: pairs stay pairs, which is why one key is shared

@@ -22,7 +22,8 @@ import jitscope
 FIXTURE = Path(__file__).parent / "lint_fixtures" / "JS614.py"
 ATTRS = {"Box": ("lo", "n", "hi"), "Pair": ("mean", "scale", "count"), "Span": ("start", "stop", "step"),
          "Scaled": ("value", "weight"), "BoxOk": ("lo", "n", "hi"), "PairOk": ("mean", "scale", "count"),
-         "Fields": ("a", "b"), "Derived": ("x", "total"), "Flags": ("lo", "hi")}
+         "Fields": ("a", "b"), "Derived": ("x", "total"), "Flags": ("lo", "hi"),
+         "Sub": ("a", "b", "c"), "NoInit": ("x", "cache", "z"), "KwOnly": ("x", "y", "z")}
 FLAGGED = {"Box", "Pair", "Span", "Scaled"}
 
 

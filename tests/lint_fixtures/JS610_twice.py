@@ -3,6 +3,7 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def _update(p, g):
@@ -41,5 +42,23 @@ def distinct(params, grads):
     return both(params, grads)
 
 
+def host_numpy():
+    """A NumPy array is copied to the device once per argument: two buffers, donating one is fine."""
+    x = np.ones(4, np.float32)
+    return step(x, x)
+
+
+def host_number():
+    x = -1.5
+    return both(x, x)
+
+
+def host_then_device():
+    x = np.ones(4, np.float32)
+    x = jnp.asarray(x)  # a JAX array from here: one buffer
+    return step(x, x)  # JS610
+
+
 FLAGGED = [self_step, self_both, self_named]
+HOST = [host_numpy, host_number]
 QUIET = [copied]

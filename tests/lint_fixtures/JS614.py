@@ -1,7 +1,9 @@
 """JS614 fixture: flatten/unflatten pairs that do not round-trip, and look-alikes that do (run under real jit
 by tests/test_lint_pytree_round_trip.py)."""
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
 
 import jax
 from jax.tree_util import register_pytree_node, register_pytree_node_class
@@ -162,7 +164,64 @@ def _flags_unflatten(_, children):
 register_pytree_node(Flags, _flags_flatten, _flags_unflatten)
 
 
+@dataclass
+class Base:
+    a: Any
+
+
+@register_pytree_node_class
+@dataclass
+class Sub(Base):
+    """The generated __init__ takes the inherited field first: (a, b, c). Not modelled, so no claim."""
+
+    b: Any
+    c: Any
+
+    def tree_flatten(self):
+        return (self.b, self.c), (self.a,)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*aux, *children)
+
+
+@register_pytree_node_class
+@dataclass
+class NoInit:
+    """``field(init=False)`` is no parameter of __init__: (x, z)."""
+
+    x: Any
+    cache: Any = field(init=False, default=None)
+    z: Any = 0
+
+    def tree_flatten(self):
+        return (self.x, self.z), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+@register_pytree_node_class
+@dataclass
+class KwOnly:
+    """Fields after ``KW_ONLY`` are keyword-only."""
+
+    x: Any
+    _: dataclasses.KW_ONLY
+    y: Any = 0
+    z: Any = 0
+
+    def tree_flatten(self):
+        return (self.x, self.z), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0], z=children[1])
+
+
 def make(x):
     """One instance of each class, built from the array ``x`` (the tests run each through jit)."""
     return [Box(x, 3, x + 1), Pair(x, x + 1, x + 2), Span(x, x + 1, x + 2), Scaled(x, x + 1),
-            BoxOk(x, 3, x + 1), PairOk(x, x + 1, 2), Fields(x, x + 1), Derived(x, x + 1), Flags(x, x + 1)]
+            BoxOk(x, 3, x + 1), PairOk(x, x + 1, 2), Fields(x, x + 1), Derived(x, x + 1), Flags(x, x + 1),
+            Sub(x, x + 1, x + 2), NoInit(x, z=x + 2), KwOnly(x, z=x + 2)]

@@ -76,9 +76,53 @@ def rebound_in_branch(key, flag):
     return a, jax.random.key_data(key)
 
 
+def first_fit(key, shapes):
+    """The consumer runs under an `if` that returns: at most once."""
+    for s in shapes:
+        if s[0] > 2:
+            return jax.random.normal(key, s)
+    return None
+
+
+def init_once(key, n):
+    """Under an `if` in the loop: here once, in general once or never; not claimed."""
+    out = []
+    for i in range(n):
+        if i == 0:
+            out.append(jax.random.normal(key, (3,)))
+        else:
+            out.append(jnp.zeros(3))
+    return out
+
+
+def retry(key):
+    """An unconditional `break`: the body runs once."""
+    while True:
+        x = jax.random.normal(key, (3,))
+        break
+    return x
+
+
+def per_comprehension(key1, key2):
+    """`k` is a different variable in each comprehension, and a new key each element."""
+    return [jax.random.normal(k, (2,)) for k in jax.random.split(key1)] + [
+        jax.random.uniform(k, (2,)) for k in jax.random.split(key2)]
+
+
+def dtype_then_draw(key):
+    return jax.random.key_dtype("rbg"), jax.random.normal(key, ())
+
+
 CASES = [(meta_step, (), True), (init_and_noise, (), True), (both_branches, (True,), True),
          (per_item, ([1.0, 2.0],), True), (jitted, (), True), (meta_step_ok, (), False),
          (carried, ([1.0, 2.0],), False), (folded, ([1.0, 2.0],), False), (one_branch, (True,), False),
-         (rebound_in_branch, (True,), False)]
+         (rebound_in_branch, (True,), False), (first_fit, ([(3, 2), (4, 1)],), False),
+         (init_once, (3,), False), (retry, (), False), (dtype_then_draw, (), False)]
 HALVES = halves
 ZEROS = jnp.zeros(())
+
+
+def shuffle_aligned(key, x, y):
+    """One permutation for inputs and labels: the shared key is deliberate (JAX's checker still calls it a reuse,
+    so this one runs outside CASES)."""
+    return jax.random.permutation(key, x), jax.random.permutation(key, y)

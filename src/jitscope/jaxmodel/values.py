@@ -134,4 +134,5 @@ STATIC_INT_UNLESS: dict[str, str] = {"jax.numpy.repeat": "total_repeat_length"}
 RANDOM_NON_CONSUMING = frozenset({
     "jax.random.fold_in", "jax.random.key_data", "jax.random.key_impl", "jax.random.wrap_key_data",
     "jax.random.PRNGKey", "jax.random.key", "jax.random.clone", "jax.random.default_prng_impl",
+    "jax.random.key_dtype",
 })

@@ -26,6 +26,11 @@ Python runs **one** of the two branches of an ``if``/``else`` (an ``elif`` chain
 
 After the ``if``, a name may hold a traced value (or mask) where it did at the end of either branch that falls
 through, and must hold an abstract tracer (or an array) only where it did at the end of both.
+
+An ``if`` with no ``else`` has an empty second path: after it, a name must hold an abstract tracer only where it
+did both before the ``if`` and at the end of its body (``if flag: n = jnp.asarray(n)`` leaves a static ``n`` on
+the other path, so ``if n > 0`` after it is a warning, not an error). Its ``arrays`` are left as the body left
+them: JS601 reads them as "a JAX array on some path" and checks the host-array paths itself.
 """
 
 from __future__ import annotations
@@ -45,8 +50,14 @@ _MUST = ("must", "arrays")
 def visit_if_else(visitor, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
     """Visit both branches of an ``if`` as alternatives: the ``else`` from the facts before the ``if``; after
     it, the join of the branches that fall through (module docstring)."""
-    if not orelse:
+    if not orelse:  # an `if` without `else` is an `if` with an empty `else`: the same join (module docstring)
+        f = visitor.ctx.frame
+        before = {name: set(getattr(f, name)) for name in _MAY + ("must",)}
         visit_branch(visitor, body)
+        if not exits(body):
+            for name in _MAY:
+                getattr(f, name).update(before[name])
+            f.must.intersection_update(before["must"])
         return
     alternatives(visitor, body, orelse, lambda: visit_branch(visitor, body), lambda: visit_branch(visitor, orelse))
 

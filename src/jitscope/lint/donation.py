@@ -306,7 +306,7 @@ def findings(tree: ast.Module, resolve) -> dict[ast.AST, list[Finding]]:
                       and cls is not None):
                     h = attrs.get(cls, {}).get(f.attr)
                 if h is not None:
-                    _check_call(scope, where, stmt, call, h, params, out)
+                    _check_call(scope, where, stmt, call, h, params, out, resolve)
     return out
 
 
@@ -317,7 +317,7 @@ def _assigned(scope: ast.AST) -> set[str]:
 
 
 def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: Handle, params: set[str],
-                out: dict[ast.AST, list[Finding]]) -> None:
+                out: dict[ast.AST, list[Finding]], resolve=None) -> None:
     star = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
     donated: list[tuple[str, ast.expr]] = [(a.id, a) for i, a in enumerate(call.args[:star])
                                           if i in h.positions and isinstance(a, ast.Name)]
@@ -331,7 +331,7 @@ def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: 
     else:
         donated += [(k.value.id, k.value) for k in call.keywords
                     if k.arg in h.names and isinstance(k.value, ast.Name)]
-    _passed_twice(call, donated, out, h)
+    _passed_twice(call, [(n, a) for n, a in donated if not _host_only(scope, n, params, resolve)], out, h)
     if isinstance(scope, ast.Module) and not donated:
         return
     targets: set[str] = set()
@@ -354,6 +354,35 @@ def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: 
             else:
                 out.setdefault(h.built, []).append(Finding("caller", h.option, call, h, name,
                                                            {"function": getattr(scope, "name", ""), "names": [name]}))
+
+
+def _host_only(scope: ast.AST, name: str, params: set[str], resolve) -> bool:
+    """Whether every binding of ``name`` in ``scope`` is a number literal or a NumPy constructor call
+    (``np.ones(3)``): a host value. jit copies a host argument to the device for each parameter, so the
+    same name passed twice gives two buffers and donating one is fine (run under real JAX)."""
+    if name in params or resolve is None:
+        return False
+    values = []
+    for n in own_nodes(*getattr(scope, "body", [])):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            values.append(None)  # counted below when it is a plain `name = value`
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+    plain = [n.value for n in own_nodes(*getattr(scope, "body", []))
+             if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
+             and any(isinstance(t, ast.Name) and t.id == name for t in (
+                 n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    if not values or len(plain) != len(values):
+        return False  # bound some other way too (a loop, a tuple target, an import, augmented assignment)
+    return all(_host_value(v, resolve) for v in plain)
+
+
+def _host_value(v: ast.expr, resolve) -> bool:
+    if isinstance(v, ast.UnaryOp) and isinstance(v.op, (ast.USub, ast.UAdd)):
+        v = v.operand
+    if isinstance(v, ast.Constant):
+        return isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool)
+    return isinstance(v, ast.Call) and (resolve(v.func) or "").startswith("numpy.")
 
 
 def _passed_twice(call: ast.Call, donated: list[tuple[str, ast.expr]], out: dict[ast.AST, list[Finding]],

@@ -148,6 +148,26 @@ def flattened(pair: _Pair) -> tuple[list[str | None], list[str | None] | str | N
     return kids, _attrs(aux, pair.self_name)
 
 
+def _plain_dataclass(cls: ast.ClassDef) -> bool:
+    """Whether the generated ``__init__`` takes exactly the class body's annotated fields, in order: no base
+    class but ``object`` (inherited fields come first), no decorator keyword (``init=False``, ``kw_only=True``),
+    no field with a call as its value (``field(init=False)``, ``field(kw_only=True)``), no ``InitVar`` or
+    ``KW_ONLY``. Anything else is not modelled, so no claim is made."""
+    if any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases) or cls.keywords:
+        return False
+    if any(isinstance(d, ast.Call) and (d.keywords or d.args) for d in cls.decorator_list):
+        return False
+    for s in cls.body:
+        if isinstance(s, ast.AnnAssign):
+            if isinstance(s.value, ast.Call):
+                return False
+            names = {n.id for n in ast.walk(s.annotation) if isinstance(n, ast.Name)} | {
+                n.attr for n in ast.walk(s.annotation) if isinstance(n, ast.Attribute)}
+            if names & {"InitVar", "KW_ONLY"} or "InitVar" in ast.dump(s.annotation):
+                return False
+    return True
+
+
 def init_slots(cls: ast.ClassDef, ctx) -> tuple[list[str | None], dict[str, str | None], bool] | None:
     """The rebuilt object's slots: for each positional parameter of ``__init__`` (after ``self``) the attribute
     it sets (None: not stored plainly), the same by keyword, and whether extra positionals are taken
@@ -156,6 +176,8 @@ def init_slots(cls: ast.ClassDef, ctx) -> tuple[list[str | None], dict[str, str 
     if init is None:
         if not any("dataclass" in (ctx.info.resolve(d.func if isinstance(d, ast.Call) else d) or "")
                    for d in cls.decorator_list):
+            return None
+        if not _plain_dataclass(cls):
             return None
         fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                   and "ClassVar" not in ast.dump(s.annotation)]

@@ -36,7 +36,8 @@ class DonatedBufferReused(Rule):
     caller has no replacement). Reading only ``x.shape``/``x.dtype``, ``x is None`` or ``isinstance(x, ...)`` does not
     touch the buffer and is not flagged; ``x = step(x)`` is the intended use. A donated name passed twice to the
     same call (``step(x, x)``) is flagged too: the executable refuses one JAX array given for two arguments at every
-    call, whatever the output shapes (a NumPy array or a Python number is copied per argument and runs).
+    call, whatever the output shapes (a NumPy array or a Python number is copied per argument and runs: a name
+    bound in its function only to a number literal or a ``np.*`` call is not flagged).
 
     ## Why is this bad?
     Donation hands the argument's buffer to an output of the same shape and dtype: JAX deletes the array after the

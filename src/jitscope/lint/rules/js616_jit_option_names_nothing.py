@@ -19,8 +19,10 @@ class JitOptionNamesNothing(Rule):
     (or a positional-only one), and a ``static_argnums``/``donate_argnums`` entry past its positional
     parameters, where the function is known: decorated (``@partial(jax.jit, static_argnames=...)`` with no
     other decorator between it and the ``def``), or a function of the module jitted by name
-    (``jax.jit(step, static_argnums=2)``). A function taking ``**kwargs`` (names) or ``*args`` (positions)
-    is not flagged.
+    (``jax.jit(step, static_argnums=2)``) whose ``def`` has no decorator (jit would check the decorator's
+    wrapper) and is the name's only module binding (no ``for``/``with``/walrus/import/``del``/``global``
+    rebinding), outside a class body that binds the name itself. A function taking ``**kwargs`` (names)
+    or ``*args`` (positions) is not flagged.
 
     ## Why is this bad?
     ``jax.jit`` checks these options against the function's signature when it is built and raises
@@ -72,7 +74,8 @@ class JitOptionNamesNothing(Rule):
         q = ctx.resolve(call.func)
         if q in _CHECKED and call.args and isinstance(call.args[0], ast.Name):
             fn = _module_def(ctx, call.args[0].id)
-            if fn is not None and ctx._local_frame(call.args[0].id) is None:
+            if fn is not None and ctx._local_frame(call.args[0].id) is None \
+                    and not _in_class_binding(ctx.tree, call, call.args[0].id):
                 self._options(ctx, fn, q, call.keywords, "")
 
     def _options(self, ctx: Context, fn: ast.AST, wrapper: str, keywords: list[ast.keyword], where: str) -> None:
@@ -111,14 +114,61 @@ _CHECKED = known.names(lambda t: t.options_checked_at_build)
 
 
 def _module_def(ctx: Context, name: str) -> ast.AST | None:
-    """The module-level def ``name`` is bound to, when nothing else at module level binds it."""
+    """The module-level def ``name`` is bound to, when nothing else binds that module name: no other
+    module-level store of any kind (assignment, ``for``, ``with``, walrus, import, ``except ... as``,
+    ``del``), no ``global`` of it in any function, and no decorator on the def (a decorator may return a
+    function of another signature; jit then checks that one)."""
     found = [s for s in ctx.tree.body if isinstance(s, _DEFS) and s.name == name]
-    if len(found) != 1:
+    if len(found) != 1 or found[0].decorator_list:
         return None
-    for s in ctx.tree.body:
-        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom)):
-            for n in ast.walk(s):
-                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) \
-                        or isinstance(n, ast.alias) and (n.asname or n.name) == name:
-                    return None
+    if any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(ctx.tree)):
+        return None
+    for n in _module_scope_nodes(ctx.tree):
+        if n is found[0]:
+            continue
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)) \
+                or isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == name \
+                or isinstance(n, (*_DEFS, ast.ClassDef)) and n.name == name \
+                or isinstance(n, ast.ExceptHandler) and n.name == name \
+                or getattr(n, "name", None) == name and type(n).__name__ in ("MatchAs", "MatchStar") \
+                or type(n).__name__ == "MatchMapping" and getattr(n, "rest", None) == name:
+            return None
     return found[0]
+
+
+def _module_scope_nodes(tree: ast.Module):
+    """The nodes whose bindings go to the module scope: the module's statements, without the bodies of
+    functions, lambdas and classes (their names are theirs), but with comprehensions (a walrus there binds
+    in the module; their own targets are harmless extra caution)."""
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, (*_DEFS, ast.Lambda)):
+            todo.extend([*n.decorator_list] if not isinstance(n, ast.Lambda) else [])
+            todo.extend(n.args.defaults + [d for d in n.args.kw_defaults if d is not None])
+            continue
+        if isinstance(n, ast.ClassDef):
+            todo.extend([*n.decorator_list, *n.bases, *n.keywords])
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+
+
+def _in_class_binding(tree: ast.Module, call: ast.AST, name: str) -> bool:
+    """Whether ``call`` runs in a class body that binds ``name`` itself (there the name is the class's)."""
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        body: list[ast.AST] = []
+        todo: list[ast.AST] = list(cls.body)
+        while todo:  # the class's own scope: not into nested functions, lambdas or classes
+            n = todo.pop()
+            body.append(n)
+            if not isinstance(n, (*_DEFS, ast.Lambda, ast.ClassDef)):
+                todo.extend(ast.iter_child_nodes(n))
+        if any(n is call for n in body) and any(
+                isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+                or isinstance(n, (*_DEFS, ast.ClassDef)) and n.name == name
+                or isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == name for n in body):
+            return True
+    return False

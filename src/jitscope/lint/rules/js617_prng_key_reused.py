@@ -13,6 +13,9 @@ from ._util import in_test_file
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Use = tuple  # (the consuming call, the constant index its result is taken at, or None)
 _SCOPES = (*_DEFS, ast.Lambda, ast.ClassDef)
+_COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+# the reorderings of data: one key passed to two of them on different data reorders both alike (deliberate)
+_REORDERING = frozenset({"jax.random.permutation", "jax.random.shuffle", "jax.random.choice"})
 
 
 class PrngKeyReused(Rule):
@@ -25,7 +28,11 @@ class PrngKeyReused(Rule):
     rebinding of the name between them: in the same block, or after an ``if`` whose every branch consumed
     it; and a consumer inside a Python ``for``/``while`` loop of a key the loop never rebinds (every
     iteration draws the same numbers). A key consumed in only one branch of an ``if`` is not claimed, and
-    ``split(key)[0]`` / ``split(key)[1]`` (distinct keys) is not flagged. In test files (``test_*.py``,
+    ``split(key)[0]`` / ``split(key)[1]`` (distinct keys) is not flagged. A loop consumer under an ``if`` (or
+    ``try``/``match``), or in a body with an unconditional ``return``/``break``/``raise``, runs at most once per
+    loop: not claimed. A comprehension's own variable is a new key each element and a new name in each
+    comprehension. One key given to two reorderings (``permutation``, ``shuffle``, ``choice``) of different data
+    reorders both alike, which is why it is shared: not flagged. In test files (``test_*.py``,
     ``*_test.py``, under ``tests/``) the finding is ``info``: test inputs drawn from one key are equal or
     correlated, which seldom changes what the test checks.
 
@@ -115,14 +122,29 @@ class _Scan:
             if key is None:
                 continue
             first = used.get(key.id)
-            if first is not None and not _distinct_halves(first, (call, index)):
+            if first is not None and not _distinct_halves(first, (call, index)) \
+                    and not self._aligned(first[0], call):
                 self.report(call, key.id, first[0])
             used = {**used, key.id: (call, index)}
         return used
 
+    def _aligned(self, a: ast.Call, b: ast.Call) -> bool:
+        """``permutation(key, x)`` then ``permutation(key, y)``: one reordering of two different data (inputs and
+        labels shuffled alike); the shared key is the point, not a reuse."""
+        q = self.ctx.resolve(a.func)
+        return q in _REORDERING and q == self.ctx.resolve(b.func) and len(a.args) > 1 and len(b.args) > 1 \
+            and ast.dump(a.args[1]) != ast.dump(b.args[1])
+
     def loop(self, loop: ast.stmt, rebound: set[str]) -> None:
-        """A consumer in the loop's body of a key the loop never rebinds: the same draw every iteration."""
-        for s in loop.body:  # type: ignore[attr-defined]
+        """A consumer in the loop's body of a key the loop never rebinds: the same draw every iteration. A body
+        with an unconditional ``return``/``break``/``raise`` runs at most once; a consumer under an ``if`` (or
+        in a ``try``/``match``) may run once or never: neither is claimed."""
+        body = loop.body  # type: ignore[attr-defined]
+        if any(isinstance(s, (ast.Return, ast.Break, ast.Raise)) for s in body):
+            return
+        for s in body:
+            if isinstance(s, (ast.If, ast.Try, ast.Match)):
+                continue
             for call, _ in _consumers(self.ctx, s):
                 key = _key(call)
                 if key is not None and key.id not in rebound:
@@ -144,17 +166,26 @@ def _consumers(ctx: Context, node: ast.AST) -> list[tuple[ast.Call, object]]:
     out: list[tuple[ast.Call, object]] = []
     index: dict[ast.Call, object] = {}
     stack = [node]
+    local: dict[ast.AST, frozenset[str]] = {node: frozenset()}  # the comprehension variables in scope at a node
     while stack:
         n = stack.pop()
         if n is not node and isinstance(n, _SCOPES):
             continue
+        names = local[n]
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Call) and isinstance(n.slice, ast.Constant):
             index[n.value] = n.slice.value
         if isinstance(n, ast.Call):
             q = ctx.resolve(n.func) or ""
-            if q.startswith("jax.random.") and q not in RANDOM_NON_CONSUMING:
+            key = _key(n)
+            # a key that is a comprehension's own variable is a new key each element: no reuse across elements
+            if q.startswith("jax.random.") and q not in RANDOM_NON_CONSUMING and (key is None or key.id not in names):
                 out.append(n)
-        stack.extend(ast.iter_child_nodes(n))
+        inner = names
+        if isinstance(n, _COMPS):
+            inner = names | {t.id for g in n.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+        for c in ast.iter_child_nodes(n):
+            local[c] = inner
+            stack.append(c)
     return [(c, index.get(c)) for c in sorted(out, key=lambda c: (c.lineno, c.col_offset))]
 
 
