@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 
 from .._version import __version__
@@ -97,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("jitscope: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as e:
+        if not _own_import(e):
+            raise
+        # jitscope's own dependency is missing (a venv that has jitscope on PYTHONPATH but not its requirements):
+        # whatever the command recorded was written before it rendered; say what to install, in one line.
+        print(f"jitscope: a dependency of jitscope is missing: {e} (install jitscope with pip so its requirements "
+              f"come with it, or pip install {e.name})", file=sys.stderr)
+        return EXIT_USAGE
     except BaseException as e:  # a crash (or the program's SystemExit): on an untested JAX, say so first
         if measuring and not isinstance(e, SystemExit):
             _version_notice()
@@ -106,6 +115,18 @@ def main(argv: list[str] | None = None) -> int:
     if measuring:  # after the command, never beside a one-line error: bad input stays one line
         _version_notice()
     return code
+
+
+def _own_import(e: ModuleNotFoundError) -> bool:
+    """Whether the failed import was jitscope's own (the innermost frame with a source file, past the import
+    system's own ``<frozen ...>`` frames and import hooks, is in this package), not the program's."""
+    tb, last = e.__traceback__, None
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith("<"):
+            last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return last is not None and os.path.abspath(last).startswith(here + os.sep)
 
 
 class _Startup:
