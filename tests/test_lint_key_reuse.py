@@ -9,6 +9,7 @@ a branch) runs; lint is quiet on those.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import jax
@@ -38,6 +39,12 @@ def test_lint_flags_the_reused_keys_only():
     assert [(f.location.line, f.details["where"]) for f in found] == [
         (11, "straight"), (17, "straight"), (26, "straight"), (32, "loop"), (39, "straight")]
     assert all(f.severity == "warning" for f in found)
+    # each finding names the function whose body holds it (the rule reads a body from its def, while the
+    # enclosing scope is current: SARIF and JSON consumers group by this name)
+    tree = ast.parse(FIXTURE.read_text())
+    owner = {line: fn.name for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef)
+             for line in range(fn.lineno, fn.end_lineno + 1)}
+    assert [f.location.function for f in found] == [owner[f.location.line] for f in found]
 
 
 @pytest.mark.parametrize("case", range(14))

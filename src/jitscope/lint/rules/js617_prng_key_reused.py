@@ -69,14 +69,14 @@ class PrngKeyReused(Rule):
     traced_only = False
 
     def check(self, node: ast.AST, ctx: Context) -> None:
-        _Scan(self, ctx).block(node.body, {})  # type: ignore[attr-defined]
+        _Scan(self, ctx, node.name).block(node.body, {})  # type: ignore[attr-defined]
 
 
 class _Scan:
     """One function's statements in order, with the key names consumed so far on every path (name -> call)."""
 
-    def __init__(self, rule: Rule, ctx: Context) -> None:
-        self.rule, self.ctx = rule, ctx
+    def __init__(self, rule: Rule, ctx: Context, function: str) -> None:
+        self.rule, self.ctx, self.function = rule, ctx, function  # findings are in this function's body
         # a test's inputs drawn from one key are equal or correlated, which seldom changes what it checks: info
         self.severity = "info" if in_test_file(ctx) else rule.severity
 
@@ -151,13 +151,13 @@ class _Scan:
                     text = (f"key `{key.id}` is consumed in every iteration of the loop at line {loop.lineno}, which "
                             f"never splits or rebinds it: every iteration draws the same random numbers; "
                             + KEY_PER_ITERATION.title)
-                    self.ctx.report(self.rule, call, text, severity=self.severity, key=key.id, where="loop",
-                                    first=call.lineno, first_call=self.ctx.segment(call.func))
+                    self.ctx.report(self.rule, call, text, severity=self.severity, function=self.function, key=key.id,
+                                    where="loop", first=call.lineno, first_call=self.ctx.segment(call.func))
                     return
 
     def report(self, call: ast.Call, key: str, first: ast.Call) -> None:
-        self.ctx.report(self.rule, call, severity=self.severity, key=key, where="straight", first=first.lineno,
-                        first_call=self.ctx.segment(first.func))
+        self.ctx.report(self.rule, call, severity=self.severity, function=self.function, key=key, where="straight",
+                        first=first.lineno, first_call=self.ctx.segment(first.func))
 
 
 def _consumers(ctx: Context, node: ast.AST) -> list[tuple[ast.Call, object]]:
