@@ -416,14 +416,14 @@ class Context:
     # -- reporting -----------------------------------------------------------------------------
     def report(self, rule: Rule, node: ast.AST, message: str | None = None, *, fix: Fix | None = None,
                severity: str | None = None, confidence: str | None = None, subject: ast.AST | None = None,
-               related: list[dict] | None = None, function: str | None = None, **details: object) -> None:
+               related: list[dict] | None = None, in_function: str | None = None, **details: object) -> None:
         """Record a finding of ``rule`` at ``node``. ``message`` defaults to the rule's, formatted with ``details``;
         ``severity`` overrides the rule's default (a weaker claim, e.g. an unknown trip count), and
         ``confidence`` the rule's (``"certain"`` for an error rule, else ``"likely"``); a claim weakened
         to a warning is ``"likely"`` unless said otherwise. ``related``: other lines of the cause (``details.related``,
         each ``{"file", "line", "message"}``; SARIF ``relatedLocations``), where the finding is at the fix's line.
-        ``function``: the function the finding is in, for a rule that reads a function's body from its ``def``
-        (run while the enclosing scope is current).
+        ``in_function``: the function the finding is in, for a rule that reads a function's body from its ``def``
+        (run while the enclosing scope is current); not ``function``, a detail many messages format.
 
         In traced code the tracing model judges the claim (``lint/facts.py``): an ``error`` whose
         premise (``subject``, default ``node``, is an abstract tracer; the body is staged) holds only on
@@ -446,8 +446,8 @@ class Context:
             if seen and seen != how:
                 note = f"{seen}; {note}" if note else seen
         loc = self.location(node)
-        if function is not None:
-            loc = dataclasses.replace(loc, function=function)
+        if in_function is not None:
+            loc = dataclasses.replace(loc, function=in_function)
         text = message or rule.message.format(**details)
         if confidence is None:
             confidence = rule.confidence if sev == rule.severity else ("certain" if sev == "error" else "likely")

@@ -151,12 +151,12 @@ class _Scan:
                     text = (f"key `{key.id}` is consumed in every iteration of the loop at line {loop.lineno}, which "
                             f"never splits or rebinds it: every iteration draws the same random numbers; "
                             + KEY_PER_ITERATION.title)
-                    self.ctx.report(self.rule, call, text, severity=self.severity, function=self.function, key=key.id,
+                    self.ctx.report(self.rule, call, text, severity=self.severity, in_function=self.function, key=key.id,
                                     where="loop", first=call.lineno, first_call=self.ctx.segment(call.func))
                     return
 
     def report(self, call: ast.Call, key: str, first: ast.Call) -> None:
-        self.ctx.report(self.rule, call, severity=self.severity, function=self.function, key=key, where="straight",
+        self.ctx.report(self.rule, call, severity=self.severity, in_function=self.function, key=key, where="straight",
                         first=first.lineno, first_call=self.ctx.segment(first.func))
 
 
