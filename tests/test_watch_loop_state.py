@@ -60,7 +60,7 @@ def test_messages_name_the_cause(runs):
     by = {(f.code, f.function): f for f in runs[0].findings}
     assert "default value of noisy(key=...)" in by[("JW601", "dropout")].message
     assert "SEED_KEY" in by[("JW601", "perturb")].message
-    assert "carry.c: None -> f32[6]" in by[("JW409", "cell")].message
+    assert "carry.c: None -> ~f32[6]" in by[("JW409", "cell")].message
     assert by[("JW409", "total")].details["extra_compiles"] == 2
     assert "the same seed (5)" in by[("JW601", "augment")].message
     assert finding_classes(by[("JW409", "cell")]) == {"recompile-pytree-structure"}

@@ -48,7 +48,7 @@ def per_argument(treedef: str) -> dict[str, str]:
 
 
 def _leaves(event: CompileEvent, name: str) -> dict[str, str]:
-    return {x.path: _spec(x) for x in event.signature.leaves  # type: ignore[union-attr]
+    return {x.path: x.short() for x in event.signature.leaves  # type: ignore[union-attr]
             if x.path == name or x.path.startswith((name + "[", name + "."))}
 
 
@@ -71,12 +71,6 @@ def _change(before: CompileEvent, after: CompileEvent, name: str, a: str, b: str
 def _short(tree: str) -> str:
     tree = " ".join(tree.split())
     return tree if len(tree) <= 60 else tree[:57] + "..."
-
-
-def _spec(leaf) -> str:  # noqa: ANN001 - a LeafSpec
-    short = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64", "bfloat16": "bf16",
-             "float16": "f16", "bool": "bool", "uint32": "u32"}.get(leaf.dtype, leaf.dtype)
-    return f"{short}[{','.join(map(str, leaf.shape))}]"
 
 
 def structure_findings(events: list[CompileEvent]) -> list[RuntimeFinding]:

@@ -136,7 +136,8 @@ class KeyUseProbe:
         k = (known[1].file, known[1].line, known[2], where.file, where.line)
         seen = self._seed_uses.get(k)
         if seen is None:
-            self._seed_uses[k] = 1
+            if len(self._seed_uses) < 4096:  # one entry per (seed line, seed, use line): a loop of seeds adds one each
+                self._seed_uses[k] = 1
         elif isinstance(seen, SeededKey):
             seen.count += 1
         elif len(self.seeded) < MAX_RECORDS:

@@ -17,6 +17,7 @@ reaches the call again): a read before the name is bound again is a use of the d
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..jaxmodel import known
@@ -331,7 +332,7 @@ def _check_call(scope: ast.AST, where: dict, stmt: ast.stmt, call: ast.Call, h: 
     else:
         donated += [(k.value.id, k.value) for k in call.keywords
                     if k.arg in h.names and isinstance(k.value, ast.Name)]
-    _passed_twice(call, [(n, a) for n, a in donated if not _host_only(scope, n, params, resolve)], out, h)
+    _passed_twice(call, donated, out, h, lambda n: _host_only(scope, n, params, resolve))
     if isinstance(scope, ast.Module) and not donated:
         return
     targets: set[str] = set()
@@ -386,7 +387,7 @@ def _host_value(v: ast.expr, resolve) -> bool:
 
 
 def _passed_twice(call: ast.Call, donated: list[tuple[str, ast.expr]], out: dict[ast.AST, list[Finding]],
-                  h: Handle) -> None:
+                  h: Handle, host_only: Callable[[str], bool]) -> None:
     """A donated name passed again in the same call (``f(x, x)`` donating the first): the executable gets one
     buffer twice and refuses it at every call, "Attempt to use a buffer that was previously donated in the same
     call" (donated once) or "Attempt to donate the same buffer twice" (both donated), on CPU too."""
@@ -394,5 +395,6 @@ def _passed_twice(call: ast.Call, donated: list[tuple[str, ast.expr]], out: dict
         k.value for k in call.keywords if k.arg is not None and isinstance(k.value, ast.Name)]
     for name, node in donated:
         again = next((a for a in passed if a.id == name and a is not node), None)
-        if again is not None and not any(f.kind == "twice" and f.arg == name for f in out.get(call, ())):
+        if again is not None and not any(f.kind == "twice" and f.arg == name for f in out.get(call, ())) \
+                and not host_only(name):  # asked only of a name passed twice: it walks the function's body
             out.setdefault(call, []).append(Finding("twice", again, call, h, name))

@@ -121,7 +121,7 @@ def _module_def(ctx: Context, name: str) -> ast.AST | None:
     found = [s for s in ctx.tree.body if isinstance(s, _DEFS) and s.name == name]
     if len(found) != 1 or found[0].decorator_list:
         return None
-    if any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(ctx.tree)):
+    if name in ctx.info.reassigned_in_functions:  # every `global` statement of the module (lint/scope.py)
         return None
     for n in _module_scope_nodes(ctx.tree):
         if n is found[0]:
